@@ -1,0 +1,5 @@
+import sys
+
+from loader.cli import main
+
+sys.exit(main())

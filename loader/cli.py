@@ -1,0 +1,96 @@
+"""Command-line entry point: argument parsing and dispatch only.
+
+Each subcommand lives in `loader.commands.<name>` and exposes
+`add_arguments(parser)` and `run(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
+
+from loader import __version__
+from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for
+
+COMMANDS: dict[str, str] = {
+    "validate": "offline: check mapping files and spreadsheets, build every record",
+    "plan": "read inputs, fetch live data, show what would change",
+    "apply": "apply creates and updates in dependency order",
+    "pull": "export live records to a workbook",
+    "whoami": "show the environment, API version and token lifetime",
+    "sandbox": "run the local Institution Data Service",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, hint=f"run `{self.prog} --help`")
+
+
+def _command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"loader.commands.{name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="loader", description="Declarative bulk loader for the Institution Data Service.")
+    parser.add_argument("--version", action="version", version=f"loader {__version__}")
+    common = _Parser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=0, help="log requests (-v) and more (-vv)")
+    common.add_argument("--config", metavar="FILE", help="project configuration (default: ./loader.yaml if present)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, summary in COMMANDS.items():
+        module = _command_module(name)
+        command_parser = sub.add_parser(name, help=summary, description=summary, parents=[common])
+        module.add_arguments(command_parser)
+        command_parser.set_defaults(_module=module)
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
+
+
+def _report_bug(error: BaseException) -> int:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    log_dir = Path(tempfile.gettempdir())
+    log_file = log_dir / f"loader-crash-{stamp}.log"
+    log_file.write_text("".join(traceback.format_exception(error)), encoding="utf-8")
+    print(
+        f"loader: internal error ({type(error).__name__}). This is a bug in loader, not in your input.\n"
+        f"  The traceback is in {log_file}; please attach it to a bug report.",
+        file=sys.stderr,
+    )
+    return EXIT_BUG
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help(sys.stderr)
+            return exit_code_for(UsageError("no command given"))
+        _configure_logging(args.verbose)
+        return int(args._module.run(args))
+    except KeyboardInterrupt:
+        print("loader: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except LoaderError as error:
+        print(f"loader: error: {error}", file=sys.stderr)
+        return exit_code_for(error)
+    except Exception as error:
+        return _report_bug(error)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The loader's errors: one base, branches where the domain lives.
+
+    LoaderError                      anything the user can act on (exit 1)
+    ├── UsageError                   bad command-line use (exit 64)
+    ├── ConfigError                  loader.yaml, environments, secrets
+    ├── ProfileError                 the entity profile (package data or override)
+    ├── MappingError                 a mapping file; carries file:line:col
+    ├── SheetError                   a workbook or CSV; carries file › sheet › cell
+    ├── RecordError                  a row that cannot become a valid record
+    ├── PlanError                    a plan file that cannot be applied as asked
+    └── ApiError (loader.api.errors) the service refused or could not be reached
+
+Each error says what is wrong, where, and what to do (`hint`). Exit codes are
+chosen in one place: `exit_code_for`.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_CHANGES = 2
+EXIT_BUG = 3
+EXIT_USAGE = 64
+EXIT_INTERRUPTED = 130
+
+
+class LoaderError(Exception):
+    """An error the user can act on. `where` names the place, `hint` what to do."""
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class UsageError(LoaderError):
+    """The command line was used wrongly."""
+
+
+class ConfigError(LoaderError):
+    """loader.yaml or the environment it needs is wrong."""
+
+
+class ProfileError(LoaderError):
+    """The entity profile is invalid."""
+
+
+class MappingError(LoaderError):
+    """A mapping file is invalid; `where` is file:line:col."""
+
+
+class SheetError(LoaderError):
+    """A workbook or CSV cannot be read as asked; `where` is file › sheet › cell."""
+
+
+class RecordError(LoaderError):
+    """A row cannot become a valid record."""
+
+
+class PlanError(LoaderError):
+    """A plan cannot be made or applied as asked."""
+
+
+def exit_code_for(error: BaseException) -> int:
+    """The process exit code for an error reaching the command line."""
+    if isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    if isinstance(error, UsageError):
+        return EXIT_USAGE
+    if isinstance(error, LoaderError):
+        return EXIT_ERROR
+    return EXIT_BUG

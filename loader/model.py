@@ -1,0 +1,92 @@
+"""Values shared along the flow: where a value came from, and the desired records.
+
+Files -> rows -> DesiredRecord (this module's types) -> plan -> apply.
+Everything here is immutable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PLACE_SEPARATOR = " › "
+
+
+@dataclass(frozen=True, order=True)
+class CellRef:
+    """Where a value came from: `curriculum.xlsx › Subjects › D17`.
+
+    `file` is the path as the user wrote it (relative to the working directory when it can be);
+    `sheet` is None for CSV; `cell` is an A1 address, or None for a whole row;
+    `row` is the 1-based row number in the sheet.
+    """
+
+    file: str
+    sheet: str | None = None
+    cell: str | None = None
+    row: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.sheet is not None:
+            parts.append(self.sheet)
+        if self.cell is not None:
+            parts.append(self.cell)
+        elif self.row is not None:
+            parts.append(f"row {self.row}")
+        return PLACE_SEPARATOR.join(parts)
+
+
+@dataclass(frozen=True, order=True)
+class MappingPlace:
+    """A place in a mapping file: `mappings/curriculum.yaml:14:7` (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An unresolved reference to a record of `entity` whose key fields `by` equal `values`.
+
+    The planner resolves it to a live id, or to a record the same plan creates.
+    """
+
+    entity: str
+    values: tuple[str, ...]
+    by: tuple[str, ...] = ("code",)
+    cell: CellRef | None = None
+
+    def __str__(self) -> str:
+        shown = ", ".join(f"{f}={v!r}" for f, v in zip(self.by, self.values, strict=False))
+        return f"{self.entity}({shown})"
+
+
+@dataclass(frozen=True)
+class DesiredRecord:
+    """One record as the source says it should be.
+
+    `fields` holds only managed fields (those the mapping sets for this row, after `empty:`
+    rules): plain JSON values, a `Ref`, or a tuple of `Ref` for list references.
+    `custom_attributes`, when managed, is a dict of label -> value (only managed labels).
+    A cleared field holds None (or () / [] for lists).
+    `cells` maps a field name (or `custom_attributes.<Label>`) to the cell it came from.
+    `pii` names the fields the mapping marks `pii: true`.
+    """
+
+    block: str
+    entity: str
+    key: tuple[Any, ...]
+    fields: Mapping[str, Any]
+    row: CellRef
+    cells: Mapping[str, CellRef] = field(default_factory=dict)
+    pii: frozenset[str] = frozenset()
+
+    def place(self, field_name: str) -> CellRef:
+        """The cell a field came from, or the row when the field has no single cell."""
+        return self.cells.get(field_name, self.row)

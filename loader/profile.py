@@ -1,0 +1,209 @@
+"""The entity profile: what the service looks like, loaded from YAML data.
+
+The planner, the client and the executor are generic over this; nothing about
+paths, keys, read-only fields or status transitions lives in their code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import jsonschema
+import yaml
+
+from loader.errors import ProfileError
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    method: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A field holding the id (or ids) of records of other entities."""
+
+    entities: tuple[str, ...]
+    shape: str  # "id" (the id string) or "object_id" ({"id": ...})
+    is_list: bool = False
+
+
+@dataclass(frozen=True)
+class StatusRule:
+    field: str
+    initial: str
+    on_create: bool
+    transitions: Mapping[str, tuple[str, ...]]
+
+    def path(self, current: str, desired: str) -> tuple[str, ...] | None:
+        """The shortest legal sequence of states after `current` ending at `desired`.
+
+        () when already there; None when no legal path exists.
+        """
+        if current == desired:
+            return ()
+        seen = {current}
+        queue: deque[tuple[str, tuple[str, ...]]] = deque([(current, ())])
+        while queue:
+            state, steps = queue.popleft()
+            for nxt in self.transitions.get(state, ()):
+                if nxt in seen:
+                    continue
+                if nxt == desired:
+                    return (*steps, nxt)
+                seen.add(nxt)
+                queue.append((nxt, (*steps, nxt)))
+        return None
+
+
+@dataclass(frozen=True)
+class EntityProfile:
+    name: str
+    path: str
+    key: tuple[str, ...]
+    item_path: str | None = None
+    create: Endpoint | None = None
+    update: Endpoint | None = None
+    get_by_code: bool = False
+    writable: bool = True
+    read_only: frozenset[str] = frozenset()
+    create_only: frozenset[str] = frozenset()
+    immutable: frozenset[str] = frozenset()
+    forbidden: frozenset[str] = frozenset()
+    set_fields: frozenset[str] = frozenset()
+    list_omits: frozenset[str] = frozenset()
+    only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    references: Mapping[str, Reference] = field(default_factory=dict)
+    status: StatusRule | None = None
+    schema: str | None = None
+
+
+@dataclass(frozen=True)
+class ServiceProfile:
+    token_path: str = "/realms/{realm}/protocol/openid-connect/token"
+    page_size: int = 100
+    page_token_param: str = "page_token"
+    page_token_lifetime_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class Profile:
+    service: ServiceProfile
+    entities: Mapping[str, EntityProfile]
+    creation_order: tuple[str, ...]
+    unique_groups: Mapping[str, tuple[str, tuple[str, ...]]]  # name -> (field, entities)
+
+    def entity(self, name: str) -> EntityProfile:
+        try:
+            return self.entities[name]
+        except KeyError:
+            known = ", ".join(sorted(self.entities))
+            raise ProfileError(
+                f"unknown entity {name!r}", hint=f"use one of: {known}"
+            ) from None
+
+    def unique_group_of(self, entity: str) -> tuple[str, tuple[str, ...]] | None:
+        """(field, entities) of the uniqueness group `entity` belongs to, if any."""
+        for group_field, members in self.unique_groups.values():
+            if entity in members:
+                return group_field, members
+        return None
+
+
+def _read_package_text(package: str, name: str) -> str:
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+
+
+def profile_schema() -> dict[str, Any]:
+    return json.loads(_read_package_text("loader.schemas", "profile.schema.json"))
+
+
+def default_profile_data() -> dict[str, Any]:
+    return yaml.safe_load(_read_package_text("loader", "profile.yaml"))
+
+
+def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for name, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(name), Mapping):
+            merged[name] = _deep_merge(merged[name], value)
+        else:
+            merged[name] = value
+    return merged
+
+
+def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "loader.yaml") -> Profile:
+    """The packaged profile, with `override` (from loader.yaml `profile:`) merged over it."""
+    data = default_profile_data()
+    if override:
+        data = _deep_merge(data, override)
+    errors = sorted(
+        jsonschema.Draft202012Validator(profile_schema()).iter_errors(data),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        lines = [f"profile.{'.'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
+        raise ProfileError(
+            "the entity profile is invalid:\n  " + "\n  ".join(lines),
+            where=source if override else None,
+            hint="fix the `profile:` section of loader.yaml (see schemas/profile.schema.json)",
+        )
+    return _build(data)
+
+
+def _build(data: Mapping[str, Any]) -> Profile:
+    entities = {name: _entity(name, spec) for name, spec in data["entities"].items()}
+    for entity in entities.values():
+        for fname, ref in entity.references.items():
+            unknown = [t for t in ref.entities if t not in entities]
+            if unknown:
+                raise ProfileError(
+                    f"entity {entity.name!r} field {fname!r} references unknown entity {unknown[0]!r}"
+                )
+    groups = {
+        name: (spec["field"], tuple(spec["entities"]))
+        for name, spec in data.get("unique_groups", {}).items()
+    }
+    order = tuple(data.get("creation_order", ())) or tuple(entities)
+    order += tuple(name for name in entities if name not in order)
+    return Profile(ServiceProfile(**data["service"]), entities, order, groups)
+
+
+def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
+    status = spec.get("status")
+    return EntityProfile(
+        name=name,
+        path=spec["path"],
+        key=tuple(spec["key"]),
+        item_path=spec.get("item_path"),
+        create=Endpoint(**spec["create"]) if "create" in spec else None,
+        update=Endpoint(**spec["update"]) if "update" in spec else None,
+        get_by_code=spec.get("get_by_code", False),
+        writable=spec.get("writable", "create" in spec or "update" in spec),
+        read_only=frozenset(spec.get("read_only", ())),
+        create_only=frozenset(spec.get("create_only", ())),
+        immutable=frozenset(spec.get("immutable", ())),
+        forbidden=frozenset(spec.get("forbidden", ())),
+        set_fields=frozenset(spec.get("set_fields", ())),
+        list_omits=frozenset(spec.get("list_omits", ())),
+        only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
+        references={
+            f: Reference(tuple(r["entity"]), r["shape"], r.get("list", False))
+            for f, r in spec.get("references", {}).items()
+        },
+        status=StatusRule(
+            field=status["field"],
+            initial=status["initial"],
+            on_create=status.get("on_create", False),
+            transitions={s: tuple(n) for s, n in status["transitions"].items()},
+        )
+        if status
+        else None,
+        schema=spec.get("schema"),
+    )

@@ -1,0 +1,1 @@
+"""Renderers of plans and results: terminal, Markdown, JSON, HTML, results workbook."""
