@@ -60,7 +60,7 @@ class Ref:
     entity: str
     values: tuple[str, ...]
     by: tuple[str, ...] = ("code",)
-    cell: CellRef | None = None
+    cell: CellRef | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         shown = ", ".join(f"{f}={v!r}" for f, v in zip(self.by, self.values, strict=False))

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 PLAN_FORMAT_VERSION = 1
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     CREATE = "create"
     UPDATE = "update"
     UNCHANGED = "unchanged"
