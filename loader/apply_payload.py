@@ -1,0 +1,120 @@
+"""Pure helpers of the executor: payloads with pending ids filled in, keys of a payload, and
+what an adopted record still lacks compared with the payload meant to create it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loader.plan_model import PendingId, RecordPlan
+from loader.profile import EntityProfile
+
+CUSTOM_ATTRIBUTES = "custom_attributes"
+
+
+class UnresolvedPending(Exception):
+    """A payload refers to a record of the plan whose id is not known (it was not created)."""
+
+    def __init__(self, ref: str):
+        super().__init__(ref)
+        self.ref = ref
+
+
+def pending_refs(value: Any) -> set[str]:
+    """The refs of every PendingId inside `value`."""
+    found: set[str] = set()
+    if isinstance(value, PendingId):
+        found.add(value.ref)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            found |= pending_refs(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found |= pending_refs(item)
+    return found
+
+
+def substitute(value: Any, ids: Mapping[str, str]) -> Any:
+    """`value` as plain JSON with each PendingId replaced by the id in `ids` (tuples become lists)."""
+    if isinstance(value, PendingId):
+        try:
+            return ids[value.ref]
+        except KeyError:
+            raise UnresolvedPending(value.ref) from None
+    if isinstance(value, Mapping):
+        return {k: substitute(v, ids) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [substitute(v, ids) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """A reference in either shape ({"id": x} or x) as the bare id; other values unchanged."""
+    if isinstance(value, Mapping) and set(value) == {"id"}:
+        return value["id"]
+    return value
+
+
+def lookup_key(record: RecordPlan, payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any] | None:
+    """The record's key as field -> plain value, taken from the (substituted) payload first.
+
+    None when a key field's value is not known (then the record cannot be looked up).
+    """
+    key: dict[str, Any] = {}
+    for position, name in enumerate(entity.key):
+        if name in payload:
+            value = _plain(payload[name])
+        elif position < len(record.key):
+            value = _plain(record.key[position])
+        else:
+            return None
+        if value is None or isinstance(value, (PendingId, Mapping, list, tuple)):
+            return None
+        key[name] = value
+    return key
+
+
+def matches_key(live: Mapping[str, Any], key: Mapping[str, Any]) -> bool:
+    """Exact match of every key field (codes differing in letter case are different records)."""
+    return all(_plain(live.get(name)) == value for name, value in key.items())
+
+
+def filterable(key: Mapping[str, Any]) -> dict[str, Any]:
+    """The key fields the service can filter a list on (top-level scalars)."""
+    return {k: v for k, v in key.items() if isinstance(v, (str, int, float, bool))}
+
+
+def _same(name: str, live: Any, wanted: Any, entity: EntityProfile) -> bool:
+    if name in entity.set_fields and isinstance(wanted, list):
+        live_items = [_plain(v) for v in (live or [])]
+        wanted_items = [_plain(v) for v in wanted]
+        return sorted(map(repr, live_items)) == sorted(map(repr, wanted_items))
+    if isinstance(wanted, list) and isinstance(live, list):
+        return [_plain(v) for v in live] == [_plain(v) for v in wanted]
+    return _plain(live) == _plain(wanted)
+
+
+def missing_changes(live: Mapping[str, Any], payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any]:
+    """The update that makes an adopted `live` record match `payload` (empty when it already does).
+
+    Read-only, create-only and immutable fields are left out: they cannot be updated.
+    `custom_attributes` is compared per label and, when it differs, sent merged over the live
+    map, because an update replaces the whole map.
+    """
+    patch: dict[str, Any] = {}
+    fixed = entity.read_only | entity.create_only | entity.immutable
+    if entity.status is not None:
+        fixed = fixed | {entity.status.field}
+    for name, wanted in payload.items():
+        if name in fixed:
+            continue
+        current = live.get(name)
+        if name == CUSTOM_ATTRIBUTES and isinstance(wanted, Mapping):
+            have = current if isinstance(current, Mapping) else {}
+            if any(have.get(label) != value for label, value in wanted.items()):
+                patch[name] = {**have, **wanted}
+            continue
+        if not _same(name, current, wanted, entity):
+            patch[name] = wanted
+    return patch

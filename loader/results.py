@@ -1,0 +1,105 @@
+"""What apply did, per record: the results model that the terminal summary, results.xlsx and
+results.json render.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Outcome(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """The outcome of one record of the plan.
+
+    `fields` names the fields sent (created or updated); `status` is the HTTP status of a failure;
+    `message` says why a record was skipped, or carries the service's message for a failure;
+    `attempts` counts the create/update requests sent for it (lookups not included);
+    `adopted` is true when a create's answer was lost and the record was found under its key.
+    `cells` names the source cells to highlight (A1 addresses) when a failure is tied to fields.
+    """
+
+    ref: str
+    block: str
+    entity: str
+    key: tuple[Any, ...]
+    outcome: Outcome
+    source: str
+    row: int | None = None
+    id: str | None = None
+    fields: tuple[str, ...] = ()
+    status: int | None = None
+    message: str | None = None
+    attempts: int = 0
+    adopted: bool = False
+    record_status: str | None = None  # e.g. the arrangement status reached
+    cells: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BlockSummary:
+    name: str
+    entity: str
+    counts: Mapping[Outcome, int]
+
+    def count(self, outcome: Outcome) -> int:
+        return self.counts.get(outcome, 0)
+
+
+@dataclass(frozen=True)
+class Results:
+    """Every record's outcome, in plan order, plus where the apply ran and whether it was cut short."""
+
+    environment: str
+    env_name: str
+    records: tuple[RecordResult, ...]
+    interrupted: bool = False
+    refused: str | None = None  # why nothing was applied, when apply refused before any write
+    started_at: str | None = None
+    finished_at: str | None = None
+    request_counts: Mapping[str, int] = field(default_factory=dict)
+    block_sources: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)  # block -> (file, sheet)
+
+    def counts(self) -> Counter[Outcome]:
+        return Counter(r.outcome for r in self.records)
+
+    def blocks(self) -> tuple[BlockSummary, ...]:
+        order: dict[str, str] = {}
+        tallies: dict[str, Counter[Outcome]] = {}
+        for name in self.block_sources:
+            order.setdefault(name, "")
+            tallies.setdefault(name, Counter())
+        for r in self.records:
+            order[r.block] = r.entity
+            tallies.setdefault(r.block, Counter())[r.outcome] += 1
+        return tuple(BlockSummary(name, order[name], dict(tallies[name])) for name in order)
+
+    @property
+    def ok(self) -> bool:
+        """True when everything the plan asked for was done."""
+        if self.interrupted or self.refused:
+            return False
+        return not any(r.outcome in (Outcome.FAILED, Outcome.SKIPPED) for r in self.records)
+
+    def by_ref(self) -> dict[str, RecordResult]:
+        return {r.ref: r for r in self.records}
+
+
+def results_in_plan_order(results: Iterable[RecordResult], refs: Iterable[str]) -> tuple[RecordResult, ...]:
+    """`results` sorted as `refs` (the plan's order); results for unknown refs go last."""
+    position = {ref: i for i, ref in enumerate(refs)}
+    return tuple(sorted(results, key=lambda r: position.get(r.ref, len(position))))
