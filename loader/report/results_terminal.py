@@ -1,0 +1,39 @@
+"""The terminal summary of an apply: counts per block, then what failed or was skipped and why."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from loader.results import OUTCOMES, Outcome, Results
+
+SHOWN_PER_OUTCOME = 20
+
+
+def _count_line(counts: Counter[Outcome] | dict[Outcome, int]) -> str:
+    return ", ".join(f"{counts.get(o, 0)} {o.value}" for o in OUTCOMES)
+
+
+def render_results(results: Results) -> str:
+    """Plain text (the command may colour it): one line per block, then a line per problem."""
+    lines: list[str] = [f"Applied to {results.environment} ({results.env_name}):"]
+    blocks = results.blocks()
+    width = max((len(b.name) for b in blocks), default=0)
+    for block in blocks:
+        lines.append(f"  {block.name:<{width}}  {_count_line(block.counts)}")
+    lines.append(f"  {'total':<{width}}  {_count_line(results.counts())}")
+    for outcome in (Outcome.FAILED, Outcome.SKIPPED):
+        problems = [r for r in results.records if r.outcome is outcome]
+        if not problems:
+            continue
+        lines.append(f"{outcome.value.capitalize()}:")
+        for result in problems[:SHOWN_PER_OUTCOME]:
+            status = f"HTTP {result.status}: " if result.status is not None else ""
+            lines.append(f"  {result.source}  {result.ref}: {status}{result.message or ''}")
+        if len(problems) > SHOWN_PER_OUTCOME:
+            lines.append(f"  ... and {len(problems) - SHOWN_PER_OUTCOME} more (see the results file)")
+    if results.interrupted:
+        lines.append("Interrupted: records not yet sent were skipped; re-run to converge.")
+    adopted = sum(1 for r in results.records if r.adopted)
+    if adopted:
+        lines.append(f"{adopted} create(s) whose answer was lost were found under their key and adopted.")
+    return "\n".join(lines)

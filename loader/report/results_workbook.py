@@ -1,0 +1,176 @@
+"""results.xlsx: a copy of the source rows with outcome columns, so a data officer can fix the
+failed rows in their sheet and re-run.
+
+One sheet per source sheet (or CSV file), rows at the same row numbers as in the source, then
+three columns per block reading it: status, id, message ("loader status", "loader id", "loader
+message" when one block reads the sheet; "<block> status", ... when several do). Failed and
+skipped rows are filled; the cells a failure names are highlighted red with the message as a
+comment. Every value written goes through `safe_cells`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from openpyxl import Workbook
+from openpyxl.comments import Comment
+from openpyxl.styles import Font, PatternFill
+from openpyxl.utils import column_index_from_string
+from openpyxl.worksheet.worksheet import Worksheet
+
+from loader.errors import LoaderError
+from loader.report.safe_cells import set_safe_cell
+from loader.results import Outcome, RecordResult, Results
+from loader.sheets import read_sheet
+
+FAILED_FILL = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
+SKIPPED_FILL = PatternFill("solid", start_color="FFEB9C", end_color="FFEB9C")
+DONE_FILL = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
+_A1 = re.compile(r"^([A-Z]{1,3})(\d+)$")
+_SHEET_TITLE_BAD = re.compile(r"[\[\]:*?/\\]")
+
+
+@dataclass(frozen=True)
+class _Source:
+    file: str
+    sheet: str | None
+
+
+def _cell_address(where: str) -> tuple[int, int] | None:
+    """(row, column) of an A1 address, or of the last part of `file › sheet › D17`."""
+    last = where.rsplit("›", 1)[-1].strip()
+    match = _A1.match(last)
+    if not match:
+        return None
+    return int(match.group(2)), column_index_from_string(match.group(1))
+
+
+def _title(source: _Source, used: set[str]) -> str:
+    base = source.sheet or Path(source.file).stem
+    base = _SHEET_TITLE_BAD.sub("_", base)[:31] or "Sheet"
+    title, n = base, 2
+    while title in used:
+        suffix = f" ({n})"
+        title, n = base[: 31 - len(suffix)] + suffix, n + 1
+    used.add(title)
+    return title
+
+
+def _fill_for(outcome: Outcome) -> PatternFill | None:
+    if outcome is Outcome.FAILED:
+        return FAILED_FILL
+    if outcome is Outcome.SKIPPED:
+        return SKIPPED_FILL
+    if outcome in (Outcome.CREATED, Outcome.UPDATED):
+        return DONE_FILL
+    return None
+
+
+def _header_row(rows_with_records: Iterable[int], header_rows: Mapping[str, int], blocks: Iterable[str]) -> int:
+    given = [header_rows[b] for b in blocks if b in header_rows]
+    if given:
+        return min(given)
+    return 1 if min(rows_with_records, default=2) > 1 else 0
+
+
+def write_results_workbook(
+    results: Results,
+    path: Path,
+    *,
+    header_rows: Mapping[str, int] | None = None,
+    base: Path | None = None,
+) -> list[str]:
+    """Write results.xlsx; returns notes about sources that could not be copied (they are listed
+    without their source values). `header_rows` gives a block's header row (default 1)."""
+    header_rows = header_rows or {}
+    base = base or Path.cwd()
+    by_source: dict[_Source, dict[str, list[RecordResult]]] = defaultdict(lambda: defaultdict(list))
+    for block, (file, sheet) in results.block_sources.items():
+        by_source[_Source(file, sheet)].setdefault(block, [])
+    for result in results.records:
+        file, sheet = results.block_sources.get(result.block, (result.source, None))
+        by_source[_Source(file, sheet)][result.block].append(result)
+
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    notes: list[str] = []
+    used: set[str] = set()
+    for source, blocks in by_source.items():
+        sheet = workbook.create_sheet(_title(source, used))
+        width = _copy_source(sheet, source, base, notes)
+        header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), header_rows, blocks)
+        _write_outcomes(sheet, blocks, width, max(header, 1), header > 0)
+    if not by_source:
+        workbook.create_sheet("Results")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    workbook.save(path)
+    os.chmod(path, 0o600)
+    return notes
+
+
+def _copy_source(sheet: Worksheet, source: _Source, base: Path, notes: list[str]) -> int:
+    """Copy the source rows in place; returns the number of source columns."""
+    file_path = Path(source.file) if Path(source.file).is_absolute() else base / source.file
+    try:
+        data = read_sheet(file_path, source.file, source.sheet)
+    except LoaderError as error:
+        notes.append(f"{source.file}: source rows not copied ({error.message})")
+        return 0
+    width = 0
+    for row in data.rows:
+        width = max(width, len(row.values))
+        for column, value in enumerate(row.values, start=1):
+            if value is not None:
+                set_safe_cell(sheet, row.number, column, value)
+    return width
+
+
+def _write_outcomes(
+    sheet: Worksheet, blocks: Mapping[str, list[RecordResult]], width: int, header: int, has_header: bool
+) -> None:
+    several = len(blocks) > 1
+    column = width + 1
+    for block, results in blocks.items():
+        prefix = block if several else "loader"
+        if has_header:
+            for offset, label in enumerate(("status", "id", "message")):
+                set_safe_cell(sheet, header, column + offset, f"{prefix} {label}").font = Font(bold=True)
+        unplaced = [r for r in results if not r.row]
+        for result in results:
+            if result.row:
+                _write_result(sheet, result.row, column, result)
+        # Records with no source row (e.g. from a hand-made plan) are listed under the last row.
+        next_row = max(sheet.max_row + 2, header + 1)
+        for offset, result in enumerate(unplaced):
+            _write_result(sheet, next_row + offset, column, result)
+        column += 3
+
+
+def _write_result(sheet: Worksheet, row: int, column: int, result: RecordResult) -> None:
+    status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
+    set_safe_cell(sheet, row, column + 1, result.id)
+    message = result.message
+    if result.status is not None:
+        message = f"HTTP {result.status}: {message}"
+    if result.outcome in (Outcome.UPDATED, Outcome.CREATED) and result.fields:
+        message = message or ("fields: " + ", ".join(result.fields))
+    set_safe_cell(sheet, row, column + 2, message)
+    fill = _fill_for(result.outcome)
+    if fill is not None:
+        status_cell.fill = fill
+    if result.outcome is not Outcome.FAILED:
+        return
+    comment_text = (message or "failed")[:30000]
+    for where in result.cells:
+        address = _cell_address(where)
+        if address is None:
+            continue
+        cell = sheet.cell(row=address[0], column=address[1])
+        cell.fill = FAILED_FILL
+        cell.comment = Comment(comment_text, "loader")
+    status_cell.comment = Comment(comment_text, "loader")
