@@ -1,0 +1,235 @@
+"""`loader apply (MAPPING... | --plan plan.json)`: apply creates and updates in dependency order.
+
+With MAPPING files it plans, shows the plan summary and asks before writing (unless --yes;
+never when stdin is not a terminal). With --plan it applies exactly that reviewed plan after
+checking the inputs' fingerprints, the target environment and stale records; it does not ask
+again. `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json (.json).
+Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.text import Text
+
+from loader.apply import ApplyOptions, apply_plan
+from loader.apply_checks import (
+    MaxChanges,
+    changes_to_apply,
+    check_errors,
+    check_fingerprints,
+    check_max_changes,
+    check_target,
+    parse_max_changes,
+    read_plan,
+)
+from loader.config import Config, Environment, load_config
+from loader.environments import open_environment
+from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
+from loader.plan_model import Plan
+from loader.report.results_json import write_results_json
+from loader.report.results_terminal import render_results
+from loader.report.results_workbook import write_results_workbook
+from loader.results import RecordResult, Results
+from loader.stale import find_stale
+
+RESULT_SUFFIXES = (".xlsx", ".json")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("mappings", nargs="*", metavar="MAPPING", help="mapping files (or use --plan)")
+    parser.add_argument("--plan", metavar="PLAN.json", help="apply this plan (made by `loader plan --out`)")
+    parser.add_argument("--env", metavar="NAME", help="environment (default: default_environment, else sandbox)")
+    parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most (default 8)")
+    parser.add_argument("--partial", action="store_true", help="apply what a plan's errors do not touch")
+    parser.add_argument(
+        "--results",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write outcomes: results.xlsx (source rows + status/id/message) or results.json; repeatable",
+    )
+    parser.add_argument(
+        "--max-changes",
+        metavar="N|P%",
+        help="refuse to write more than N records, or P%% of the records in scope (live and desired)",
+    )
+
+
+def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path]]:
+    if bool(args.mappings) == bool(args.plan):
+        raise UsageError("give either MAPPING files or --plan PLAN.json", hint="run `loader apply --help`")
+    if args.concurrency is not None and not 1 <= args.concurrency <= 256:
+        raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to 256")
+    outputs = [Path(p) for p in args.results]
+    for path in outputs:
+        if path.suffix.lower() not in RESULT_SUFFIXES:
+            raise UsageError(f"--results {path}: use a .xlsx or .json file name")
+    guard = parse_max_changes(args.max_changes) if args.max_changes else None
+    return guard, outputs
+
+
+def run(args: argparse.Namespace) -> int:
+    guard, outputs = _check_usage(args)
+    config = load_config(Path(args.config) if args.config else None)
+    concurrency = args.concurrency or config.concurrency
+    plan_file = read_plan(Path(args.plan)) if args.plan else None
+    if plan_file is not None:
+        check_fingerprints(plan_file)
+        check_errors(plan_file, args.partial)
+        check_max_changes(plan_file, guard, args.partial)
+    with open_environment(config, args.env) as env:
+        if plan_file is not None:
+            check_target(plan_file, env.name, None)
+        results = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
+    if results is None:
+        return EXIT_OK
+    for path in outputs:
+        _write(results, path)
+    print(render_results(results))
+    if results.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if results.ok else EXIT_ERROR
+
+
+def _write(results: Results, path: Path) -> None:
+    if path.suffix.lower() == ".json":
+        write_results_json(results, path)
+    else:
+        for note in write_results_workbook(results, path):
+            print(f"note: {note}", file=sys.stderr)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+async def _apply(
+    args: argparse.Namespace,
+    config: Config,
+    env: Environment,
+    plan: Plan | None,
+    guard: MaxChanges | None,
+    concurrency: int,
+) -> Results | None:
+    from loader.api.client import ApiClient
+
+    async with ApiClient(env, config.profile, concurrency=concurrency) as client:
+        skip: dict[str, str] = {}
+        if plan is not None:
+            skip = await find_stale(plan, client)
+            if client.environment is None:
+                await client.fetch_collection("tag")  # one cheap call: learn what the service reports
+            check_target(plan, env.name, client.environment)
+            for ref, why in skip.items():
+                print(f"skipping {ref}: {why}", file=sys.stderr)
+        else:
+            plan = await _make_plan(args, config, env, client)
+            check_errors(plan, args.partial)
+            check_max_changes(plan, guard, args.partial)
+            changes = changes_to_apply(plan, args.partial)
+            if changes == 0:
+                print("Nothing to apply: the service already matches the source.")
+                return None
+            _confirm(args, changes, client.environment or plan.environment)
+        stop = asyncio.Event()
+        options = ApplyOptions(concurrency=concurrency, partial=args.partial, skip=skip)
+        with _BlockProgress(plan) as listener, _StopOnSigint(stop):
+            return await apply_plan(
+                plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
+            )
+
+
+async def _make_plan(args: argparse.Namespace, config: Config, env: Environment, client: Any) -> Plan:
+    """The planner's plan for the MAPPING files, with its terminal summary printed."""
+    from loader import planning
+
+    plan: Plan = await planning.make_plan([Path(m) for m in args.mappings], config=config, env=env, client=client)
+    print(planning.render_summary(plan))
+    return plan
+
+
+def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:
+    if args.yes:
+        return
+    if not sys.stdin.isatty():
+        raise LoaderError(
+            "not asking for confirmation: stdin is not a terminal; nothing was applied",
+            hint="pass --yes to apply without asking",
+        )
+    answer = input(f"Apply {changes} changes to {environment}? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise PlanError("not applied: the answer was not yes")
+
+
+class _StopOnSigint:
+    """First Ctrl-C: stop dispatching and let in-flight requests finish; a second one aborts."""
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self.stop = stop
+        self.loop = asyncio.get_running_loop()
+        self.installed = False
+
+    def _on_sigint(self) -> None:
+        print("\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)",
+              file=sys.stderr)
+        self.stop.set()
+        self.loop.remove_signal_handler(signal.SIGINT)
+        self.installed = False
+
+    def __enter__(self) -> _StopOnSigint:
+        try:
+            self.loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+            self.installed = True
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.installed:
+            self.loop.remove_signal_handler(signal.SIGINT)
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f}/s" if speed else "-/s")
+
+
+class _BlockProgress:
+    """Progress bars per block (rate and time left) when stdout is a terminal; else nothing."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.bars: Any = None
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> Callable[[RecordResult], None] | None:
+        if not sys.stdout.isatty():
+            return None
+        self.bars = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TimeRemainingColumn(),
+        )
+        for block in self.plan.blocks:
+            self.tasks[block.name] = self.bars.add_task(block.name, total=len(block.records))
+        self.bars.start()
+        return self._advance
+
+    def _advance(self, result: RecordResult) -> None:
+        task = self.tasks.get(result.block)
+        if task is not None:
+            self.bars.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bars is not None:
+            self.bars.stop()
