@@ -3,6 +3,8 @@
     LoaderError
     └── ApiError                  the service answered with an error, or could not be reached
         ├── Unreachable           connection refused / DNS / TLS: nothing was sent
+        ├── NoAnswer              a read (GET) or idempotent write (PATCH) was sent and no answer
+        │                         came after every retry (timeouts, dropped connections)
         ├── OutcomeUnknown        a non-idempotent write was sent and its answer was lost
         │                         (timeout, dropped connection, 5xx after sending): the write
         │                         may or may not have happened; the executor decides
@@ -47,8 +49,20 @@ class Unreachable(ApiError):
     """Nothing could be sent: connection refused, name not found, TLS failure."""
 
 
+class NoAnswer(ApiError):
+    """An idempotent request was sent and no answer came, after every retry."""
+
+
 class OutcomeUnknown(ApiError):
-    """A write was sent and its answer lost; it may have been committed."""
+    """A write was sent and its answer lost; it may have been committed.
+
+    `status` is the HTTP status when the service answered 5xx, None when no answer came at all.
+    The executor decides what to do (typically: look the record up by its key).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, **kw):
+        super().__init__(message, **kw)
+        self.status = status
 
 
 class TokenError(ApiError):
@@ -71,9 +85,7 @@ class HttpError(ApiError):
         path: str | None = None,
         hint: str | None = None,
     ):
-        super().__init__(
-            f"HTTP {status}: {service_message}", method=method, path=path, hint=hint
-        )
+        super().__init__(f"HTTP {status}: {service_message}", method=method, path=path, hint=hint)
         self.status = status
         self.service_message = service_message
 
@@ -107,7 +119,11 @@ class RateLimited(HttpError):
 
 
 class ServerError(HttpError):
-    """5xx: the service failed."""
+    """5xx: the service failed; `retry_after` in seconds when the service said (503)."""
+
+    def __init__(self, status: int, service_message: str, *, retry_after: float | None = None, **kw):
+        super().__init__(status, service_message, **kw)
+        self.retry_after = retry_after
 
 
 _BY_STATUS: dict[int, type[HttpError]] = {

@@ -1,0 +1,426 @@
+"""ApiClient: the loader's only door to the service.
+
+Paths come from the entity profile; nothing here knows an entity. Every request goes through one
+path: environment gate -> retries (loader.api.retry) -> concurrency slot -> httpx (with TokenAuth)
+-> envelope decoding, where the service's errors become the typed errors of loader.api.errors.
+
+The first response that names its `environment` is checked against `expect_environment`; until it
+has been, requests wait, and a write first sends a read of its collection, so no write can reach
+a service that reports the wrong environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+from collections import Counter
+from collections.abc import AsyncIterator, Iterable, Mapping
+from time import perf_counter
+from types import TracebackType
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import stamina
+
+from loader import __version__
+from loader.api.auth import TOKEN_REQUEST, TokenAuth
+from loader.api.errors import (
+    ApiError,
+    EnvironmentMismatch,
+    NoAnswer,
+    NotFound,
+    OutcomeUnknown,
+    RateLimited,
+    ServerError,
+    Unreachable,
+    error_class_for,
+)
+from loader.api.paging import Page, iter_records
+from loader.api.requestlog import HTTP_LOGGER, LibraryNoiseFilter, RedactionFilter, log_request
+from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
+from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings
+from loader.errors import ProfileError
+from loader.profile import EntityProfile, Profile
+
+ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
+
+BEARER_HINT = (
+    "a fresh token was refused: send the header `Authorization: Bearer <access_token>` with only the "
+    "access_token value (not the whole token JSON body); if it persists, ask the platform operator "
+    "whether this client may use this API"
+)
+_HINTS = {
+    403: "this client has no access to this resource: ask the platform operator",
+    404: "no record here: the `code` and `year` do not match a record, or it has not been created yet",
+    409: "the service names the existing record in its message: match it by its key instead of creating it",
+    429: "the service is limiting the request rate: lower --concurrency",
+}
+_LIBRARY_LOGGERS = ("httpx", "httpcore")
+_FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError, httpx.UnsupportedProtocol)
+
+
+class ApiClient:
+    """An async client for one environment. Use as `async with ApiClient(env, profile) as client`."""
+
+    def __init__(
+        self,
+        env: Environment,
+        profile: Profile,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        retry: RetrySettings | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self._env = env
+        self._profile = profile
+        self._concurrency = concurrency
+        self._retry = retry or env.retry
+        self._inner_transport = transport
+        token_url = env.auth_url + profile.service.token_path.replace("{realm}", quote(env.realm, safe=""))
+        self._auth = TokenAuth(token_url, env.client_id, env.client_secret)
+        self._counts: Counter[str] = Counter()
+        self._log = logging.getLogger(HTTP_LOGGER)
+        self._filter = RedactionFilter(self._auth.held_values)
+        self._quiet = LibraryNoiseFilter()
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._first_lock = asyncio.Lock()
+        self._checked = False
+        self._mismatch: EnvironmentMismatch | None = None
+        self._http: httpx.AsyncClient | None = None
+        self.environment: str | None = None
+        self.api_version: str | None = None
+
+    async def __aenter__(self) -> ApiClient:
+        verify: ssl.SSLContext | bool = True
+        if self._env.ca_bundle is not None:
+            verify = ssl.create_default_context(cafile=str(self._env.ca_bundle))
+        inner = self._inner_transport or httpx.AsyncHTTPTransport(
+            verify=verify,
+            limits=httpx.Limits(max_connections=self._concurrency + 2, max_keepalive_connections=self._concurrency + 2),
+        )
+        self._http = httpx.AsyncClient(
+            base_url=self._env.base_url,
+            auth=self._auth,
+            transport=_ObservedTransport(inner, self._counts, self._log),
+            timeout=httpx.Timeout(self._env.timeout, connect=min(10.0, self._env.timeout)),
+            headers={"Accept": "application/json", "User-Agent": f"loader/{__version__}"},
+            follow_redirects=False,
+        )
+        for name in _FILTERED_LOGGERS:
+            logging.getLogger(name).addFilter(self._filter)
+        for name in _LIBRARY_LOGGERS:
+            logging.getLogger(name).addFilter(self._quiet)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if self._http is not None:
+                await self._http.aclose()
+        finally:
+            self._http = None
+            for name in _FILTERED_LOGGERS:
+                logging.getLogger(name).removeFilter(self._filter)
+            for name in _LIBRARY_LOGGERS:
+                logging.getLogger(name).removeFilter(self._quiet)
+
+    # -- what the client has learnt ---------------------------------------------------------------
+
+    @property
+    def request_counts(self) -> dict[str, int]:
+        """Requests actually sent (retries included): GET, POST, PATCH and token."""
+        counts = {"GET": 0, "POST": 0, "PATCH": 0, "token": 0}
+        counts.update(self._counts)
+        return counts
+
+    @property
+    def token_lifetime(self) -> float | None:
+        """`expires_in` of the last token issued, in seconds."""
+        return self._auth.lifetime_s
+
+    @property
+    def service_user(self) -> str | None:
+        """The service user the token names, if it names one (never the token itself)."""
+        return self._auth.service_user()
+
+    @property
+    def base_url(self) -> str:
+        return self._env.base_url
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def iter_collection(
+        self, entity: str, filters: Mapping[str, Any] | None = None, *, prefetch: int | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every record of `entity`'s collection, all pages; `filters` are equality query parameters."""
+        path = self._profile.entity(entity).path
+
+        async def fetch_page(params: Mapping[str, str]) -> Page:
+            return _page(await self._call("GET", path, params=params))
+
+        return iter_records(
+            fetch_page,
+            filters={name: _query_value(value) for name, value in (filters or {}).items()},
+            token_param=self._profile.service.page_token_param,
+            page_size=self._profile.service.page_size,
+            prefetch=prefetch,
+            label=path,
+        )
+
+    async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
+        """Only the first page of `entity`'s collection (with `total`): a cheap probe."""
+        params = {name: _query_value(value) for name, value in (filters or {}).items()}
+        return _page(await self._call("GET", self._profile.entity(entity).path, params=params))
+
+    async def fetch_collection(self, entity: str, filters: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        return [record async for record in self.iter_collection(entity, filters)]
+
+    async def fetch_collections(self, entities: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """Several collections fetched concurrently (within the client's concurrency limit)."""
+        names = list(dict.fromkeys(entities))
+        async with asyncio.TaskGroup() as group:
+            tasks = {name: group.create_task(self.fetch_collection(name)) for name in names}
+        return {name: task.result() for name, task in tasks.items()}
+
+    async def get(self, entity: str, id_or_code: str) -> dict[str, Any] | None:
+        """One record by id (or by code where the service allows it); None when there is none."""
+        profile = self._profile.entity(entity)
+        if not profile.item_path:
+            raise ProfileError(f"entity {entity!r} has no item_path in the profile: single records cannot be read")
+        try:
+            body = await self._call("GET", _fill(profile.item_path, id_or_code))
+        except NotFound:
+            return None
+        return _data(body)
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    async def create(self, entity: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Create a record; the created record. A lost answer raises OutcomeUnknown (never re-sent)."""
+        profile = self._profile.entity(entity)
+        if profile.create is None:
+            raise ProfileError(f"entity {entity!r} cannot be created (no `create` in the profile)")
+        body = await self._call(profile.create.method, profile.create.path, json=dict(payload), probe=profile)
+        return _data(body)
+
+    async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Update the fields in `payload` of one record; the updated record."""
+        profile = self._profile.entity(entity)
+        if profile.update is None:
+            raise ProfileError(f"entity {entity!r} cannot be updated (no `update` in the profile)")
+        path = _fill(profile.update.path, record_id)
+        body = await self._call(profile.update.method, path, json=dict(payload), probe=profile)
+        return _data(body)
+
+    # -- one request ------------------------------------------------------------------------------
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        json: dict[str, Any] | None = None,
+        probe: EntityProfile | None = None,
+    ) -> dict[str, Any]:
+        if self._mismatch is not None:
+            raise self._mismatch
+        if not self._checked:
+            async with self._first_lock:
+                if self._mismatch is not None:
+                    raise self._mismatch
+                if not self._checked:
+                    if method == "GET":
+                        return await self._with_retries(method, path, params, json)
+                    # Learn the environment by a read before the first write can be sent.
+                    await self._with_retries("GET", probe.path if probe else path, None, None)
+                    if self._mismatch is not None:
+                        raise self._mismatch
+        return await self._with_retries(method, path, params, json)
+
+    async def _with_retries(
+        self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        settings = self._retry
+        async for attempt in stamina.retry_context(
+            on=retry_hook(method),
+            attempts=settings.attempts,
+            timeout=settings.timeout,
+            wait_initial=settings.wait_initial,
+            wait_max=settings.wait_max,
+            wait_jitter=settings.wait_jitter,
+        ):
+            with attempt:
+                return await self._send_once(method, path, params, json, attempt.num)
+        raise AssertionError("unreachable: stamina re-raises the last error")  # pragma: no cover
+
+    async def _send_once(
+        self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None, attempt: int
+    ) -> dict[str, Any]:
+        if self._http is None:
+            raise RuntimeError("ApiClient used outside `async with`")
+        async with self._semaphore:
+            request = self._http.build_request(method, path, params=params, json=json, extensions={ATTEMPT: attempt})
+            try:
+                response = await self._http.send(request)
+            except httpx.TransportError as error:
+                raise _translate(error, method, path, self._env) from None
+        return self._decode(response, method, path)
+
+    def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            self._observe(body)
+        status = response.status_code
+        if 200 <= status < 300:
+            if not isinstance(body, dict):
+                raise ApiError(
+                    f"the service answered HTTP {status} without a JSON envelope",
+                    method=method,
+                    path=path,
+                    hint="check base_url: it must end in the institution API prefix",
+                )
+            return body
+        message = body.get("message") if isinstance(body, dict) else None
+        if not isinstance(message, str) or not message:
+            message = (response.text or response.reason_phrase or "").strip()[:300] or f"HTTP {status}"
+        if status >= 500 and method not in IDEMPOTENT_METHODS:
+            raise OutcomeUnknown(
+                f"the service failed (HTTP {status}: {message}) after the request was sent; "
+                "it may or may not have been applied",
+                status=status,
+                method=method,
+                path=path,
+            )
+        cls = error_class_for(status)
+        hint = BEARER_HINT if status == 401 else _HINTS.get(status)
+        if cls in (RateLimited, ServerError):
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
+        raise cls(status, message, method=method, path=path, hint=hint)
+
+    def _observe(self, body: Mapping[str, Any]) -> None:
+        """Capture `version` and `environment`; check the first environment seen."""
+        reported = body.get("environment")
+        version = body.get("version")
+        if self.api_version is None and isinstance(version, str | int | float) and not isinstance(version, bool):
+            self.api_version = str(version)
+        if self.environment is None and isinstance(reported, str):
+            self.environment = reported
+        if self._checked:
+            return
+        expected = self._env.expect_environment
+        if expected is None:
+            self._checked = True
+            return
+        if not isinstance(reported, str):
+            return
+        if reported != expected:
+            self._mismatch = EnvironmentMismatch(
+                f"the service at {self._env.base_url} reports environment {reported!r}, "
+                f"but environment {self._env.name!r} expects {expected!r}; nothing was written",
+                hint="check --env and base_url: Test and Dev share one identity realm, so the same "
+                "credentials work on both and only this check tells them apart",
+            )
+            raise self._mismatch
+        self._checked = True
+
+
+class _ObservedTransport(httpx.AsyncBaseTransport):
+    """Counts and logs every request actually sent, token requests included."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, counts: Counter[str], log: logging.Logger):
+        self._inner = inner
+        self._counts = counts
+        self._log = log
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        is_token = bool(request.extensions.get(TOKEN_REQUEST))
+        self._counts["token" if is_token else request.method] += 1
+        attempt = None if is_token else request.extensions.get(ATTEMPT)
+        started = perf_counter()
+        try:
+            response = await self._inner.handle_async_request(request)
+        except Exception as error:
+            log_request(
+                self._log, request.method, request.url.path, type(error).__name__, perf_counter() - started, attempt
+            )
+            raise
+        log_request(
+            self._log, request.method, request.url.path, str(response.status_code), perf_counter() - started, attempt
+        )
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _translate(error: httpx.TransportError, method: str, path: str, env: Environment) -> ApiError:
+    """The one boundary where httpx's transport errors become ours."""
+    kind = type(error).__name__
+    try:
+        is_token = bool(error.request.extensions.get(TOKEN_REQUEST))
+    except RuntimeError:
+        is_token = False
+    if is_token:
+        # The request itself was not sent yet: safe to retry whatever its method.
+        return Unreachable(
+            f"the identity provider at {env.auth_url} did not answer ({kind})",
+            method=method,
+            path=path,
+            hint="check auth_url and the network",
+        )
+    if isinstance(error, _NOT_SENT):
+        hint = "check base_url and the network; is the service running?"
+        if "CERTIFICATE_VERIFY_FAILED" in str(error):
+            hint = "the TLS certificate was not trusted: name the CA file with ca_bundle in loader.yaml"
+        return Unreachable(
+            f"the service at {env.base_url} could not be reached ({kind})", method=method, path=path, hint=hint
+        )
+    if method in IDEMPOTENT_METHODS:
+        return NoAnswer(f"no answer from the service ({kind})", method=method, path=path)
+    return OutcomeUnknown(
+        f"the answer was lost ({kind}) after the request was sent; it may or may not have been applied",
+        method=method,
+        path=path,
+    )
+
+
+def _page(body: Mapping[str, Any]) -> Page:
+    data = body.get("data")
+    records = tuple(r for r in data if isinstance(r, dict)) if isinstance(data, list) else ()
+    token = body.get("page_token")
+    return Page(
+        records=records,
+        total=_int_or_none(body.get("total")),
+        page_total=_int_or_none(body.get("page_total")),
+        page_token=token if isinstance(token, str) and token else None,
+    )
+
+
+def _int_or_none(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _data(body: Mapping[str, Any]) -> dict[str, Any]:
+    data = body.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _fill(template: str, ident: str) -> str:
+    return template.replace("{id}", quote(str(ident), safe=""))
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

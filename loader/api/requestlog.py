@@ -1,0 +1,78 @@
+"""`-v` request logging: one line per HTTP request, and a redaction filter as a second defence.
+
+Lines look like `GET /institution/catalogue/subjects 200 12 ms attempt 1`. Only the method, the
+path (never the query: it may carry filters with personal data or a page token), the status, the
+time and the attempt are logged; never headers or bodies. The filter still scrubs anything that
+looks like a token or a secret, and the exact values the client holds, should a message ever
+carry one (an exception text, a future debug line).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable
+
+HTTP_LOGGER = "loader.http"
+REDACTED = "***"
+
+_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
+    re.compile(
+        r"(?i)((?:access_token|refresh_token|id_token|client_secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,;}]+"
+    ),
+    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)[^\"'\n]+"),
+)
+
+
+def redact(text: str, known: Iterable[str] = ()) -> str:
+    """`text` with token-like and secret-like values, and every value in `known`, replaced."""
+    for value in known:
+        if value and len(value) >= 4:
+            text = text.replace(value, REDACTED)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
+
+
+class RedactionFilter(logging.Filter):
+    """Rewrites each record's message through `redact`, with the values `known()` returns."""
+
+    def __init__(self, known: Callable[[], Iterable[str]]):
+        super().__init__()
+        self._known = known
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message, tuple(self._known()))
+        if cleaned != message or record.args:
+            record.msg = cleaned
+            record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            # Tracebacks are formatted later, outside our reach: keep only the scrubbed summary.
+            error = record.exc_info[1]
+            record.msg = f"{record.msg} ({type(error).__name__}: {redact(str(error), tuple(self._known()))})"
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+class LibraryNoiseFilter(logging.Filter):
+    """Drops httpx/httpcore records below WARNING unless `loader.http` logs at DEBUG (`-vv`).
+
+    httpx logs every full URL at INFO, query included (filters may hold personal data); our own
+    line already says what `-v` promises.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or logging.getLogger(HTTP_LOGGER).isEnabledFor(logging.DEBUG)
+
+
+def log_request(
+    logger: logging.Logger, method: str, path: str, outcome: str, elapsed_s: float, attempt: int | None
+) -> None:
+    """One line per request; `outcome` is the status code or the name of the transport failure."""
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    suffix = f" attempt {attempt}" if attempt else ""
+    logger.info("%s %s %s %d ms%s", method, path, outcome, round(elapsed_s * 1000), suffix)

@@ -1,0 +1,341 @@
+"""loader.yaml: environments, the default one, profile overrides; secrets only from the environment.
+
+`load_config(path)` validates the file (schemas/loader.schema.json) and reports every problem at its
+`file:line:col`. Environment variables named by `{env: NAME}` are read only when an environment is
+used (`Config.environment(name)`), so a missing variable of an unused environment is no error.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema
+import yaml
+
+from loader.errors import ConfigError
+from loader.profile import Profile, load_profile
+
+BUILTIN_SANDBOX = "sandbox"
+DEFAULT_CONCURRENCY = 8
+DEFAULT_TIMEOUT_S = 30.0
+CONFIG_FILE_NAME = "loader.yaml"
+SECRET_HINT = "write client_secret: {env: LOADER_TEST_CLIENT_SECRET} and export that variable"
+
+
+class Secret:
+    """A value that must never be shown: repr and str hide it; `reveal()` is the only way in."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Secret", self._value))
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """Retry bounds for one request: attempts, exponential backoff from `wait_initial` to `wait_max`."""
+
+    attempts: int = 6
+    wait_initial: float = 0.2
+    wait_max: float = 10.0
+    wait_jitter: float = 0.5
+    timeout: float = 120.0
+
+
+@dataclass(frozen=True)
+class EnvRef:
+    """`{env: NAME}` in loader.yaml: the value is read from that variable when needed."""
+
+    name: str
+
+    def read(self, what: str, where: str | None) -> str:
+        value = os.environ.get(self.name)
+        if not value:
+            raise ConfigError(
+                f"environment variable {self.name} (for {what}) is not set",
+                where=where,
+                hint=f"export {self.name}=... (ask the platform operator for the value)",
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A resolved environment: where the service is and how to authenticate. Never shows the secret."""
+
+    name: str
+    base_url: str
+    auth_url: str
+    realm: str
+    expect_environment: str | None
+    client_id: str
+    client_secret: Secret = field(repr=False)
+    ca_bundle: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT_S
+    retry: RetrySettings = RetrySettings()
+    is_builtin_sandbox: bool = False
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """An environment as loader.yaml declares it; variables not read yet."""
+
+    name: str
+    base_url: str
+    auth_url: str
+    realm: str
+    expect_environment: str | None
+    client_id: str | EnvRef
+    client_secret: EnvRef
+    ca_bundle: Path | None
+    timeout: float
+    retry: RetrySettings
+    where: str | None
+
+    def resolve(self) -> Environment:
+        client_id = (
+            self.client_id.read("client_id", self.where) if isinstance(self.client_id, EnvRef) else self.client_id
+        )
+        return Environment(
+            name=self.name,
+            base_url=self.base_url,
+            auth_url=self.auth_url,
+            realm=self.realm,
+            expect_environment=self.expect_environment,
+            client_id=client_id,
+            client_secret=Secret(self.client_secret.read("client_secret", self.where)),
+            ca_bundle=self.ca_bundle,
+            timeout=self.timeout,
+            retry=self.retry,
+        )
+
+
+@dataclass(frozen=True)
+class Config:
+    """The project configuration. `root` is where loader.yaml lives (else the working directory)."""
+
+    path: Path | None
+    root: Path
+    default_environment: str
+    environments: Mapping[str, EnvironmentSpec]
+    profile: Profile
+    concurrency: int = DEFAULT_CONCURRENCY
+
+    def environment_names(self) -> list[str]:
+        names = set(self.environments) | {BUILTIN_SANDBOX}
+        return sorted(names)
+
+    def is_builtin_sandbox(self, name: str) -> bool:
+        return name == BUILTIN_SANDBOX and name not in self.environments
+
+    def spec(self, name: str | None) -> EnvironmentSpec | None:
+        """The declared environment `name` (default when None); None for the built-in sandbox."""
+        name = name or self.default_environment
+        if self.is_builtin_sandbox(name):
+            return None
+        try:
+            return self.environments[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown environment {name!r}",
+                where=str(self.path) if self.path else None,
+                hint=f"use one of: {', '.join(self.environment_names())}",
+            ) from None
+
+
+def is_loopback_host(host: str | None) -> bool:
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_url(url: str, what: str, where: str | None) -> str:
+    """The URL without a trailing slash; https required unless the host is loopback."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what} {url!r} is not an http(s) address", where=where)
+    if parts.scheme != "https" and not is_loopback_host(parts.hostname):
+        raise ConfigError(
+            f"{what} {url!r} must use https://",
+            where=where,
+            hint="plain http:// is allowed only for loopback hosts (127.0.0.1, ::1, localhost)",
+        )
+    if parts.query or parts.fragment:
+        raise ConfigError(f"{what} {url!r} must not carry a query or fragment", where=where)
+    return url.rstrip("/")
+
+
+def load_config(path: Path | None) -> Config:
+    """The configuration from `path`, or ./loader.yaml when present, else only the built-in sandbox."""
+    if path is None:
+        candidate = Path.cwd() / CONFIG_FILE_NAME
+        if not candidate.is_file():
+            return Config(None, Path.cwd(), BUILTIN_SANDBOX, {}, load_profile())
+        path = candidate
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}", where=str(path)) from None
+    return parse_config(text, path)
+
+
+def parse_config(text: str, path: Path) -> Config:
+    """Validate and build a Config from the text of a loader.yaml at `path`."""
+    try:
+        root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise ConfigError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where=where) from None
+    if data is None:
+        data = {}
+    locate = _Locator(path, root_node)
+    _refuse_literal_secrets(data, locate)
+    _validate_schema(data, locate)
+    environments = {
+        name: _environment_spec(name, spec, path.parent, locate)
+        for name, spec in (data.get("environments") or {}).items()
+    }
+    default = data.get("default_environment", BUILTIN_SANDBOX)
+    if default not in environments and default != BUILTIN_SANDBOX:
+        raise ConfigError(
+            f"default_environment {default!r} is not defined under environments",
+            where=locate(("default_environment",)),
+            hint=f"define it, or use one of: {', '.join(sorted({*environments, BUILTIN_SANDBOX}))}",
+        )
+    profile = load_profile(data.get("profile"), source=locate(("profile",))) if data.get("profile") else load_profile()
+    return Config(
+        path=path,
+        root=path.parent.resolve(),
+        default_environment=default,
+        environments=environments,
+        profile=profile,
+        concurrency=data.get("concurrency", DEFAULT_CONCURRENCY),
+    )
+
+
+class _Locator:
+    """Maps a path of keys/indexes in the loaded data to `file:line:col` of its YAML node."""
+
+    def __init__(self, path: Path, root: yaml.Node | None):
+        self._path = path
+        self._root = root
+
+    def __call__(self, keys: tuple[Any, ...] | list[Any]) -> str:
+        node = self._root
+        for key in keys:
+            child = _child(node, key)
+            if child is None:
+                break
+            node = child
+        if node is None:
+            return str(self._path)
+        return f"{self._path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+
+
+def _child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
+                return value_node
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        return node.value[key]
+    return None
+
+
+def _refuse_literal_secrets(data: Any, locate: _Locator) -> None:
+    environments = data.get("environments") if isinstance(data, dict) else None
+    if not isinstance(environments, dict):
+        return
+    for name, spec in environments.items():
+        if isinstance(spec, dict) and "client_secret" in spec and not isinstance(spec["client_secret"], dict):
+            # Never echo the value: it may be a real secret pasted into the file.
+            raise ConfigError(
+                f"environment {name!r}: client_secret is written in the file; secrets are read only from "
+                "environment variables",
+                where=locate(("environments", name, "client_secret")),
+                hint=SECRET_HINT,
+            )
+
+
+def loader_schema() -> dict[str, Any]:
+    text = resources.files("loader.schemas").joinpath("loader.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _validate_schema(data: Any, locate: _Locator) -> None:
+    validator = jsonschema.Draft202012Validator(loader_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        return
+    lines = [f"{locate(list(e.absolute_path))}: {_describe(e)}" for e in errors]
+    raise ConfigError(
+        "loader.yaml is not valid:\n  " + "\n  ".join(lines),
+        hint="see schemas/loader.schema.json for what each setting may hold",
+    )
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    place = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    if error.validator == "oneOf" and error.absolute_path and error.absolute_path[-1] == "client_id":
+        return f"{place}: must be a string or {{env: NAME}}"
+    return f"{place}: {error.message}"
+
+
+def _environment_spec(name: str, spec: Mapping[str, Any], base_dir: Path, locate: _Locator) -> EnvironmentSpec:
+    here = ("environments", name)
+    ca_bundle = None
+    if "ca_bundle" in spec:
+        ca_bundle = (base_dir / spec["ca_bundle"]).resolve()
+        if not ca_bundle.is_file():
+            raise ConfigError(
+                f"ca_bundle {spec['ca_bundle']!r} does not name a file",
+                where=locate((*here, "ca_bundle")),
+                hint="give the path of a PEM file of CA certificates, relative to loader.yaml",
+            )
+    client_id = spec["client_id"]
+    retry = RetrySettings(**spec.get("retry", {}))
+    if retry.wait_max < retry.wait_initial:
+        raise ConfigError("retry.wait_max is below retry.wait_initial", where=locate((*here, "retry")))
+    return EnvironmentSpec(
+        name=name,
+        base_url=check_url(spec["base_url"], "base_url", locate((*here, "base_url"))),
+        auth_url=check_url(spec["auth_url"], "auth_url", locate((*here, "auth_url"))),
+        realm=spec["realm"],
+        expect_environment=spec.get("expect_environment"),
+        client_id=EnvRef(client_id["env"]) if isinstance(client_id, dict) else client_id,
+        client_secret=EnvRef(spec["client_secret"]["env"]),
+        ca_bundle=ca_bundle,
+        timeout=float(spec.get("timeout", DEFAULT_TIMEOUT_S)),
+        retry=retry,
+        where=locate(here),
+    )

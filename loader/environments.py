@@ -1,0 +1,55 @@
+"""Resolve `--env` to a usable Environment; for the built-in `sandbox`, run the embedded service.
+
+The built-in sandbox is a real HTTP server on loopback, started in-process for the duration of the
+`with` block, with its data in `.loader/sandbox.sqlite3` (kept between runs) and seeded on first use
+from `samples/sandbox-seed.json` when that file exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, Secret
+
+SANDBOX_DATA = Path(".loader") / "sandbox.sqlite3"
+SANDBOX_SEED = Path("samples") / "sandbox-seed.json"
+
+
+@contextmanager
+def open_environment(config: Config, env_name: str | None) -> Iterator[Environment]:
+    """The environment `env_name` (default: `config.default_environment`), ready to use.
+
+    Variables named by `{env: NAME}` are read here; a missing one is a ConfigError naming it.
+    """
+    name = env_name or config.default_environment
+    spec = config.spec(name)
+    if spec is not None:
+        yield spec.resolve()
+        return
+    with _embedded_sandbox(config.root) as environment:
+        yield environment
+
+
+@contextmanager
+def _embedded_sandbox(root: Path) -> Iterator[Environment]:
+    # Imported here: only the built-in environment needs the server (and its web framework).
+    from loader.sandbox.server import SandboxOptions, serve_in_thread
+
+    data = root / SANDBOX_DATA
+    data.parent.mkdir(parents=True, exist_ok=True)
+    seed = root / SANDBOX_SEED
+    options = SandboxOptions(data=str(data), seed=seed if seed.is_file() else None, environment=BUILTIN_SANDBOX)
+    with serve_in_thread(options) as server:
+        yield Environment(
+            name=BUILTIN_SANDBOX,
+            base_url=server.base_url,
+            auth_url=server.auth_url,
+            realm=server.realm,
+            expect_environment=BUILTIN_SANDBOX,
+            client_id=server.client_id,
+            client_secret=Secret(server.client_secret),
+            timeout=DEFAULT_TIMEOUT_S,
+            is_builtin_sandbox=True,
+        )
