@@ -1,0 +1,220 @@
+"""The executor against a real sandbox (uvicorn on loopback), with plans built by hand."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from apply_support import PROFILE, client_for, duplicates, make_plan, record, school_course_plan
+
+from loader.apply import ApplyOptions, apply_plan
+from loader.plan_model import Action, Finding, PendingId
+from loader.results import Outcome, Results
+from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Any]:
+    with serve_in_thread(SandboxOptions()) as running:
+        yield running
+
+
+def _apply(sandbox: Any, plan: Any, options: ApplyOptions | None = None, **kw: Any) -> Results:
+    async def go() -> Results:
+        async with client_for(sandbox, concurrency=(options or ApplyOptions()).concurrency) as client:
+            return await apply_plan(plan, client, PROFILE, options, **kw)
+
+    return asyncio.run(go())
+
+
+def _live(sandbox: Any, *entities: str) -> dict[str, list[dict[str, Any]]]:
+    async def go() -> dict[str, list[dict[str, Any]]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collections(list(entities))
+
+    return asyncio.run(go())
+
+
+def test_created_parents_ids_flow_into_their_childrens_payloads(sandbox: Any) -> None:
+    results = _apply(sandbox, school_course_plan(3, 4))
+    assert results.ok and results.counts()[Outcome.CREATED] == 15
+    live = _live(sandbox, "school", "course")
+    school_ids = {s["code"]: s["id"] for s in live["school"]}
+    for course in live["course"]:
+        school = "S" + course["code"][1:].split("-")[0]
+        assert course["parent"] == {"id": school_ids[school]}
+    by_ref = results.by_ref()
+    assert by_ref["courses/C0-0"].id == next(c["id"] for c in live["course"] if c["code"] == "C0-0")
+    assert by_ref["courses/C0-0"].fields == ("code", "name", "parent")
+
+
+def test_a_failed_create_skips_its_dependants_and_the_rest_applies(sandbox: Any) -> None:
+    plan = school_course_plan(2, 2)
+    broken = plan.blocks[0].records[0].__class__(**{**plan.blocks[0].records[0].__dict__, "payload": {"code": "S0"}})
+    plan = make_plan(
+        ("schools", "school", (broken, plan.blocks[0].records[1])),
+        ("courses", "course", plan.blocks[1].records),
+    )
+    results = _apply(sandbox, plan)
+    by_ref = results.by_ref()
+    assert by_ref["schools/S0"].outcome is Outcome.FAILED
+    assert by_ref["schools/S0"].status == 400
+    assert "name" in (by_ref["schools/S0"].message or "")
+    assert by_ref["courses/C0-0"].outcome is Outcome.SKIPPED
+    assert "schools/S0" in (by_ref["courses/C0-0"].message or "")
+    assert by_ref["courses/C1-1"].outcome is Outcome.CREATED
+    assert not results.ok
+    assert sorted(c["code"] for c in _live(sandbox, "course")["course"]) == ["C1-0", "C1-1"]
+
+
+def test_an_arrangement_walks_its_status_path_after_its_create(sandbox: Any) -> None:
+    subject = record("subjects", "subject", "MATH1", {"code": "MATH1", "name": "Maths"})
+    arrangement = record(
+        "arrangements", "arrangement", "ART1",
+        {"code": "ART1", "name": "Pathway", "subjects_awarded": [PendingId("subjects/MATH1")]},
+        status_path=("READY", "ACTIVE"), depends_on=("subjects/MATH1",),
+    )
+    results = _apply(sandbox, make_plan(("subjects", "subject", [subject]), ("arrangements", "arrangement", [arrangement])))
+    result = results.by_ref()["arrangements/ART1"]
+    assert result.outcome is Outcome.CREATED and result.attempts == 3 and result.record_status == "ACTIVE"
+    live = _live(sandbox, "arrangement", "subject")
+    assert live["arrangement"][0]["status"] == "ACTIVE"
+    assert live["arrangement"][0]["subjects_awarded"] == [live["subject"][0]["id"]]
+
+
+def test_an_update_sends_only_its_payload_and_leaves_other_fields_alone(sandbox: Any) -> None:
+    _apply(sandbox, make_plan(("schools", "school", [
+        record("schools", "school", "SCI", {"code": "SCI", "name": "Science", "custom_attributes": {"A": "1", "B": "2"}})
+    ])))
+    live = _live(sandbox, "school")["school"][0]
+    update = record(
+        "schools", "school", "SCI", {"custom_attributes": {"A": "1", "B": "3"}},
+        action=Action.UPDATE, live_id=live["id"], live_updated_time=live["metadata"]["updated"]["time"],
+    )
+    results = _apply(sandbox, make_plan(("schools", "school", [update])))
+    assert results.by_ref()["schools/SCI"].outcome is Outcome.UPDATED
+    after = _live(sandbox, "school")["school"][0]
+    assert after["name"] == "Science" and after["custom_attributes"] == {"A": "1", "B": "3"}
+
+
+def test_every_lost_create_answer_is_adopted_without_a_duplicate() -> None:
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(lost_rate=1.0, seed=3))) as sandbox:
+        plan = make_plan(("schools", "school", [
+            record("schools", "school", f"L{i}", {"code": f"L{i}", "name": f"Lost {i}"}) for i in range(20)
+        ]))
+        results = _apply(sandbox, plan)
+        assert all(r.outcome is Outcome.CREATED and r.adopted for r in results.records)
+        sandbox.set_faults(FaultOptions())
+        live = _live(sandbox, "school")["school"]
+        assert sorted(s["code"] for s in live) == sorted(f"L{i}" for i in range(20))
+        assert duplicates(live) == []
+        assert {r.id for r in results.records} == {s["id"] for s in live}
+
+
+def test_a_lost_answer_for_a_keyless_create_fails_rather_than_risk_a_duplicate() -> None:
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(lost_rate=1.0))) as sandbox:
+        applicant = record("applicants", "applicant", "A1", {"external_id": "A1", "first_name": "Ada"})
+        application = record(
+            "applications", "application", "x", {"applicant_id": PendingId("applicants/A1")},
+            depends_on=("applicants/A1",),
+        )
+        application = application.__class__(**{**application.__dict__, "key": ()})
+        plan = make_plan(("applicants", "applicant", [applicant]), ("applications", "application", [application]))
+        results = _apply(sandbox, plan).by_ref()
+        assert results["applicants/A1"].outcome is Outcome.CREATED and results["applicants/A1"].adopted
+        result = results["applications/x"]
+        assert result.outcome is Outcome.FAILED and "no key" in (result.message or "")
+        assert result.attempts == 1
+
+
+def test_a_create_meeting_an_existing_record_under_its_key_adopts_and_updates_it(sandbox: Any) -> None:
+    _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "ENG", {"code": "ENG", "name": "Old"})])))
+    results = _apply(sandbox, make_plan(("schools", "school", [
+        record("schools", "school", "ENG", {"code": "ENG", "name": "Engineering"})
+    ])))
+    result = results.records[0]
+    assert result.outcome is Outcome.CREATED and result.adopted and result.attempts == 2
+    live = _live(sandbox, "school")["school"]
+    assert [(s["code"], s["name"]) for s in live] == [("ENG", "Engineering")]
+
+
+def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(sandbox: Any) -> None:
+    _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "DUP", {"code": "DUP", "name": "S"})])))
+    results = _apply(sandbox, make_plan(("courses", "course", [record("courses", "course", "DUP", {"code": "DUP", "name": "C"})])))
+    result = results.records[0]
+    assert result.outcome is Outcome.FAILED and result.status == 409
+    assert "DUP" in (result.message or "") or "school" in (result.message or "").lower()
+
+
+def test_blocked_records_and_stale_ones_are_skipped_with_their_dependants(sandbox: Any) -> None:
+    plan = school_course_plan(3, 1)
+    schools = list(plan.blocks[0].records)
+    schools[0] = schools[0].__class__(**{
+        **schools[0].__dict__, "blocked": True,
+        "findings": (Finding("error", "bad", "name too long", "curriculum.xlsx › schools › B2"),),
+    })
+    plan = make_plan(("schools", "school", schools), ("courses", "course", plan.blocks[1].records))
+    results = _apply(sandbox, plan, ApplyOptions(partial=True, skip={"schools/S1": "stale: changed"}))
+    outcome = {r.ref: (r.outcome, r.message) for r in results.records}
+    assert outcome["schools/S0"] == (Outcome.SKIPPED, "not applied: name too long at curriculum.xlsx › schools › B2")
+    assert outcome["schools/S1"] == (Outcome.SKIPPED, "stale: changed")
+    assert outcome["courses/C0-0"][0] is Outcome.SKIPPED and outcome["courses/C1-0"][0] is Outcome.SKIPPED
+    assert outcome["courses/C2-0"][0] is Outcome.CREATED
+    assert [s["code"] for s in _live(sandbox, "school")["school"]] == ["S2"]
+
+
+def test_unchanged_records_send_nothing(sandbox: Any) -> None:
+    sandbox.reset_stats()
+    plan = make_plan(("schools", "school", [
+        record("schools", "school", "U", {}, action=Action.UNCHANGED, live_id="some-id"),
+    ]))
+    results = _apply(sandbox, plan)
+    assert results.records[0].outcome is Outcome.UNCHANGED and results.ok
+    assert results.request_counts.get("POST", 0) == 0 and results.request_counts.get("PATCH", 0) == 0
+
+
+def test_stop_lets_in_flight_requests_finish_and_reports_the_rest_skipped() -> None:
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(latency_ms=50))) as sandbox:
+        stop = asyncio.Event()
+        seen: list[str] = []
+
+        def listener(result: Any) -> None:
+            seen.append(result.ref)
+            if len(seen) == 3:
+                stop.set()
+
+        results = _apply(sandbox, school_course_plan(10, 0), ApplyOptions(concurrency=2), stop=stop, listener=listener)
+        assert results.interrupted
+        created = [r for r in results.records if r.outcome is Outcome.CREATED]
+        skipped = [r for r in results.records if r.outcome is Outcome.SKIPPED]
+        assert 3 <= len(created) <= 4 and len(created) + len(skipped) == 10
+        assert all("interrupted" in (r.message or "") for r in skipped)
+        assert len(_live(sandbox, "school")["school"]) == len(created)
+
+
+def test_no_more_requests_are_in_flight_than_the_concurrency_allows() -> None:
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(latency_ms=30))) as sandbox:
+        in_flight = 0
+        peak = 0
+        from loader.api.client import ApiClient
+
+        class Counting(ApiClient):
+            async def create(self, entity: str, payload: Any) -> Any:
+                nonlocal in_flight, peak
+                in_flight += 1
+                peak = max(peak, in_flight)
+                try:
+                    return await super().create(entity, payload)
+                finally:
+                    in_flight -= 1
+
+        async def go() -> Results:
+            from apply_support import FAST_RETRY, environment_for
+
+            async with Counting(environment_for(sandbox), PROFILE, concurrency=16, retry=FAST_RETRY) as client:
+                return await apply_plan(school_course_plan(40, 0), client, PROFILE, ApplyOptions(concurrency=4))
+
+        results = asyncio.run(go())
+        assert results.ok and peak == 4
