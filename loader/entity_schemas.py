@@ -1,0 +1,123 @@
+"""Entity payload schemas (schemas/entities/*.schema.json) and checking records against them.
+
+References are resolved by the planner, so a record is checked with each `Ref` replaced by a
+placeholder of the shape the profile gives (an id string, or {"id": ...}).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from loader.model import Ref
+from loader.profile import EntityProfile
+
+PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
+
+# The value type a field gets when its mapping gives no `type`, from the schema's type.
+_DEFAULT_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "array": "list"}
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """A schema violation of one field (`custom_attributes.<Label>` for a custom attribute)."""
+
+    field: str
+    message: str
+
+
+@cache
+def payload_schema(name: str) -> dict[str, Any]:
+    """The schema file `name` of package `loader.schemas.entities`."""
+    text = resources.files("loader.schemas.entities").joinpath(name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(payload_schema(name))
+
+
+def schema_of(entity: EntityProfile) -> dict[str, Any] | None:
+    return payload_schema(entity.schema) if entity.schema else None
+
+
+def field_names(entity: EntityProfile) -> tuple[str, ...]:
+    schema = schema_of(entity)
+    return tuple(schema.get("properties", {})) if schema else ()
+
+
+def default_type(entity: EntityProfile, field: str) -> str:
+    """The value type a mapped field gets without `type:` (date fields become ISO dates)."""
+    schema = schema_of(entity) or {}
+    spec = schema.get("properties", {}).get(field, {})
+    if spec.get("format") == "date":
+        return "date"
+    kind = spec.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k in _DEFAULT_TYPES), None)
+    return _DEFAULT_TYPES.get(kind or "string", "string")
+
+
+def _placeholder(entity: EntityProfile, field: str, value: Any) -> Any:
+    if isinstance(value, Ref):
+        reference = entity.references.get(field)
+        return {"id": PLACEHOLDER_ID} if reference and reference.shape == "object_id" else PLACEHOLDER_ID
+    if isinstance(value, tuple | list):
+        return [_placeholder(entity, field, v) for v in value]
+    return value
+
+
+def _lenient_nulls(schema: Mapping[str, Any], fields: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Drop cleared (None) optional fields: `null` clears a field in a PATCH (spec), so it is valid."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def check_fields(entity: EntityProfile, fields: Mapping[str, Any]) -> list[FieldProblem]:
+    """Schema violations of a record's fields; [] when valid or when the entity has no schema."""
+    if not entity.schema:
+        return []
+    validator = _validator(entity.schema)
+    instance = {k: _placeholder(entity, k, v) for k, v in _lenient_nulls(validator.schema, fields).items()}
+    if validator.is_valid(instance):
+        return []
+    return list(_problems(validator.iter_errors(instance)))
+
+
+def _problems(errors: Iterator[jsonschema.ValidationError]) -> Iterator[FieldProblem]:
+    for error in errors:
+        path = list(error.absolute_path)
+        if not path:
+            if error.validator == "additionalProperties":
+                known = ", ".join(error.schema.get("properties", {}))
+                for extra in set(error.instance) - set(error.schema.get("properties", {})):
+                    yield FieldProblem(str(extra), f"unknown field {extra!r}; the payload has: {known}")
+                continue
+            yield FieldProblem("", error.message)
+            continue
+        field = str(path[0])
+        if field == "custom_attributes" and len(path) > 1:
+            field = f"custom_attributes.{path[1]}"
+        yield FieldProblem(field, _message(error))
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    instance = error.instance
+    shown = repr(instance)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    describe: dict[str, Callable[[], str]] = {
+        "enum": lambda: f"expected one of {', '.join(map(str, error.validator_value))}, got {shown}",
+        "type": lambda: f"expected {error.validator_value}, got {shown}",
+        "pattern": lambda: f"expected text matching {error.validator_value!r}, got {shown}",
+        "minLength": lambda: f"expected at least {error.validator_value} character(s), got {shown}",
+        "maxLength": lambda: f"expected at most {error.validator_value} character(s), got {shown}",
+    }
+    maker = describe.get(str(error.validator))
+    return maker() if maker else error.message

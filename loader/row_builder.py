@@ -1,0 +1,241 @@
+"""One block over one sheet: header lookup, `where`, value steps, keys, schema checks, merging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from loader.entity_schemas import check_fields
+from loader.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
+from loader.model import CellRef, DesiredRecord, Ref
+from loader.plan_model import Finding
+from loader.profile import Profile
+from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, is_blank
+from loader.values import EMPTY, StepError, apply_steps, text_of
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    records: tuple[DesiredRecord, ...]
+    findings: tuple[Finding, ...]
+    rows_read: int
+    rows_filtered: int
+
+
+@dataclass(frozen=True)
+class _Built:
+    record: DesiredRecord | None
+    errors: tuple[Finding, ...]
+
+
+def _cell_text(value: CellValue) -> str:
+    return "" if value is None else text_of(value).strip(WHITESPACE)
+
+
+class BlockReader:
+    def __init__(self, block: Block, profile: Profile, data: SheetData):
+        self.block = block
+        self.profile = profile
+        self.entity = profile.entity(block.entity)
+        self.data = data
+        header = next((r for r in data.rows if r.number == block.header_row), None)
+        self.header_found = header is not None
+        self.columns: dict[str, int] = {}
+        for index, value in enumerate(header.values if header else ()):
+            name = _cell_text(value)
+            if name and name not in self.columns:
+                self.columns[name] = index
+        self.key_set = frozenset(block.key)
+        self.pii = frozenset(s.name for s in block.fields if s.pii)
+
+    def header_problems(self) -> list[Finding]:
+        """A missing header row or columns the mapping names but the sheet lacks."""
+        where = f"{self.data.file} › {self.data.sheet}" if self.data.sheet else self.data.file
+        if not self.header_found:
+            return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty",
+                            str(self.block.place))]
+        problems: list[Finding] = []
+        present = list(self.columns)
+        wanted = [(c.column, c.place) for c in self.block.where]
+        wanted += [(column, s.column_place or s.place) for s in self.block.fields for column in s.columns]
+        for column, place in wanted:
+            if column not in self.columns:
+                problems.append(Finding(
+                    "error", "column-missing",
+                    f"no column {column!r} in {where} (header row {self.block.header_row}); "
+                    f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
+                    str(place),
+                ))
+        return problems
+
+    def read(self, with_sheet_warnings: bool = True) -> BlockResult:
+        findings: list[Finding] = []
+        if with_sheet_warnings:
+            findings += [Finding("warning", "formula-uncached", message, str(cell))
+                         for cell, message in self.data.warnings]
+        accepts = [self._condition(c) for c in self.block.where]
+        builders = [(spec, self._extractor(spec)) for spec in self.block.fields]
+        merged: dict[tuple[Any, ...], DesiredRecord] = {}
+        conflicted: set[tuple[Any, ...]] = set()
+        rows_read = rows_filtered = 0
+        for row in self.data.rows:
+            if row.number <= self.block.header_row:
+                continue
+            rows_read += 1
+            if not all(accept(row) for accept in accepts):
+                rows_filtered += 1
+                continue
+            built = self._build(row, builders)
+            findings.extend(built.errors)
+            record = built.record
+            if record is None:
+                continue
+            if record.key in conflicted:
+                findings.append(self._conflict(record, merged.get(record.key) or record))
+                continue
+            first = merged.get(record.key)
+            if first is None:
+                merged[record.key] = record
+            elif first.fields != record.fields:
+                findings.append(self._conflict(first, record))
+                conflicted.add(record.key)
+        records = tuple(r for k, r in merged.items() if k not in conflicted)
+        return BlockResult(records, tuple(findings), rows_read, rows_filtered)
+
+    # ---- per-row work ------------------------------------------------------------------
+
+    def _condition(self, condition: Condition) -> Callable[[SheetRow], bool]:
+        index = self.columns[condition.column]
+        op, values, pattern = condition.op, set(condition.values), condition.pattern
+
+        def text(row: SheetRow) -> str:
+            return _cell_text(row.values[index]) if index < len(row.values) else ""
+
+        tests: dict[str, Callable[[SheetRow], bool]] = {
+            "equals": lambda row: text(row) in values,
+            "in": lambda row: text(row) in values,
+            "not_equals": lambda row: text(row) not in values,
+            "not_in": lambda row: text(row) not in values,
+            "empty": lambda row: text(row) == "",
+            "not_empty": lambda row: text(row) != "",
+            "matches": lambda row: pattern is not None and pattern.search(text(row)) is not None,
+        }
+        return tests[op]
+
+    def _extractor(self, spec: FieldSpec) -> Callable[[SheetRow], tuple[Any, CellRef | None]]:
+        data = self.data
+        if spec.has_value:
+            return lambda row: (spec.value, None)
+        if spec.column is not None:
+            index = self.columns[spec.column]
+            return lambda row: (row.values[index] if index < len(row.values) else None, data.cell(row.number, index))
+        parts = [(text, self.columns[text] if is_column else -1) for text, is_column in spec.template]
+        first = next(index for _, index in parts if index >= 0)
+
+        def render(row: SheetRow) -> tuple[Any, CellRef | None]:
+            values = [row.values[i] if 0 <= i < len(row.values) else None for _, i in parts]
+            if all(is_blank(v) for (_, i), v in zip(parts, values, strict=True) if i >= 0):
+                return None, data.cell(row.number, first)
+            text = "".join(t if i < 0 else ("" if is_blank(v) else text_of(v))
+                           for (t, i), v in zip(parts, values, strict=True))
+            return text, data.cell(row.number, first)
+
+        return render
+
+    def _build(self, row: SheetRow, builders: list[tuple[FieldSpec, Callable[..., Any]]]) -> _Built:
+        fields: dict[str, Any] = {}
+        custom: dict[str, Any] = {}
+        cells: dict[str, CellRef] = {}
+        errors: list[Finding] = []
+        row_ref = self.data.row_ref(row.number)
+        for spec, extract in builders:
+            raw, cell = extract(row)
+            where = str(cell or row_ref)
+            try:
+                value = apply_steps(raw, spec.steps)
+            except StepError as exc:
+                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", where))
+                continue
+            if value is EMPTY:
+                if spec.name in self.key_set:
+                    errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", where))
+                    continue
+                if spec.empty == "skip":
+                    continue
+                if spec.empty == "error":
+                    errors.append(Finding("error", "empty-value", f"{spec.name}: a value is required here "
+                                          "(the mapping says `empty: error`)", where))
+                    continue
+                value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
+            elif spec.ref is not None and value is not None:
+                value = self._ref(spec, value, cell)
+            if spec.name in self.key_set and value in (None, []):
+                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", where))
+                continue
+            if spec.name.startswith(CUSTOM + "."):
+                custom[spec.name[len(CUSTOM) + 1:]] = value
+            else:
+                fields[spec.name] = value
+            if cell is not None:
+                cells[spec.name] = cell
+        if custom:
+            fields[CUSTOM] = custom
+        if not errors:
+            for problem in check_fields(self.entity, _without_cleared_labels(fields)):
+                place = cells.get(problem.field) or row_ref
+                label = problem.field or "record"
+                errors.append(Finding("error", "schema", f"{label}: {problem.message}", str(place)))
+        if errors:
+            return _Built(None, tuple(errors))
+        key = tuple(fields[k] for k in self.block.key)
+        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
+
+    def _ref(self, spec: FieldSpec, value: Any, cell: CellRef | None) -> Ref | tuple[Ref, ...]:
+        assert spec.ref is not None
+        if isinstance(value, list):
+            return tuple(Ref(spec.ref, (text_of(v),), spec.by, cell) for v in value)
+        return Ref(spec.ref, (text_of(value),), spec.by, cell)
+
+    def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
+        names = sorted(set(first.fields) | set(later.fields))
+        differing = next((n for n in names if first.fields.get(n) != later.fields.get(n)), None)
+        shown_key = ", ".join(_shown(v) for v in first.key)
+        if differing is None:
+            return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values",
+                           f"{first.row} and {later.row}")
+        a, b = first.place(differing), later.place(differing)
+        if differing == CUSTOM:
+            labels = sorted(set(first.fields.get(CUSTOM) or {}) | set(later.fields.get(CUSTOM) or {}))
+            label = next(lb for lb in labels
+                         if (first.fields.get(CUSTOM) or {}).get(lb) != (later.fields.get(CUSTOM) or {}).get(lb))
+            differing = f"{CUSTOM}.{label}"
+            a, b = first.place(differing), later.place(differing)
+        return Finding(
+            "error", "duplicate-key",
+            f"key ({shown_key}) has different values for {differing}: "
+            f"{_shown(_field(first, differing))} and {_shown(_field(later, differing))}; "
+            "rows with one key must agree (the record is left out)",
+            f"{a} and {b}",
+        )
+
+
+def _field(record: DesiredRecord, name: str) -> Any:
+    if name.startswith(CUSTOM + "."):
+        return (record.fields.get(CUSTOM) or {}).get(name[len(CUSTOM) + 1:])
+    return record.fields.get(name)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Ref):
+        return repr(value.values[0] if len(value.values) == 1 else value.values)
+    if isinstance(value, tuple) and value and isinstance(value[0], Ref):
+        return repr([v.values[0] for v in value])
+    return repr(value)
+
+
+def _without_cleared_labels(fields: dict[str, Any]) -> dict[str, Any]:
+    custom = fields.get(CUSTOM)
+    if not custom or all(v is not None for v in custom.values()):
+        return fields
+    return {**fields, CUSTOM: {k: v for k, v in custom.items() if v is not None}}
