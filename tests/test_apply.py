@@ -29,6 +29,11 @@ def _apply(sandbox: Any, plan: Any, options: ApplyOptions | None = None, **kw: A
     return asyncio.run(go())
 
 
+def _one(entity: str, code: str, name: str) -> Any:
+    block = entity + "s"
+    return make_plan((block, entity, [record(block, entity, code, {"code": code, "name": name})]))
+
+
 def _live(sandbox: Any, *entities: str) -> dict[str, list[dict[str, Any]]]:
     async def go() -> dict[str, list[dict[str, Any]]]:
         async with client_for(sandbox) as client:
@@ -76,7 +81,8 @@ def test_an_arrangement_walks_its_status_path_after_its_create(sandbox: Any) -> 
         {"code": "ART1", "name": "Pathway", "subjects_awarded": [PendingId("subjects/MATH1")]},
         status_path=("READY", "ACTIVE"), depends_on=("subjects/MATH1",),
     )
-    results = _apply(sandbox, make_plan(("subjects", "subject", [subject]), ("arrangements", "arrangement", [arrangement])))
+    plan = make_plan(("subjects", "subject", [subject]), ("arrangements", "arrangement", [arrangement]))
+    results = _apply(sandbox, plan)
     result = results.by_ref()["arrangements/ART1"]
     assert result.outcome is Outcome.CREATED and result.attempts == 3 and result.record_status == "ACTIVE"
     live = _live(sandbox, "arrangement", "subject")
@@ -85,9 +91,8 @@ def test_an_arrangement_walks_its_status_path_after_its_create(sandbox: Any) -> 
 
 
 def test_an_update_sends_only_its_payload_and_leaves_other_fields_alone(sandbox: Any) -> None:
-    _apply(sandbox, make_plan(("schools", "school", [
-        record("schools", "school", "SCI", {"code": "SCI", "name": "Science", "custom_attributes": {"A": "1", "B": "2"}})
-    ])))
+    payload = {"code": "SCI", "name": "Science", "custom_attributes": {"A": "1", "B": "2"}}
+    _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "SCI", payload)])))
     live = _live(sandbox, "school")["school"][0]
     update = record(
         "schools", "school", "SCI", {"custom_attributes": {"A": "1", "B": "3"}},
@@ -130,7 +135,7 @@ def test_a_lost_answer_for_a_keyless_create_fails_rather_than_risk_a_duplicate()
 
 
 def test_a_create_meeting_an_existing_record_under_its_key_adopts_and_updates_it(sandbox: Any) -> None:
-    _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "ENG", {"code": "ENG", "name": "Old"})])))
+    _apply(sandbox, _one("school", "ENG", "Old"))
     results = _apply(sandbox, make_plan(("schools", "school", [
         record("schools", "school", "ENG", {"code": "ENG", "name": "Engineering"})
     ])))
@@ -141,8 +146,8 @@ def test_a_create_meeting_an_existing_record_under_its_key_adopts_and_updates_it
 
 
 def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(sandbox: Any) -> None:
-    _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "DUP", {"code": "DUP", "name": "S"})])))
-    results = _apply(sandbox, make_plan(("courses", "course", [record("courses", "course", "DUP", {"code": "DUP", "name": "C"})])))
+    _apply(sandbox, _one("school", "DUP", "S"))
+    results = _apply(sandbox, _one("course", "DUP", "C"))
     result = results.records[0]
     assert result.outcome is Outcome.FAILED and result.status == 409
     assert "DUP" in (result.message or "") or "school" in (result.message or "").lower()
