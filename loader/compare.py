@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 
+from loader.plan_model import PendingId
+
 _MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?)?$")
 
 
@@ -60,10 +62,11 @@ def set_form(value: Any) -> frozenset[Any]:
 
 
 def sorted_list(values: Iterable[Any]) -> list[Any]:
-    """A stable order for sending a set-like list: by normalised text, duplicates dropped."""
-    unique: dict[str, Any] = {}
+    """A stable order for sending a set-like list: by normalised text, ids not known yet last."""
+    unique: dict[tuple[int, str], Any] = {}
     for v in values:
-        unique.setdefault(str(normalise(v)), v)
+        key = (1, v.ref) if isinstance(v, PendingId) else (0, str(normalise(v)))
+        unique.setdefault(key, v)
     return [unique[k] for k in sorted(unique)]
 
 
