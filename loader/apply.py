@@ -47,7 +47,7 @@ class ApplyOptions:
 
     concurrency: int = 8
     partial: bool = False
-    max_create_attempts: int = 5
+    max_create_attempts: int = 8
     skip: Mapping[str, str] = field(default_factory=dict)
 
 
