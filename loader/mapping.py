@@ -288,9 +288,7 @@ class _BlockBuilder:
                 self._fail("bad-pattern", f"bad regular expression: {exc}", (*where, "pattern"))
         if len(self.findings) > before:
             return None
-        raw_map = None
-        if "map" in data:
-            raw_map = {self.doc.raw.get((*where, "map", k), k): v for k, v in data["map"].items()}
+        raw_map = dict(data["map"]) if "map" in data else None  # keys keep their source text
         steps = Steps(
             transform=tuple(data.get("transform", ())),
             type=data.get("type", "string" if ref else kind),

@@ -1,0 +1,321 @@
+"""Rows x mapping -> desired records: the messy workbook, refs, keys, merging, several blocks."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from loader.errors import MappingError
+from loader.model import CellRef, Ref
+from tests.mapping_support import cache_formula_values, messages, read, write_mapping, write_workbook
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _messy_workbook(path: Path) -> Path:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Curriculum"
+    rows = [
+        ["School Code", "Course Code", "Course Title", "Credit Points", "CRICOS", "Start", "Faculty Code", "Live"],
+        ["SCI", "  BSC ", "Bachelor of Science ", 240, "00851", dt.date(2027, 2, 28), 851, "yes"],
+        [None, "BSCA\u00a0", "Bachelor of Science (Advanced)", "300", None, "1/3/2027", 852, "N"],
+        [None, "BSCH", "Bachelor of Science (Honours)", "=D2*2", "099", "2027-07-15", 7, "TRUE"],
+        [],
+        ["   ", "\u00a0", None, None, None, None, None, None],
+        ["ENG", "BENG", "Bachelor of Engineering", "=D2+1", "12", None, None, None],
+    ]
+    for row in rows:
+        sheet.append(row)
+    sheet.merge_cells("A2:A4")  # a vertically merged School cell applies to every row it spans
+    for address in ("G2", "G3", "G4"):
+        sheet[address].number_format = "00000"  # displayed as 00851: a number, not text
+    sheet.row_dimensions[3].hidden = True  # hidden rows are read like any other
+    hidden = book.create_sheet("Schools")
+    hidden.append(["Code", "Name"])
+    hidden.append(["SCI", "Science"])
+    hidden.append(["ENG", "Engineering"])
+    hidden.sheet_state = "hidden"
+    book.save(path)
+    cache_formula_values(path, {"D4": "480"})  # D7 keeps no cached value, as openpyxl saves it
+    return path
+
+
+MESSY_MAPPING = """\
+version: 1
+source: messy.xlsx
+entities:
+  schools:
+    entity: school
+    sheet: Schools
+    key: [code]
+    fields:
+      code: Code
+      name: Name
+  courses:
+    entity: course
+    sheet: Curriculum
+    key: [code]
+    fields:
+      code: {column: Course Code, transform: [strip]}
+      name: {column: Course Title, transform: [strip]}
+      parent: {ref: school, column: School Code}
+      custom_attributes:
+        Credit Points: {column: Credit Points}
+        CRICOS: {column: CRICOS}
+        Start: {column: Start, type: date}
+        Faculty Code: {column: Faculty Code}
+        Live: {column: Live, map: {yes: "Y", N: "N"}}
+"""
+
+
+def test_messy_workbook_gives_exactly_the_expected_records(workdir: Path) -> None:
+    _messy_workbook(workdir / "messy.xlsx")
+    write_mapping(workdir / "m.yaml", MESSY_MAPPING)
+    sources = read([workdir / "m.yaml"])
+    schools, courses = sources.blocks
+    assert sources.findings == ()
+    assert schools.sheet == "Schools"
+    assert [(r.key, dict(r.fields)) for r in schools.records] == [
+        (("SCI",), {"code": "SCI", "name": "Science"}),
+        (("ENG",), {"code": "ENG", "name": "Engineering"}),
+    ]
+    got = [(r.key, dict(r.fields), r.row.row) for r in courses.records]
+    assert got == [
+        (("BSC",), {
+            "code": "BSC", "name": "Bachelor of Science", "parent": Ref("school", ("SCI",)),
+            "custom_attributes": {"Credit Points": "240", "CRICOS": "00851", "Start": "2027-02-28",
+                                  "Faculty Code": "00851", "Live": "Y"},
+        }, 2),
+        (("BSCA",), {
+            "code": "BSCA", "name": "Bachelor of Science (Advanced)", "parent": Ref("school", ("SCI",)),
+            "custom_attributes": {"Credit Points": "300", "Start": "2027-03-01", "Faculty Code": "00852",
+                                  "Live": "N"},
+        }, 3),
+        (("BSCH",), {
+            "code": "BSCH", "name": "Bachelor of Science (Honours)", "parent": Ref("school", ("SCI",)),
+            "custom_attributes": {"Credit Points": "480", "CRICOS": "099", "Start": "2027-07-15",
+                                  "Faculty Code": "00007", "Live": "TRUE"},
+        }, 4),
+        (("BENG",), {
+            "code": "BENG", "name": "Bachelor of Engineering", "parent": Ref("school", ("ENG",)),
+            "custom_attributes": {"CRICOS": "12"},
+        }, 7),
+    ]
+    assert courses.rows_read == 4  # the two blank rows are neither read nor counted
+    assert [(f.severity, f.code, f.where) for f in courses.findings] == [
+        ("warning", "formula-uncached", "messy.xlsx › Curriculum › D7"),
+    ]
+    merged_parent = courses.records[2].fields["parent"]
+    assert merged_parent.cell == CellRef("messy.xlsx", "Curriculum", "A4", 4)
+    assert str(courses.records[0].place("custom_attributes.CRICOS")) == "messy.xlsx › Curriculum › E2"
+
+
+def test_a_boolean_into_a_text_custom_attribute_is_an_error_at_its_cell(workdir: Path) -> None:
+    _messy_workbook(workdir / "messy.xlsx")
+    write_mapping(workdir / "m.yaml", MESSY_MAPPING.replace("map: {yes: \"Y\", N: \"N\"}", "type: boolean"))
+    courses = read([workdir / "m.yaml"]).blocks[1]
+    assert [f.where for f in courses.errors] == [f"messy.xlsx › Curriculum › H{n}" for n in (2, 3, 4)]
+    assert courses.errors[0].message == "custom_attributes.Live: expected string, got True"
+
+
+def _flat(path: Path) -> Path:
+    return write_workbook(path, {"Export": [
+        ["School", "School Name", "Course", "Course Name", "Status"],
+        ["SCI", "Science", "BSC", "Bachelor of Science", "Live"],
+        ["SCI", "Science", "BA", "Bachelor of Arts", "Withdrawn"],
+        ["SCI", "Science", "BSCA", "Advanced Science", "Live"],
+        ["ENG", "Engineering", "BENG", "Engineering", "Live"],
+        ["ENG", "Engineering (new)", "BENGH", "Engineering Honours", "Live"],
+    ]})
+
+
+FLAT_MAPPING = """\
+version: 1
+source: flat.xlsx
+entities:
+  schools:
+    entity: school
+    sheet: Export
+    key: [code]
+    fields:
+      code: School
+      name: School Name
+  courses:
+    entity: course
+    sheet: Export
+    where: {column: Status, not_in: [Withdrawn]}
+    key: [code]
+    fields:
+      code: Course
+      name: Course Name
+      parent: {ref: school, column: School}
+"""
+
+
+def test_several_blocks_over_one_sheet_merge_identical_rows_and_name_both_cells_of_a_conflict(workdir: Path) -> None:
+    _flat(workdir / "flat.xlsx")
+    write_mapping(workdir / "m.yaml", FLAT_MAPPING)
+    schools, courses = read([workdir / "m.yaml"]).blocks
+    assert [r.key for r in schools.records] == [("SCI",)]  # ENG conflicts, so it is left out
+    assert schools.records[0].row.row == 2
+    assert [(f.code, f.where) for f in schools.findings] == [
+        ("duplicate-key", "flat.xlsx › Export › B5 and flat.xlsx › Export › B6"),
+    ]
+    assert "'Engineering' and 'Engineering (new)'" in schools.findings[0].message
+    assert [r.key for r in courses.records] == [("BSC",), ("BSCA",), ("BENG",), ("BENGH",)]
+    assert (courses.rows_read, courses.rows_filtered) == (5, 1)
+
+
+def test_split_refs_keep_each_value_and_clear_gives_an_empty_list(workdir: Path) -> None:
+    write_workbook(workdir / "arr.xlsx", {"Arrangements": [
+        ["Code", "Title", "Status", "Subjects"],
+        ["AR1", "One", "Live", "MATH101; PHYS101;"],
+        ["AR2", "Two", "Draft", None],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: arr.xlsx
+entities:
+  arrangements:
+    entity: arrangement
+    sheet: Arrangements
+    key: [code]
+    fields:
+      code: Code
+      name: Title
+      status: {column: Status, map: {Live: ACTIVE, Draft: DRAFT}}
+      subjects_awarded: {ref: subject, column: Subjects, split: ";", empty: clear}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    first, second = block.records
+    assert first.fields["subjects_awarded"] == (Ref("subject", ("MATH101",)), Ref("subject", ("PHYS101",)))
+    assert first.fields["status"] == "ACTIVE"
+    assert second.fields["subjects_awarded"] == []
+    assert block.findings == ()
+
+
+def test_credential_key_holds_the_applicant_ref_and_pii_is_marked(workdir: Path) -> None:
+    write_workbook(workdir / "c.csv.xlsx", {"Creds": [
+        ["Applicant", "Type", "Name", "Email"],
+        ["A1", "TERTIARY", "BSc", "a@example.edu"],
+        ["A1", "SUBJECT", "", "b@example.edu"],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: c.csv.xlsx
+entities:
+  creds:
+    entity: credential
+    sheet: Creds
+    key: [applicant_id, type, name]
+    fields:
+      applicant_id: {ref: applicant, column: Applicant}
+      type: Type
+      name: {column: Name, pii: true}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert [r.key for r in block.records] == [(Ref("applicant", ("A1",), ("external_id",)), "TERTIARY", "BSc")]
+    assert block.pii_fields == frozenset({"name"}) == block.records[0].pii
+    assert [(f.code, f.where) for f in block.findings] == [("empty-key", "c.csv.xlsx › Creds › C3")]
+
+
+def test_row_errors_name_their_cells_and_schema_violations_their_field(workdir: Path) -> None:
+    write_workbook(workdir / "a.xlsx", {"Applicants": [
+        ["Id", "First", "Born", "Email", "Deliveries"],
+        ["A1", "Ann", "next week", "ann@example.edu", "ONLINE, CAMPUS"],
+        ["A2", "Bob", dt.date(2001, 5, 4), "not an email", None],
+        ["A3", "Cy", "04/05/2001", "cy@example.edu", ""],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: a.xlsx
+entities:
+  applicants:
+    entity: applicant
+    sheet: Applicants
+    key: [external_id]
+    fields:
+      external_id: Id
+      first_name: {column: First, empty: error}
+      date_of_birth: Born
+      email_address: {column: Email, pii: true}
+      eligible_deliveries: {column: Deliveries}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert [(f.code, f.where) for f in block.findings] == [
+        ("bad-value", "a.xlsx › Applicants › C2"),
+        ("schema", "a.xlsx › Applicants › D3"),
+    ]
+    assert "expected a date like 2027-02-28" in block.findings[0].message
+    assert "'next week'" in block.findings[0].message
+    assert [dict(r.fields) for r in block.records] == [
+        {"external_id": "A3", "first_name": "Cy", "date_of_birth": "2001-05-04", "email_address": "cy@example.edu"},
+    ]
+
+
+def test_template_and_constant_fields(workdir: Path) -> None:
+    write_workbook(workdir / "t.xlsx", {"S": [
+        ["Code", "First Name", "Last Name"],
+        ["X1", "Ada", "Lovelace"],
+        ["X2", None, None],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: t.xlsx
+entities:
+  s:
+    entity: school
+    key: [code]
+    fields:
+      code: Code
+      name: {template: "{{{First Name}}} {Last Name}", default: Unnamed}
+      custom_attributes:
+        Intake: {value: 2027}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert [dict(r.fields) for r in block.records] == [
+        {"code": "X1", "name": "{Ada} Lovelace", "custom_attributes": {"Intake": "2027"}},
+        {"code": "X2", "name": "Unnamed", "custom_attributes": {"Intake": "2027"}},
+    ]
+    assert block.records[0].place("name") == CellRef("t.xlsx", "S", "B2", 2)
+
+
+def test_missing_sheet_and_column_are_mapping_errors_listing_what_exists(workdir: Path) -> None:
+    _flat(workdir / "flat.xlsx")
+    write_mapping(workdir / "m.yaml", FLAT_MAPPING.replace("sheet: Export\n    where", "sheet: export\n    where")
+                  .replace("code: School\n", "code: school \n"))
+    sources = read([workdir / "m.yaml"])
+    assert sources.blocks == ()
+    assert messages(sources) == [
+        "m.yaml:9:13: no column 'school' in flat.xlsx › Export (header row 1); the columns are: 'School', "
+        "'School Name', 'Course', 'Course Name', 'Status' (did you mean 'School'?)",
+        "m.yaml:13:12: flat.xlsx has no sheet 'export'; its sheets are: 'Export' (did you mean 'Export'?)",
+    ]
+
+
+def test_a_missing_mapping_file_raises_listing_every_missing_file(workdir: Path) -> None:
+    with pytest.raises(MappingError) as caught:
+        read([workdir / "one.yaml", workdir / "two.yaml"])
+    assert "one.yaml: file not found" in caught.value.message
+    assert "two.yaml: file not found" in caught.value.message
+
+
+def test_a_missing_source_is_an_error_at_the_source_line(workdir: Path) -> None:
+    write_mapping(workdir / "m.yaml", FLAT_MAPPING)
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == ["m.yaml:2:9: source file not found: flat.xlsx"] * 2
+    assert sources.has_errors
+
+
+def test_fingerprints_cover_mapping_files_and_sources(workdir: Path) -> None:
+    _flat(workdir / "flat.xlsx")
+    write_mapping(workdir / "m.yaml", FLAT_MAPPING)
+    assert sorted(read([workdir / "m.yaml"]).fingerprints) == ["flat.xlsx", "m.yaml"]
