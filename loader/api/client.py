@@ -89,7 +89,8 @@ class ApiClient:
         self._quiet = LibraryNoiseFilter()
         self._semaphore = asyncio.Semaphore(concurrency)
         self._first_lock = asyncio.Lock()
-        self._checked = False
+        # With nothing to expect there is nothing to check before a write.
+        self._checked = env.expect_environment is None
         self._mismatch: EnvironmentMismatch | None = None
         self._http: httpx.AsyncClient | None = None
         self.environment: str | None = None
@@ -240,8 +241,12 @@ class ApiClient:
                         return await self._with_retries(method, path, params, json)
                     # Learn the environment by a read before the first write can be sent.
                     await self._with_retries("GET", probe.path if probe else path, None, None)
-                    if self._mismatch is not None:
-                        raise self._mismatch
+                    if not self._checked:
+                        raise EnvironmentMismatch(
+                            f"the service at {self._env.base_url} did not report its environment, so "
+                            f"expect_environment {self._env.expect_environment!r} cannot be checked; nothing sent",
+                            hint="remove expect_environment from loader.yaml only if this service never reports one",
+                        )
         return await self._with_retries(method, path, params, json)
 
     async def _with_retries(
@@ -319,9 +324,6 @@ class ApiClient:
         if self._checked:
             return
         expected = self._env.expect_environment
-        if expected is None:
-            self._checked = True
-            return
         if not isinstance(reported, str):
             return
         if reported != expected:

@@ -1,0 +1,39 @@
+"""Helpers of the client tests: environments pointing at sandboxes, seeds, stats look-ups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loader.config import Environment, RetrySettings, Secret
+from loader.sandbox.server import RunningSandbox
+
+# Quick waits so retry tests take milliseconds; attempts stay bounded.
+FAST_RETRY = RetrySettings(attempts=8, wait_initial=0.01, wait_max=0.05, wait_jitter=0.01, timeout=60.0)
+TOKEN_ROUTE = "POST /realms/{realm}/protocol/openid-connect/token"
+
+
+def schools_seed(count: int, prefix: str = "S") -> dict[str, Any]:
+    return {
+        "institution-a": {"schools": [{"code": f"{prefix}{i:05d}", "name": f"School {i}"} for i in range(count)]},
+        "institution-b": {"schools": [{"code": "B-ONLY", "name": "Other institution's school"}]},
+    }
+
+
+def environment_for(sb: RunningSandbox, **changes: Any) -> Environment:
+    values: dict[str, Any] = {
+        "name": "test",
+        "base_url": sb.base_url,
+        "auth_url": sb.auth_url,
+        "realm": sb.realm,
+        "expect_environment": "sandbox",
+        "client_id": sb.client_id,
+        "client_secret": Secret(sb.client_secret),
+        "timeout": 10.0,
+        "retry": FAST_RETRY,
+    }
+    values.update(changes)
+    return Environment(**values)
+
+
+def requests_to(stats: dict[str, Any], route: str) -> int:
+    return int(stats["requests"].get(route, 0))
