@@ -1,0 +1,149 @@
+"""Paging: every record exactly once whatever the last page looks like, and page-token expiry survived."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from api_support import environment_for, requests_to, schools_seed
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loader.api.client import ApiClient
+from loader.api.errors import ValidationFailed
+from loader.api.paging import Page, is_page_token_refusal, iter_records
+from loader.sandbox.server import FaultOptions
+
+SCHOOLS = "GET /institution/catalogue/schools"
+EXPECTED_CODES = [f"S{i:05d}" for i in range(450)]
+
+
+async def _consume_slowly(client: ApiClient, *, prefetch: int | None, pause_after: int, pause_s: float) -> list[str]:
+    codes = []
+    async for record in client.iter_collection("school", prefetch=prefetch):
+        codes.append(record["code"])
+        if len(codes) == pause_after:
+            await asyncio.sleep(pause_s)
+    return codes
+
+
+def test_a_slow_consumer_does_not_let_page_tokens_expire(start_sandbox, profile):
+    sb = start_sandbox(seed=schools_seed(450), page_token_ttl=1.0)
+
+    async def go() -> list[str]:
+        async with ApiClient(environment_for(sb), profile) as client:
+            return await _consume_slowly(client, prefetch=None, pause_after=50, pause_s=1.5)
+
+    assert run(go()) == EXPECTED_CODES
+    assert requests_to(sb.stats(), SCHOOLS) == 5  # 100+100+100+100+50: no restart was needed
+
+
+def test_an_expired_page_token_mid_traversal_still_yields_every_record_exactly_once(start_sandbox, profile):
+    sb = start_sandbox(seed=schools_seed(450), page_token_ttl=1.0)
+
+    async def go() -> list[str]:
+        async with ApiClient(environment_for(sb), profile) as client:
+            # A one-page buffer makes the producer wait for the consumer, so its token dies.
+            return await _consume_slowly(client, prefetch=1, pause_after=150, pause_s=1.4)
+
+    assert run(go()) == EXPECTED_CODES
+    assert requests_to(sb.stats(), SCHOOLS) > 5  # the traversal restarted from page 1
+
+
+def test_restarts_after_refused_page_tokens_are_bounded(start_sandbox, profile):
+    sb = start_sandbox(seed=schools_seed(250), page_token_ttl=0.05, faults=FaultOptions(latency_ms=120))
+
+    async def go() -> None:
+        async with ApiClient(environment_for(sb), profile) as client:
+            await client.fetch_collection("school")
+
+    with pytest.raises(ValidationFailed) as caught:
+        run(go())
+    assert is_page_token_refusal(caught.value)
+    assert requests_to(sb.stats(), SCHOOLS) == 2 * 4  # the first traversal and three restarts
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+# -- stop rules, against collections served by a plain function (shapes the sandbox does not take) --
+
+
+def _serve(
+    records: list[dict[str, Any]], page_size: int, *, token_on_last: bool, with_total: bool, with_page_total: bool
+) -> tuple[Any, list[Mapping[str, str]]]:
+    calls: list[Mapping[str, str]] = []
+
+    async def fetch_page(params: Mapping[str, str]) -> Page:
+        calls.append(dict(params))
+        start = int(params.get("page_token", "0"))
+        chunk = records[start : start + page_size]
+        end = start + len(chunk)
+        more = end < len(records)
+        return Page(
+            records=tuple(chunk),
+            total=len(records) if with_total else None,
+            page_total=len(chunk) if with_page_total else None,
+            page_token=str(end) if more or token_on_last else None,
+        )
+
+    return fetch_page, calls
+
+
+async def _all(fetch_page: Any, page_size: int, **kw: Any) -> list[dict[str, Any]]:
+    return [r async for r in iter_records(fetch_page, page_size=page_size, **kw)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(min_value=0, max_value=260),
+    page_size=st.integers(min_value=1, max_value=120),
+    token_on_last=st.booleans(),
+    with_total=st.booleans(),
+    with_page_total=st.booleans(),
+)
+def test_every_record_is_yielded_once_whatever_the_last_page_looks_like(
+    count, page_size, token_on_last, with_total, with_page_total
+):
+    records = [{"id": f"r{i}"} for i in range(count)]
+    fetch_page, calls = _serve(
+        records, page_size, token_on_last=token_on_last, with_total=with_total, with_page_total=with_page_total
+    )
+    assert asyncio.run(_all(fetch_page, page_size)) == records
+    full_pages = -(-count // page_size) if count else 1
+    assert len(calls) <= full_pages + 1  # at most one extra (empty) page
+
+
+def test_a_token_that_keeps_coming_with_the_same_records_ends_the_traversal():
+    calls = []
+
+    async def fetch_page(params: Mapping[str, str]) -> Page:
+        calls.append(params)
+        return Page(records=({"id": "a"}, {"id": "b"}), total=None, page_total=2, page_token="again")
+
+    assert asyncio.run(_all(fetch_page, 2)) == [{"id": "a"}, {"id": "b"}]
+    assert len(calls) == 2
+
+
+def test_filters_go_on_the_first_request_and_only_the_token_on_later_ones():
+    records = [{"id": f"r{i}"} for i in range(5)]
+    fetch_page, calls = _serve(records, 2, token_on_last=True, with_total=True, with_page_total=True)
+    filtered = fetch_page
+
+    async def with_filters() -> list[dict[str, Any]]:
+        return await _all(filtered, 2, filters={"code": "X"})
+
+    asyncio.run(with_filters())
+    assert calls[0] == {"code": "X"}
+    assert all(set(call) == {"page_token"} for call in calls[1:])
+
+
+def test_a_failure_that_is_not_about_the_page_token_propagates_at_once():
+    async def fetch_page(params: Mapping[str, str]) -> Page:
+        raise ValidationFailed(400, "ValidationError: unknown filter 'colour'")
+
+    with pytest.raises(ValidationFailed, match="unknown filter"):
+        asyncio.run(_all(fetch_page, 100))
