@@ -21,6 +21,7 @@ from loader.model import MappingPlace
 Path_ = tuple[str | int, ...]
 _MAX_NODES = 200_000
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_PLAIN_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
 
 
 @dataclass
@@ -88,6 +89,9 @@ def _convert(doc: MarkedDocument, loader: yaml.SafeLoader, node: yaml.Node, path
     if counter[0] > _MAX_NODES or len(path) > 50:
         raise YamlSyntaxError(_place(doc.file, node), "the document is too large or too deeply nested")
     doc.values[path] = _place(doc.file, node)
+    allowed = _PLAIN_TAGS.get(type(node))
+    if allowed is not None and node.tag != allowed:
+        raise YamlSyntaxError(_place(doc.file, node), f"invalid YAML value: the tag {node.tag!r} is not allowed")
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loader.errors import MappingError
 from loader.model import CellRef, Ref
@@ -319,3 +321,54 @@ def test_fingerprints_cover_mapping_files_and_sources(workdir: Path) -> None:
     _flat(workdir / "flat.xlsx")
     write_mapping(workdir / "m.yaml", FLAT_MAPPING)
     assert sorted(read([workdir / "m.yaml"]).fingerprints) == ["flat.xlsx", "m.yaml"]
+
+
+_any_text = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=15).filter(
+    lambda t: not t.startswith("=")
+)
+_any_cell = st.one_of(
+    st.none(), _any_text, st.integers(-(10**15), 10**15), st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(), st.dates(min_value=dt.date(1900, 3, 1), max_value=dt.date(2100, 1, 1)),
+    st.sampled_from(["2027-02-28", "31/12/1999", "yes", "  ", "\u00a0", "007", "1,2;3"]),
+)
+PROPERTY_MAPPING = """\
+version: 1
+source: p.xlsx
+entities:
+  applicants:
+    entity: applicant
+    sheet: S
+    key: [external_id]
+    fields:
+      external_id: Id
+      first_name: {column: First, transform: [strip], max_length: 10}
+      date_of_birth: {column: Born, empty: clear}
+      eligible_deliveries: {column: Deliveries, split: ";"}
+      custom_attributes:
+        Score: {column: Score, type: number, empty: error}
+"""
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(_any_cell, _any_cell, _any_cell, _any_cell), min_size=1, max_size=8))
+def test_arbitrary_cells_give_each_row_a_record_or_an_error_at_a_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[tuple[object, ...]]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_workbook(tmp_path / "p.xlsx", {"S": [
+        ["Id", "First", "Born", "Deliveries", "Score"],
+        *([f"K{n}", *cells] for n, cells in enumerate(rows)),
+    ]})
+    write_mapping(tmp_path / "m.yaml", PROPERTY_MAPPING)
+    sources = read([tmp_path / "m.yaml"])
+    assert sources.findings == ()
+    block = sources.blocks[0]
+    assert block.rows_read == len(rows)
+    built = {r.row.row for r in block.records}
+    for number in range(2, len(rows) + 2):
+        errors = [f for f in block.findings if f.where and f.where.startswith("p.xlsx › S › ")
+                  and f.where.removeprefix("p.xlsx › S › ")[1:] == str(number)]
+        assert (number in built) != bool(errors), (number, block.findings)
+    for record in block.records:
+        assert record.key == (f"K{record.row.row - 2}",)
+        assert isinstance(record.fields["custom_attributes"]["Score"], int | float)
