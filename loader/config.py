@@ -250,10 +250,11 @@ class _Locator:
         self._path = path
         self._root = root
 
-    def __call__(self, keys: tuple[Any, ...] | list[Any]) -> str:
+    def __call__(self, keys: tuple[Any, ...] | list[Any], *, key: bool = False) -> str:
+        """The place of the value at `keys` (with `key=True`: of the last key itself)."""
         node = self._root
-        for key in keys:
-            child = _child(node, key)
+        for position, name in enumerate(keys):
+            child = _child(node, name, key_node_wanted=key and position == len(keys) - 1)
             if child is None:
                 break
             node = child
@@ -262,11 +263,11 @@ class _Locator:
         return f"{self._path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
 
 
-def _child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
+def _child(node: yaml.Node | None, key: Any, *, key_node_wanted: bool = False) -> yaml.Node | None:
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
-                return value_node
+                return key_node if key_node_wanted else value_node
     if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
         return node.value[key]
     return None
@@ -297,7 +298,16 @@ def _validate_schema(data: Any, locate: _Locator) -> None:
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return
-    lines = [f"{locate(list(e.absolute_path))}: {_describe(e)}" for e in errors]
+    lines = []
+    for error in errors:
+        path = list(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            for extra in (k for k in error.instance if k not in allowed):
+                place = ".".join(str(p) for p in [*path, extra])
+                lines.append(f"{locate([*path, extra], key=True)}: {place}: unknown setting {extra!r}")
+            continue
+        lines.append(f"{locate(path)}: {_describe(error)}")
     raise ConfigError(
         "loader.yaml is not valid:\n  " + "\n  ".join(lines),
         hint="see schemas/loader.schema.json for what each setting may hold",
