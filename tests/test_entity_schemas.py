@@ -1,0 +1,57 @@
+"""Entity payload schemas: one per writable entity, refs checked by shape, errors per field."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from loader.entity_schemas import check_fields, default_type, field_names, payload_schema
+from loader.model import Ref
+from loader.profile import load_profile
+
+PROFILE = load_profile()
+WITH_SCHEMA = sorted(name for name, e in PROFILE.entities.items() if e.schema)
+
+
+def test_every_writable_entity_with_a_schema_name_has_a_valid_schema_file() -> None:
+    assert WITH_SCHEMA == ["applicant", "arrangement", "course", "credential", "program", "school", "subject"]
+    for name in WITH_SCHEMA:
+        schema = payload_schema(PROFILE.entity(name).schema or "")
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("name", WITH_SCHEMA)
+def test_payload_schemas_leave_out_read_only_and_forbidden_fields(name: str) -> None:
+    entity = PROFILE.entity(name)
+    assert not (set(field_names(entity)) & (entity.read_only | entity.forbidden))
+
+
+def test_references_are_checked_by_their_shape_with_a_placeholder() -> None:
+    course = PROFILE.entity("course")
+    assert check_fields(course, {"code": "BSC", "parent": Ref("school", ("SCI",))}) == []
+    arrangement = PROFILE.entity("arrangement")
+    assert check_fields(arrangement, {"subjects_awarded": (Ref("subject", ("M1",)), Ref("subject", ("M2",)))}) == []
+
+
+def test_violations_name_their_field_and_custom_attribute_label() -> None:
+    credential = PROFILE.entity("credential")
+    problems = check_fields(credential, {"type": "DEGREE", "tags": "x"})
+    assert sorted((p.field, p.message) for p in problems) == [
+        ("tags", "expected array, got 'x'"),
+        ("type", "expected one of TERTIARY, SUBJECT, PROFESSIONAL, EMPLOYMENT, got 'DEGREE'"),
+    ]
+    school = PROFILE.entity("school")
+    problems = check_fields(school, {"custom_attributes": {"Points": 240}})
+    assert [(p.field, p.message) for p in problems] == [("custom_attributes.Points", "expected string, got 240")]
+
+
+def test_cleared_fields_are_valid() -> None:
+    assert check_fields(PROFILE.entity("applicant"), {"date_of_birth": None, "eligible_deliveries": []}) == []
+
+
+def test_default_types_follow_the_schema() -> None:
+    applicant = PROFILE.entity("applicant")
+    assert [default_type(applicant, f) for f in ("first_name", "date_of_birth", "eligible_deliveries")] == [
+        "string", "date", "list",
+    ]
