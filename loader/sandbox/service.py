@@ -83,12 +83,15 @@ class Service:
 
     def get(self, client: Client, entity: Entity, id_or_code: str) -> dict[str, Any]:
         """One record, with what only single-record answers carry (children, comments...)."""
-        body = self.find(client.institution, entity, id_or_code).body
+        return self._with_details(client.institution, entity, self.find(client.institution, entity, id_or_code).body)
+
+    def _with_details(self, institution: str, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:
+        body = dict(body)
         if entity.collection in CURRICULUM:
-            children = self._store.by_ref(client.institution, CURRICULUM, body["id"])
+            children = self._store.by_ref(institution, CURRICULUM, body["id"])
             body["children"] = [{k: c.body.get(k) for k in ("id", "code", "name", "type")} for c in children]
         elif entity.collection == "applications":
-            body.update(self._application_details(client.institution, body["id"]))
+            body.update(self._application_details(institution, body["id"]))
         return body
 
     def _application_details(self, institution: str, application_id: str) -> dict[str, Any]:
@@ -180,7 +183,7 @@ class Service:
         self._store.insert(client.institution, entity.collection, body, cols)
         if send_email:
             self._send_confirmation(client.institution, body)
-        return body
+        return self._with_details(client.institution, entity, body)
 
     def update(self, client: Client, entity: Entity, record_id: str, payload: Any) -> dict[str, Any]:
         if not entity.updatable:
@@ -203,7 +206,7 @@ class Service:
         cols = columns_of(entity, body)
         self.check_unique(client.institution, entity, body, cols)
         self._store.update(record_id, body, cols)
-        return body
+        return self._with_details(client.institution, entity, body)
 
     def check_rules(
         self, institution: str, entity: Entity, body: dict[str, Any], before: dict[str, Any] | None
