@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from loader.compare import same
 from loader.model import DesiredRecord, Ref
-from loader.plan_fields import CUSTOM, plan_fields
+from loader.plan_fields import CUSTOM, plan_fields, quoted
 from loader.plan_model import Action, BlockPlan, Finding, Plan, RecordPlan
 from loader.profile import Profile
 from loader.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
@@ -166,12 +166,13 @@ def _same_source(a: Any, b: Any) -> bool:
 
 
 def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: Any) -> Finding:
-    shown_a, shown_b = (_show(v) for v in (a, b))
+    pii = name in first.pii or name in other.pii
+    shown_a, shown_b = (quoted(_show(v), pii) for v in (a, b))
     return Finding(
         "error",
         "conflicting-source-values",
-        f"{first.entity} {show_key(first.key)} is given different {name} values: {shown_a!r} at "
-        f"{first.place(name)} and {shown_b!r} at {other.place(name)}",
+        f"{first.entity} {show_key(first.key)} is given different {name} values: {shown_a} at "
+        f"{first.place(name)} and {shown_b} at {other.place(name)}",
         str(first.place(name)),
     )
 

@@ -69,12 +69,14 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
         if name in entity.immutable:
             out.findings.append(
                 Finding("error", "immutable-field",
-                        f"{name} cannot change after creation (live {old!r}, source {shown!r})", where)
+                        f"{name} cannot change after creation (live {quoted(old, pii)}, "
+                        f"source {quoted(shown, pii)})", where)
             )
         elif name in entity.read_only or name in entity.create_only:
             out.findings.append(
                 Finding("warning", "read-only-field",
-                        f"{name} can only be set at creation: live {old!r}, source {shown!r}; not updated", where)
+                        f"{name} can only be set at creation: live {quoted(old, pii)}, "
+                        f"source {quoted(shown, pii)}; not updated", where)
             )
         else:
             out.payload[name] = _send_form(value, name, entity)
@@ -83,6 +85,11 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
 
 
 _UNRESOLVED = object()
+
+
+def quoted(value: Any, pii: bool) -> str:
+    """A value for a message; a PII value is never spelt out (reports mask it everywhere)."""
+    return "(hidden)" if pii and value is not None else repr(value)
 
 
 def _has_ref(value: Any) -> bool:

@@ -310,12 +310,12 @@ def seed() -> dict[str, Any]:
         credentials.append(record)
     arrangements = []
     live_status = {"ART-TAFE-IT": "READY", "ART-TAFE-ACC": "ACTIVE"}
-    for n, (code, title, _status, awarded, partner) in enumerate(ARRANGEMENTS):
+    for n, (code, title, _status, awarded, _partner) in enumerate(ARRANGEMENTS):
         if code not in live_status:
             continue
         arrangements.append({"id": _id("arrangement", code), "code": code, "name": title, "status": live_status[code],
                              "subjects_awarded": [_id("subject", s) for s in awarded.split(";")],
-                             "custom_attributes": {"Partner": partner}, "metadata": _metadata(n + 1)})
+                             "metadata": _metadata(n + 1)})
     other = {
         "schools": [{"id": _id("b-school", "SCI"), "code": "SCI", "name": "Faculty of Science (Institution B)",
                      "custom_attributes": {}}],

@@ -1,0 +1,87 @@
+"""`loader plan MAPPING...`: read the inputs, fetch live data, show what would change.
+
+Writes the requested artifacts: `--out plan.json` (for `apply --plan`; mode 0600), `--report
+plan.md` (Markdown, deterministic, split into parts when long), `--html plan.html`.
+Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes
+and 0 when there are none; otherwise 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from loader.config import Config, Environment
+    from loader.plan_model import Plan
+    from loader.planning import PlanRun
+
+log = logging.getLogger("loader.plan")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("mappings", nargs="+", metavar="MAPPING", help="mapping files (YAML), planned together")
+    parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
+    parser.add_argument("--out", metavar="plan.json", type=Path, help="write the plan for `loader apply --plan`")
+    parser.add_argument("--report", metavar="plan.md", type=Path, help="write a Markdown report (pull requests, CI)")
+    parser.add_argument("--html", metavar="plan.html", type=Path, help="write a self-contained HTML report")
+    parser.add_argument(
+        "--detailed-exitcode", action="store_true", help="exit 2 when there are changes, 0 when none, 1 on errors"
+    )
+    parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from loader.config import load_config
+    from loader.environments import open_environment
+    from loader.report.terminal import render
+
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    config = load_config(Path(args.config) if args.config else None)
+    with open_environment(config, args.env) as env:
+        plan_run = asyncio.run(_plan(args, config, env))
+    plan = plan_run.plan
+    render(plan)
+    log.info(
+        "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
+        plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
+        dict(plan_run.request_counts),
+    )
+    _write_artifacts(args, plan)
+    if plan.has_errors:
+        return EXIT_ERROR
+    if args.detailed_exitcode and plan.has_changes:
+        return EXIT_CHANGES
+    return EXIT_OK
+
+
+async def _plan(args: argparse.Namespace, config: Config, env: Environment) -> PlanRun:
+    from loader.api.client import ApiClient
+    from loader.planning import run_plan
+
+    concurrency = args.concurrency or config.concurrency
+    async with ApiClient(env, config.profile, concurrency=concurrency) as client:
+        return await run_plan([Path(m) for m in args.mappings], config=config, env=env, client=client)
+
+
+def _write_artifacts(args: argparse.Namespace, plan: Plan) -> None:
+    from loader.report.html import write_html
+    from loader.report.markdown import write_markdown
+    from loader.report.plan_json import write_plan_json
+
+    if args.out:
+        write_plan_json(plan, args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+    if args.report:
+        for path in write_markdown(plan, args.report):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.html:
+        write_html(plan, args.html)
+        print(f"wrote {args.html}", file=sys.stderr)

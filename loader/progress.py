@@ -1,0 +1,106 @@
+"""Progress bars for long steps: rich bars on a terminal, nothing otherwise.
+
+    with progress_bars() as bars:               # enabled only when stdout is a terminal
+        bar = bars.add("fetching courses")      # total unknown: a counter with a rate
+        bar.set_total(1_000)                    # known later? set it
+        bar.advance(100)
+        bar.done()                              # fills the bar (or just stops the counter)
+
+`progress_bars(enabled=False)` (or a non-terminal stdout) gives bars whose methods do nothing, so
+callers never branch. Bars are drawn on stdout, only when it is a terminal; `NO_COLOR` turns colour off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+
+class Bar(Protocol):
+    def advance(self, amount: int = 1) -> None: ...
+    def set_total(self, total: int) -> None: ...
+    def done(self) -> None: ...
+
+
+class Bars(Protocol):
+    def add(self, description: str, total: int | None = None) -> Bar: ...
+
+
+class _NoBar:
+    def advance(self, amount: int = 1) -> None:
+        pass
+
+    def set_total(self, total: int) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+
+class _NoBars:
+    def add(self, description: str, total: int | None = None) -> Bar:
+        return _NoBar()
+
+
+class _RichBar:
+    def __init__(self, progress: Progress, task: TaskID):
+        self._progress = progress
+        self._task = task
+
+    def advance(self, amount: int = 1) -> None:
+        self._progress.advance(self._task, amount)
+
+    def set_total(self, total: int) -> None:
+        self._progress.update(self._task, total=total)
+
+    def done(self) -> None:
+        task = self._progress.tasks[self._task]
+        self._progress.update(self._task, total=task.completed)
+
+
+class _RichBars:
+    def __init__(self, progress: Progress):
+        self._progress = progress
+
+    def add(self, description: str, total: int | None = None) -> Bar:
+        return _RichBar(self._progress, self._progress.add_task(description, total=total))
+
+
+def console(stream: object | None = None) -> Console:
+    """A rich console: colour only on a terminal, never with NO_COLOR set."""
+    file = stream if stream is not None else sys.stdout
+    width = None if _isatty(file) else 160  # pipes and logs: long lines, never wrapped mid-place
+    return Console(file=file, no_color="NO_COLOR" in os.environ, highlight=False, width=width)  # type: ignore[arg-type]
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+@contextmanager
+def progress_bars(enabled: bool | None = None) -> Iterator[Bars]:
+    """Bars on stdout while the block runs; `enabled=None` means "when stdout is a terminal"."""
+    if not (is_terminal() if enabled is None else enabled):
+        yield _NoBars()
+        return
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console(),
+        transient=True,
+    )
+    with progress:
+        yield _RichBars(progress)

@@ -1,0 +1,70 @@
+"""plan.json: everything `loader apply --plan` needs, described by schemas/plan.schema.json.
+
+Written with mode 0600 from the start (os.open), because payloads keep the values to send,
+PII included; only `changes` (what reviewers read) are masked. Deterministic apart from the one
+`created_at` line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from loader.errors import PlanError
+from loader.plan_model import Plan, plan_from_dict, plan_to_dict
+from loader.report.masking import masked_plan
+
+FILE_MODE = 0o600
+
+
+@cache
+def plan_schema() -> dict[str, Any]:
+    text = resources.files("loader.schemas").joinpath("plan.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def plan_json_text(plan: Plan) -> str:
+    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`."""
+    return json.dumps(plan_to_dict(masked_plan(plan)), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_plan_json(plan: Plan, path: Path) -> None:
+    """Write plan.json readable by its owner only (0600), replacing any file there."""
+    text = plan_json_text(plan).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
+        os.write(fd, text)
+    finally:
+        os.close(fd)
+
+
+def validation_errors(data: Any) -> list[str]:
+    """Every way `data` breaks plan.schema.json, as `path: message` lines."""
+    validator = jsonschema.Draft202012Validator(plan_schema())
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+        for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+
+
+def read_plan_json(path: Path) -> Plan:
+    """A plan.json checked against its schema; PlanError naming every problem otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PlanError(f"cannot read the plan: {exc}", where=str(path)) from exc
+    problems = validation_errors(data)
+    if problems:
+        raise PlanError(
+            "the plan file is not a valid plan:\n  " + "\n  ".join(problems[:20]),
+            where=str(path),
+            hint="write it again with `loader plan ... --out plan.json`",
+        )
+    return plan_from_dict(data)
