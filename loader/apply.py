@@ -134,7 +134,9 @@ class _Executor:
             self._skip_all(scheduler.withdraw([ref]), lambda _r, ref=ref: f"not applied: depends on {ref}, skipped")
         for record in self.records.values():
             if record.blocked or record.errors:
-                self._skip_all({record.ref}, _blocked_reason)
+                cells = tuple(f.where for f in record.errors if f.where)
+                self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=_blocked_reason(record),
+                                   cells=cells))
                 self._skip_all(scheduler.withdraw([record.ref]), _blocked_reason)
 
         tasks: dict[asyncio.Task[tuple[str, bool]], str] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -57,7 +58,7 @@ def test_created_parents_ids_flow_into_their_childrens_payloads(sandbox: Any) ->
 
 def test_a_failed_create_skips_its_dependants_and_the_rest_applies(sandbox: Any) -> None:
     plan = school_course_plan(2, 2)
-    broken = plan.blocks[0].records[0].__class__(**{**plan.blocks[0].records[0].__dict__, "payload": {"code": "S0"}})
+    broken = replace(plan.blocks[0].records[0], payload={"code": "S0"})
     plan = make_plan(
         ("schools", "school", (broken, plan.blocks[0].records[1])),
         ("courses", "course", plan.blocks[1].records),
@@ -125,7 +126,7 @@ def test_a_lost_answer_for_a_keyless_create_fails_rather_than_risk_a_duplicate()
             "applications", "application", "x", {"applicant_id": PendingId("applicants/A1")},
             depends_on=("applicants/A1",),
         )
-        application = application.__class__(**{**application.__dict__, "key": ()})
+        application = replace(application, key=())
         plan = make_plan(("applicants", "applicant", [applicant]), ("applications", "application", [application]))
         results = _apply(sandbox, plan).by_ref()
         assert results["applicants/A1"].outcome is Outcome.CREATED and results["applicants/A1"].adopted
@@ -156,10 +157,8 @@ def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(
 def test_blocked_records_and_stale_ones_are_skipped_with_their_dependants(sandbox: Any) -> None:
     plan = school_course_plan(3, 1)
     schools = list(plan.blocks[0].records)
-    schools[0] = schools[0].__class__(**{
-        **schools[0].__dict__, "blocked": True,
-        "findings": (Finding("error", "bad", "name too long", "curriculum.xlsx › schools › B2"),),
-    })
+    finding = Finding("error", "bad", "name too long", "curriculum.xlsx › schools › B2")
+    schools[0] = replace(schools[0], blocked=True, findings=(finding,))
     plan = make_plan(("schools", "school", schools), ("courses", "course", plan.blocks[1].records))
     results = _apply(sandbox, plan, ApplyOptions(partial=True, skip={"schools/S1": "stale: changed"}))
     outcome = {r.ref: (r.outcome, r.message) for r in results.records}

@@ -13,7 +13,8 @@ import argparse
 import asyncio
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,10 @@ from loader.config import Config, Environment, load_config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
 from loader.plan_model import Plan
+from loader.progress import console
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
-from loader.report.results_workbook import write_results_workbook
+from loader.report.results_workbook import FieldCells, write_results_workbook
 from loader.results import RecordResult, Results
 from loader.stale import find_stale
 
@@ -78,6 +80,14 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
     return guard, outputs
 
 
+@dataclass(frozen=True)
+class _SourceContext:
+    """What the source says beyond the plan, for results.xlsx (known when apply made the plan)."""
+
+    header_rows: Mapping[str, int] = field(default_factory=dict)
+    field_cells: FieldCells = field(default_factory=dict)
+
+
 def run(args: argparse.Namespace) -> int:
     guard, outputs = _check_usage(args)
     config = load_config(Path(args.config) if args.config else None)
@@ -90,22 +100,26 @@ def run(args: argparse.Namespace) -> int:
     with open_environment(config, args.env) as env:
         if plan_file is not None:
             check_target(plan_file, env.name, None)
-        results = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
-    if results is None:
+        outcome = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
+    if outcome is None:
         return EXIT_OK
+    results, context = outcome
     for path in outputs:
-        _write(results, path)
+        _write(results, path, context)
     print(render_results(results))
     if results.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if results.ok else EXIT_ERROR
 
 
-def _write(results: Results, path: Path) -> None:
+def _write(results: Results, path: Path, context: _SourceContext) -> None:
     if path.suffix.lower() == ".json":
         write_results_json(results, path)
     else:
-        for note in write_results_workbook(results, path):
+        notes = write_results_workbook(
+            results, path, header_rows=context.header_rows, field_cells=context.field_cells
+        )
+        for note in notes:
             print(f"note: {note}", file=sys.stderr)
     print(f"wrote {path}", file=sys.stderr)
 
@@ -117,9 +131,10 @@ async def _apply(
     plan: Plan | None,
     guard: MaxChanges | None,
     concurrency: int,
-) -> Results | None:
+) -> tuple[Results, _SourceContext] | None:
     from loader.api.client import ApiClient
 
+    context = _SourceContext()
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         skip: dict[str, str] = {}
         if plan is not None:
@@ -127,10 +142,8 @@ async def _apply(
             if client.environment is None:
                 await client.fetch_collection("tag")  # one cheap call: learn what the service reports
             check_target(plan, env.name, client.environment)
-            for ref, why in skip.items():
-                print(f"skipping {ref}: {why}", file=sys.stderr)
         else:
-            plan = await _make_plan(args, config, env, client)
+            plan, context = await _make_plan(args, config, env, client)
             check_errors(plan, args.partial)
             check_max_changes(plan, guard, args.partial)
             changes = changes_to_apply(plan, args.partial)
@@ -141,18 +154,35 @@ async def _apply(
         stop = asyncio.Event()
         options = ApplyOptions(concurrency=concurrency, partial=args.partial, skip=skip)
         with _BlockProgress(plan) as listener, _StopOnSigint(stop):
-            return await apply_plan(
+            results = await apply_plan(
                 plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
             )
+        return results, context
 
 
-async def _make_plan(args: argparse.Namespace, config: Config, env: Environment, client: Any) -> Plan:
+async def _make_plan(
+    args: argparse.Namespace, config: Config, env: Environment, client: Any
+) -> tuple[Plan, _SourceContext]:
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
-    from loader import planning
+    from loader.mapping import load_mapping
+    from loader.planning import run_plan
+    from loader.report.terminal import render
 
-    plan: Plan = await planning.make_plan([Path(m) for m in args.mappings], config=config, env=env, client=client)
-    print(planning.render_summary(plan))
-    return plan
+    paths = [Path(m) for m in args.mappings]
+    planned = await run_plan(paths, config=config, env=env, client=client)
+    render(planned.plan)
+    header_rows: dict[str, int] = {}
+    for path in paths:
+        mapping, _ = load_mapping(path, config.profile)
+        for block in mapping.blocks if mapping else ():
+            header_rows[block.name] = block.header_row
+    field_cells = {
+        (b.block, rec.row.row): {name: str(cell) for name, cell in rec.cells.items()}
+        for b in planned.sources.blocks
+        for rec in b.records
+        if rec.row.row is not None
+    }
+    return planned.plan, _SourceContext(header_rows, field_cells)
 
 
 def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:
@@ -219,6 +249,7 @@ class _BlockProgress:
             MofNCompleteColumn(),
             _RateColumn(),
             TimeRemainingColumn(),
+            console=console(),
         )
         for block in self.plan.blocks:
             self.tasks[block.name] = self.bars.add_task(block.name, total=len(block.records))

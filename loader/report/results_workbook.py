@@ -41,10 +41,12 @@ class _Source:
     sheet: str | None
 
 
-def _cell_address(where: str) -> tuple[int, int] | None:
-    """(row, column) of an A1 address, or of the last part of `file › sheet › D17`."""
-    last = where.rsplit("›", 1)[-1].strip()
-    match = _A1.match(last)
+def _cell_address(where: str, sheet: str | None) -> tuple[int, int] | None:
+    """(row, column) of the last part of `file › sheet › D17` (or an A1 address), when on `sheet`."""
+    parts = [p.strip() for p in where.split("›")]
+    if sheet is not None and len(parts) >= 3 and parts[-2] != sheet:
+        return None
+    match = _A1.match(parts[-1])
     if not match:
         return None
     return int(match.group(2)), column_index_from_string(match.group(1))
@@ -78,16 +80,22 @@ def _header_row(rows_with_records: Iterable[int], header_rows: Mapping[str, int]
     return 1 if min(rows_with_records, default=2) > 1 else 0
 
 
+FieldCells = Mapping[tuple[str, int], Mapping[str, str]]  # (block, row) -> field -> "file › sheet › D17"
+
+
 def write_results_workbook(
     results: Results,
     path: Path,
     *,
     header_rows: Mapping[str, int] | None = None,
+    field_cells: FieldCells | None = None,
     base: Path | None = None,
 ) -> list[str]:
     """Write results.xlsx; returns notes about sources that could not be copied (they are listed
-    without their source values). `header_rows` gives a block's header row (default 1)."""
+    without their source values). `header_rows` gives a block's header row (default 1);
+    `field_cells` the cell each field of a row came from, so a failure's cells can be marked."""
     header_rows = header_rows or {}
+    field_cells = field_cells or {}
     base = base or Path.cwd()
     by_source: dict[_Source, dict[str, list[RecordResult]]] = defaultdict(lambda: defaultdict(list))
     for block, (file, sheet) in results.block_sources.items():
@@ -104,7 +112,7 @@ def write_results_workbook(
         sheet = workbook.create_sheet(_title(source, used))
         width = _copy_source(sheet, source, base, notes)
         header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), header_rows, blocks)
-        _write_outcomes(sheet, blocks, width, max(header, 1), header > 0)
+        _write_outcomes(sheet, blocks, width, max(header, 1), header > 0, field_cells, source.sheet)
     if not by_source:
         workbook.create_sheet("Results")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +139,13 @@ def _copy_source(sheet: Worksheet, source: _Source, base: Path, notes: list[str]
 
 
 def _write_outcomes(
-    sheet: Worksheet, blocks: Mapping[str, list[RecordResult]], width: int, header: int, has_header: bool
+    sheet: Worksheet,
+    blocks: Mapping[str, list[RecordResult]],
+    width: int,
+    header: int,
+    has_header: bool,
+    field_cells: FieldCells,
+    source_sheet: str | None,
 ) -> None:
     several = len(blocks) > 1
     column = width + 1
@@ -143,15 +157,34 @@ def _write_outcomes(
         unplaced = [r for r in results if not r.row]
         for result in results:
             if result.row:
-                _write_result(sheet, result.row, column, result)
+                cells = result.cells or _cells_to_mark(result, field_cells.get((result.block, result.row), {}))
+                _write_result(sheet, result.row, column, result, cells, source_sheet)
         # Records with no source row (e.g. from a hand-made plan) are listed under the last row.
         next_row = max(sheet.max_row + 2, header + 1)
         for offset, result in enumerate(unplaced):
-            _write_result(sheet, next_row + offset, column, result)
+            _write_result(sheet, next_row + offset, column, result, (), source_sheet)
         column += 3
 
 
-def _write_result(sheet: Worksheet, row: int, column: int, result: RecordResult) -> None:
+def _cells_to_mark(result: RecordResult, cells: Mapping[str, str]) -> tuple[str, ...]:
+    """For a failure: the cells of the fields the service's message names, else of every field sent."""
+    if result.outcome is not Outcome.FAILED or not cells:
+        return ()
+    text = result.message or ""
+    named = [
+        where for name, where in cells.items()
+        if re.search(rf"(?<![\w.]){re.escape(name.rsplit('.', 1)[-1])}(?![\w])", text)
+    ]
+    if named:
+        return tuple(named)
+    return tuple(where for name, where in cells.items() if name.split(".", 1)[0] in result.fields) or tuple(
+        cells.values()
+    )
+
+
+def _write_result(
+    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[str], source_sheet: str | None
+) -> None:
     status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
     set_safe_cell(sheet, row, column + 1, result.id)
     message = result.message
@@ -163,14 +196,15 @@ def _write_result(sheet: Worksheet, row: int, column: int, result: RecordResult)
     fill = _fill_for(result.outcome)
     if fill is not None:
         status_cell.fill = fill
-    if result.outcome is not Outcome.FAILED:
+    if result.outcome not in (Outcome.FAILED, Outcome.SKIPPED):
         return
-    comment_text = (message or "failed")[:30000]
-    for where in result.cells:
-        address = _cell_address(where)
+    comment_text = (message or result.outcome.value)[:30000]
+    fill = FAILED_FILL if result.outcome is Outcome.FAILED else SKIPPED_FILL
+    for where in cells:
+        address = _cell_address(where, source_sheet)
         if address is None:
             continue
         cell = sheet.cell(row=address[0], column=address[1])
-        cell.fill = FAILED_FILL
+        cell.fill = fill
         cell.comment = Comment(comment_text, "loader")
     status_cell.comment = Comment(comment_text, "loader")
