@@ -1,0 +1,151 @@
+"""Transport faults the sandbox cannot produce (dropped connections, an identity provider that is
+down, a body that is not an envelope), served by plain handler functions through httpx.MockTransport."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from api_support import FAST_RETRY
+
+from loader.api.client import ApiClient
+from loader.api.errors import ApiError, EnvironmentMismatch, OutcomeUnknown, Unreachable
+from loader.config import Environment, RetrySettings, Secret
+from loader.profile import load_profile
+
+BASE = "http://127.0.0.1:9"
+ENVELOPE = {"environment": "sandbox", "version": "5.1.0", "timestamp": 0}
+SCHOOL = {"id": "s-1", "code": "SCI", "name": "Science"}
+
+
+def _env(**changes: Any) -> Environment:
+    values: dict[str, Any] = {
+        "name": "mock",
+        "base_url": BASE,
+        "auth_url": BASE,
+        "realm": "sandbox",
+        "expect_environment": "sandbox",
+        "client_id": "c",
+        "client_secret": Secret("s3cret"),
+        "retry": FAST_RETRY,
+    }
+    values.update(changes)
+    return Environment(**values)
+
+
+def _service(failures: dict[str, list[Exception]], body: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """A fake service: each request first pops a failure queued for its method, if any."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": 300, "token_type": "Bearer"})
+        queued = failures.get(request.method) or []
+        if queued:
+            raise queued.pop(0)
+        assert request.headers["Authorization"] == "Bearer tok"
+        if body is not None:
+            return httpx.Response(200, json=body)
+        if request.method == "GET":
+            return httpx.Response(
+                200, json={**ENVELOPE, "total": 1, "page_total": 1, "page_token": "x", "data": [SCHOOL]}
+            )
+        return httpx.Response(200, json={**ENVELOPE, "data": SCHOOL})
+
+    return handle
+
+
+def _run(handler: Callable[..., Any], action: Callable[[ApiClient], Any], **env: Any) -> tuple[Any, dict[str, int]]:
+    async def go() -> tuple[Any, dict[str, int]]:
+        async with ApiClient(_env(**env), load_profile(), transport=httpx.MockTransport(handler)) as client:
+            try:
+                return await action(client), client.request_counts
+            except ApiError as error:
+                return error, client.request_counts
+
+    return asyncio.run(go())
+
+
+def _dropped() -> Exception:
+    return httpx.RemoteProtocolError("Server disconnected without sending a response.")
+
+
+def test_reads_survive_dropped_connections():
+    handler = _service({"GET": [_dropped(), httpx.ReadError("reset by peer")]})
+    records, counts = _run(handler, lambda c: c.fetch_collection("school"))
+    assert records == [SCHOOL]
+    assert counts["GET"] == 3
+
+
+def test_updates_survive_a_dropped_connection():
+    handler = _service({"PATCH": [_dropped()]})
+    record, counts = _run(handler, lambda c: c.update("school", "s-1", {"name": "Science"}))
+    assert record == SCHOOL
+    assert counts["PATCH"] == 2
+
+
+def test_a_create_whose_connection_drops_after_sending_is_reported_not_replayed():
+    handler = _service({"POST": [_dropped()]})
+    error, counts = _run(handler, lambda c: c.create("school", {"code": "SCI", "name": "Science"}))
+    assert isinstance(error, OutcomeUnknown)
+    assert "may or may not have been applied" in str(error)
+    assert counts["POST"] == 1
+
+
+def test_a_create_is_retried_when_its_connection_was_refused():
+    handler = _service({"POST": [httpx.ConnectError("refused")]})
+    record, counts = _run(handler, lambda c: c.create("school", {"code": "SCI", "name": "Science"}))
+    assert record == SCHOOL
+    assert counts["POST"] == 2
+
+
+def test_an_identity_provider_that_cannot_be_reached_is_retried_then_named():
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused")
+
+    error, counts = _run(
+        handler, lambda c: c.create("school", {"code": "SCI"}), retry=RetrySettings(3, 0.01, 0.01, 0.0)
+    )
+    assert isinstance(error, Unreachable)
+    assert "identity provider" in str(error)
+    assert counts == {"GET": 0, "POST": 0, "PATCH": 0, "token": 3}
+
+
+def test_an_answer_that_is_not_an_envelope_is_an_api_error():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": 300})
+        return httpx.Response(200, text="<html>login page</html>")
+
+    error, _ = _run(handler, lambda c: c.fetch_collection("school"))
+    assert type(error) is ApiError
+    assert "without a JSON envelope" in str(error) and "base_url" in (error.hint or "")
+
+
+def test_a_write_is_refused_when_the_service_never_names_its_environment():
+    handler = _service({}, body={"version": "5.1.0", "data": [], "total": 0, "page_total": 0})
+    error, counts = _run(handler, lambda c: c.create("school", {"code": "SCI"}))
+    assert isinstance(error, EnvironmentMismatch)
+    assert counts["POST"] == 0
+
+
+@pytest.mark.parametrize("expires_in", [None, 0, "soon"])
+def test_a_token_without_a_usable_lifetime_is_kept_until_refused(expires_in):
+    answers = {"token": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            answers["token"] += 1
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": expires_in})
+        return httpx.Response(200, json={**ENVELOPE, "data": SCHOOL})
+
+    async def go() -> float | None:
+        async with ApiClient(_env(), load_profile(), transport=httpx.MockTransport(handler)) as client:
+            for _ in range(3):
+                await client.get("school", "SCI")
+            return client.token_lifetime
+
+    assert asyncio.run(go()) is None
+    assert answers["token"] == 1
