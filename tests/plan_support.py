@@ -1,0 +1,62 @@
+"""Helpers of the planner's tests: plan real mapping files against a running sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from openpyxl import Workbook
+
+from loader.api.client import ApiClient
+from loader.config import Environment, Secret, load_config
+from loader.planning import PlanRun, run_plan
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_MAPPINGS = ("mappings/curriculum.yaml", "mappings/applicants.yaml", "mappings/arrangements.yaml")
+SAMPLE_SEED = REPO / "samples" / "sandbox-seed.json"
+
+
+def environment_for(sandbox: Any) -> Environment:
+    return Environment(
+        name="sandbox",
+        base_url=sandbox.base_url,
+        auth_url=sandbox.auth_url,
+        realm=sandbox.realm,
+        expect_environment="sandbox",
+        client_id=sandbox.client_id,
+        client_secret=Secret(sandbox.client_secret),
+        timeout=30.0,
+    )
+
+
+def plan_against(sandbox: Any, mappings: Sequence[str | Path]) -> PlanRun:
+    """Plan `mappings` (paths as the user gives them, relative to the working directory)."""
+    config = load_config(None)
+    env = environment_for(sandbox)
+
+    async def go() -> PlanRun:
+        async with ApiClient(env, config.profile) as client:
+            return await run_plan([Path(m) for m in mappings], config=config, env=env, client=client, progress=False)
+
+    return asyncio.run(go())
+
+
+def copy_samples(dest: Path) -> Path:
+    """The sample mappings and workbooks (and seed) under `dest`, as on a fresh checkout."""
+    shutil.copytree(REPO / "mappings", dest / "mappings")
+    shutil.copytree(REPO / "samples", dest / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def write_workbook(path: Path, sheets: Mapping[str, Sequence[Sequence[Any]]]) -> Path:
+    wb = Workbook()
+    wb.remove(wb.active)
+    for name, rows in sheets.items():
+        ws = wb.create_sheet(name)
+        for row in rows:
+            ws.append(list(row))
+    wb.save(path)
+    return path
