@@ -7,6 +7,7 @@ placeholder of the shape the profile gives (an id string, or {"id": ...}).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -74,20 +75,80 @@ def _placeholder(entity: EntityProfile, field: str, value: Any) -> Any:
     return value
 
 
-def _lenient_nulls(schema: Mapping[str, Any], fields: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Drop cleared (None) optional fields: `null` clears a field in a PATCH (spec), so it is valid."""
-    return {k: v for k, v in fields.items() if v is not None}
-
-
 def check_fields(entity: EntityProfile, fields: Mapping[str, Any]) -> list[FieldProblem]:
     """Schema violations of a record's fields; [] when valid or when the entity has no schema."""
     if not entity.schema:
         return []
-    validator = _validator(entity.schema)
-    instance = {k: _placeholder(entity, k, v) for k, v in _lenient_nulls(validator.schema, fields).items()}
-    if validator.is_valid(instance):
+    # None clears an optional field (a PATCH sends null), so it is never a violation here.
+    instance = {k: _placeholder(entity, k, v) for k, v in fields.items() if v is not None}
+    # jsonschema costs ~25 µs a field; the compiled checks settle the common, valid case first.
+    checks = _fast_checks(entity.schema)
+    for name, value in instance.items():
+        check = checks.get(name)
+        if check is None or not check(value):
+            break
+    else:
         return []
+    validator = _validator(entity.schema)
     return list(_problems(validator.iter_errors(instance)))
+
+
+Check = Callable[[Any], bool]
+_SIMPLE_TYPES: dict[str, Check] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list | tuple),
+}
+_NEUTRAL = frozenset({"description", "title", "format", "$comment", "examples"})
+
+
+@cache
+def _fast_checks(name: str) -> dict[str, Check]:
+    """Per-field predicates for the simple keywords our schemas use; a field using others is left out.
+
+    A predicate only ever says True when jsonschema would accept the value too.
+    """
+    properties = payload_schema(name).get("properties", {})
+    compiled = {field: _compile(spec) for field, spec in properties.items()}
+    return {field: check for field, check in compiled.items() if check is not None}
+
+
+def _compile(spec: Mapping[str, Any]) -> Check | None:
+    checks: list[Check] = []
+    for keyword, expected in spec.items():
+        if keyword in _NEUTRAL:
+            continue
+        if keyword == "type" and isinstance(expected, str) and expected in _SIMPLE_TYPES:
+            checks.append(_SIMPLE_TYPES[expected])
+        elif keyword == "enum":
+            allowed = tuple(expected)
+            checks.append(lambda v, allowed=allowed: any(v == a and type(v) is type(a) for a in allowed))
+        elif keyword == "minLength":
+            checks.append(lambda v, n=expected: not isinstance(v, str) or len(v) >= n)
+        elif keyword == "pattern":
+            found = re.compile(expected).search
+            checks.append(lambda v, found=found: not isinstance(v, str) or found(v) is not None)
+        elif keyword == "items" and isinstance(expected, Mapping):
+            item = _compile(expected)
+            if item is None:
+                return None
+            checks.append(lambda v, item=item: not isinstance(v, list | tuple) or all(item(i) for i in v))
+        elif keyword == "additionalProperties" and isinstance(expected, Mapping) and "properties" not in spec:
+            value_check = _compile(expected)
+            if value_check is None:
+                return None
+            checks.append(lambda v, c=value_check: not isinstance(v, dict) or all(c(i) for i in v.values()))
+        else:
+            return None
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    return lambda v: all(check(v) for check in checks)
 
 
 def _problems(errors: Iterator[jsonschema.ValidationError]) -> Iterator[FieldProblem]:

@@ -151,12 +151,12 @@ class BlockReader:
         row_ref = self.data.row_ref(row.number)
         for spec, extract in builders:
             raw, cell = extract(row)
-            where = str(cell or row_ref)
             try:
                 value = apply_steps(raw, spec.steps)
             except StepError as exc:
-                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", where))
+                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", str(cell or row_ref)))
                 continue
+            where = str(cell or row_ref) if value is EMPTY or value is None or value == [] else ""
             if value is EMPTY:
                 if spec.name in self.key_set:
                     errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", where))

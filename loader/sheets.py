@@ -143,21 +143,18 @@ def _did_you_mean(wanted: str, names: Iterable[str]) -> str | None:
 
 def _normal(value: object) -> CellValue:
     """One engine-independent cell value (see the module docstring)."""
-    if isinstance(value, str):
-        return value if value else None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < 2**63:
-            return int(value)
-        return value
+    kind = type(value)
+    if kind is str:
+        return value or None  # type: ignore[return-value]
+    if kind is float:
+        if value.is_integer() and abs(value) < 2**63:  # type: ignore[attr-defined]
+            return int(value)  # type: ignore[call-overload]
+        return value  # type: ignore[return-value]
+    if kind is bool or kind is int or kind is date or kind is time:
+        return value  # type: ignore[return-value]
     if isinstance(value, datetime):
-        if value.time() == time(0):
-            return value.date()
-        return value
-    if isinstance(value, int | date | time):
-        return value
-    return None  # timedelta, errors and anything else without a loader meaning
+        return value.date() if value.time() == time(0) else value
+    return None  # timedelta, error values and anything else without a loader meaning
 
 
 def _calamine_rows(path: Path, sheet: str) -> Iterator[tuple[int, Sequence[object]]]:
@@ -214,7 +211,7 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
     top_left: dict[tuple[int, int], CellValue] = {}
     padded = meta.zero_padded
     for number, values in raw:
-        normal = [_normal(v) for v in values]
+        normal = list(map(_normal, values))
         widths = padded.get(number)
         if widths:
             for c, width in widths.items():

@@ -184,7 +184,11 @@ def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tu
         missing = str(error.message).split("'")[1] if "'" in str(error.message) else str(error.message)
         return [(path, doc.place(path), f"missing `{missing}`" + _expected_suffix(schema))]
     expected = schema.get("x-expected")
-    if expected:
+    if error.validator in ("minProperties", "minItems") and error.validator_value == 1:
+        message = "expected at least one entry, got none"
+    elif error.validator == "minLength" and error.validator_value == 1:
+        message = "expected some text, got an empty string"
+    elif expected:
         message = f"expected {expected}"
         if not isinstance(instance, dict):
             message += f", got {_yaml_type(instance)}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loader.entity_schemas import check_fields, default_type, field_names, payload_schema
 from loader.model import Ref
@@ -55,3 +57,21 @@ def test_default_types_follow_the_schema() -> None:
     assert [default_type(applicant, f) for f in ("first_name", "date_of_birth", "eligible_deliveries")] == [
         "string", "date", "list",
     ]
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+    | st.sampled_from(["2027-02-28", "a@b.cd", "TERTIARY", "ACTIVE", ""]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(WITH_SCHEMA), data=st.data())
+def test_the_fast_field_checks_agree_with_jsonschema(name: str, data: st.DataObject) -> None:
+    entity = PROFILE.entity(name)
+    fields = data.draw(st.dictionaries(st.sampled_from([*field_names(entity), "other"]), _json_values, max_size=4))
+    fields = {k: v for k, v in fields.items() if v is not None}
+    valid = jsonschema.Draft202012Validator(payload_schema(entity.schema or "")).is_valid(fields)
+    assert (check_fields(entity, fields) == []) == valid

@@ -83,3 +83,17 @@ def test_validate_reports_mistakes_of_several_files_at_once(workdir: Path, capsy
 def test_validate_of_a_missing_mapping_file_raises_a_mapping_error(workdir: Path) -> None:
     with pytest.raises(MappingError, match=r"nope\.yaml: file not found"):
         _run("nope.yaml")
+
+
+def test_the_command_line_runs_validate_with_exit_codes(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from loader.cli import main
+
+    write_mapping(workdir / "m.yaml", GOOD.replace("empty: error", "empty: skip"))
+    assert main(["validate", "m.yaml"]) == 0
+    write_mapping(workdir / "bad.yaml", "version: 2\nentities: {}\n")
+    assert main(["validate", "bad.yaml"]) == 1
+    out = capsys.readouterr().out
+    assert "error: bad.yaml:1:10: expected 1, got a number (2)" in out
+    assert "error: bad.yaml:2:11: expected at least one entry, got none" in out
+    assert main(["validate", "missing.yaml"]) == 1
+    assert "missing.yaml: file not found" in capsys.readouterr().err
