@@ -72,8 +72,7 @@ class BlockReader:
     def read(self, with_sheet_warnings: bool = True) -> BlockResult:
         findings: list[Finding] = []
         if with_sheet_warnings:
-            findings += [Finding("warning", "formula-uncached", message, str(cell))
-                         for cell, message in self.data.warnings]
+            findings += [Finding("warning", code, message, str(cell)) for cell, code, message in self.data.warnings]
         accepts = [self._condition(c) for c in self.block.where]
         builders = [(spec, self._extractor(spec)) for spec in self.block.fields]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}

@@ -9,7 +9,7 @@ Knows nothing of mappings. What a cell gives (documented for users in the README
   only whitespace counts as empty. Value steps (`transform: [strip]`) clean text.
 - Dates come back as `date` (or `datetime` when they carry a time of day).
 - Formulas give the value cached at the last save; a formula with no cached value is empty and
-  gives a warning naming the cell. Error values (#DIV/0!) are empty.
+  gives a warning naming the cell. Error values (#DIV/0!, #N/A) are empty, with a warning.
 - Merged cells: every cell of a merged range gives the value of its top-left cell, so a
   vertically merged "School" cell applies to every row it spans.
 - Hidden rows and columns are read like any other (filter rows with `where`); a hidden sheet is
@@ -57,7 +57,7 @@ class SheetData:
     file: str  # display path
     sheet: str | None  # None for CSV
     rows: tuple[SheetRow, ...]
-    warnings: tuple[tuple[CellRef, str], ...] = ()
+    warnings: tuple[tuple[CellRef, str, str], ...] = ()  # (cell, code, message)
 
     def cell(self, row: int, column: int) -> CellRef:
         """The CellRef of a 1-based row and 0-based column index."""
@@ -210,8 +210,14 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
             wanted.setdefault(r, set()).add(c)
     top_left: dict[tuple[int, int], CellValue] = {}
     padded = meta.zero_padded
+    error_cells: dict[int, list[int]] = {}
+    for r, c, _ in meta.errors:
+        error_cells.setdefault(r, []).append(c)
     for number, values in raw:
         normal = list(map(_normal, values))
+        for c in error_cells.get(number, ()):
+            if c < len(normal):
+                normal[c] = None  # openpyxl gives "#DIV/0!", calamine "": an error is no value
         widths = padded.get(number)
         if widths:
             for c, width in widths.items():
@@ -232,11 +238,19 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
         rows.append(SheetRow(number, tuple(normal)))
     sheet_data = SheetData(display, sheet, tuple(rows))
     warnings = tuple(
-        (sheet_data.cell(r, c), "formula has no cached value (the file was saved by a program that does not "
-         "calculate formulas), so the cell is read as empty; open and save the file in Excel or LibreOffice")
+        (sheet_data.cell(r, c), "formula-uncached", _UNCACHED)
         for r, c in meta.uncached_formulas
+    ) + tuple(
+        (sheet_data.cell(r, c), "cell-error", f"the cell holds the error {shown}, so it is read as empty")
+        for r, c, shown in meta.errors
     )
     return SheetData(display, sheet, tuple(rows), warnings)
+
+
+_UNCACHED = (
+    "formula has no cached value (the file was saved by a program that does not calculate formulas), "
+    "so the cell is read as empty; open and save the file in Excel or LibreOffice"
+)
 
 
 def _read_csv(path: Path, display: str, *, delimiter: str | None, encoding: str | None) -> SheetData:

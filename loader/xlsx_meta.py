@@ -30,6 +30,7 @@ _ATTR_S = re.compile(rb'\bs="([0-9]+)"')
 _ATTR_T = re.compile(rb'\bt="([a-zA-Z]+)"')
 _FORMULA = re.compile(rb"<f[ />]")
 _VALUE = re.compile(rb"<v>[^<]")
+_VALUE_TEXT = re.compile(rb"<v>([^<]*)</v>")
 _MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z]+)([0-9]+)(?::([A-Z]+)([0-9]+))?"')
 _PADDED_FORMAT = re.compile(r"^0{2,}$")
 _CHUNK = 4 << 20
@@ -37,7 +38,7 @@ _CHUNK = 4 << 20
 
 @dataclass(frozen=True)
 class SheetMeta:
-    """Merged ranges, uncached formulas and zero-padded numbers of one sheet.
+    """Merged ranges, uncached formulas, error values and zero-padded numbers of one sheet.
 
     Rows are 1-based, columns 0-based.
     `merged`: the ranges as (first_row, first_col, last_row, last_col).
@@ -47,6 +48,7 @@ class SheetMeta:
     merged: tuple[tuple[int, int, int, int], ...] = ()
     uncached_formulas: tuple[tuple[int, int], ...] = ()
     zero_padded: dict[int, dict[int, int]] = field(default_factory=dict)
+    errors: tuple[tuple[int, int, str], ...] = ()  # cells holding an error value such as #DIV/0!
 
 
 def column_index(letters: bytes | str) -> int:
@@ -134,6 +136,7 @@ def _scan(archive: zipfile.ZipFile, part: str, padded_styles: dict[bytes, int]) 
     merged: list[tuple[int, int, int, int]] = []
     uncached: list[tuple[int, int]] = []
     padded: dict[int, dict[int, int]] = {}
+    errors: list[tuple[int, int, str]] = []
     needles = [b' s="' + s + b'"' for s in padded_styles]
     for chunk in _row_chunks(archive, part):
         if b"<mergeCell " in chunk:
@@ -144,7 +147,8 @@ def _scan(archive: zipfile.ZipFile, part: str, padded_styles: dict[bytes, int]) 
                 merged.append((first_row, first_col, last_row, last_col))
         has_formula = _FORMULA.search(chunk) is not None
         has_padded = any(n in chunk for n in needles)
-        if not (has_formula or has_padded):
+        has_errors = b' t="e"' in chunk
+        if not (has_formula or has_padded or has_errors):
             continue
         for m in _CELL.finditer(chunk):
             attrs, body = m.group(1), m.group(2) or b""
@@ -153,6 +157,9 @@ def _scan(archive: zipfile.ZipFile, part: str, padded_styles: dict[bytes, int]) 
                 continue
             row, col = int(ref.group(2)), column_index(ref.group(1))
             kind = _ATTR_T.search(attrs)
+            if kind is not None and kind.group(1) == b"e":
+                shown = _VALUE_TEXT.search(body)
+                errors.append((row, col, shown.group(1).decode("utf-8", "replace") if shown else "an error"))
             # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes
             # <v></v> or nothing for every formula, since it never calculates.
             if has_formula and _FORMULA.search(body) and not _VALUE.search(body):
@@ -162,4 +169,4 @@ def _scan(archive: zipfile.ZipFile, part: str, padded_styles: dict[bytes, int]) 
                 style = _ATTR_S.search(attrs)
                 if style and style.group(1) in padded_styles and (kind is None or kind.group(1) == b"n"):
                     padded.setdefault(row, {})[col] = padded_styles[style.group(1)]
-    return SheetMeta(tuple(merged), tuple(uncached), padded)
+    return SheetMeta(tuple(merged), tuple(uncached), padded, tuple(errors))

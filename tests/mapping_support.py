@@ -29,10 +29,13 @@ def write_workbook(path: Path, sheets: Mapping[str, Sequence[Sequence[Any]]], *,
     return path
 
 
-def cache_formula_values(path: Path, values: Mapping[str, str], sheet_part: str = "xl/worksheets/sheet1.xml") -> None:
+def cache_formula_values(
+    path: Path, values: Mapping[str, str], sheet_part: str = "xl/worksheets/sheet1.xml", kind: str | None = None
+) -> None:
     """Give formula cells a cached value, as Excel would on save (openpyxl cannot write one).
 
-    `values` maps a cell address ("E2") to the cached number or text.
+    `values` maps a cell address ("E2") to the cached number or text; `kind` forces the cell
+    type ("e" for an error value such as #DIV/0!).
     """
     tmp = path.with_suffix(".tmp")
     with zipfile.ZipFile(path) as source, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as target:
@@ -42,9 +45,9 @@ def cache_formula_values(path: Path, values: Mapping[str, str], sheet_part: str 
                 text = data.decode("utf-8")
                 for address, cached in values.items():
                     pattern = re.compile(rf'(<c r="{address}"[^>]*>)(<f>.*?</f>)<v\s*/>')
-                    kind = "" if _is_number(cached) else ' t="str"'
+                    cell_type = f' t="{kind}"' if kind else "" if _is_number(cached) else ' t="str"'
                     text, count = pattern.subn(
-                        lambda m, cached=cached, kind=kind: m.group(1).replace("<c ", f"<c{kind} ", 1)
+                        lambda m, cached=cached, cell_type=cell_type: m.group(1).replace("<c ", f"<c{cell_type} ", 1)
                         + m.group(2) + f"<v>{cached}</v>",
                         text,
                     )

@@ -76,9 +76,24 @@ def test_formulas_give_cached_values_and_warn_when_there_is_none(tmp_path: Path)
     cache_formula_values(path, {"B2": "42", "D2": "xy"})
     data = read_sheet(path, "f.xlsx", "Sheet")
     assert data.rows[1] == SheetRow(2, (2, 42, None, "xy"))
-    assert [(str(cell), message.split(" (")[0]) for cell, message in data.warnings] == [
-        ("f.xlsx › Sheet › C2", "formula has no cached value"),
+    assert [(str(cell), code, message.split(" (")[0]) for cell, code, message in data.warnings] == [
+        ("f.xlsx › Sheet › C2", "formula-uncached", "formula has no cached value"),
     ]
+
+
+def test_error_values_read_as_empty_with_a_warning_in_both_engines(tmp_path: Path) -> None:
+    path = tmp_path / "e.xlsx"
+    book = openpyxl.Workbook()
+    book.active.append(["A", "B"])
+    book.active.append(["=1/0", 1])
+    book.save(path)
+    cache_formula_values(path, {"A2": "#DIV/0!"}, kind="e")
+    for engine in ("calamine", "openpyxl"):
+        data = read_sheet(path, "e.xlsx", "Sheet", engine=engine)
+        assert data.rows[1] == SheetRow(2, (None, 1))
+        assert [(str(c), code, m) for c, code, m in data.warnings] == [
+            ("e.xlsx › Sheet › A2", "cell-error", "the cell holds the error #DIV/0!, so it is read as empty"),
+        ]
 
 
 def test_hidden_sheets_are_read_when_named_and_a_missing_sheet_lists_the_sheets(tmp_path: Path) -> None:
