@@ -55,9 +55,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _configure_logging(verbosity: int) -> None:
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the time of each record (tests swap it)."""
+
+    @property  # type: ignore[override]
+    def stream(self):  # type: ignore[no-untyped-def]
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+
+def _start_logging(verbosity: int) -> logging.Handler:
+    """Log the `loader.*` loggers to stderr for one command; undone by `_stop_logging`."""
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(message)s", stream=sys.stderr, force=True)
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("loader")
+    logger.setLevel(level)
+    logger.addHandler(handler)
+    return handler
+
+
+def _stop_logging(handler: logging.Handler) -> None:
+    logger = logging.getLogger("loader")
+    logger.removeHandler(handler)
+    logger.setLevel(logging.NOTSET)
 
 
 def _report_bug(error: BaseException) -> int:
@@ -80,8 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return exit_code_for(UsageError("no command given"))
-        _configure_logging(args.verbose)
-        return int(args._module.run(args))
+        handler = _start_logging(args.verbose)
+        try:
+            return int(args._module.run(args))
+        finally:
+            _stop_logging(handler)
     except KeyboardInterrupt:
         print("loader: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
