@@ -1,0 +1,163 @@
+"""Benchmark of `loader.apply` against the sandbox in a child process at 20 ms latency.
+
+For N creates and N updates (default N = 10,000; `--records N` for a shorter run), measured side
+by side in one run:
+
+- the executor (`apply_plan` over a plan built directly, planning not included) at each concurrency;
+- a bare async httpx loop sending the same POSTs and PATCHes at the same concurrency (the ceiling:
+  no graph, no results, no retries);
+- a straightforward sequential script a user might write (for each row: GET by code, then POST
+  or PATCH), once, at concurrency 1 by nature.
+
+Run: python tests/benchmarks/bench_apply.py [--records N] [--concurrency 1,8,32] [--latency-ms 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from apply_support import PROFILE, client_for, make_plan, record
+
+from loader.apply import ApplyOptions, apply_plan
+from loader.plan_model import Action, Plan
+from loader.results import Outcome
+from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
+
+SCHOOLS = "/institution/catalogue/schools"
+
+
+def _existing_id(i: int) -> str:
+    return f"00000000-0000-4000-8000-{i:012d}"
+
+
+def _seed(n: int) -> dict[str, Any]:
+    schools = [{"id": _existing_id(i), "code": f"U{i}", "name": f"Existing {i}"} for i in range(n)]
+    return {"institution-a": {"schools": schools}}
+
+
+def _requests(n: int, tag: str) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    creates = [{"code": f"C{tag}-{i}", "name": f"Created {tag} {i}"} for i in range(n)]
+    updates = [(_existing_id(i), {"name": f"Updated {tag} {i}"}) for i in range(n)]
+    return creates, updates
+
+
+def _plan(n: int, tag: str) -> Plan:
+    creates, updates = _requests(n, tag)
+    records = [record("creates", "school", c["code"], c, row=i + 2) for i, c in enumerate(creates)]
+    records += [
+        record("updates", "school", f"U{i}", payload, action=Action.UPDATE, live_id=rid, row=i + 2)
+        for i, (rid, payload) in enumerate(updates)
+    ]
+    return make_plan(("schools", "school", records))
+
+
+async def _executor(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+    plan = _plan(n, tag)
+    async with client_for(sandbox, concurrency=concurrency) as client:
+        started = time.perf_counter()
+        results = await apply_plan(plan, client, PROFILE, ApplyOptions(concurrency=concurrency))
+        elapsed = time.perf_counter() - started
+    bad = [r for r in results.records if r.outcome not in (Outcome.CREATED, Outcome.UPDATED)]
+    if bad:
+        raise SystemExit(f"executor run {tag} had {len(bad)} records not applied: {bad[0]}")
+    return elapsed
+
+
+def _token(sandbox: Any) -> str:
+    answer = httpx.post(
+        f"{sandbox.auth_url}/realms/{sandbox.realm}/protocol/openid-connect/token",
+        data={"grant_type": "client_credentials", "client_id": sandbox.client_id,
+              "client_secret": sandbox.client_secret},
+    )
+    answer.raise_for_status()
+    return str(answer.json()["access_token"])
+
+
+async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+    creates, updates = _requests(n, tag)
+    work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
+    work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
+    headers = {"Authorization": f"Bearer {_token(sandbox)}"}
+    limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency + 2)
+    queue: asyncio.Queue[tuple[str, str, dict[str, Any]]] = asyncio.Queue()
+    for item in work:
+        queue.put_nowait(item)
+    async with httpx.AsyncClient(base_url=sandbox.base_url, headers=headers, limits=limits, timeout=30) as http:
+
+        async def worker() -> None:
+            while not queue.empty():
+                method, path, body = queue.get_nowait()
+                (await http.request(method, path, json=body)).raise_for_status()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started
+
+
+def _sequential_script(sandbox: Any, n: int, tag: str) -> float:
+    """What a user might write: one row at a time, look the record up by code, then create or update."""
+    creates, _ = _requests(n, tag)
+    rows = [(c["code"], c["name"]) for c in creates] + [(f"U{i}", f"Updated {tag} {i}") for i in range(n)]
+    headers = {"Authorization": f"Bearer {_token(sandbox)}"}
+    with httpx.Client(base_url=sandbox.base_url, headers=headers, timeout=30) as http:
+        started = time.perf_counter()
+        for code, name in rows:
+            found = http.get(f"{SCHOOLS}/{code}")
+            if found.status_code == 404:
+                http.post(SCHOOLS, json={"code": code, "name": name}).raise_for_status()
+            else:
+                found.raise_for_status()
+                http.patch(f"{SCHOOLS}/{found.json()['data']['id']}", json={"name": name}).raise_for_status()
+        return time.perf_counter() - started
+
+
+def _timed_print(label: str, run: Callable[[], float], writes: int) -> float:
+    seconds = run()
+    print(f"  {label:<34} {seconds:9.2f} s  {writes / seconds:8.0f} writes/s", flush=True)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=10_000, help="creates, and as many updates (default 10000)")
+    parser.add_argument("--concurrency", default="1,8,32", help="comma-separated (default 1,8,32)")
+    parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument("--skip-sequential", action="store_true", help="leave out the sequential script")
+    args = parser.parse_args(argv)
+    n = args.records
+    levels = [int(c) for c in args.concurrency.split(",")]
+    options = SandboxOptions(seed=_seed(n), faults=FaultOptions(latency_ms=args.latency_ms))
+    print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run")
+    with serve_in_subprocess(options) as sandbox:
+        table: dict[int, tuple[float, float]] = {}
+        for c in levels:
+            print(f"concurrency {c}:")
+            ours = _timed_print("executor (apply_plan)", lambda c=c: asyncio.run(_executor(sandbox, n, c, f"x{c}")),
+                                2 * n)
+            bare = _timed_print("bare async httpx loop", lambda c=c: asyncio.run(_bare_loop(sandbox, n, c, f"b{c}")),
+                                2 * n)
+            table[c] = (ours, bare)
+        script = None
+        if not args.skip_sequential:
+            print("sequential script (GET by code, then POST or PATCH, per row):")
+            script = _timed_print("sequential script", lambda: _sequential_script(sandbox, n, "s"), 2 * n)
+    print("\nsummary (wall time; ratios > 1 mean the executor is slower / faster):")
+    print(f"  {'concurrency':>11}  {'executor s':>10}  {'bare s':>8}  {'executor/bare':>13}  {'script/executor':>15}")
+    for c, (ours, bare) in table.items():
+        vs_script = f"{script / ours:15.1f}" if script else f"{'-':>15}"
+        print(f"  {c:>11}  {ours:10.2f}  {bare:8.2f}  {ours / bare:13.2f}  {vs_script}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
