@@ -290,7 +290,8 @@ def _refuse_literal_secrets(data: Any, locate: _Locator) -> None:
 
 def loader_schema() -> dict[str, Any]:
     text = resources.files("loader.schemas").joinpath("loader.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def _validate_schema(data: Any, locate: _Locator) -> None:

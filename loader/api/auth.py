@@ -122,13 +122,14 @@ class TokenAuth(httpx.Auth):
         body = _json_or_none(response)
         if response.status_code != 200:
             raise _token_error(response.status_code, body, where)
-        token = body.get("access_token") if isinstance(body, dict) else None
+        fields: dict[str, object] = body if isinstance(body, dict) else {}
+        token = fields.get("access_token")
         if not isinstance(token, str) or not token:
             raise TokenError("the identity provider answered without an access_token", **where)
-        token_type = body.get("token_type", "Bearer")
+        token_type = fields.get("token_type", "Bearer")
         if not isinstance(token_type, str) or token_type.lower() != "bearer":
             raise TokenError(f"the identity provider issued a {token_type!r} token, not a Bearer token", **where)
-        lifetime = body.get("expires_in")
+        lifetime = fields.get("expires_in")
         if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and lifetime > 0:
             self.lifetime_s = float(lifetime)
             self._renew_at = sent_at + max(lifetime - RENEW_MARGIN_S, lifetime / 2)

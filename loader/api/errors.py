@@ -25,6 +25,8 @@ diagnostic rules where one applies.
 
 from __future__ import annotations
 
+from typing import Any
+
 from loader.errors import LoaderError
 
 
@@ -60,7 +62,7 @@ class OutcomeUnknown(ApiError):
     The executor decides what to do (typically: look the record up by its key).
     """
 
-    def __init__(self, message: str, *, status: int | None = None, **kw):
+    def __init__(self, message: str, *, status: int | None = None, **kw: Any):
         super().__init__(message, **kw)
         self.status = status
 
@@ -113,7 +115,7 @@ class Conflict(HttpError):
 class RateLimited(HttpError):
     """429: too many requests; `retry_after` in seconds when the service said."""
 
-    def __init__(self, status: int, service_message: str, *, retry_after: float | None = None, **kw):
+    def __init__(self, status: int, service_message: str, *, retry_after: float | None = None, **kw: Any):
         super().__init__(status, service_message, **kw)
         self.retry_after = retry_after
 
@@ -121,7 +123,7 @@ class RateLimited(HttpError):
 class ServerError(HttpError):
     """5xx: the service failed; `retry_after` in seconds when the service said (503)."""
 
-    def __init__(self, status: int, service_message: str, *, retry_after: float | None = None, **kw):
+    def __init__(self, status: int, service_message: str, *, retry_after: float | None = None, **kw: Any):
         super().__init__(status, service_message, **kw)
         self.retry_after = retry_after
 
