@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.plan_model import BlockPlan, Plan, RecordPlan
-from loader.report.masking import masked_plan
+from loader.report.masking import HIDDEN, masked_plan
 from loader.report.view import action_word, all_findings, changed_records, counts, label, totals, value_text
 
 PART_LIMIT = 65_536
@@ -177,7 +177,7 @@ def _record_rows(record: RecordPlan) -> list[str]:
 
 def _value(value: object) -> str:
     text = value_text(value)
-    return f"`{_code(text)}`" if text else ""
+    return text if text == HIDDEN else f"`{_code(text)}`"
 
 
 def _code(text: str) -> str:

@@ -1,0 +1,106 @@
+"""The Markdown report: golden sample, deterministic, folded, split into complete parts, PII masked.
+
+Regenerate the golden file after an intended change of the report or the samples with
+    REGENERATE_GOLDEN=1 pytest tests/report/test_report_markdown.py
+and review the diff of tests/golden/sample-plan.md like any other change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from plan_support import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
+from report_support import Block, desired
+
+from loader.plan import PlanHeader, plan_changes
+from loader.plan_model import Plan
+from loader.profile import load_profile
+from loader.report.markdown import PART_LIMIT, render, render_parts, write_markdown
+from loader.report.plan_json import plan_json_text
+from loader.sandbox.server import SandboxOptions, serve_in_thread
+
+GOLDEN = REPO / "tests" / "golden" / "sample-plan.md"
+
+
+@pytest.fixture(scope="module")
+def two_sample_plans() -> tuple[Plan, Plan]:
+    """The sample plan made twice against one sandbox seeded with last cycle's state."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        with serve_in_thread(SandboxOptions(seed=SAMPLE_SEED)) as sandbox:
+            return plan_against(sandbox, SAMPLE_MAPPINGS).plan, plan_against(sandbox, SAMPLE_MAPPINGS).plan
+
+
+def test_the_sample_plan_report_matches_the_golden_file(two_sample_plans: tuple[Plan, Plan]) -> None:
+    text = render(two_sample_plans[0])
+    if os.environ.get("REGENERATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_planning_twice_gives_byte_identical_markdown_and_json_but_the_time(
+    two_sample_plans: tuple[Plan, Plan],
+) -> None:
+    first, second = two_sample_plans
+    assert render(first) == render(second)
+    differing = [
+        (a, b) for a, b in zip(plan_json_text(first).splitlines(), plan_json_text(second).splitlines(), strict=True)
+        if a != b
+    ]
+    assert all('"created_at"' in a for a, _ in differing)
+
+
+def test_the_header_names_environment_api_version_and_fingerprints_and_no_time(
+    two_sample_plans: tuple[Plan, Plan],
+) -> None:
+    text = render(two_sample_plans[0])
+    assert "- Environment: `sandbox`" in text and "- API version: `" in text
+    assert "| `samples/intake-2027/curriculum.xlsx` | `" in text
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)
+    assert "127.0.0.1" not in text
+
+
+def _big_plan(n: int) -> Plan:
+    records = tuple(desired("subjects", "subject", row, code=f"S{row:05d}", name=f"Subject number {row}",
+                            custom_attributes={"Level": str(row % 5)}) for row in range(2, n + 2))
+    blocks = [Block("schools", "school", ("code",), (desired("schools", "school", 2, code="SCI", name="Sci"),)),
+              Block("subjects", "subject", ("code",), records)]
+    return plan_changes(blocks, {}, load_profile(), header=PlanHeader("sandbox", "5.1.0"))
+
+
+def test_a_long_report_is_split_into_complete_parts_with_the_summary_first(tmp_path: Path) -> None:
+    plan = _big_plan(1_500)
+    written = write_markdown(plan, tmp_path / "plan.md")
+    assert [p.name for p in written[:3]] == ["plan.md", "plan.part2.md", "plan.part3.md"]
+    texts = [p.read_text(encoding="utf-8") for p in written]
+    for n, text in enumerate(texts, start=1):
+        assert len(text) <= PART_LIMIT
+        assert text.count("<details>") == text.count("</details>")
+        assert text.startswith(f"# Plan for `sandbox` (part {n} of {len(texts)})")
+    assert "| block | entity | create |" in texts[0]
+    assert "This report is split into `plan.md`, `plan.part2.md`" in texts[0]
+    assert all("| block | entity | create |" not in t for t in texts[1:])
+    every_row = "".join(texts)
+    assert all(f"`S{row:05d}`" in every_row for row in range(2, 1_502))
+    assert texts[1].count("## subjects (subject)\n") == 1 and "## subjects (subject), continued" in texts[2]
+
+
+def test_a_short_report_is_one_file_and_big_blocks_are_folded(plan: Plan, tmp_path: Path) -> None:
+    assert [p.name for p in write_markdown(plan, tmp_path / "plan.md")] == ["plan.md"]
+    assert "<details><summary>" not in render(plan).split("Input fingerprints")[1]
+    folded = render_parts(_big_plan(30))[0]
+    assert "<details><summary>30 records with changes or findings</summary>" in folded
+    assert "<details><summary>1 records" not in folded
+
+
+def test_table_cells_escape_pipes_and_html_and_pii_is_masked(plan: Plan) -> None:
+    text = render(plan)
+    assert '`"New \\| <b>Engineering</b>"`' in text
+    for line in text.splitlines():
+        if line.startswith("| update | `ENG`"):
+            assert len(re.findall(r"(?<!\\)\|", line)) == 7
+    assert "| update | `A1` | email\\_address | ‹hidden› | ‹hidden› |" in text
+    assert "secret" not in text

@@ -1,0 +1,66 @@
+"""plan.json: valid against schemas/plan.schema.json, mode 0600, PII masked in changes only."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from report_support import Block, desired
+
+from loader.errors import PlanError
+from loader.model import Ref
+from loader.plan import PlanHeader, plan_changes
+from loader.plan_model import PendingId, Plan, plan_from_dict
+from loader.profile import load_profile
+from loader.report.masking import masked_plan
+from loader.report.plan_json import plan_json_text, read_plan_json, validation_errors, write_plan_json
+
+
+def test_plan_json_is_written_0600_even_over_a_readable_file(plan: Plan, tmp_path: Path) -> None:
+    target = tmp_path / "plan.json"
+    target.write_text("old", encoding="utf-8")
+    os.chmod(target, 0o644)
+    write_plan_json(plan, target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    write_plan_json(plan, tmp_path / "new.json")
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
+
+
+def test_plan_json_is_valid_and_reads_back_as_the_masked_plan(plan: Plan, tmp_path: Path) -> None:
+    write_plan_json(plan, tmp_path / "plan.json")
+    data = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+    assert validation_errors(data) == []
+    assert read_plan_json(tmp_path / "plan.json") == plan_from_dict(json.loads(plan_json_text(masked_plan(plan))))
+    assert read_plan_json(tmp_path / "plan.json") == masked_plan(plan)
+
+
+def test_pii_is_masked_in_changes_but_the_payload_keeps_what_apply_must_send(plan: Plan) -> None:
+    data = json.loads(plan_json_text(plan))
+    applicant = next(r for b in data["blocks"] for r in b["records"] if r["ref"] == "applicants/A1")
+    assert applicant["changes"] == [{"field": "email_address", "old": "‹hidden›", "new": "‹hidden›", "pii": True}]
+    assert applicant["payload"] == {"email_address": "new.secret@example.com"}
+
+
+def test_pending_ids_round_trip_through_plan_json(tmp_path: Path) -> None:
+    blocks = [Block("schools", "school", ("code",), (desired("schools", "school", 2, code="NEW", name="N"),)),
+              Block("courses", "course", ("code",), (desired("courses", "course", 2, code="C", name="C",
+                                                             parent=Ref("school", ("NEW",))),))]
+    made = plan_changes(blocks, {}, load_profile(), header=PlanHeader("sandbox"))
+    write_plan_json(made, tmp_path / "plan.json")
+    assert '"$pending": "schools/NEW"' in (tmp_path / "plan.json").read_text(encoding="utf-8")
+    course = read_plan_json(tmp_path / "plan.json").records()[1]
+    assert course.payload["parent"] == {"id": PendingId("schools/NEW")}
+
+
+def test_a_broken_plan_file_is_refused_naming_every_problem(plan: Plan, tmp_path: Path) -> None:
+    data = json.loads(plan_json_text(plan))
+    data["blocks"][0]["records"][0]["action"] = "delete"
+    del data["environment"]
+    (tmp_path / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(PlanError) as caught:
+        read_plan_json(tmp_path / "plan.json")
+    assert "'environment' is a required property" in str(caught.value)
+    assert "blocks/0/records/0/action" in str(caught.value)

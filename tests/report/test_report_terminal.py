@@ -1,0 +1,60 @@
+"""The terminal view: counts, field diffs, findings with places; colour only on a terminal."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from loader.plan_model import Plan
+from loader.progress import console, progress_bars
+from loader.report.terminal import render, render_text
+
+
+def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Plan) -> None:
+    text = render_text(plan)
+    assert "schools" in text and "subjects" in text
+    assert '~ update ENG' in text and 'name: "Old | Engineering" → "New | <b>Engineering</b>"' in text
+    assert '+ create LAW' in text and '      name: "Law"' in text
+    assert "intake.xlsx › subjects › C2: access can only be set at creation" in text
+    assert "✗ intake.xlsx › subjects › C3: no program with code 'NOPE' in the source or live" in text
+    assert "Plan: 1 to create, 2 to update, 2 unchanged, 0 not in source, 1 warnings, 1 errors." in text
+    assert "The plan has errors" in text
+
+
+def test_pii_values_never_reach_the_terminal(plan: Plan) -> None:
+    text = render_text(plan)
+    assert "email_address: ‹hidden› → ‹hidden›" in text
+    assert "secret" not in text and "old@example.com" not in text
+
+
+def test_long_blocks_show_the_first_records_and_say_how_many_more(plan: Plan) -> None:
+    text = render_text(plan, limit=1)
+    assert "… and 1 more; write them all with --report plan.md" in text
+    assert "+ create LAW" not in text
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(plan: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    tty, pipe = _Tty(), io.StringIO()
+    render(plan, console(tty))
+    render(plan, console(pipe))
+    assert "\x1b[" in tty.getvalue() and "\x1b[" not in pipe.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _Tty()
+    render(plan, console(plain))
+    assert "\x1b[3" not in plain.getvalue() and "+ create LAW" in plain.getvalue()
+
+
+def test_progress_bars_draw_nothing_when_disabled(capsys: pytest.CaptureFixture[str]) -> None:
+    with progress_bars() as bars:  # stdout is captured, so not a terminal
+        bar = bars.add("fetching", total=3)
+        bar.advance(3)
+        bar.set_total(4)
+        bar.done()
+    assert capsys.readouterr().out == ""
