@@ -10,7 +10,7 @@ updates of a record after its create or update.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -116,44 +116,49 @@ class _Executor:
         if self.listener is not None:
             self.listener(result)
 
-    def _skip_all(self, refs: frozenset[str] | set[str], reason: Callable[[RecordPlan], str]) -> None:
+    def _skip(self, refs: Iterable[str], message: str) -> None:
         for ref in refs:
             if ref not in self.results:
                 record = self.records[ref]
-                self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=reason(record)))
+                self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message))
+
+    def _skip_blocked(self, record: RecordPlan) -> None:
+        if record.ref not in self.results:
+            cells = tuple(f.where for f in record.errors if f.where)
+            message = _blocked_reason(record)
+            self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message, cells=cells))
 
     async def run(self) -> tuple[RecordResult, ...]:
         graph = build_graph(self.records.values(), self.profile.creation_order)
         scheduler = Scheduler(graph)
         for ref, reason in self.options.skip.items():
             if ref in self.records:
-                self._skip_all({ref}, lambda _r, why=reason: why)
-                self._skip_all(scheduler.withdraw([ref]), lambda _r, ref=ref: f"not applied: depends on {ref}, skipped")
+                self._skip([ref], reason)
+                self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
         for ref, absent in graph.missing.items():
-            self._skip_all({ref}, lambda _r, absent=absent: f"not applied: depends on {absent[0]}, not in this plan")
-            self._skip_all(scheduler.withdraw([ref]), lambda _r, ref=ref: f"not applied: depends on {ref}, skipped")
+            self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
+            self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
         for record in self.records.values():
             if record.blocked or record.errors:
-                cells = tuple(f.where for f in record.errors if f.where)
-                self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=_blocked_reason(record),
-                                   cells=cells))
-                self._skip_all(scheduler.withdraw([record.ref]), _blocked_reason)
+                self._skip_blocked(record)
+                for dependant in sorted(scheduler.withdraw([record.ref])):
+                    self._skip_blocked(self.records[dependant])
 
         tasks: dict[asyncio.Task[tuple[str, bool]], str] = {}
         while True:
             while len(tasks) < self.options.concurrency and not self.stop.is_set():
-                ref = scheduler.next_ready()
-                if ref is None:
+                ready = scheduler.next_ready()
+                if ready is None:
                     break
-                if ref in self.results:  # skipped before dispatch
-                    scheduler.failed(ref)
+                if ready in self.results:  # skipped before dispatch
+                    scheduler.failed(ready)
                     continue
-                record = self.records[ref]
+                record = self.records[ready]
                 if not record.has_changes:
                     self._emit(_result(record, Outcome.UNCHANGED, id=record.live_id))
-                    scheduler.succeeded(ref)
+                    scheduler.succeeded(ready)
                     continue
-                tasks[asyncio.create_task(self._write(record))] = ref
+                tasks[asyncio.create_task(self._write(record))] = ready
             if not tasks:
                 break
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -163,10 +168,9 @@ class _Executor:
                 if exists:
                     scheduler.succeeded(ref)
                 else:
-                    withdrawn = scheduler.failed(ref)
-                    self._skip_all(withdrawn, lambda _r, ref=ref: f"not applied: depends on {ref}, which failed")
+                    self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
         if self.stop.is_set():
-            self._skip_all(set(scheduler.pending()), lambda _r: "not applied: interrupted before it was sent")
+            self._skip(scheduler.pending(), "not applied: interrupted before it was sent")
         return results_in_plan_order(self.results.values(), graph.refs)
 
     async def _write(self, record: RecordPlan) -> tuple[str, bool]:
@@ -178,7 +182,7 @@ class _Executor:
             self._emit(_result(record, Outcome.SKIPPED, message=f"not applied: {missing.ref} was not created"))
             return record.ref, False
         attempts = 0
-        record_id = record.live_id
+        record_id: str | None = record.live_id
         live_status: str | None = None
         adopted = False
         try:

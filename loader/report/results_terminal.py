@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Mapping
 
 from loader.results import OUTCOMES, Outcome, Results
 
 SHOWN_PER_OUTCOME = 20
 
 
-def _count_line(counts: Counter[Outcome] | dict[Outcome, int]) -> str:
+def _count_line(counts: Mapping[Outcome, int]) -> str:
     return ", ".join(f"{counts.get(o, 0)} {o.value}" for o in OUTCOMES)
 
 
