@@ -37,7 +37,8 @@ class FieldProblem:
 def payload_schema(name: str) -> dict[str, Any]:
     """The schema file `name` of package `loader.schemas.entities`."""
     text = resources.files("loader.schemas.entities").joinpath(name).read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @cache
@@ -116,6 +117,27 @@ def _fast_checks(name: str) -> dict[str, Check]:
     return {field: check for field, check in compiled.items() if check is not None}
 
 
+def _enum(allowed: tuple[Any, ...]) -> Check:
+    return lambda v: any(v == a and type(v) is type(a) for a in allowed)
+
+
+def _min_length(n: int) -> Check:
+    return lambda v: not isinstance(v, str) or len(v) >= n
+
+
+def _pattern(expression: str) -> Check:
+    search = re.compile(expression).search
+    return lambda v: not isinstance(v, str) or search(v) is not None
+
+
+def _items(item: Check) -> Check:
+    return lambda v: not isinstance(v, list | tuple) or all(item(i) for i in v)
+
+
+def _values(value_check: Check) -> Check:
+    return lambda v: not isinstance(v, dict) or all(value_check(i) for i in v.values())
+
+
 def _compile(spec: Mapping[str, Any]) -> Check | None:
     checks: list[Check] = []
     for keyword, expected in spec.items():
@@ -124,23 +146,21 @@ def _compile(spec: Mapping[str, Any]) -> Check | None:
         if keyword == "type" and isinstance(expected, str) and expected in _SIMPLE_TYPES:
             checks.append(_SIMPLE_TYPES[expected])
         elif keyword == "enum":
-            allowed = tuple(expected)
-            checks.append(lambda v, allowed=allowed: any(v == a and type(v) is type(a) for a in allowed))
+            checks.append(_enum(tuple(expected)))
         elif keyword == "minLength":
-            checks.append(lambda v, n=expected: not isinstance(v, str) or len(v) >= n)
+            checks.append(_min_length(int(expected)))
         elif keyword == "pattern":
-            found = re.compile(expected).search
-            checks.append(lambda v, found=found: not isinstance(v, str) or found(v) is not None)
+            checks.append(_pattern(expected))
         elif keyword == "items" and isinstance(expected, Mapping):
             item = _compile(expected)
             if item is None:
                 return None
-            checks.append(lambda v, item=item: not isinstance(v, list | tuple) or all(item(i) for i in v))
+            checks.append(_items(item))
         elif keyword == "additionalProperties" and isinstance(expected, Mapping) and "properties" not in spec:
             value_check = _compile(expected)
             if value_check is None:
                 return None
-            checks.append(lambda v, c=value_check: not isinstance(v, dict) or all(c(i) for i in v.values()))
+            checks.append(_values(value_check))
         else:
             return None
     if len(checks) == 1:

@@ -95,7 +95,8 @@ class Mapping:
 @cache
 def mapping_schema() -> dict[str, Any]:
     text = resources.files("loader.schemas").joinpath("mapping.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Finding]]:

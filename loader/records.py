@@ -17,7 +17,7 @@ from loader.model import DesiredRecord, MappingPlace
 from loader.plan_model import Finding
 from loader.profile import Profile
 from loader.row_builder import BlockReader
-from loader.sheets import EXCEL_SUFFIXES, SheetData, read_sheet, sheet_names
+from loader.sheets import EXCEL_SUFFIXES, SheetData, first_visible_sheet, read_sheet, sheet_names
 
 
 @dataclass(frozen=True)
@@ -132,9 +132,9 @@ class _SheetCache:
         try:
             if is_excel:
                 names = sheet_names(block.source)
-                if sheet is None and names:
-                    sheet = names[0]
-                elif sheet not in names:
+                if sheet is None:
+                    sheet = first_visible_sheet(block.source)
+                if sheet not in names:
                     findings.append(Finding(
                         "error", "sheet-missing",
                         f"{block.source_display} has no sheet {sheet!r}; its sheets are: "

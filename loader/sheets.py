@@ -13,7 +13,7 @@ Knows nothing of mappings. What a cell gives (documented for users in the README
 - Merged cells: every cell of a merged range gives the value of its top-left cell, so a
   vertically merged "School" cell applies to every row it spans.
 - Hidden rows and columns are read like any other (filter rows with `where`); a hidden sheet is
-  read when a mapping names it.
+  read when a mapping names it. Without `sheet:`, the first visible sheet is read.
 - Blank rows (every cell empty or whitespace) are skipped and not counted.
 - CSV: every value is text (leading zeros kept); UTF-8 with or without BOM unless `encoding` says
   otherwise; the delimiter is sniffed among , ; tab | unless given.
@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
+from typing import cast
 
 from openpyxl.utils import get_column_letter
 
@@ -92,6 +93,19 @@ def sheet_names(path: Path) -> list[str]:
         raise SheetError(f"cannot read workbook: {exc}", where=str(path)) from exc
 
 
+def first_visible_sheet(path: Path) -> str | None:
+    """The sheet a mapping without `sheet:` reads: the first one not hidden."""
+    import python_calamine
+
+    try:
+        book = python_calamine.CalamineWorkbook.from_path(str(path))
+    except Exception as exc:
+        raise SheetError(f"cannot read workbook: {exc}", where=str(path)) from exc
+    visible = [m.name for m in book.sheets_metadata if m.visible == python_calamine.SheetVisibleEnum.Visible]
+    names: list[str] = visible or list(book.sheet_names)
+    return names[0] if names else None
+
+
 def read_sheet(
     path: Path,
     display: str,
@@ -115,8 +129,8 @@ def read_sheet(
         raise SheetError(f"unsupported file type {suffix!r}", where=display, hint="use .xlsx, .xlsm or .csv")
     names = sheet_names(path)
     if sheet is None:
-        raise SheetError("no sheet named", where=display, hint=f"add `sheet:` with one of: {', '.join(names)}")
-    if sheet not in names:
+        sheet = first_visible_sheet(path)
+    if sheet is None or sheet not in names:
         raise SheetError(
             f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
             where=display,
@@ -145,13 +159,12 @@ def _normal(value: object) -> CellValue:
     """One engine-independent cell value (see the module docstring)."""
     kind = type(value)
     if kind is str:
-        return value or None  # type: ignore[return-value]
+        return cast(str, value) or None
     if kind is float:
-        if value.is_integer() and abs(value) < 2**63:  # type: ignore[attr-defined]
-            return int(value)  # type: ignore[call-overload]
-        return value  # type: ignore[return-value]
+        number = cast(float, value)
+        return int(number) if number.is_integer() and abs(number) < 2**63 else number
     if kind is bool or kind is int or kind is date or kind is time:
-        return value  # type: ignore[return-value]
+        return cast(CellValue, value)
     if isinstance(value, datetime):
         return value.date() if value.time() == time(0) else value
     return None  # timedelta, error values and anything else without a loader meaning

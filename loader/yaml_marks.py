@@ -194,7 +194,7 @@ def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tu
             message += f", got {_yaml_type(instance)}"
     elif error.validator == "type":
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        message = f"expected {' or '.join(_TYPE_WORDS.get(w, w) for w in wanted)}, got {_yaml_type(instance)}"
+        message = f"expected {' or '.join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)}, got {_yaml_type(instance)}"
     elif error.validator == "enum":
         message = f"expected one of: {', '.join(map(str, error.validator_value))}; got {_yaml_type(instance)}"
         if isinstance(instance, str):

@@ -105,6 +105,12 @@ def test_hidden_sheets_are_read_when_named_and_a_missing_sheet_lists_the_sheets(
     assert caught.value.hint == "did you mean 'Secret'?"
 
 
+def test_without_a_sheet_name_the_first_visible_sheet_is_read(tmp_path: Path) -> None:
+    path = write_workbook(tmp_path / "v.xlsx", {"Notes": [["n"]], "Data": [["d"]]}, hidden=["Notes"])
+    data = read_sheet(path, "v.xlsx")
+    assert (data.sheet, data.rows[0].values) == ("Data", ("d",))
+
+
 def test_xlsm_reads_like_xlsx(tmp_path: Path) -> None:
     path = write_workbook(tmp_path / "macro.xlsm", {"S": [["Code"], ["0042"]]})
     assert _values(path, "S") == [(1, ("Code",)), (2, ("0042",))]
