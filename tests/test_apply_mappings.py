@@ -66,3 +66,23 @@ def test_the_installed_command_applies_in_a_subprocess(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "Applied to sandbox" in done.stdout
+
+
+def test_a_plan_written_by_loader_plan_applies_with_apply_plan(project: Path) -> None:
+    assert main(["plan", *_mappings(project), "--out", "plan.json"]) == EXIT_OK
+    assert main(["apply", "--plan", "plan.json", "--results", "results.json"]) == EXIT_OK
+    data = json.loads((project / "results.json").read_text(encoding="utf-8"))
+    assert data["ok"] and data["totals"]["created"] > 0
+    assert main(["plan", *_mappings(project), "--detailed-exitcode"]) == EXIT_OK
+
+
+def test_a_plan_file_edited_out_of_shape_is_refused_by_the_schema(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", *_mappings(project), "--out", "plan.json"]) == EXIT_OK
+    data = json.loads((project / "plan.json").read_text(encoding="utf-8"))
+    data["blocks"][0]["records"][0]["action"] = "delete"
+    (project / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["apply", "--plan", "plan.json"]) == EXIT_ERROR
+    assert "not a valid plan" in capsys.readouterr().err
