@@ -252,5 +252,6 @@ def build_app(options: SandboxOptions, store: Store, service: Service) -> Starle
         return state.error(500, "Internal Server Error")
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+    app.router.redirect_slashes = False  # an API answers 404 for a stray slash, it does not redirect
     app.state.sandbox = state
     return app

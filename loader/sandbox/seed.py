@@ -9,8 +9,9 @@ Behaviour, exactly:
   so a record may only reference records loaded before it.
 - Each record goes through the same validation and cross-record rules as a create through the API,
   except that it may carry `id` (kept as is, else a new UUID), `metadata` (kept as is, else filled in
-  with the load time and a "seed" user), and an arrangement may carry any `status`. `type`,
-  `children`, `uploadedBy` in a seed record are ignored (the server sets them).
+  with the load time and a "seed" user), and an arrangement may carry any `status`. Other
+  read-only fields (curriculum `type` and `children`, credential `uploadedBy`...) in a seed record
+  are ignored: the server sets them.
 - Institutions named in the seed, and those of every client, that get no `roles` from the seed get
   three default roles (Administrator, Assessor, Viewer).
 - The whole seed is one transaction: any error (SeedError, naming the institution, collection and
@@ -55,7 +56,6 @@ _SEED_USER = {
     "first_name": "Seed",
     "last_name": "Data",
 }
-_SERVER_SET = ("type", "children", "uploadedBy")
 
 
 class SeedError(ValueError):
@@ -108,7 +108,7 @@ def _load_record(store: Store, service: Service, institution: str, collection: s
     entity = ENTITIES[collection]
     if not isinstance(raw, dict):
         raise ValidationFailure("a record must be an object")
-    given = {k: v for k, v in raw.items() if k not in (*_SERVER_SET, "id", "metadata", "status")}
+    given = {k: v for k, v in raw.items() if k not in (*entity.read_only, "status")}
     fields = validate_body(entity, given, creating=True)
     fields.pop("send_email", None)
     stamp = {"time": now_ms(), "user": _SEED_USER}

@@ -100,6 +100,8 @@ class PageTokens:
 
     def read(self, token: str, collection: str, institution: str) -> tuple[dict[str, Any], int]:
         """(filters, last position) of a valid token for this collection and institution."""
+        if not token.isascii():
+            raise PageTokenError("invalid page token")
         payload, _, signature = token.partition(".")
         if not signature or not hmac.compare_digest(signature, self._sign(payload.encode())):
             raise PageTokenError("invalid page token")
