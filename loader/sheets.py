@@ -134,7 +134,7 @@ def read_sheet(
         raise SheetError(
             f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
             where=display,
-            hint=_did_you_mean(sheet, names),
+            hint=_did_you_mean(sheet or "", names),
         )
     meta = read_sheet_meta(path, sheet)
     if engine == "openpyxl":
