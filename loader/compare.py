@@ -21,6 +21,11 @@ def normalise(value: Any) -> Any:
     """A comparable form: empties become None, numbers text (6.0 as "6"), dates ISO, maps sorted."""
     if value is None:
         return None
+    if type(value) is str:
+        if value == "":
+            return None
+        midnight = _MIDNIGHT.match(value) if len(value) >= 10 and value[4] == "-" else None
+        return midnight.group(1) if midnight else value
     if isinstance(value, bool):
         return value
     if isinstance(value, float) and value.is_integer():
@@ -34,10 +39,7 @@ def normalise(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, str):
-        if value == "":
-            return None
-        midnight = _MIDNIGHT.match(value)
-        return midnight.group(1) if midnight else value
+        return normalise(str(value))
     if isinstance(value, Mapping):
         items = {k: normalise(v) for k, v in value.items()}
         return {k: v for k, v in sorted(items.items()) if v is not None} or None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loader.compare import normalise, same, sorted_list
-from loader.model import DesiredRecord, Ref
+from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan_model import FieldChange, Finding, PendingId
 from loader.profile import EntityProfile, Reference
 from loader.resolve import LiveRecord, Resolver
@@ -37,10 +37,11 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
     """Compare the managed fields of `record` with `live` (None: the record will be created)."""
     out = FieldPlan()
     for name, desired in record.fields.items():
-        where = str(record.place(name))
+        where = record.place(name)  # made text only when a finding needs it
         pii = name in record.pii
         if name in entity.forbidden:
-            out.findings.append(Finding("error", "forbidden-field", f"{entity.name} does not accept {name!r}", where))
+            message = f"{entity.name} does not accept {name!r}"
+            out.findings.append(Finding("error", "forbidden-field", message, str(where)))
             continue
         if name == CUSTOM:
             _custom_attributes(record, desired or {}, live, out)
@@ -70,13 +71,13 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
             out.findings.append(
                 Finding("error", "immutable-field",
                         f"{name} cannot change after creation (live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)})", where)
+                        f"source {quoted(shown, pii)})", str(where))
             )
         elif name in entity.read_only or name in entity.create_only:
             out.findings.append(
                 Finding("warning", "read-only-field",
                         f"{name} can only be set at creation: live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)}; not updated", where)
+                        f"source {quoted(shown, pii)}; not updated", str(where))
             )
         else:
             out.payload[name] = _send_form(value, name, entity)
@@ -96,14 +97,14 @@ def _has_ref(value: Any) -> bool:
     return isinstance(value, Ref) or (isinstance(value, (list, tuple)) and any(isinstance(v, Ref) for v in value))
 
 
-def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, where: str, out: FieldPlan) -> Any:
+def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, where: CellRef, out: FieldPlan) -> Any:
     refs = list(desired) if isinstance(desired, (list, tuple)) else [desired]
     ids: list[Any] = []
     for ref in refs:
         if not isinstance(ref, Ref):
             ids.append(ref)
             continue
-        cell = str(ref.cell) if ref.cell is not None else where
+        cell = str(ref.cell if ref.cell is not None else where)
         if ref.entity not in reference.entities:
             allowed = " or ".join(reference.entities)
             message = f"{name} refers to {allowed}, not {ref.entity}"
@@ -126,7 +127,7 @@ def _shape(value: Any, reference: Reference) -> Any:
 
 
 def _unshape(value: Any) -> Any:
-    if isinstance(value, Mapping) and set(value) == {"id"}:
+    if isinstance(value, dict) and len(value) == 1 and "id" in value:
         return value["id"]
     if isinstance(value, (list, tuple)):
         return [_unshape(v) for v in value]
@@ -134,14 +135,10 @@ def _unshape(value: Any) -> Any:
 
 
 def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool:
-    if any(isinstance(v, PendingId) for v in _flat(value)):
+    plain = _unshape(value)
+    if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
         return False
-    return same(_unshape(value), _unshape(live_value), as_set=name in entity.set_fields)
-
-
-def _flat(value: Any) -> list[Any]:
-    value = _unshape(value)
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
 
 
 def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
@@ -188,7 +185,7 @@ def _custom_attributes(
         out.payload[CUSTOM] = merged
 
 
-def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: str, out: FieldPlan) -> None:
+def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: CellRef, out: FieldPlan) -> None:
     rule = entity.status
     assert rule is not None
     if desired is None:
@@ -196,7 +193,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     if desired not in rule.transitions:
         known = ", ".join(rule.transitions)
         message = f"{rule.field} {desired!r} is not one of {known}"
-        out.findings.append(Finding("error", "unknown-status", message, where))
+        out.findings.append(Finding("error", "unknown-status", message, str(where)))
         return
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
@@ -209,7 +206,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
         out.findings.append(
             Finding("error", "illegal-status-change",
                     f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
-                    f"({current} can move to: {allowed})", where)
+                    f"({current} can move to: {allowed})", str(where))
         )
         return
     out.status_path = path
@@ -221,7 +218,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
 
 
 def _only_when(
-    record: DesiredRecord, entity: EntityProfile, name: str, live: LiveRecord | None, where: str, out: FieldPlan
+    record: DesiredRecord, entity: EntityProfile, name: str, live: LiveRecord | None, where: CellRef, out: FieldPlan
 ) -> None:
     condition_field, required = entity.only_when[name]
     actual = record.fields.get(condition_field, (live or {}).get(condition_field))
@@ -229,5 +226,5 @@ def _only_when(
         out.findings.append(
             Finding("error", "field-not-allowed",
                     f"{name} can only be set when {condition_field} is {required} (this {entity.name}'s "
-                    f"{condition_field} is {actual})", where)
+                    f"{condition_field} is {actual})", str(where))
         )

@@ -21,7 +21,9 @@ LiveRecord = Mapping[str, Any]
 
 def key_text(value: Any) -> Any:
     """The exact form a key part is matched in: text, ids of `{"id": ...}` objects, PendingId as is."""
-    if isinstance(value, Mapping) and "id" in value:
+    if type(value) is str:  # the common case, first: this runs for every key part and reference
+        return value
+    if isinstance(value, dict) and "id" in value:
         return value["id"]
     if isinstance(value, (str, PendingId)) or value is None:
         return value

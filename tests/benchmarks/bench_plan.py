@@ -1,0 +1,189 @@
+"""Plan wall time, requests and peak memory for 10,000 and 100,000 desired records.
+
+    python tests/benchmarks/bench_plan.py [--sizes 10000 100000] [--latency-ms 20] [--out /tmp/bench_plan]
+
+Mixed entities (schools, courses, programs, subjects, applicants, credentials) in two workbooks,
+planned against the sandbox running in a subprocess with injected latency, its live state holding
+70% of the records (a tenth of those with another name). Each size is planned in a fresh child
+process, so its peak RSS is the planner's alone. Prints reading / fetching / diffing / wall times
+(reading and fetching overlap), list requests per collection (against ceil(n / 100)), and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SHARES = {"school": 0.005, "course": 0.02, "program": 0.075, "subject": 0.5, "applicant": 0.25, "credential": 0.15}
+LIVE_SHARE = 0.7
+CURRICULUM = ("school", "course", "program", "subject")
+
+
+def _counts(n: int) -> dict[str, int]:
+    return {entity: max(1, int(n * share)) for entity, share in SHARES.items()}
+
+
+def _uid(kind: int, n: int) -> str:
+    return f"00000000-0000-4000-{0x8000 + kind:04x}-{n:012d}"
+
+
+def generate(n: int, out: Path) -> Path:
+    """Workbooks, mappings and the seed for n desired records under out/<n>/ (reused when present)."""
+    from openpyxl import Workbook
+
+    root = out / str(n)
+    if (root / "done").exists():
+        return root
+    root.mkdir(parents=True, exist_ok=True)
+    c = _counts(n)
+    codes = {
+        "school": [f"SC{i:05d}" for i in range(c["school"])],
+        "course": [f"CO{i:06d}" for i in range(c["course"])],
+        "program": [f"PR{i:06d}" for i in range(c["program"])],
+        "subject": [f"SU{i:07d}" for i in range(c["subject"])],
+    }
+    parent_of = {"course": "school", "program": "course", "subject": "program"}
+    wb = Workbook(write_only=True)
+    for entity in CURRICULUM:
+        ws = wb.create_sheet(entity.title() + "s")
+        ws.append(["Code", "Name", "Parent", "Level"])
+        parents = codes.get(parent_of.get(entity, ""), [])
+        for i, code in enumerate(codes[entity]):
+            ws.append([code, f"{entity.title()} {i}", parents[i % len(parents)] if parents else None, str(i % 5)])
+    wb.save(root / "curriculum.xlsx")
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("Applicants")
+    ws.append(["ID", "First", "Last", "Email", "Deliveries"])
+    for i in range(c["applicant"]):
+        ws.append([f"A{i:07d}", "Given", f"Family{i}", f"a{i}@example.com", "Online;On campus"])
+    ws = wb.create_sheet("Credentials")
+    ws.append(["Applicant", "Type", "Name", "Result"])
+    for i in range(c["credential"]):
+        ws.append([f"A{i % c['applicant']:07d}", "TERTIARY", f"Diploma {i}", str(i % 7)])
+    wb.save(root / "applicants.xlsx")
+    blocks = "\n".join(
+        f"  {e}s:\n    entity: {e}\n    sheet: {e.title()}s\n    key: [code]\n    fields:\n      code: Code\n"
+        f"      name: Name\n" + (f"      parent: {{ref: {parent_of[e]}, column: Parent}}\n" if e in parent_of else "")
+        + "      custom_attributes:\n        Level: {column: Level, type: string}\n"
+        for e in CURRICULUM
+    )
+    (root / "curriculum.yaml").write_text(f"version: 1\nsource: curriculum.xlsx\nentities:\n{blocks}", encoding="utf-8")
+    (root / "applicants.yaml").write_text(
+        "version: 1\nsource: applicants.xlsx\nentities:\n"
+        "  applicants:\n    entity: applicant\n    sheet: Applicants\n    key: [external_id]\n    fields:\n"
+        "      external_id: ID\n      first_name: {column: First, pii: true}\n"
+        "      last_name: {column: Last, pii: true}\n"
+        "      email_address: {column: Email, pii: true}\n      eligible_deliveries: {column: Deliveries, split: ';'}\n"
+        "  credentials:\n    entity: credential\n    sheet: Credentials\n    key: [applicant_id, type, name]\n"
+        "    fields:\n      applicant_id: {ref: applicant, column: Applicant}\n      type: Type\n      name: Name\n"
+        "      result: {column: Result, type: string}\n",
+        encoding="utf-8",
+    )
+    seed: dict[str, list[dict[str, Any]]] = {}
+    for kind, entity in enumerate(CURRICULUM):
+        live = []
+        for i, code in enumerate(codes[entity][: int(len(codes[entity]) * LIVE_SHARE)]):
+            rec: dict[str, Any] = {"id": _uid(kind, i), "code": code,
+                                   "name": f"{entity.title()} {i}" + (" (old)" if i % 10 == 0 else ""),
+                                   "custom_attributes": {"Level": str(i % 5)}}
+            if entity in parent_of:
+                parent = parent_of[entity]
+                live_parents = int(len(codes[parent]) * LIVE_SHARE) or 1
+                rec["parent"] = {"id": _uid(CURRICULUM.index(parent), i % len(codes[parent]) % live_parents)}
+            live.append(rec)
+        seed[entity + "s"] = live
+    seed["applicants"] = [
+        {"id": _uid(10, i), "external_id": f"A{i:07d}", "first_name": "Given", "last_name": f"Family{i}",
+         "email_address": f"a{i}@example.com" if i % 10 else "old@example.com",
+         "eligible_deliveries": ["On campus", "Online"]}
+        for i in range(int(c["applicant"] * LIVE_SHARE))
+    ]
+    (root / "seed.json").write_text(json.dumps({"institution-a": seed}), encoding="utf-8")
+    (root / "done").write_text("", encoding="utf-8")
+    return root
+
+
+def child(root: Path, base_url: str) -> None:
+    """Plan in this process and print the figures as JSON (run by the parent, one size per process)."""
+    import os
+
+    os.chdir(root)
+    from loader.api.client import ApiClient
+    from loader.config import Environment, Secret, load_config
+    from loader.planning import run_plan
+
+    config = load_config(None)
+    env = Environment(name="sandbox", base_url=base_url, auth_url=base_url, realm="sandbox",
+                      expect_environment="sandbox", client_id="sandbox-client",
+                      client_secret=Secret("sandbox-secret"), timeout=60.0)
+
+    async def go() -> Any:
+        async with ApiClient(env, config.profile) as client:
+            return await run_plan([Path("curriculum.yaml"), Path("applicants.yaml")], config=config, env=env,
+                                  client=client, progress=False)
+
+    started = time.perf_counter()
+    run = asyncio.run(go())
+    wall = time.perf_counter() - started
+    records = run.plan.records()
+    print(json.dumps({
+        "desired": len(records), "errors": sum(bool(r.errors) for r in records),
+        "create": sum(r.action.value == "create" for r in records),
+        "update": sum(r.action.value == "update" for r in records),
+        "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
+        "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }))
+
+
+def measure(n: int, out: Path, latency_ms: int) -> dict[str, Any]:
+    from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
+
+    root = generate(n, out)
+    db = root / "sandbox.sqlite3"
+    db.unlink(missing_ok=True)
+    options = SandboxOptions(data=str(db), seed=str(root / "seed.json"), faults=FaultOptions(latency_ms=latency_ms))
+    with serve_in_subprocess(options) as sandbox:
+        sandbox.reset_stats()
+        done = subprocess.run([sys.executable, __file__, "--child", str(root), sandbox.base_url],
+                              capture_output=True, text=True, check=True)
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        figures["sandbox_requests"] = sandbox.stats()["requests"]
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="plan benchmark")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--latency-ms", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench_plan"))
+    parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child[0]), args.child[1])
+        return 0
+    print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; planner in a fresh process per size")
+    print(f"{'desired':>8} {'create':>7} {'update':>7} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'wall s':>7} "
+          f"{'GETs':>6} {'min GETs':>8} {'token':>5} {'peak RSS MB':>11}")
+    for n in args.sizes:
+        f = measure(n, args.out, args.latency_ms)
+        floor = sum(max(1, math.ceil(count / 100)) for count in f["live"].values())
+        gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
+        token = sum(v for k, v in f["sandbox_requests"].items() if "openid-connect/token" in k)
+        print(f"{f['desired']:>8} {f['create']:>7} {f['update']:>7} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
+              f"{f['diffing_s']:>7.2f} {f['wall_s']:>7.2f} {gets:>6} {floor:>8} {token:>5} {f['peak_rss_mb']:>11.0f}")
+        per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
+        print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
