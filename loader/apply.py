@@ -24,6 +24,7 @@ from loader.apply_payload import (
     missing_changes,
     substitute,
 )
+from loader.errors import LoaderError
 from loader.graph import Scheduler, build_graph
 from loader.plan_model import Action, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
@@ -145,6 +146,16 @@ class _Executor:
                     self._skip_blocked(self.records[dependant])
 
         tasks: dict[asyncio.Task[tuple[str, bool]], str] = {}
+        try:
+            await self._dispatch(scheduler, tasks)
+        finally:
+            for task in tasks:  # only when cancelled from outside: never leave writes running unowned
+                task.cancel()
+        if self.stop.is_set():
+            self._skip(scheduler.pending(), "not applied: interrupted before it was sent")
+        return results_in_plan_order(self.results.values(), graph.refs)
+
+    async def _dispatch(self, scheduler: Scheduler, tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
         while True:
             while len(tasks) < self.options.concurrency and not self.stop.is_set():
                 ready = scheduler.next_ready()
@@ -169,9 +180,6 @@ class _Executor:
                     scheduler.succeeded(ref)
                 else:
                     self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
-        if self.stop.is_set():
-            self._skip(scheduler.pending(), "not applied: interrupted before it was sent")
-        return results_in_plan_order(self.results.values(), graph.refs)
 
     async def _write(self, record: RecordPlan) -> tuple[str, bool]:
         """Write one record; returns (ref, whether the record now exists with a known id)."""
@@ -199,6 +207,9 @@ class _Executor:
                     raise _failure(error, attempts=attempts) from None
             reached, steps = await self._status_steps(record, entity, record_id, live_status, adopted, attempts)
             attempts += steps
+        except LoaderError as error:  # e.g. the profile cannot write this entity: this record fails, not the run
+            self._emit(_result(record, Outcome.FAILED, id=record_id, message=str(error), attempts=attempts))
+            return record.ref, record_id is not None
         except _Failure as failure:
             known_id = failure.record_id or record_id
             self._emit(

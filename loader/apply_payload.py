@@ -59,7 +59,8 @@ def _plain(value: Any) -> Any:
 def lookup_key(record: RecordPlan, payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any] | None:
     """The record's key as field -> plain value, taken from the (substituted) payload first.
 
-    None when a key field's value is not known (then the record cannot be looked up).
+    None when a key field's value is not known (then the record cannot be looked up). A key field
+    the record leaves empty is None, and matches a live record without that field.
     """
     key: dict[str, Any] = {}
     for position, name in enumerate(entity.key):
@@ -69,7 +70,7 @@ def lookup_key(record: RecordPlan, payload: Mapping[str, Any], entity: EntityPro
             value = _plain(record.key[position])
         else:
             return None
-        if value is None or isinstance(value, (PendingId, Mapping, list, tuple)):
+        if isinstance(value, (PendingId, Mapping, list, tuple)):
             return None
         key[name] = value
     return key
@@ -82,7 +83,7 @@ def matches_key(live: Mapping[str, Any], key: Mapping[str, Any]) -> bool:
 
 def filterable(key: Mapping[str, Any]) -> dict[str, Any]:
     """The key fields the service can filter a list on (top-level scalars)."""
-    return {k: v for k, v in key.items() if isinstance(v, (str, int, float, bool))}
+    return {k: v for k, v in key.items() if isinstance(v, (str, int, float, bool))}  # None: matched locally
 
 
 def _same(name: str, live: Any, wanted: Any, entity: EntityProfile) -> bool:

@@ -135,6 +135,35 @@ def test_a_lost_answer_for_a_keyless_create_fails_rather_than_risk_a_duplicate()
         assert result.attempts == 1
 
 
+def test_a_lost_credential_create_is_found_by_its_whole_key_even_with_an_empty_part() -> None:
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(lost_rate=1.0))) as sandbox:
+        applicant = record("applicants", "applicant", "A1", {"external_id": "A1"})
+        credentials = [
+            replace(
+                record("credentials", "credential", f"A1/{kind}", {"applicant_id": PendingId("applicants/A1"),
+                                                                   "type": kind, **extra}),
+                key=("A1", kind, extra.get("name")), depends_on=("applicants/A1",),
+            )
+            for kind, extra in (("EMPLOYMENT", {}), ("TERTIARY", {"name": "BSc"}), ("SUBJECT", {"name": "BSc"}))
+        ]
+        plan = make_plan(("applicants", "applicant", [applicant]), ("credentials", "credential", credentials))
+        results = _apply(sandbox, plan)
+        assert [(r.outcome, r.adopted) for r in results.records] == [(Outcome.CREATED, True)] * 4
+        sandbox.set_faults(FaultOptions())
+        live = _live(sandbox, "credential")["credential"]
+        assert sorted(c["type"] for c in live) == ["EMPLOYMENT", "SUBJECT", "TERTIARY"]
+        assert {r.id for r in results.records[1:]} == {c["id"] for c in live}
+
+
+def test_an_entity_the_profile_cannot_create_fails_that_record_only(sandbox: Any) -> None:
+    tag = record("tags", "tag", "International", {"name": "International"})
+    school = record("schools", "school", "OK", {"code": "OK", "name": "Fine"})
+    results = _apply(sandbox, make_plan(("tags", "tag", [tag]), ("schools", "school", [school]))).by_ref()
+    assert results["tags/International"].outcome is Outcome.FAILED
+    assert "cannot be created" in (results["tags/International"].message or "")
+    assert results["schools/OK"].outcome is Outcome.CREATED
+
+
 def test_a_create_meeting_an_existing_record_under_its_key_adopts_and_updates_it(sandbox: Any) -> None:
     _apply(sandbox, _one("school", "ENG", "Old"))
     results = _apply(sandbox, make_plan(("schools", "school", [
