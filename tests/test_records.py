@@ -372,3 +372,26 @@ def test_arbitrary_cells_give_each_row_a_record_or_an_error_at_a_cell(
     for record in block.records:
         assert record.key == (f"K{record.row.row - 2}",)
         assert isinstance(record.fields["custom_attributes"]["Score"], int | float)
+
+
+def test_a_csv_block_reads_text_with_its_delimiter_and_names_cells_without_a_sheet(workdir: Path) -> None:
+    (workdir / "subjects.csv").write_bytes("\ufeffCode;Name;Parent\n0101;Maths ;BSC\n\n0102;;BSC\n".encode())
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: subjects.csv
+delimiter: ";"
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: Code
+      name: {column: Name, transform: [strip], empty: error}
+      parent: {ref: program, column: Parent}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert (block.sheet, block.rows_read) == (None, 2)
+    assert [dict(r.fields) for r in block.records] == [
+        {"code": "0101", "name": "Maths", "parent": Ref("program", ("BSC",))},
+    ]
+    assert [f.where for f in block.findings] == ["subjects.csv › B4"]
