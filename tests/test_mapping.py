@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loader.mapping import load_mapping, mapping_schema, parse_template
 from loader.profile import load_profile
@@ -211,3 +215,33 @@ entities:
     assert [b.name for b in mapping.blocks] == ["courses", "arrangements"]
     assert mapping.blocks[0].source.name == "curriculum.xlsx"
     assert str(mapping.blocks[1].place) == "m.yaml:18:3"
+
+
+_words = st.sampled_from(["version", "source", "entities", "entity", "sheet", "key", "fields", "column", "ref",
+                          "value", "template", "where", "map", "split", "type", "empty", "code", "name", "course",
+                          "custom_attributes", "parent", "school", "in", "equals", "header_row", "by", "pattern"])
+_leaves = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), _words, st.text(max_size=6))
+_docs = st.recursive(_leaves, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_words, inner, max_size=4),
+                     max_leaves=25)
+
+
+_field_specs = st.one_of(_words, st.dictionaries(_words, _leaves | st.dictionaries(_words, _leaves, max_size=2),
+                                                max_size=4))
+_blocks = st.fixed_dictionaries({
+    "entity": st.sampled_from(["course", "school", "credential", "arrangement", "applicant", "nope"]),
+    "key": st.lists(_words, min_size=1, max_size=2, unique=True),
+    "fields": st.dictionaries(_words, _field_specs, min_size=1, max_size=4),
+}, optional={"where": st.dictionaries(_words, _leaves, max_size=2), "sheet": _words})
+_skeletons = st.fixed_dictionaries({"source": st.just("x.xlsx"), "entities": st.dictionaries(_words, _blocks,
+                                                                                             min_size=1, max_size=2)})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_docs | _skeletons)
+def test_any_yaml_document_gives_findings_with_places_never_a_crash(workdir: Path, doc: object) -> None:
+    if isinstance(doc, dict):
+        doc = {"version": 1, **doc}
+    mapping, problems = _load(workdir, yaml.safe_dump(doc))
+    assert mapping is not None or problems
+    for problem in problems:
+        assert re.match(r"m\.yaml:\d+:\d+: \S", problem), problem
