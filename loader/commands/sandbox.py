@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 
 from loader.errors import UsageError
 
@@ -94,11 +96,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"  API browser: {url}/q/swagger-ui/   data: {options.data}   stop with Ctrl-C")
     sys.stdout.flush()
     server = uvicorn.Server(uvicorn_config(app))
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the previous
+    # handler: make that a no-op for SIGTERM and swallow the KeyboardInterrupt of SIGINT, so both exit 0.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: None) if in_main else None
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
     finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
         app.state.sandbox.store.close()
         sock.close()
+    print("sandbox stopped")
     return 0
 
 
