@@ -38,7 +38,13 @@ from loader.api.errors import (
     error_class_for,
 )
 from loader.api.paging import Page, iter_records
-from loader.api.requestlog import HTTP_LOGGER, LibraryNoiseFilter, RedactionFilter, log_request
+from loader.api.requestlog import (
+    HTTP_LOGGER,
+    LibraryNoiseFilter,
+    RedactionFilter,
+    RetryNoticeFilter,
+    log_request,
+)
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings
 from loader.errors import ProfileError
@@ -87,6 +93,7 @@ class ApiClient:
         self._log = logging.getLogger(HTTP_LOGGER)
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
+        self._retry_notice = RetryNoticeFilter()
         self._semaphore = asyncio.Semaphore(concurrency)
         self._first_lock = asyncio.Lock()
         # With nothing to expect there is nothing to check before a write.
@@ -116,6 +123,8 @@ class ApiClient:
             logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
             logging.getLogger(name).addFilter(self._quiet)
+        # Before the redaction filter is no matter: both only rewrite; order keeps notices scrubbed.
+        logging.getLogger("stamina").filters.insert(0, self._retry_notice)
         return self
 
     async def __aexit__(
@@ -130,6 +139,7 @@ class ApiClient:
                 logging.getLogger(name).removeFilter(self._filter)
             for name in _LIBRARY_LOGGERS:
                 logging.getLogger(name).removeFilter(self._quiet)
+            logging.getLogger("stamina").removeFilter(self._retry_notice)
 
     # -- what the client has learnt ---------------------------------------------------------------
 

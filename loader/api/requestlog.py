@@ -68,6 +68,25 @@ class LibraryNoiseFilter(logging.Filter):
         return record.levelno >= logging.WARNING or logging.getLogger(HTTP_LOGGER).isEnabledFor(logging.DEBUG)
 
 
+class RetryNoticeFilter(logging.Filter):
+    """Replaces stamina's WARNING `stamina.retry_scheduled` by an INFO line of `loader.http`.
+
+    A retry is routine, not a warning, and each attempt already has its own request line; at `-v`
+    the notice says how long the client waits and why (the error's text, which holds no secret).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "stamina.retry_scheduled":
+            return True
+        logging.getLogger(HTTP_LOGGER).info(
+            "  retry %s in %s s after %s",
+            getattr(record, "stamina.retry_num", "?"),
+            getattr(record, "stamina.wait_for", "?"),
+            getattr(record, "stamina.caused_by", "an error"),
+        )
+        return False
+
+
 def log_request(
     logger: logging.Logger, method: str, path: str, outcome: str, elapsed_s: float, attempt: int | None
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from typing import Any
 
@@ -329,3 +330,20 @@ def test_fetch_collections_returns_each_entity_once(start_sandbox, profile):
     collections = run(go())
     assert list(collections) == ["school", "tag", "course"]
     assert len(collections["school"]) == 120 and collections["course"] == []
+
+
+def test_retries_are_logged_as_info_lines_of_the_request_log_not_as_warnings(start_sandbox, profile, caplog):
+    sb = start_sandbox(faults=FaultOptions(error_rate=0.6, seed=3))
+
+    async def go() -> None:
+        async with ApiClient(environment_for(sb), profile) as client:
+            await client.first_page("school")
+
+    with caplog.at_level(logging.INFO):
+        run(go())
+    retries = [r for r in caplog.records if r.getMessage().startswith("  retry ")]
+    assert retries and all(r.name == "loader.http" and r.levelno == logging.INFO for r in retries)
+    assert "ServerError" in retries[0].getMessage()
+    assert not [r for r in caplog.records if r.name == "stamina"]
+    attempts = [r.getMessage() for r in caplog.records if r.getMessage().startswith("GET /institution")]
+    assert attempts[-1].endswith(f"200 {attempts[-1].split()[3]} ms attempt {len(attempts)}")
