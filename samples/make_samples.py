@@ -121,10 +121,6 @@ ARRANGEMENTS = [  # code, title, status (office words), subjects awarded, partne
      "TAFE NSW"),
 ]
 
-# The sandbox seed loader ignores `type` on every record (as it is server-set for curriculum), which
-# loses a credential's required type; until it keeps it, last cycle's credentials are left out.
-SEED_CREDENTIALS = False
-
 TAGS = ["International", "Scholarship", "Recognition of Prior Learning"]
 
 
@@ -323,16 +319,11 @@ def seed() -> dict[str, Any]:
     }
     return {
         "institution-a": {"schools": schools, "courses": courses, "programs": programs, "subjects": subjects,
-                          "tags": tags, "applicants": applicants, "credentials": _seedable(credentials),
+                          "tags": tags, "applicants": applicants, "credentials": credentials,
                           "arrangements": arrangements, "applications": [], "suggestions": [], "users": [],
                           "roles": []},
         "institution-b": other,
     }
-
-
-def _seedable(credentials: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Credentials for the seed: none while the sandbox's seed loader drops a credential's `type`."""
-    return [] if not SEED_CREDENTIALS else credentials
 
 
 def write_all(out: Path) -> list[Path]:

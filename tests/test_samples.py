@@ -84,3 +84,5 @@ def test_the_sample_plan_shows_last_cycles_differences(sample_plan: Plan) -> Non
     assert [(c.field, c.pii) for c in mia.changes] == [("email_address", True)]
     aisha = _record(sample_plan, "credentials/A1000129/TERTIARY/Higher Secondary Certificate")
     assert aisha.depends_on == ("applicants/A1000129",)
+    olivia = _record(sample_plan, "credentials/A1000123/TERTIARY/Diploma of Information Technology")
+    assert olivia.action is Action.UPDATE and olivia.payload == {"result": "6.2"}
