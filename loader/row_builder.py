@@ -150,27 +150,24 @@ class BlockReader:
         row_ref = self.data.row_ref(row.number)
         for spec, extract in builders:
             raw, cell = extract(row)
+            where = cell or row_ref
             try:
                 value = apply_steps(raw, spec.steps)
             except StepError as exc:
-                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", str(cell or row_ref)))
+                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", str(where)))
                 continue
-            where = str(cell or row_ref) if value is EMPTY or value is None or value == [] else ""
             if value is EMPTY:
-                if spec.name in self.key_set:
-                    errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", where))
+                if spec.name not in self.key_set and spec.empty == "skip":
                     continue
-                if spec.empty == "skip":
-                    continue
-                if spec.empty == "error":
+                if spec.name not in self.key_set and spec.empty == "error":
                     errors.append(Finding("error", "empty-value", f"{spec.name}: a value is required here "
-                                          "(the mapping says `empty: error`)", where))
+                                          "(the mapping says `empty: error`)", str(where)))
                     continue
                 value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
             elif spec.ref is not None and value is not None:
                 value = self._ref(spec, value, cell)
-            if spec.name in self.key_set and value in (None, []):
-                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", where))
+            if spec.name in self.key_set and (value is None or value == []):
+                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", str(where)))
                 continue
             if spec.name.startswith(CUSTOM + "."):
                 custom[spec.name[len(CUSTOM) + 1:]] = value
