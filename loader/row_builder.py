@@ -107,6 +107,8 @@ class BlockReader:
     def _condition(self, condition: Condition) -> Callable[[SheetRow], bool]:
         index = self.columns[condition.column]
         op, values, pattern = condition.op, set(condition.values), condition.pattern
+        # A boolean cell reads "TRUE"/"FALSE" (as Excel shows it); `equals: true` means the same.
+        values |= {v.upper() for v in values if v.lower() in ("true", "false")}
 
         def text(row: SheetRow) -> str:
             return _cell_text(row.values[index]) if index < len(row.values) else ""

@@ -176,6 +176,33 @@ def test_several_blocks_over_one_sheet_merge_identical_rows_and_name_both_cells_
     assert (courses.rows_read, courses.rows_filtered) == (5, 1)
 
 
+def test_where_conditions_all_hold_and_compare_cell_text(workdir: Path) -> None:
+    write_workbook(workdir / "w.xlsx", {"S": [
+        ["Code", "Active", "Points", "Note"],
+        ["A", True, 101, "keep me"],
+        ["B", False, 101, "keep"],
+        ["C", True, 7, None],
+        ["D", True, 101.0, ""],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: w.xlsx
+entities:
+  s:
+    entity: school
+    where:
+      - {column: Active, equals: true}
+      - {column: Points, in: [101, 102]}
+      - {column: Note, not_empty: true}
+      - {column: Note, matches: "^keep"}
+    key: [code]
+    fields: {code: Code}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert [r.key for r in block.records] == [("A",)]
+    assert block.rows_filtered == 3
+
+
 def test_split_refs_keep_each_value_and_clear_gives_an_empty_list(workdir: Path) -> None:
     write_workbook(workdir / "arr.xlsx", {"Arrangements": [
         ["Code", "Title", "Status", "Subjects"],
