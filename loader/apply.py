@@ -212,6 +212,8 @@ class _Executor:
             return record.ref, record_id is not None
         except _Failure as failure:
             known_id = failure.record_id or record_id
+            if known_id is not None:  # created, then a later step failed: dependants can still use it
+                self.ids[record.ref] = known_id
             self._emit(
                 _result(
                     record,

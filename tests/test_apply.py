@@ -91,6 +91,22 @@ def test_an_arrangement_walks_its_status_path_after_its_create(sandbox: Any) -> 
     assert live["arrangement"][0]["subjects_awarded"] == [live["subject"][0]["id"]]
 
 
+def test_a_failed_status_step_reports_the_created_id_and_dependants_still_proceed(sandbox: Any) -> None:
+    arrangement = record("arrangements", "arrangement", "BAD", {"code": "BAD", "name": "Skips READY"},
+                         status_path=("ACTIVE",))
+    school = record("schools", "school", "S", {"code": "S", "name": "S",
+                                               "custom_attributes": {"Pathway": PendingId("arrangements/BAD")}},
+                    depends_on=("arrangements/BAD",))
+    plan = make_plan(("arrangements", "arrangement", [arrangement]), ("schools", "school", [school]))
+    results = _apply(sandbox, plan)
+    failed = results.by_ref()["arrangements/BAD"]
+    assert failed.outcome is Outcome.FAILED and failed.status == 400 and failed.attempts == 2
+    assert (failed.message or "").startswith("setting status to ACTIVE: ValidationError")
+    live = _live(sandbox, "arrangement", "school")
+    assert failed.id == live["arrangement"][0]["id"] and live["arrangement"][0]["status"] == "DRAFT"
+    assert live["school"][0]["custom_attributes"] == {"Pathway": failed.id}
+
+
 def test_an_update_sends_only_its_payload_and_leaves_other_fields_alone(sandbox: Any) -> None:
     payload = {"code": "SCI", "name": "Science", "custom_attributes": {"A": "1", "B": "2"}}
     _apply(sandbox, make_plan(("schools", "school", [record("schools", "school", "SCI", payload)])))
