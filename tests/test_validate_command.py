@@ -97,3 +97,26 @@ def test_the_command_line_runs_validate_with_exit_codes(workdir: Path, capsys: p
     assert "error: bad.yaml:2:11: expected at least one entry, got none" in out
     assert main(["validate", "missing.yaml"]) == 1
     assert "missing.yaml: file not found" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_validate_works_from_a_built_package_not_only_the_source_tree(workdir: Path) -> None:
+    """The schemas are package data: build the package as a wheel would lay it out, run from there."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    built = workdir / "build"
+    subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
+                    "--build-lib", str(built)], cwd=root, check=True, capture_output=True)
+    write_mapping(workdir / "m.yaml", GOOD.replace("empty: error", "empty: skip"))
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, loader, loader.cli; print(loader.__file__); "
+         "sys.exit(loader.cli.main(['validate', 'm.yaml']))"],
+        cwd=workdir, env={"PYTHONPATH": str(built), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    first, *_, last = done.stdout.splitlines()
+    assert first.startswith(str(built))
+    assert last == "valid: 0 errors, 1 warnings"
