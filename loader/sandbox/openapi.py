@@ -7,88 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from loader.sandbox.entities import ENTITIES, Entity, Field
+from loader.sandbox.entities import ENTITIES, Entity
+from loader.sandbox.openapi_schemas import REF, components, schema_name
 from loader.sandbox.options import API_VERSION
 from loader.sandbox.token_endpoint import TEMPLATE as TOKEN_PATH
-
-_REF = "#/components/schemas/"
-_USER = {
-    "type": "object",
-    "properties": {k: {"type": "string"} for k in ("id", "email_address", "first_name", "last_name")},
-}
-_STAMP = {"type": "object", "properties": {"time": {"type": "integer"}, "user": {"$ref": _REF + "User"}}}
-
-
-def _field_schema(spec: Field) -> dict[str, Any]:
-    kind = spec.kind
-    if kind == "enum":
-        return {"type": "string", "enum": list(spec.choices)}
-    if kind == "date":
-        return {"type": "string", "format": "date"}
-    if kind == "num_or_str":
-        return {"type": ["string", "number"]}
-    if kind == "bool":
-        return {"type": "boolean"}
-    if kind == "str_list":
-        return {"type": "array", "items": {"type": "string"}}
-    if kind == "attrs":
-        return {"type": "object", "additionalProperties": {"type": "string"}}
-    if kind == "object_id":
-        return {"$ref": _REF + "ParentRef"}
-    if kind == "json":
-        return {}
-    return {"type": "string"}
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    if not schema:
-        return schema
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _title(entity: Entity) -> str:
-    return entity.name.capitalize()
-
-
-def _write_schema(entity: Entity, creating: bool) -> dict[str, Any]:
-    properties: dict[str, Any] = {}
-    for name, spec in entity.fields.items():
-        if creating and name in entity.refused_on_create:
-            continue
-        if not creating and name in entity.create_only:
-            continue
-        schema = _field_schema(spec)
-        if name in entity.required:
-            if spec.kind == "str":
-                schema = {**schema, "minLength": 1}
-            properties[name] = schema
-        else:
-            properties[name] = _nullable(schema)
-    if not creating:
-        for name in entity.ignored_on_update:
-            properties[name] = {"type": "string", "description": "accepted and ignored (read-only after create)"}
-    body: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-    if creating and entity.required:
-        body["required"] = list(entity.required)
-    return body
-
-
-def _record_schema(entity: Entity) -> dict[str, Any]:
-    properties: dict[str, Any] = {"id": {"type": "string"}}
-    if entity.type_value:
-        properties["type"] = {"type": "string", "const": entity.type_value}
-    properties.update({name: _field_schema(spec) for name, spec in entity.fields.items() if name != "send_email"})
-    properties["metadata"] = {"$ref": _REF + "Metadata"}
-    if entity.collection == "credentials":
-        properties["uploadedBy"] = {"$ref": _REF + "User"}
-    if entity.collection == "comments":
-        properties["suggestion_id"] = {"type": "string"}
-    if entity.type_value:
-        properties["children"] = {"type": "array", "items": {"$ref": _REF + "Child"}, "description": "get-one only"}
-    if entity.collection == "applications":
-        properties["comments"] = {"type": "array", "items": {"$ref": _REF + "Comment"}, "description": "get-one only"}
-        properties["credit_matches"] = {"type": "array", "items": {"$ref": _REF + "CreditMatch"}}
-    return {"type": "object", "properties": properties, "required": ["id", "metadata"]}
 
 
 def _envelope(data: dict[str, Any]) -> dict[str, Any]:
@@ -163,8 +85,8 @@ def _filters(entity: Entity) -> list[dict[str, Any]]:
 
 
 def _entity_paths(entity: Entity) -> dict[str, Any]:
-    title = _title(entity)
-    record = {"$ref": _REF + title}
+    title = schema_name(entity)
+    record = {"$ref": REF + title}
     tag = [entity.collection]
     base_params = [_path_param()] if "{id}" in entity.path else []
     collection: dict[str, Any] = {
@@ -184,7 +106,7 @@ def _entity_paths(entity: Entity) -> dict[str, Any]:
             "parameters": base_params,
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": {"$ref": f"{_REF}{title}Create"}}},
+                "content": {"application/json": {"schema": {"$ref": f"{REF}{title}Create"}}},
             },
             "responses": {"201": _json(_envelope(record), "created"), **_errors(400, 404, 409, *_COMMON_ERRORS)},
         }
@@ -208,101 +130,12 @@ def _entity_paths(entity: Entity) -> dict[str, Any]:
             "parameters": [_path_param()],
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": {"$ref": f"{_REF}{title}Update"}}},
+                "content": {"application/json": {"schema": {"$ref": f"{REF}{title}Update"}}},
             },
             "responses": {"200": _json(_envelope(record), "updated"), **_errors(400, 404, 409, *_COMMON_ERRORS)},
         }
     paths[f"{entity.path}/{{id}}"] = item
     return paths
-
-
-def _components() -> dict[str, Any]:
-    schemas: dict[str, Any] = {
-        "User": _USER,
-        "Metadata": {"type": "object", "properties": {"created": _STAMP, "updated": _STAMP}},
-        "ParentRef": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}},
-            "required": ["id"],
-            "additionalProperties": False,
-        },
-        "Child": {"type": "object", "properties": {k: {"type": "string"} for k in ("id", "code", "name", "type")}},
-        "CreditMatch": {
-            "type": "object",
-            "properties": {k: {"type": ["string", "null"]} for k in ("suggestion_id", "subject_id", "credential_id")},
-        },
-        "Outcome": {
-            "type": "object",
-            "properties": {
-                "application_id": {"type": "string"},
-                "status": {"type": "string"},
-                "decided": {"type": "boolean"},
-                "credit_matches": {"type": "array", "items": {"$ref": _REF + "CreditMatch"}},
-            },
-        },
-        "Error": {
-            "type": "object",
-            "properties": {
-                "environment": {"type": "string"},
-                "timestamp": {"type": "integer"},
-                "message": {"type": "string"},
-            },
-            "required": ["environment", "timestamp", "message"],
-        },
-        "Token": {
-            "type": "object",
-            "properties": {
-                "access_token": {"type": "string"},
-                "expires_in": {"type": "number"},
-                "token_type": {"type": "string"},
-            },
-            "required": ["access_token", "expires_in", "token_type"],
-        },
-        "Faults": {
-            "type": "object",
-            "properties": {
-                "latency_ms": {"type": "number", "minimum": 0},
-                "jitter_ms": {"type": "number", "minimum": 0},
-                "error_rate": {"type": "number", "minimum": 0, "maximum": 1},
-                "lost_rate": {"type": "number", "minimum": 0, "maximum": 1},
-                "rate_limit": {"type": ["number", "null"], "exclusiveMinimum": 0},
-                "seed": {"type": "integer"},
-            },
-            "additionalProperties": False,
-        },
-        "OAuthError": {
-            "type": "object",
-            "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
-        },
-    }
-    for entity in ENTITIES.values():
-        title = _title(entity)
-        schemas[title] = _record_schema(entity)
-        if entity.creatable:
-            schemas[f"{title}Create"] = _write_schema(entity, creating=True)
-        if entity.updatable:
-            schemas[f"{title}Update"] = _write_schema(entity, creating=False)
-    error = {"application/json": {"schema": {"$ref": _REF + "Error"}}}
-    responses = {
-        f"E{status}": {"description": text, "content": error}
-        for status, text in (
-            (400, "ValidationError: <reason>"),
-            (401, "Unauthorized"),
-            (404, "Not found"),
-            (409, "Conflict: names the existing record"),
-            (429, "Too many requests"),
-            (500, "Server error"),
-            (503, "Unavailable"),
-        )
-    }
-    security = {
-        "bearer": {"type": "http", "scheme": "bearer"},
-        "clientCredentials": {
-            "type": "oauth2",
-            "flows": {"clientCredentials": {"tokenUrl": TOKEN_PATH.replace("{realm}", "sandbox"), "scopes": {}}},
-        },
-    }
-    return {"schemas": schemas, "responses": responses, "securitySchemes": security}
 
 
 def _fixed_paths() -> dict[str, Any]:
@@ -315,7 +148,7 @@ def _fixed_paths() -> dict[str, Any]:
         },
         "required": ["grant_type"],
     }
-    oauth_error = {"$ref": _REF + "OAuthError"}
+    oauth_error = {"$ref": REF + "OAuthError"}
     apps = ENTITIES["applications"]
     return {
         TOKEN_PATH: {
@@ -327,7 +160,7 @@ def _fixed_paths() -> dict[str, Any]:
                 "parameters": [_path_param("realm")],
                 "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": form}}},
                 "responses": {
-                    "200": _json({"$ref": _REF + "Token"}, "a token"),
+                    "200": _json({"$ref": REF + "Token"}, "a token"),
                     "400": _json(oauth_error, "unsupported_grant_type or invalid_request"),
                     "401": _json(oauth_error, "invalid_client"),
                     "404": _json(oauth_error, "unknown realm"),
@@ -340,7 +173,7 @@ def _fixed_paths() -> dict[str, Any]:
                 "tags": ["applications"],
                 "parameters": [_path_param()],
                 "responses": {
-                    "200": _json(_envelope({"$ref": _REF + "Outcome"}), "outcome"),
+                    "200": _json(_envelope({"$ref": REF + "Outcome"}), "outcome"),
                     **_errors(404, *_COMMON_ERRORS),
                 },
             }
@@ -374,7 +207,7 @@ def _fixed_paths() -> dict[str, Any]:
                 "operationId": "get_faults",
                 "tags": ["sandbox"],
                 "security": [],
-                "responses": {"200": _json({"$ref": _REF + "Faults"}, "current fault options")},
+                "responses": {"200": _json({"$ref": REF + "Faults"}, "current fault options")},
             },
             "post": {
                 "operationId": "set_faults",
@@ -382,10 +215,10 @@ def _fixed_paths() -> dict[str, Any]:
                 "security": [],
                 "requestBody": {
                     "required": True,
-                    "content": {"application/json": {"schema": {"$ref": _REF + "Faults"}}},
+                    "content": {"application/json": {"schema": {"$ref": REF + "Faults"}}},
                 },
                 "responses": {
-                    "200": _json({"$ref": _REF + "Faults"}, "the new fault options"),
+                    "200": _json({"$ref": REF + "Faults"}, "the new fault options"),
                     "400": {"$ref": "#/components/responses/E400"},
                 },
             },
@@ -416,5 +249,5 @@ def build_openapi() -> dict[str, Any]:
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
         "paths": paths,
-        "components": _components(),
+        "components": components(),
     }

@@ -178,3 +178,10 @@ def test_records_list_in_creation_order(api: Caller, unique: Callable[[str], str
         api.create(PROGRAMS, {"code": code, "name": "n"})
     listed = [r["code"] for r in api.all_pages(PROGRAMS)]
     assert [c for c in listed if c in codes] == codes
+
+
+def test_a_list_filters_by_parent_id(api: Caller, unique: Callable[[str], str]) -> None:
+    school = api.create(SCHOOLS, {"code": unique("PARENT"), "name": "Parent"})
+    child = api.create(COURSES, {"code": unique("CHILD"), "name": "Child", "parent": {"id": school["id"]}})
+    api.create(COURSES, {"code": unique("LONER"), "name": "Loner"})
+    assert [c["id"] for c in api.all_pages(COURSES, parent=school["id"])] == [child["id"]]
