@@ -7,6 +7,7 @@ from pathlib import Path
 
 import openpyxl
 
+from loader.plan_model import Finding
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
 from loader.report.results_workbook import FAILED_FILL, write_results_workbook
@@ -115,3 +116,17 @@ def test_terminal_summary_counts_per_block_and_names_each_failure(tmp_path: Path
     text = render_results(_results(tmp_path))
     assert "courses  1 created, 0 updated, 1 unchanged, 0 skipped, 1 failed" in text
     assert "row 4  courses/BX: HTTP 400: ValidationError: parent not found" in text
+
+
+def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    results = _results(tmp_path)
+    results = Results(**{**results.__dict__, "records": results.records[:2]})
+    bad_row = Finding("error", "not-a-date", "not a date: 'soon'", "curriculum.xlsx › Courses › B4")
+    other_sheet = Finding("error", "x", "elsewhere", "curriculum.xlsx › Schools › B4")
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(results, out, row_errors={"courses": (bad_row, other_sheet)})
+    sheet = openpyxl.load_workbook(out)["Courses"]
+    assert [c.value for c in sheet[4]][3:] == ["error", None, "not a date: 'soon'"]
+    assert sheet["B4"].comment.text == "not a date: 'soon'"
+    assert sheet["B2"].comment is None

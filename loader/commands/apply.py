@@ -35,7 +35,7 @@ from loader.apply_checks import (
 from loader.config import Config, Environment, load_config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
-from loader.plan_model import Plan
+from loader.plan_model import Finding, Plan
 from loader.progress import console
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
@@ -86,6 +86,7 @@ class _SourceContext:
 
     header_rows: Mapping[str, int] = field(default_factory=dict)
     field_cells: FieldCells = field(default_factory=dict)
+    row_errors: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,7 +118,11 @@ def _write(results: Results, path: Path, context: _SourceContext) -> None:
         write_results_json(results, path)
     else:
         notes = write_results_workbook(
-            results, path, header_rows=context.header_rows, field_cells=context.field_cells
+            results,
+            path,
+            header_rows=context.header_rows,
+            field_cells=context.field_cells,
+            row_errors=context.row_errors,
         )
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
@@ -134,7 +139,7 @@ async def _apply(
 ) -> tuple[Results, _SourceContext] | None:
     from loader.api.client import ApiClient
 
-    context = _SourceContext()
+    context = _SourceContext(row_errors={b.name: b.findings for b in plan.blocks} if plan else {})
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         skip: dict[str, str] = {}
         if plan is not None:
@@ -182,7 +187,8 @@ async def _make_plan(
         for rec in b.records
         if rec.row.row is not None
     }
-    return planned.plan, _SourceContext(header_rows, field_cells)
+    row_errors = {b.name: b.findings for b in planned.plan.blocks}
+    return planned.plan, _SourceContext(header_rows, field_cells, row_errors)
 
 
 def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from openpyxl.utils import column_index_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
 from loader.errors import LoaderError
+from loader.plan_model import Finding
 from loader.report.safe_cells import set_safe_cell
 from loader.results import Outcome, RecordResult, Results
 from loader.sheets import read_sheet
@@ -89,13 +90,16 @@ def write_results_workbook(
     *,
     header_rows: Mapping[str, int] | None = None,
     field_cells: FieldCells | None = None,
+    row_errors: Mapping[str, Sequence[Finding]] | None = None,
     base: Path | None = None,
 ) -> list[str]:
     """Write results.xlsx; returns notes about sources that could not be copied (they are listed
     without their source values). `header_rows` gives a block's header row (default 1);
-    `field_cells` the cell each field of a row came from, so a failure's cells can be marked."""
+    `field_cells` the cell each field of a row came from, so a failure's cells can be marked;
+    `row_errors` per block, the errors of rows that never became records (marked "error")."""
     header_rows = header_rows or {}
     field_cells = field_cells or {}
+    row_errors = row_errors or {}
     base = base or Path.cwd()
     by_source: dict[_Source, dict[str, list[RecordResult]]] = defaultdict(lambda: defaultdict(list))
     for block, (file, sheet) in results.block_sources.items():
@@ -113,6 +117,7 @@ def write_results_workbook(
         width = _copy_source(sheet, source, base, notes)
         header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), header_rows, blocks)
         _write_outcomes(sheet, blocks, width, max(header, 1), header > 0, field_cells, source.sheet)
+        _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
     if not by_source:
         workbook.create_sheet("Results")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,6 +169,30 @@ def _write_outcomes(
         for offset, result in enumerate(unplaced):
             _write_result(sheet, next_row + offset, column, result, (), source_sheet)
         column += 3
+
+
+def _write_row_errors(
+    sheet: Worksheet,
+    blocks: Mapping[str, list[RecordResult]],
+    width: int,
+    row_errors: Mapping[str, Sequence[Finding]],
+    source_sheet: str | None,
+) -> None:
+    """Rows that never became records (a cell could not be read as asked): "error" and the message."""
+    for index, block in enumerate(blocks):
+        column = width + 1 + 3 * index
+        for finding in row_errors.get(block, ()):
+            address = _cell_address(finding.where or "", source_sheet)
+            if finding.severity != "error" or address is None:
+                continue
+            row, col = address
+            if sheet.cell(row=row, column=column).value is None:
+                set_safe_cell(sheet, row, column, "error").fill = FAILED_FILL
+                set_safe_cell(sheet, row, column + 2, finding.message)
+            cell = sheet.cell(row=row, column=col)
+            cell.fill = FAILED_FILL
+            previous = cell.comment.text + "\n" if cell.comment else ""
+            cell.comment = Comment((previous + finding.message)[:30000], "loader")
 
 
 def _cells_to_mark(result: RecordResult, cells: Mapping[str, str]) -> tuple[str, ...]:
