@@ -14,9 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping
-from time import perf_counter
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
@@ -39,18 +37,17 @@ from loader.api.errors import (
 )
 from loader.api.paging import Page, iter_records
 from loader.api.requestlog import (
+    ATTEMPT,
     HTTP_LOGGER,
     LibraryNoiseFilter,
     RedactionFilter,
+    RequestObserver,
     RetryNoticeFilter,
-    log_request,
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
-from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings
+from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ProfileError
 from loader.profile import EntityProfile, Profile
-
-ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
 
 BEARER_HINT = (
     "a fresh token was refused: send the header `Authorization: Bearer <access_token>` with only the "
@@ -89,8 +86,7 @@ class ApiClient:
         self._inner_transport = transport
         token_url = env.auth_url + profile.service.token_path.replace("{realm}", quote(env.realm, safe=""))
         self._auth = TokenAuth(token_url, env.client_id, env.client_secret)
-        self._counts: Counter[str] = Counter()
-        self._log = logging.getLogger(HTTP_LOGGER)
+        self._observer = RequestObserver(logging.getLogger(HTTP_LOGGER))
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
@@ -107,23 +103,27 @@ class ApiClient:
         verify: ssl.SSLContext | bool = True
         if self._env.ca_bundle is not None:
             verify = ssl.create_default_context(cafile=str(self._env.ca_bundle))
-        inner = self._inner_transport or httpx.AsyncHTTPTransport(
-            verify=verify,
-            limits=httpx.Limits(max_connections=self._concurrency + 2, max_keepalive_connections=self._concurrency + 2),
-        )
+        # No transport of our own unless a test passes one: httpx then builds its default transports,
+        # which honour HTTPS_PROXY / NO_PROXY and SSL_CERT_FILE as a user's environment expects;
+        # loopback traffic (the sandbox) never goes through a proxy.
+        loopback = all(is_loopback_host(httpx.URL(url).host) for url in (self._env.base_url, self._env.auth_url))
         self._http = httpx.AsyncClient(
+            trust_env=not loopback,
             base_url=self._env.base_url,
             auth=self._auth,
-            transport=_ObservedTransport(inner, self._counts, self._log),
+            verify=verify,
+            transport=self._inner_transport,
+            limits=httpx.Limits(max_connections=self._concurrency + 2, max_keepalive_connections=self._concurrency + 2),
             timeout=httpx.Timeout(self._env.timeout, connect=min(10.0, self._env.timeout)),
             headers={"Accept": "application/json", "User-Agent": f"loader/{__version__}"},
             follow_redirects=False,
+            event_hooks={"request": [self._observer.on_request], "response": [self._observer.on_response]},
         )
         for name in _FILTERED_LOGGERS:
             logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
             logging.getLogger(name).addFilter(self._quiet)
-        # Before the redaction filter is no matter: both only rewrite; order keeps notices scrubbed.
+        # First, so it sees stamina's record before any other filter touches it.
         logging.getLogger("stamina").filters.insert(0, self._retry_notice)
         return self
 
@@ -147,7 +147,7 @@ class ApiClient:
     def request_counts(self) -> dict[str, int]:
         """Requests actually sent (retries included): GET, POST, PATCH and token."""
         counts = {"GET": 0, "POST": 0, "PATCH": 0, "token": 0}
-        counts.update(self._counts)
+        counts.update(self._observer.counts)
         return counts
 
     @property
@@ -285,6 +285,7 @@ class ApiClient:
             try:
                 response = await self._http.send(request)
             except httpx.TransportError as error:
+                self._observer.on_failure(error)
                 raise _translate(error, method, path, self._env) from None
         return self._decode(response, method, path)
 
@@ -318,6 +319,8 @@ class ApiClient:
             )
         cls = error_class_for(status)
         hint = BEARER_HINT if status == 401 else _HINTS.get(status)
+        if 300 <= status < 400:
+            hint = f"the service redirected to {response.headers.get('Location', '?')}: check base_url in loader.yaml"
         if cls in (RateLimited, ServerError):
             retry_after = parse_retry_after(response.headers.get("Retry-After"))
             raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
@@ -345,35 +348,6 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
-
-
-class _ObservedTransport(httpx.AsyncBaseTransport):
-    """Counts and logs every request actually sent, token requests included."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, counts: Counter[str], log: logging.Logger):
-        self._inner = inner
-        self._counts = counts
-        self._log = log
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        is_token = bool(request.extensions.get(TOKEN_REQUEST))
-        self._counts["token" if is_token else request.method] += 1
-        attempt = None if is_token else request.extensions.get(ATTEMPT)
-        started = perf_counter()
-        try:
-            response = await self._inner.handle_async_request(request)
-        except Exception as error:
-            log_request(
-                self._log, request.method, request.url.path, type(error).__name__, perf_counter() - started, attempt
-            )
-            raise
-        log_request(
-            self._log, request.method, request.url.path, str(response.status_code), perf_counter() - started, attempt
-        )
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 def _translate(error: httpx.TransportError, method: str, path: str, env: Environment) -> ApiError:

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
+from time import perf_counter
+
+import httpx
+
+from loader.api.auth import TOKEN_REQUEST
 
 HTTP_LOGGER = "loader.http"
 REDACTED = "***"
+ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
+_STARTED = "loader_started"
 
 _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
@@ -95,3 +103,35 @@ def log_request(
         return
     suffix = f" attempt {attempt}" if attempt else ""
     logger.info("%s %s %s %d ms%s", method, path, outcome, round(elapsed_s * 1000), suffix)
+
+
+class RequestObserver:
+    """Counts and logs every request actually sent (token requests included), via httpx event hooks.
+
+    The start time rides on the request's extensions; a request that fails in transport is logged
+    by `on_failure` with the exception's name in place of a status.
+    """
+
+    def __init__(self, logger: logging.Logger):
+        self.counts: Counter[str] = Counter()
+        self._log = logger
+
+    async def on_request(self, request: httpx.Request) -> None:
+        self.counts["token" if request.extensions.get(TOKEN_REQUEST) else request.method] += 1
+        request.extensions[_STARTED] = perf_counter()
+
+    async def on_response(self, response: httpx.Response) -> None:
+        self._line(response.request, str(response.status_code))
+
+    def on_failure(self, error: httpx.TransportError) -> None:
+        try:
+            request = error.request
+        except RuntimeError:
+            return
+        self._line(request, type(error).__name__)
+
+    def _line(self, request: httpx.Request, outcome: str) -> None:
+        is_token = bool(request.extensions.get(TOKEN_REQUEST))
+        attempt = None if is_token else request.extensions.get(ATTEMPT)
+        elapsed = perf_counter() - request.extensions.get(_STARTED, perf_counter())
+        log_request(self._log, request.method, request.url.path, outcome, elapsed, attempt)
