@@ -46,7 +46,7 @@ from loader.api.requestlog import (
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
-from loader.errors import ProfileError
+from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
 
 BEARER_HINT = (
@@ -102,7 +102,13 @@ class ApiClient:
     async def __aenter__(self) -> ApiClient:
         verify: ssl.SSLContext | bool = True
         if self._env.ca_bundle is not None:
-            verify = ssl.create_default_context(cafile=str(self._env.ca_bundle))
+            try:
+                verify = ssl.create_default_context(cafile=str(self._env.ca_bundle))
+            except (ssl.SSLError, OSError) as error:
+                raise ConfigError(
+                    f"ca_bundle {self._env.ca_bundle} cannot be used: {error}",
+                    hint="give a PEM file of CA certificates (-----BEGIN CERTIFICATE----- ...)",
+                ) from None
         # No transport of our own unless a test passes one: httpx then builds its default transports,
         # which honour HTTPS_PROXY / NO_PROXY and SSL_CERT_FILE as a user's environment expects;
         # loopback traffic (the sandbox) never goes through a proxy.

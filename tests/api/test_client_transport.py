@@ -14,6 +14,7 @@ from api_support import FAST_RETRY
 from loader.api.client import ApiClient
 from loader.api.errors import ApiError, EnvironmentMismatch, OutcomeUnknown, Unreachable
 from loader.config import Environment, RetrySettings, Secret
+from loader.errors import ConfigError
 from loader.profile import load_profile
 
 BASE = "http://127.0.0.1:9"
@@ -149,3 +150,25 @@ def test_a_token_without_a_usable_lifetime_is_kept_until_refused(expires_in):
 
     assert asyncio.run(go()) is None
     assert answers["token"] == 1
+
+
+def test_a_ca_bundle_that_is_not_pem_is_a_config_error(tmp_path):
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("not a certificate\n", encoding="utf-8")
+
+    async def go() -> None:
+        async with ApiClient(_env(ca_bundle=bundle), load_profile()):
+            pass
+
+    with pytest.raises(ConfigError, match="ca_bundle"):
+        asyncio.run(go())
+
+
+def test_a_redirect_is_an_error_that_points_at_base_url():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": 300})
+        return httpx.Response(302, headers={"Location": "https://login.example/sso"})
+
+    error, _ = _run(handler, lambda c: c.fetch_collection("school"))
+    assert isinstance(error, ApiError) and "https://login.example/sso" in (error.hint or "")
