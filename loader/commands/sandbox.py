@@ -6,8 +6,12 @@ import argparse
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from loader.errors import UsageError
+
+if TYPE_CHECKING:  # the server (and its web framework) is imported only when serving
+    from loader.sandbox.options import SandboxOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +39,7 @@ def add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws")
 
 
-def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _options(args: argparse.Namespace) -> SandboxOptions:
     from loader.sandbox.faults import FaultOptions
     from loader.sandbox.options import SandboxOptions
 

@@ -100,3 +100,10 @@ def test_serve_in_subprocess_passes_every_option_to_the_child() -> None:
         assert [t["name"] for t in page["data"]] == ["from a dict seed"]
         assert http.get("/q/sandbox/faults").json() == options.faults.to_dict()
         assert sb.stats()["requests"]["GET /institution/tags"] == 1
+
+
+def test_the_loader_command_line_dispatches_sandbox_serve() -> None:
+    from loader.cli import main
+
+    assert main(["sandbox", "serve", "--port", "0", "--jitter-ms", "-5"]) == 64
+    assert main(["sandbox"]) == 64
