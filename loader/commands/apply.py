@@ -98,19 +98,23 @@ def run(args: argparse.Namespace) -> int:
         check_fingerprints(plan_file)
         check_errors(plan_file, args.partial)
         check_max_changes(plan_file, guard, args.partial)
+        check_target(plan_file, args.env or config.default_environment, None)
     with open_environment(config, args.env) as env:
-        if plan_file is not None:
-            check_target(plan_file, env.name, None)
         outcome = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
     if outcome is None:
         return EXIT_OK
     results, context = outcome
-    for path in outputs:
-        _write(results, path, context)
     print(render_results(results))
+    written = True
+    for path in outputs:
+        try:
+            _write(results, path, context)
+        except OSError as error:
+            print(f"loader: error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+            written = False
     if results.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_OK if results.ok else EXIT_ERROR
+    return EXIT_OK if results.ok and written else EXIT_ERROR
 
 
 def _write(results: Results, path: Path, context: _SourceContext) -> None:
