@@ -192,8 +192,9 @@ def _plan_record(
     rec = entry.record
     entity = profile.entity(rec.entity)
     findings = list(merge_findings)
-    key_cell = str(rec.place(entry.key_fields[0])) if entry.key_fields else str(rec.row)
-    findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    if clashes:
+        key_cell = str(rec.place(entry.key_fields[0])) if entry.key_fields else str(rec.row)
+        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
     live = resolver.match(entry)
     parts = resolver.key_parts(entry)
     if live is None:

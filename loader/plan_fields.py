@@ -37,7 +37,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
     """Compare the managed fields of `record` with `live` (None: the record will be created)."""
     out = FieldPlan()
     for name, desired in record.fields.items():
-        where = record.place(name)  # made text only when a finding needs it
+        where = record.cells.get(name) or record.row  # record.place(name), inline: this runs for every field
         pii = name in record.pii
         if name in entity.forbidden:
             message = f"{entity.name} does not accept {name!r}"

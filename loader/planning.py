@@ -14,6 +14,7 @@ the members of their unique groups (a curriculum code is unique across all four 
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,7 +64,7 @@ async def run_plan(
     before = dict(client.request_counts)
     with progress_bars(progress) as bars:
         wanted = entities_from_mappings(paths, profile)
-        reading = asyncio.create_task(_timed(asyncio.to_thread(read_sources, paths, profile)))
+        reading = asyncio.create_task(_timed(_read(paths, profile, bars)))
         fetching = asyncio.create_task(_timed(_fetch(client, wanted, bars)))
         (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
         missing = [e for e in live_entities(sources, profile) if e not in live]
@@ -81,7 +82,13 @@ async def run_plan(
         findings=sources.findings,
         created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
     )
-    plan = plan_changes(sources.blocks, live, profile, header=header)
+    # The inputs live until the end; freezing them keeps the collector from rescanning them each time
+    # the diff allocates (measured: about a fifth of the diffing time at 100,000 records).
+    gc.freeze()
+    try:
+        plan = plan_changes(sources.blocks, live, profile, header=header)
+    finally:
+        gc.unfreeze()
     now = time.perf_counter()
     after = client.request_counts
     return PlanRun(
@@ -149,7 +156,15 @@ def _refs(values: Iterable[Any]) -> Iterable[Ref]:
             yield from (v for v in value if isinstance(v, Ref))
 
 
-# ---- fetching ------------------------------------------------------------------------------
+# ---- reading and fetching -----------------------------------------------------------------
+
+
+async def _read(paths: Sequence[Path], profile: Profile, bars: Bars) -> SourceSet:
+    # In a thread, so the event loop keeps fetching pages while the sheets are read.
+    bar = bars.add(f"reading {len(paths)} mapping file(s) and their sheets")
+    sources = await asyncio.to_thread(read_sources, paths, profile)
+    bar.done()
+    return sources
 
 
 async def _fetch(client: ApiClient, entities: Sequence[str], bars: Bars) -> dict[str, list[dict[str, Any]]]:
