@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +11,47 @@ from loader.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
 from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan_model import Finding
 from loader.profile import Profile
-from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, is_blank
+from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.values import EMPTY, StepError, apply_steps, text_of
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    """Where each field of a block reads from: the same for every row."""
+
+    file: str
+    sheet: str | None
+    columns: Mapping[str, int]  # field (or custom_attributes.<Label>) -> 0-based column
+
+
+class RowCells(Mapping[str, CellRef]):
+    """`DesiredRecord.cells` of one row, made on demand.
+
+    Holding a CellRef per field per row cost about 3 KB a row (measured: 200,000 rows x 12
+    fields); this holds a row number and a shared tuple of field names.
+    """
+
+    __slots__ = ("_layout", "_names", "_row")
+
+    def __init__(self, layout: CellLayout, row: int, names: tuple[str, ...]):
+        self._layout = layout
+        self._row = row
+        self._names = names
+
+    def __getitem__(self, name: str) -> CellRef:
+        if name not in self._names:
+            raise KeyError(name)
+        column = self._layout.columns[name]
+        return CellRef(self._layout.file, self._layout.sheet, f"{column_letter(column)}{self._row}", self._row)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"RowCells({ {name: str(self[name]) for name in self._names} })"
 
 
 @dataclass(frozen=True)
@@ -48,6 +87,10 @@ class BlockReader:
                 self.columns[name] = index
         self.key_set = frozenset(block.key)
         self.pii = frozenset(s.name for s in block.fields if s.pii)
+        self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.layout = CellLayout(data.file, data.sheet, {
+            s.name: self.columns[s.columns[0]] for s in block.fields if not s.has_value and s.columns[0] in self.columns
+        })
 
     def header_problems(self) -> list[Finding]:
         """A missing header row or columns the mapping names but the sheet lacks."""
@@ -74,7 +117,7 @@ class BlockReader:
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, str(cell)) for cell, code, message in self.data.warnings]
         accepts = [self._condition(c) for c in self.block.where]
-        builders = [(spec, self._extractor(spec)) for spec in self.block.fields]
+        builders = [(spec, self._extractor(spec), self._source_column(spec)) for spec in self.block.fields]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
         conflicted: set[tuple[Any, ...]] = set()
         rows_read = rows_filtered = 0
@@ -124,61 +167,66 @@ class BlockReader:
         }
         return tests[op]
 
-    def _extractor(self, spec: FieldSpec) -> Callable[[SheetRow], tuple[Any, CellRef | None]]:
-        data = self.data
+    def _extractor(self, spec: FieldSpec) -> Callable[[SheetRow], Any]:
         if spec.has_value:
-            return lambda row: (spec.value, None)
+            return lambda row: spec.value
         if spec.column is not None:
             index = self.columns[spec.column]
-            return lambda row: (row.values[index] if index < len(row.values) else None, data.cell(row.number, index))
+            return lambda row: row.values[index] if index < len(row.values) else None
         parts = [(text, self.columns[text] if is_column else -1) for text, is_column in spec.template]
-        first = next(index for _, index in parts if index >= 0)
 
-        def render(row: SheetRow) -> tuple[Any, CellRef | None]:
+        def render(row: SheetRow) -> Any:
             values = [row.values[i] if 0 <= i < len(row.values) else None for _, i in parts]
             if all(is_blank(v) for (_, i), v in zip(parts, values, strict=True) if i >= 0):
-                return None, data.cell(row.number, first)
-            text = "".join(t if i < 0 else ("" if is_blank(v) else text_of(v))
+                return None
+            return "".join(t if i < 0 else ("" if is_blank(v) else text_of(v))
                            for (t, i), v in zip(parts, values, strict=True))
-            return text, data.cell(row.number, first)
 
         return render
 
-    def _build(self, row: SheetRow, builders: list[tuple[FieldSpec, Callable[..., Any]]]) -> _Built:
+    def _source_column(self, spec: FieldSpec) -> int | None:
+        """The column a field's cell is in: its column, or a template's first column; None for constants."""
+        if spec.has_value:
+            return None
+        return self.columns[spec.columns[0]]
+
+    def _build(self, row: SheetRow, builders: list[tuple[FieldSpec, Callable[..., Any], int | None]]) -> _Built:
         fields: dict[str, Any] = {}
         custom: dict[str, Any] = {}
-        cells: dict[str, CellRef] = {}
+        with_cells: list[str] = []
         errors: list[Finding] = []
-        row_ref = self.data.row_ref(row.number)
-        for spec, extract in builders:
-            raw, cell = extract(row)
-            where = cell or row_ref
+        data = self.data
+        row_ref = data.row_ref(row.number)
+        for spec, extract, column in builders:
+            raw = extract(row)
             try:
                 value = apply_steps(raw, spec.steps)
             except StepError as exc:
-                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", str(where)))
+                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", self._where(row, column)))
                 continue
             if value is EMPTY:
                 if spec.name not in self.key_set and spec.empty == "skip":
                     continue
                 if spec.name not in self.key_set and spec.empty == "error":
                     errors.append(Finding("error", "empty-value", f"{spec.name}: a value is required here "
-                                          "(the mapping says `empty: error`)", str(where)))
+                                          "(the mapping says `empty: error`)", self._where(row, column)))
                     continue
                 value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
             elif spec.ref is not None and value is not None:
-                value = self._ref(spec, value, cell)
+                value = self._ref(spec, value, None if column is None else data.cell(row.number, column))
             if spec.name in self.key_set and (value is None or value == []):
-                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty", str(where)))
+                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty",
+                                      self._where(row, column)))
                 continue
             if spec.name.startswith(CUSTOM + "."):
                 custom[spec.name[len(CUSTOM) + 1:]] = value
             else:
                 fields[spec.name] = value
-            if cell is not None:
-                cells[spec.name] = cell
+            if column is not None:
+                with_cells.append(spec.name)
         if custom:
             fields[CUSTOM] = custom
+        cells = RowCells(self.layout, row.number, self._shared(tuple(with_cells)))
         if not errors:
             for problem in check_fields(self.entity, _without_cleared_labels(fields)):
                 place = cells.get(problem.field) or row_ref
@@ -188,6 +236,13 @@ class BlockReader:
             return _Built(None, tuple(errors))
         key = tuple(fields[k] for k in self.block.key)
         return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
+
+    def _where(self, row: SheetRow, column: int | None) -> str:
+        return str(self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number))
+
+    def _shared(self, names: tuple[str, ...]) -> tuple[str, ...]:
+        # Rows mostly manage the same fields: one tuple object serves them all.
+        return self._name_sets.setdefault(names, names)
 
     def _ref(self, spec: FieldSpec, value: Any, cell: CellRef | None) -> Ref | tuple[Ref, ...]:
         assert spec.ref is not None
