@@ -422,3 +422,50 @@ entities:
         {"code": "0101", "name": "Maths", "parent": Ref("program", ("BSC",))},
     ]
     assert [f.where for f in block.findings] == ["subjects.csv › B4"]
+
+
+def test_empty_modes_skip_clear_and_error(workdir: Path) -> None:
+    write_workbook(workdir / "e.xlsx", {"S": [
+        ["Id", "First", "Last", "Born"],
+        ["A1", None, None, None],
+        ["A2", "Ann", "Lee", "2001-02-03"],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: e.xlsx
+entities:
+  a:
+    entity: applicant
+    key: [external_id]
+    fields:
+      external_id: Id
+      first_name: First
+      last_name: {column: Last, empty: clear}
+      date_of_birth: {column: Born, empty: error}
+""")
+    block = read([workdir / "m.yaml"]).blocks[0]
+    assert [dict(r.fields) for r in block.records] == [
+        {"external_id": "A2", "first_name": "Ann", "last_name": "Lee", "date_of_birth": "2001-02-03"},
+    ]
+    assert [(f.code, f.where) for f in block.findings] == [("empty-value", "e.xlsx › S › D2")]
+    write_mapping(workdir / "m.yaml", (workdir / "m.yaml").read_text().replace("empty: error", "empty: skip"))
+    first = read([workdir / "m.yaml"]).blocks[0].records[0]
+    assert dict(first.fields) == {"external_id": "A1", "last_name": None}
+    assert dict(first.cells) == {
+        "external_id": CellRef("e.xlsx", "S", "A2", 2), "last_name": CellRef("e.xlsx", "S", "C2", 2),
+    }
+
+
+def test_a_header_row_with_nothing_in_it_is_an_error_at_the_block(workdir: Path) -> None:
+    write_workbook(workdir / "h.xlsx", {"S": [["Code"], ["X"]]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: h.xlsx
+entities:
+  s:
+    entity: school
+    header_row: 4
+    key: [code]
+    fields: {code: Code}
+""")
+    assert messages(read([workdir / "m.yaml"])) == ["m.yaml:4:3: header row 4 of h.xlsx › S is empty"]
