@@ -52,7 +52,7 @@ def same(desired: Any, live: Any, *, as_set: bool = False) -> bool:
     """Whether `desired` and `live` are the same value (lists compared as sets when `as_set`)."""
     if as_set:
         return set_form(desired) == set_form(live)
-    return normalise(desired) == normalise(live)
+    return bool(normalise(desired) == normalise(live))
 
 
 def set_form(value: Any) -> frozenset[Any]:

@@ -66,7 +66,14 @@ async def run_plan(
         wanted = entities_from_mappings(paths, profile)
         reading = asyncio.create_task(_timed(_read(paths, profile, bars)))
         fetching = asyncio.create_task(_timed(_fetch(client, wanted, bars)))
-        (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
+        try:
+            (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
+        except BaseException:
+            # One side failed (a missing mapping file, the service refusing): stop the other quietly.
+            for task in (reading, fetching):
+                task.cancel()
+            await asyncio.gather(reading, fetching, return_exceptions=True)
+            raise
         missing = [e for e in live_entities(sources, profile) if e not in live]
         if missing:  # only when the mapping files could not tell (e.g. they changed while being read)
             more, more_s = await _timed(_fetch(client, missing, bars))

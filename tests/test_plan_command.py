@@ -85,3 +85,11 @@ def test_against_live_data_equal_to_the_source_there_are_no_changes_and_no_warni
 
 def test_a_bad_concurrency_is_a_usage_error(fresh_checkout: Path) -> None:
     assert main(["plan", "mappings/curriculum.yaml", "--concurrency", "0"]) == 64
+
+
+def test_a_missing_mapping_file_is_an_error_not_a_crash(
+    fresh_checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", "mappings/nope.yaml", "mappings/curriculum.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "mappings/nope.yaml: file not found" in err and "Traceback" not in err

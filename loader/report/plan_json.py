@@ -26,7 +26,8 @@ FILE_MODE = 0o600
 @cache
 def plan_schema() -> dict[str, Any]:
     text = resources.files("loader.schemas").joinpath("plan.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def plan_json_text(plan: Plan) -> str:
