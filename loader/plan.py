@@ -79,11 +79,11 @@ def plan_changes(
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
     block_plans = []
-    for b in blocks:
+    for index, b in enumerate(blocks):
         not_in_source = 0
         if first_block_of[b.entity] == b.block:
             not_in_source = sum(1 for rec in resolver.live_records(b.entity) if str(rec.get("id")) not in matched)
-        records = tuple(planned[ref] for ref in owner.get(b.block, ()))
+        records = tuple(planned[ref] for ref in owner[index])
         block_plans.append(
             BlockPlan(b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings))
         )
@@ -93,11 +93,23 @@ def plan_changes(
         base_url=header.base_url,
         fingerprints=dict(header.fingerprints),
         blocks=tuple(block_plans),
-        findings=tuple(header.findings),
+        findings=(*header.findings, *_repeated_block_names(blocks)),
         created_at=header.created_at,
         env_name=header.env_name,
         extra=dict(header.extra),
     )
+
+
+def _repeated_block_names(blocks: Sequence[BlockInput]) -> list[Finding]:
+    """Record refs start with the block name, so names must be unique across the files planned together."""
+    seen: set[str] = set()
+    findings = []
+    for b in blocks:
+        if b.block in seen:
+            message = f"two blocks are named {b.block!r}: rename one (block names are unique across the mapping files)"
+            findings.append(Finding("error", "repeated-block-name", message, str(getattr(b, "place", "")) or None))
+        seen.add(b.block)
+    return findings
 
 
 def _describe(rec: LiveRecord) -> str:
@@ -107,16 +119,17 @@ def _describe(rec: LiveRecord) -> str:
 # ---- merging the source across blocks ------------------------------------------------------
 
 
-def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Finding]], dict[str, list[str]]]:
+def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Finding]], list[list[str]]]:
     """One entry per (entity, key): rows of several blocks that agree merge; disagreements are errors.
 
-    Returns the entries in source order, findings per entry ref, and block name -> entry refs.
+    Returns the entries in source order, findings per entry ref, and the entry refs of each block.
     """
     entries: dict[tuple[Any, ...], Entry] = {}
     findings: dict[str, list[Finding]] = {}
-    owner: dict[str, list[str]] = {}
+    owner: list[list[str]] = []
     for b in blocks:
-        refs = owner.setdefault(b.block, [])
+        refs: list[str] = []
+        owner.append(refs)
         for rec in b.records:
             identity = (rec.entity, b.key_fields, _hashable(rec.key))
             first = entries.get(identity)

@@ -409,3 +409,10 @@ def test_errors_block_the_record_and_everything_depending_on_it_transitively() -
     assert course.errors[-1].code == "blocked" and "schools/X1" in course.errors[-1].message
     assert "courses/C1" in program.errors[-1].message and "schools/X1" in program.errors[-1].message
     assert p.has_errors and p.has_changes
+
+
+def test_two_blocks_with_one_name_are_a_plan_error() -> None:
+    p = plan([block("schools", "school", record("schools", "school", 2, code="A", name="A")),
+              block("schools", "course", record("schools", "course", 2, code="B", name="B"))])
+    assert [f.code for f in p.findings] == ["repeated-block-name"] and p.has_errors
+    assert [[r.key for r in b.records] for b in p.blocks] == [[("A",)], [("B",)]]
