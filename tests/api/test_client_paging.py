@@ -147,3 +147,52 @@ def test_a_failure_that_is_not_about_the_page_token_propagates_at_once():
 
     with pytest.raises(ValidationFailed, match="unknown filter"):
         asyncio.run(_all(fetch_page, 100))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    count=st.integers(min_value=1, max_value=300),
+    page_size=st.integers(min_value=1, max_value=100),
+    refusals=st.lists(st.integers(min_value=1, max_value=12), max_size=3, unique=True),
+)
+def test_refused_page_tokens_restart_from_page_one_with_the_filters_and_skip_what_was_yielded(
+    count, page_size, refusals
+):
+    records = [{"id": f"r{i}"} for i in range(count)]
+    serve, calls = _serve(records, page_size, token_on_last=False, with_total=True, with_page_total=True)
+    token_uses = {"n": 0}
+
+    async def refusing(params: Mapping[str, str]) -> Page:
+        if "page_token" in params:
+            token_uses["n"] += 1
+            if token_uses["n"] in refusals:
+                calls.append(dict(params))
+                raise ValidationFailed(400, "ValidationError: page token expired")
+        return await serve(params)
+
+    yielded = asyncio.run(_all(refusing, page_size, filters={"kind": "k"}))
+    assert yielded == records
+    first_pages = [call for call in calls if "page_token" not in call]
+    assert all(call == {"kind": "k"} for call in first_pages)
+    assert len(first_pages) <= 1 + len(refusals)
+
+
+def test_leaving_the_loop_early_stops_the_page_producer():
+    fetched = []
+
+    async def endless(params: Mapping[str, str]) -> Page:
+        await asyncio.sleep(0)  # as any real request would, give the loop a turn
+        fetched.append(params)
+        n = len(fetched)
+        return Page(records=({"id": f"r{n}"},), total=None, page_total=1, page_token=f"t{n}")
+
+    async def go() -> set[asyncio.Task[Any]]:
+        pages = iter_records(endless, page_size=1)
+        async for _ in pages:
+            break
+        await pages.aclose()  # type: ignore[attr-defined]
+        await asyncio.sleep(0.05)
+        return asyncio.all_tasks() - {asyncio.current_task()}
+
+    assert asyncio.run(go()) == set()
+    assert len(fetched) < 1000
