@@ -172,3 +172,29 @@ def test_a_redirect_is_an_error_that_points_at_base_url():
 
     error, _ = _run(handler, lambda c: c.fetch_collection("school"))
     assert isinstance(error, ApiError) and "https://login.example/sso" in (error.hint or "")
+
+
+def test_a_revoked_token_is_renewed_once_for_all_the_requests_it_failed():
+    issued: list[str] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            issued.append(f"tok{len(issued) + 1}")
+            return httpx.Response(200, json={"access_token": issued[-1], "expires_in": 300})
+        await asyncio.sleep(0.02)  # all eight requests are in flight together
+        # The service forgot the first token (say, it restarted): only the latest one is good.
+        if request.headers["Authorization"] != f"Bearer {issued[-1]}" or len(issued) < 2:
+            return httpx.Response(401, json={**ENVELOPE, "message": "Unauthorized: unknown access token"})
+        return httpx.Response(200, json={**ENVELOPE, "data": SCHOOL})
+
+    async def go() -> tuple[list[dict[str, Any] | None], dict[str, int]]:
+        # No environment to check first, so all eight go out at once with the first token.
+        env = _env(expect_environment=None)
+        async with ApiClient(env, load_profile(), transport=httpx.MockTransport(handler)) as client:
+            found = await asyncio.gather(*(client.get("school", f"S{i}") for i in range(8)))
+            return list(found), client.request_counts
+
+    found, counts = asyncio.run(go())
+    assert found == [SCHOOL] * 8
+    assert issued == ["tok1", "tok2"]
+    assert counts == {"GET": 16, "POST": 0, "PATCH": 0, "token": 2}
