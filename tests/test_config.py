@@ -5,11 +5,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.config import SECRET_HINT, Secret, check_url, is_loopback_host, load_config
+from loader.config import SECRET_HINT, Secret, check_url, is_loopback_host, load_config, loader_schema
 from loader.errors import ConfigError, ProfileError
 
 VALID = """\
@@ -176,3 +177,23 @@ def test_a_secret_never_shows_itself():
     secret = Secret("abc-123-xyz")
     assert "abc-123-xyz" not in repr(secret) + str(secret) + f"{secret}" + repr([secret])
     assert secret.reveal() == "abc-123-xyz"
+
+
+def test_the_schema_is_a_valid_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(loader_schema())
+
+
+def test_the_example_of_the_contract_loads(tmp_path):
+    example = """\
+default_environment: test
+environments:
+  test:
+    base_url: https://api.test.example.edu.au/institution-api   # ends in the institution API prefix
+    auth_url: https://id.example.edu.au
+    realm: advance
+    expect_environment: test          # the `environment` the API reports; apply refuses on mismatch
+    client_id: {env: LOADER_TEST_CLIENT_ID}
+    client_secret: {env: LOADER_TEST_CLIENT_SECRET}
+"""
+    spec = load_config(write(tmp_path, example)).spec(None)
+    assert (spec.name, spec.realm, spec.expect_environment) == ("test", "advance", "test")
