@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import json
 import math
+import statistics
 import sys
 import tempfile
 import time
@@ -97,6 +98,7 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=50_000)
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each request-rate measurement")
     args = parser.parse_args()
 
     codes = [f"B{i:06d}" for i in range(args.records)]
@@ -125,14 +127,24 @@ def main() -> int:
                 print(line, flush=True)
             sb.set_faults(FaultOptions())
 
-            print(f"\n2. single-record GETs, {args.requests} per run, no injected latency")
-            for label, runner, concurrency in (
+            print(f"\n2. single-record GETs, {args.requests} per run, no injected latency; runs interleaved, median")
+            runs = (
                 ("ApiClient, concurrency 1", _client_requests, 1),
                 ("ApiClient, concurrency 8", _client_requests, 8),
                 ("bare httpx, concurrency 8", _bare_httpx_requests, 8),
-            ):
-                rate, cpu_ms = asyncio.run(runner(sb, concurrency, args.requests, codes))
-                print(f"   {label:<26} {rate:>8,.0f} requests/s, {cpu_ms:.2f} ms client CPU per request", flush=True)
+            )
+            results: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in runs}
+            for _ in range(args.repeat):
+                for label, runner, concurrency in runs:
+                    results[label].append(asyncio.run(runner(sb, concurrency, args.requests, codes)))
+            for label, measured in results.items():
+                rates = sorted(rate for rate, _ in measured)
+                cpu_ms = statistics.median(cpu for _, cpu in measured)
+                print(
+                    f"   {label:<26} {statistics.median(rates):>8,.0f} requests/s "
+                    f"(range {rates[0]:,.0f}-{rates[-1]:,.0f}), {cpu_ms:.2f} ms client CPU per request",
+                    flush=True,
+                )
     return 0
 
 
