@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -85,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         app = open_app(options)
     except SeedError as exc:
         raise LoaderError(str(exc)) from exc
+    except sqlite3.Error as exc:
+        raise LoaderError(f"cannot open the sandbox database {options.data}: {exc}") from exc
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as exc:

@@ -107,3 +107,11 @@ def test_the_loader_command_line_dispatches_sandbox_serve() -> None:
 
     assert main(["sandbox", "serve", "--port", "0", "--jitter-ms", "-5"]) == 64
     assert main(["sandbox"]) == 64
+
+
+def test_a_database_that_cannot_be_opened_is_an_error_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing_dir = tmp_path / "no" / "such" / "dir" / "sandbox.sqlite3"
+    assert sandbox_command.main(["serve", "--port", "0", "--data", str(missing_dir)]) == 1
+    assert "cannot open the sandbox database" in capsys.readouterr().err
