@@ -21,6 +21,9 @@ import time
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+MIN_RATE = 0.01  # requests per second; below it Retry-After would exceed a few minutes
+MAX_DELAY_MS = 60_000  # a sandbox that sleeps longer than a minute per request helps no test
+
 
 @dataclass(frozen=True)
 class FaultOptions:
@@ -35,13 +38,13 @@ class FaultOptions:
 
     def __post_init__(self) -> None:
         for name in ("latency_ms", "jitter_ms"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0")
+            if not 0 <= getattr(self, name) <= MAX_DELAY_MS:
+                raise ValueError(f"{name} must be between 0 and {MAX_DELAY_MS}")
         for name in ("error_rate", "lost_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
-        if self.rate_limit is not None and self.rate_limit <= 0:
-            raise ValueError("rate_limit must be > 0 requests per second (or None for no limit)")
+        if self.rate_limit is not None and not MIN_RATE <= self.rate_limit:
+            raise ValueError(f"rate_limit must be >= {MIN_RATE} requests per second (or None for no limit)")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

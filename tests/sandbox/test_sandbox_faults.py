@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 from conftest import TOKEN_PATH, Caller, fetch_token
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, serve_in_thread
 
@@ -67,7 +69,7 @@ def test_error_rate_answers_500_or_503_and_commits_nothing(
 
 
 def test_the_token_endpoint_gets_no_errors(sandbox: RunningSandbox) -> None:
-    sandbox.set_faults(FaultOptions(error_rate=1.0, rate_limit=0.001))
+    sandbox.set_faults(FaultOptions(error_rate=1.0, rate_limit=0.01))
     assert fetch_token(sandbox.base_url, sandbox.client_id, sandbox.client_secret)
 
 
@@ -122,7 +124,17 @@ def test_faults_change_at_run_time_and_can_be_read_back(sandbox: RunningSandbox,
 
 
 @pytest.mark.parametrize(
-    "body", [{"error_rate": 2}, {"latency_ms": -1}, {"colour": 1}, {"seed": 1.5}, {"error_rate": "x"}, [1]]
+    "body",
+    [
+        {"error_rate": 2},
+        {"latency_ms": -1},
+        {"jitter_ms": 60001},
+        {"rate_limit": 0},
+        {"colour": 1},
+        {"seed": 1.5},
+        {"error_rate": "x"},
+        [1],
+    ],
 )
 def test_invalid_fault_options_are_refused(http: httpx.Client, body: object) -> None:
     answer = http.post("/q/sandbox/faults", json=body)
@@ -149,3 +161,17 @@ def test_stats_count_requests_by_method_and_route_and_reset(sandbox: RunningSand
     assert stats["total"] == 6
     sandbox.reset_stats()
     assert sandbox.stats() == {"requests": {}, "faults": {}, "total": 0}
+
+
+_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+_fault_keys = st.sampled_from(["latency_ms", "jitter_ms", "error_rate", "lost_rate", "rate_limit", "seed", "other"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(body=st.dictionaries(_fault_keys, _json_scalars, max_size=6))
+def test_any_fault_options_body_is_either_taken_whole_or_refused(body: dict[str, object]) -> None:
+    try:
+        options = FaultOptions.from_dict(body)
+    except ValueError:
+        return
+    assert {k: options.to_dict()[k] for k in body} == body
