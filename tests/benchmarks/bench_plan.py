@@ -144,6 +144,20 @@ def child(root: Path, base_url: str) -> None:
     }))
 
 
+def child_read(root: Path) -> None:
+    """Only read the sources (no service), to tell the reader's share of the peak RSS."""
+    import os
+
+    os.chdir(root)
+    from loader.config import load_config
+    from loader.records import read_sources
+
+    started = time.perf_counter()
+    read_sources([Path("curriculum.yaml"), Path("applicants.yaml")], load_config(None).profile)
+    print(json.dumps({"read_alone_s": time.perf_counter() - started,
+                      "read_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
 def measure(n: int, out: Path, latency_ms: int) -> dict[str, Any]:
     from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
@@ -157,6 +171,9 @@ def measure(n: int, out: Path, latency_ms: int) -> dict[str, Any]:
                               capture_output=True, text=True, check=True)
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         figures["sandbox_requests"] = sandbox.stats()["requests"]
+    done = subprocess.run([sys.executable, __file__, "--child-read", str(root)], capture_output=True, text=True,
+                          check=True)
+    figures.update(json.loads(done.stdout.strip().splitlines()[-1]))
     return figures
 
 
@@ -166,12 +183,17 @@ def main() -> int:
     parser.add_argument("--latency-ms", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_plan"))
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-read", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(Path(args.child[0]), args.child[1])
         return 0
+    if args.child_read:
+        child_read(Path(args.child_read))
+        return 0
     print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; planner in a fresh process per size")
-    print(f"{'desired':>8} {'create':>7} {'update':>7} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'wall s':>7} "
+    print(f"{'desired':>8} {'create':>7} {'update':>7} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'plan s':>7} "
+          f"{'wall s':>7} "
           f"{'GETs':>6} {'min GETs':>8} {'token':>5} {'peak RSS MB':>11}")
     for n in args.sizes:
         f = measure(n, args.out, args.latency_ms)
@@ -179,9 +201,12 @@ def main() -> int:
         gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
         token = sum(v for k, v in f["sandbox_requests"].items() if "openid-connect/token" in k)
         print(f"{f['desired']:>8} {f['create']:>7} {f['update']:>7} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
-              f"{f['diffing_s']:>7.2f} {f['wall_s']:>7.2f} {gets:>6} {floor:>8} {token:>5} {f['peak_rss_mb']:>11.0f}")
+              f"{f['diffing_s']:>7.2f} {f['plan_s']:>7.2f} {f['wall_s']:>7.2f} {gets:>6} {floor:>8} {token:>5} "
+              f"{f['peak_rss_mb']:>11.0f}")
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
+        print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "
+              f"peak RSS {f['read_peak_rss_mb']:.0f} MB")
     return 0
 
 
