@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,3 +127,30 @@ def test_commands_at_verbose_levels_never_show_the_secret_or_a_token(sandbox, tm
     )
     assert SECRET not in everything
     assert _live_tokens(everything, sandbox) == set()
+
+
+def test_plan_and_apply_at_verbose_never_show_the_secret_or_a_token(tmp_path, monkeypatch, capsys):
+    started = time.time() - 1
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / "samples", tmp_path / "samples")
+    shutil.copytree(repo / "mappings", tmp_path / "mappings")
+    seed = repo / "samples" / "sandbox-seed.json"
+    with serve_in_thread(SandboxOptions(seed=seed, clients=((CLIENT, SECRET, "institution-a"),))) as sb:
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setenv("LOADER_LEAK_SECRET", SECRET)
+        config = str(_config(tmp_path, sb))
+        mappings = [str(p) for p in sorted((tmp_path / "mappings").glob("*.yaml"))]
+        artifacts = ["--out", "plan.json", "--report", "plan.md", "--html", "plan.html"]
+        codes = [
+            main(["plan", *mappings, "-vv", "--config", config, *artifacts]),
+            main(["apply", "--plan", "plan.json", "--yes", "-vv", "--config", config, "--results", "results.xlsx"]),
+        ]
+        captured = capsys.readouterr()
+
+        assert codes == [0, 0], captured.err
+        assert "POST /institution/" in captured.err  # writes were made and logged
+        for artifact in ("plan.json", "plan.md", "plan.html", "results.xlsx"):
+            assert (tmp_path / artifact).is_file()
+        everything = "\n".join([captured.out, captured.err, _written_text(tmp_path), _crash_logs_since(started)])
+        assert SECRET not in everything
+        assert _live_tokens(everything, sb) == set()
