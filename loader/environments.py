@@ -8,10 +8,11 @@ from `samples/sandbox-seed.json` when that file exists.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, Secret
+from loader.errors import ConfigError
 
 SANDBOX_DATA = Path(".loader") / "sandbox.sqlite3"
 SANDBOX_SEED = Path("samples") / "sandbox-seed.json"
@@ -38,10 +39,24 @@ def _embedded_sandbox(root: Path) -> Iterator[Environment]:
     from loader.sandbox.server import SandboxOptions, serve_in_thread
 
     data = root / SANDBOX_DATA
-    data.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create {data.parent} for the built-in sandbox: {error.strerror or error}",
+            hint="run loader from a writable project directory, or choose another environment with --env",
+        ) from None
     seed = root / SANDBOX_SEED
     options = SandboxOptions(data=str(data), seed=seed if seed.is_file() else None, environment=BUILTIN_SANDBOX)
-    with serve_in_thread(options) as server:
+    with ExitStack() as stack:
+        try:
+            server = stack.enter_context(serve_in_thread(options))
+        except RuntimeError as error:
+            raise ConfigError(
+                f"the built-in sandbox did not start: {error}",
+                where=str(data),
+                hint=f"delete {data} to start from the seed again",
+            ) from None
         yield Environment(
             name=BUILTIN_SANDBOX,
             base_url=server.base_url,

@@ -105,3 +105,13 @@ def test_an_environment_named_sandbox_in_loader_yaml_replaces_the_builtin(tmp_pa
     with open_environment(config, "sandbox") as env:
         details: dict[str, Any] = {"base_url": env.base_url, "builtin": env.is_builtin_sandbox}
     assert details == {"base_url": "http://127.0.0.1:9999", "builtin": False}
+
+
+def test_a_broken_sandbox_database_is_a_config_error_saying_what_to_delete(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".loader").mkdir()
+    (tmp_path / ".loader" / "sandbox.sqlite3").write_bytes(b"this is not an SQLite database, not at all")
+    with pytest.raises(ConfigError) as caught, open_environment(load_config(None), None):
+        pass
+    assert "did not start" in str(caught.value)
+    assert caught.value.hint == f"delete {tmp_path / '.loader' / 'sandbox.sqlite3'} to start from the seed again"
