@@ -1,23 +1,29 @@
 """Sandbox throughput: list page 1 vs page 1,000 of a 100,000-record collection, and writes.
 
-    python tests/benchmarks/bench_sandbox.py [--records 100000] [--rounds 5] [--requests 200]
+    python tests/benchmarks/bench_sandbox.py [--records 100000] [--rounds 5] [--requests 200] [--data FILE]
 
 The server runs in a child process (`serve_in_subprocess`) so client and server do not share a
 core's time slices in one interpreter; the client is one keep-alive httpx connection issuing
 requests one after another, so the figures are requests per second of a sequential caller.
-Page 1 and page 1,000 are measured in alternating rounds, side by side in one run.
+Pages 1, 2 and 1,000 are measured in rounds of alternating order, side by side in one run.
+
+Over HTTP the client (httpx) costs more than the server, and other processes on the machine add
+noise; so the same three pages are also timed in-process, calling the ASGI app directly (no
+sockets, no client), which is the server's own cost per request.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
-from loader.sandbox.server import SandboxOptions, serve_in_subprocess
+from loader.sandbox.server import SandboxOptions, open_app, serve_in_subprocess
 
 SUBJECTS = "/institution/catalogue/subjects"
 TOKEN_PATH = "/realms/sandbox/protocol/openid-connect/token"
@@ -37,14 +43,57 @@ def _rate(count: int, call: Callable[[int], httpx.Response], expect: int) -> flo
     return count / (time.perf_counter() - start)
 
 
+async def _asgi_get(app: Any, path: str, query: str, token: str) -> int:
+    scope = {
+        "type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+        "headers": [(b"authorization", f"Bearer {token}".encode())], "http_version": "1.1", "scheme": "http",
+        "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "root_path": "",
+    }  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return int(sent[0]["status"])
+
+
+def _server_side_us(options: SandboxOptions, rounds: int, requests: int) -> dict[str, float]:
+    """Median microseconds per list request of pages 1, 2 and 1,000, the app called in-process."""
+    app = open_app(options)
+    state = app.state.sandbox
+    token = state.tokens.issue(state.tokens.authenticate("sandbox-client", "sandbox-secret"))
+    queries = {
+        "1": "",
+        "2": "page_token=" + state.page_tokens.make("subjects", "institution-a", {}, 100),
+        "1000": "page_token=" + state.page_tokens.make("subjects", "institution-a", {}, 99_900),
+    }
+    times: dict[str, list[float]] = {name: [] for name in queries}
+
+    async def run() -> None:
+        for round_ in range(rounds):
+            for name in list(queries) if round_ % 2 == 0 else list(reversed(queries)):
+                start = time.perf_counter()
+                for _ in range(requests):
+                    assert await _asgi_get(app, SUBJECTS, queries[name], token) == 200
+                times[name].append((time.perf_counter() - start) / requests * 1e6)
+
+    asyncio.run(run())
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--requests", type=int, default=200, help="requests per round and measure")
+    parser.add_argument("--data", default=":memory:", help="SQLite file of the server (default :memory:)")
     args = parser.parse_args()
 
-    options = SandboxOptions(seed=_seed(args.records), page_token_ttl=3600.0)
+    options = SandboxOptions(data=args.data, seed=_seed(args.records), page_token_ttl=3600.0)
     started = time.perf_counter()
     with serve_in_subprocess(options) as sb, httpx.Client(base_url=sb.base_url, timeout=60) as http:
         ready = time.perf_counter() - started
@@ -54,6 +103,7 @@ def main() -> None:
         walk_start = time.perf_counter()
         page = http.get(SUBJECTS, headers=headers).json()
         total = page["total"]
+        token_2 = page["page_token"]
         for _ in range(998):  # to the token that yields page 1,000
             page = http.get(SUBJECTS, headers=headers, params={"page_token": page["page_token"]}).json()
         walk = time.perf_counter() - walk_start
@@ -61,12 +111,14 @@ def main() -> None:
         page_1000 = http.get(SUBJECTS, headers=headers, params={"page_token": token_1000}).json()
         first_code = page_1000["data"][0]["code"] if page_1000["data"] else None
 
-        # both URLs built once, so the client does the same work for either page
-        url_1, url_1000 = SUBJECTS, f"{SUBJECTS}?page_token={token_1000}"
-        first_rates, late_rates = [], []
-        for _ in range(args.rounds):
-            first_rates.append(_rate(args.requests, lambda i: http.get(url_1, headers=headers), 200))
-            late_rates.append(_rate(args.requests, lambda i: http.get(url_1000, headers=headers), 200))
+        # URLs built once, so the client does the same work for each page; page 2 shows what a page
+        # token costs by itself, page 1,000 against page 2 what depth costs
+        urls = {"1": SUBJECTS, "2": f"{SUBJECTS}?page_token={token_2}", "1000": f"{SUBJECTS}?page_token={token_1000}"}
+        rates: dict[str, list[float]] = {name: [] for name in urls}
+        for round_ in range(args.rounds):
+            order = list(urls) if round_ % 2 == 0 else list(reversed(urls))
+            for name in order:
+                rates[name].append(_rate(args.requests, lambda i, url=urls[name]: http.get(url, headers=headers), 200))
         create_rate = _rate(
             args.requests * 2,
             lambda i: http.post("/institution/tags", headers=headers, json={"name": f"bench-{i}"}),
@@ -80,13 +132,20 @@ def main() -> None:
         )
         stats = sb.stats()
 
-    p1, p1000 = statistics.median(first_rates), statistics.median(late_rates)
+    p1, p2, p1000 = (statistics.median(rates[name]) for name in ("1", "2", "1000"))
+    server_us = _server_side_us(SandboxOptions(seed=_seed(args.records)), args.rounds, args.requests)
+    print(f"database                  : {args.data}")
     print(f"records in collection     : {total:,} (server ready after {ready:.1f} s, seed included)")
     print(f"walk to page 1,000        : 999 pages in {walk:.1f} s ({999 / walk:.0f} pages/s)")
     print(f"page 1,000 starts at      : {first_code}")
     print(f"list page 1               : {p1:7.0f} requests/s (median of {args.rounds} rounds of {args.requests})")
-    print(f"list page 1,000           : {p1000:7.0f} requests/s (same rounds, alternating)")
+    print(f"list page 2               : {p2:7.0f} requests/s (same rounds, order alternating)")
+    print(f"list page 1,000           : {p1000:7.0f} requests/s (same rounds, order alternating)")
     print(f"page 1,000 / page 1       : {p1000 / p1:7.2f}")
+    print(f"page 1,000 / page 2       : {p1000 / p2:7.2f}")
+    us_1, us_2, us_1000 = server_us["1"], server_us["2"], server_us["1000"]
+    print(f"server side, in-process   : page 1 {us_1:.0f} us, page 2 {us_2:.0f} us, page 1,000 {us_1000:.0f} us")
+    print(f"server side 1,000 / 1     : {server_us['1000'] / server_us['1']:7.2f} (time per request)")
     print(f"writes: create (POST)     : {create_rate:7.0f} requests/s ({args.requests * 2} creates)")
     print(f"writes: update (PATCH)    : {update_rate:7.0f} requests/s ({len(tag_ids)} updates)")
     print(f"server counted            : {stats['total']:,} requests")
