@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_serve_arguments(serve: argparse.ArgumentParser) -> None:
+    # also accepted after `serve`; SUPPRESS keeps a -v given before it
+    serve.add_argument(
+        "-v", "--verbose", action="count", default=argparse.SUPPRESS, help="log each request (method, path, status)"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8080, help="port (0: any free port, printed on start)")
     serve.add_argument("--data", default=":memory:", metavar="FILE", help="SQLite file, or :memory: (default)")
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"    {client.client_id} / {client.secret}  ({client.institution})")
     print(f"  API browser: {url}/q/swagger-ui/   data: {options.data}   stop with Ctrl-C")
     sys.stdout.flush()
-    server = uvicorn.Server(uvicorn_config(app))
+    server = uvicorn.Server(uvicorn_config(app, access_log=getattr(args, "verbose", 0) > 0))
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the previous
     # handler: make that a no-op for SIGTERM and swallow the KeyboardInterrupt of SIGINT, so both exit 0.
     in_main = threading.current_thread() is threading.main_thread()

@@ -93,8 +93,15 @@ def open_app(options: SandboxOptions) -> Starlette:
     return build_app(options, store, service)
 
 
-def uvicorn_config(app: Starlette) -> uvicorn.Config:
-    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+def uvicorn_config(app: Starlette, access_log: bool = False) -> uvicorn.Config:
+    """uvicorn settings of every sandbox; the access log (method, path, status) only when asked."""
+    return uvicorn.Config(
+        app,
+        log_level="info" if access_log else "warning",
+        access_log=access_log,
+        lifespan="off",
+        timeout_graceful_shutdown=2,
+    )
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

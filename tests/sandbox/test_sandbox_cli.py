@@ -115,3 +115,15 @@ def test_a_database_that_cannot_be_opened_is_an_error_without_a_traceback(
     missing_dir = tmp_path / "no" / "such" / "dir" / "sandbox.sqlite3"
     assert sandbox_command.main(["serve", "--port", "0", "--data", str(missing_dir)]) == 1
     assert "cannot open the sandbox database" in capsys.readouterr().err
+
+
+def test_verbose_serve_logs_each_request_but_never_the_token() -> None:
+    child, url, _ = _start("-v")
+    try:
+        token = fetch_token(url, "sandbox-client", "sandbox-secret")
+        httpx.get(f"{url}/institution/tags", headers={"Authorization": f"Bearer {token}"})
+    finally:
+        child.terminate()
+        _, stderr = child.communicate(timeout=20)
+    assert '"GET /institution/tags HTTP/1.1" 200' in stderr
+    assert token not in stderr
