@@ -46,11 +46,13 @@ def _environment(sb: RunningSandbox) -> Environment:
     )
 
 
-async def _fetch_all(sb: RunningSandbox) -> tuple[int, float, dict[str, int]]:
+async def _fetch_all(sb: RunningSandbox) -> tuple[int, float, float, dict[str, int]]:
+    """(records, seconds, client CPU seconds, request counts) of fetching the whole collection."""
     async with ApiClient(_environment(sb), load_profile()) as client:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         records = await client.fetch_collection("school")
-        return len(records), time.perf_counter() - started, client.request_counts
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        return len(records), elapsed, cpu, client.request_counts
 
 
 async def _client_requests(sb: RunningSandbox, concurrency: int, total: int, codes: list[str]) -> tuple[float, float]:
@@ -117,10 +119,11 @@ def main() -> int:
             print(f"1. paging {args.records} records ({pages} pages of 100)")
             for latency in (args.latency_ms, 0.0):
                 sb.set_faults(FaultOptions(latency_ms=latency))
-                count, elapsed, counts = asyncio.run(_fetch_all(sb))
+                count, elapsed, cpu, counts = asyncio.run(_fetch_all(sb))
                 assert count == args.records, f"fetched {count} of {args.records}"
                 rate = count / elapsed
                 line = f"   latency {latency:>5.1f} ms: {rate:>8,.0f} records/s, {elapsed:6.2f} s, {counts['GET']} GETs"
+                line += f", client CPU {1000 * cpu / counts['GET']:.1f} ms per page"
                 if latency:
                     line += f"; floor pages x latency = {floor_s:.2f} s -> {floor_s / elapsed:.0%} of the floor's speed"
                     line += f", {1000 * (elapsed - floor_s) / pages:.1f} ms client+server overhead per page"
