@@ -316,8 +316,10 @@ def test_concurrency_is_bounded_per_client(start_sandbox, profile):
             sb.set_faults(FaultOptions())
             return asyncio.get_running_loop().time() - started
 
-    assert run(elapsed_with(2)) >= 0.39  # four rounds of two
-    assert run(elapsed_with(8)) < 0.3  # one round
+    slow = run(elapsed_with(2))
+    fast = run(elapsed_with(8))
+    assert slow >= 0.39  # four rounds of two, at least
+    assert fast < slow / 2  # one round
 
 
 def test_fetch_collections_returns_each_entity_once(start_sandbox, profile):
