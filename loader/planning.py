@@ -33,7 +33,7 @@ from loader.progress import Bars, progress_bars
 from loader.records import SourceSet, read_sources
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PlanRun:
     """A plan and what making it cost. Timings overlap: reading and fetching run side by side."""
 
@@ -45,6 +45,11 @@ class PlanRun:
     diffing_s: float
     total_s: float
     request_counts: Mapping[str, int] = field(default_factory=dict)  # requests this plan sent, by method
+
+    def __repr__(self) -> str:
+        # Short on purpose: Python 3.11's asyncio.run formats the repr of a coroutine's result while
+        # restoring the SIGINT handler, and a full repr of 100,000 records took seconds and 450 MB.
+        return f"PlanRun({len(self.plan.records())} records, {self.total_s:.2f} s)"
 
 
 async def make_plan(
