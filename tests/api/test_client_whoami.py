@@ -65,3 +65,10 @@ def test_whoami_logs_requests_only_when_verbose(start_sandbox, tmp_path, monkeyp
     err = capsys.readouterr().err
     logged = "GET /institution/catalogue/schools 200" in err and "attempt 1" in err
     assert logged == bool(verbose)
+
+
+def test_whoami_with_an_unknown_environment_lists_the_known_ones(tmp_path, capsys, start_sandbox):
+    sb = start_sandbox()
+    assert main(["whoami", "--config", _write_config(tmp_path, sb), "--env", "prod"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown environment 'prod'" in err and "use one of: local, sandbox" in err
