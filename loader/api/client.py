@@ -23,19 +23,17 @@ import httpx
 import stamina
 
 from loader import __version__
-from loader.api.auth import TOKEN_REQUEST, TokenAuth
+from loader.api.auth import TokenAuth
 from loader.api.errors import (
     ApiError,
     EnvironmentMismatch,
-    NoAnswer,
     NotFound,
     OutcomeUnknown,
     RateLimited,
     ServerError,
-    Unreachable,
     error_class_for,
 )
-from loader.api.paging import Page, iter_records
+from loader.api.paging import Page, iter_records, page_from_envelope
 from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
@@ -45,6 +43,7 @@ from loader.api.requestlog import (
     RetryNoticeFilter,
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
+from loader.api.translate import translate_transport_error
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
@@ -62,7 +61,6 @@ _HINTS = {
 }
 _LIBRARY_LOGGERS = ("httpx", "httpcore")
 _FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError, httpx.UnsupportedProtocol)
 
 
 class ApiClient:
@@ -179,7 +177,7 @@ class ApiClient:
         path = self._profile.entity(entity).path
 
         async def fetch_page(params: Mapping[str, str]) -> Page:
-            return _page(await self._call("GET", path, params=params))
+            return page_from_envelope(await self._call("GET", path, params=params))
 
         return iter_records(
             fetch_page,
@@ -193,7 +191,7 @@ class ApiClient:
     async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
         """Only the first page of `entity`'s collection (with `total`): a cheap probe."""
         params = {name: _query_value(value) for name, value in (filters or {}).items()}
-        return _page(await self._call("GET", self._profile.entity(entity).path, params=params))
+        return page_from_envelope(await self._call("GET", self._profile.entity(entity).path, params=params))
 
     async def fetch_collection(self, entity: str, filters: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         return [record async for record in self.iter_collection(entity, filters)]
@@ -292,7 +290,7 @@ class ApiClient:
                 response = await self._http.send(request)
             except httpx.TransportError as error:
                 self._observer.on_failure(error)
-                raise _translate(error, method, path, self._env) from None
+                raise translate_transport_error(error, method, path, self._env) from None
         return self._decode(response, method, path)
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
@@ -354,53 +352,6 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
-
-
-def _translate(error: httpx.TransportError, method: str, path: str, env: Environment) -> ApiError:
-    """The one boundary where httpx's transport errors become ours."""
-    kind = type(error).__name__
-    try:
-        is_token = bool(error.request.extensions.get(TOKEN_REQUEST))
-    except RuntimeError:
-        is_token = False
-    if is_token:
-        # The request itself was not sent yet: safe to retry whatever its method.
-        return Unreachable(
-            f"the identity provider at {env.auth_url} did not answer ({kind})",
-            method=method,
-            path=path,
-            hint="check auth_url and the network",
-        )
-    if isinstance(error, _NOT_SENT):
-        hint = "check base_url and the network; is the service running?"
-        if "CERTIFICATE_VERIFY_FAILED" in str(error):
-            hint = "the TLS certificate was not trusted: name the CA file with ca_bundle in loader.yaml"
-        return Unreachable(
-            f"the service at {env.base_url} could not be reached ({kind})", method=method, path=path, hint=hint
-        )
-    if method in IDEMPOTENT_METHODS:
-        return NoAnswer(f"no answer from the service ({kind})", method=method, path=path)
-    return OutcomeUnknown(
-        f"the answer was lost ({kind}) after the request was sent; it may or may not have been applied",
-        method=method,
-        path=path,
-    )
-
-
-def _page(body: Mapping[str, Any]) -> Page:
-    data = body.get("data")
-    records = tuple(r for r in data if isinstance(r, dict)) if isinstance(data, list) else ()
-    token = body.get("page_token")
-    return Page(
-        records=records,
-        total=_int_or_none(body.get("total")),
-        page_total=_int_or_none(body.get("page_total")),
-        page_token=token if isinstance(token, str) and token else None,
-    )
-
-
-def _int_or_none(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _data(body: Mapping[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,23 @@ class Page:
 FetchPage = Callable[[Mapping[str, str]], Awaitable[Page]]
 
 
+def page_from_envelope(body: Mapping[str, Any]) -> Page:
+    """A Page from a decoded collection envelope; missing or malformed fields become None/empty."""
+    data = body.get("data")
+    records = tuple(r for r in data if isinstance(r, dict)) if isinstance(data, list) else ()
+    token = body.get("page_token")
+    return Page(
+        records=records,
+        total=_int_or_none(body.get("total")),
+        page_total=_int_or_none(body.get("page_total")),
+        page_token=token if isinstance(token, str) and token else None,
+    )
+
+
+def _int_or_none(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def is_page_token_refusal(error: Exception) -> bool:
     """True for the service refusing a page token (400 `ValidationError: page token expired`)."""
     return (

@@ -1,0 +1,49 @@
+"""The one boundary where httpx's transport errors become the loader's API errors.
+
+What matters is whether the request can have reached the service: a connection that could not be
+made (or a token request that failed first) sent nothing, so any method may be retried
+(Unreachable); after sending, a read or an idempotent update has simply had no answer (NoAnswer),
+while a create may have been committed (OutcomeUnknown) and is left to the executor.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from loader.api.auth import TOKEN_REQUEST
+from loader.api.errors import ApiError, NoAnswer, OutcomeUnknown, Unreachable
+from loader.api.retry import IDEMPOTENT_METHODS
+from loader.config import Environment
+
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError, httpx.UnsupportedProtocol)
+
+
+def translate_transport_error(error: httpx.TransportError, method: str, path: str, env: Environment) -> ApiError:
+    """The API error for a transport failure of `method path` (see the module docstring)."""
+    kind = type(error).__name__
+    try:
+        is_token = bool(error.request.extensions.get(TOKEN_REQUEST))
+    except RuntimeError:
+        is_token = False
+    if is_token:
+        # The request itself was not sent yet: safe to retry whatever its method.
+        return Unreachable(
+            f"the identity provider at {env.auth_url} did not answer ({kind})",
+            method=method,
+            path=path,
+            hint="check auth_url and the network",
+        )
+    if isinstance(error, _NOT_SENT):
+        hint = "check base_url and the network; is the service running?"
+        if "CERTIFICATE_VERIFY_FAILED" in str(error):
+            hint = "the TLS certificate was not trusted: name the CA file with ca_bundle in loader.yaml"
+        return Unreachable(
+            f"the service at {env.base_url} could not be reached ({kind})", method=method, path=path, hint=hint
+        )
+    if method in IDEMPOTENT_METHODS:
+        return NoAnswer(f"no answer from the service ({kind})", method=method, path=path)
+    return OutcomeUnknown(
+        f"the answer was lost ({kind}) after the request was sent; it may or may not have been applied",
+        method=method,
+        path=path,
+    )
