@@ -121,11 +121,13 @@ def _read_package_text(package: str, name: str) -> str:
 
 
 def profile_schema() -> dict[str, Any]:
-    return json.loads(_read_package_text("loader.schemas", "profile.schema.json"))
+    schema: dict[str, Any] = json.loads(_read_package_text("loader.schemas", "profile.schema.json"))
+    return schema
 
 
 def default_profile_data() -> dict[str, Any]:
-    return yaml.safe_load(_read_package_text("loader", "profile.yaml"))
+    data: dict[str, Any] = yaml.safe_load(_read_package_text("loader", "profile.yaml"))
+    return data
 
 
 def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

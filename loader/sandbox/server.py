@@ -65,7 +65,9 @@ class RunningSandbox:
         request = urllib.request.Request(
             self.base_url + path, data=data, method=method, headers={"Content-Type": "application/json"}
         )
-        with urllib.request.urlopen(request, timeout=30) as answer:  # loopback only
+        # Loopback only: never through a proxy named by HTTP_PROXY.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(request, timeout=30) as answer:
             return json.loads(answer.read())
 
     def stats(self) -> dict[str, Any]:
