@@ -117,7 +117,7 @@ ARRANGEMENTS = [  # code, title, status (office words), subjects awarded, partne
     ("ART-TAFE-ACC", "TAFE NSW Diploma of Accounting into Bachelor of Commerce", "Live", "ACCT1001", "TAFE NSW"),
     ("ART-DIP-SCI", "Diploma of Science into Bachelor of Science", "Ready", "MATH1001;STAT1001",
      "UTS College"),
-    ("ART-CERT-HLTH", "Certificate IV in Health into Bachelor of Health Science", "Draft", "NUTR1001",
+    ("ART-CERT-HLTH", "Certificate IV in Health into Bachelor of Health Science", "Live", "NUTR1001",
      "TAFE NSW"),
 ]
 

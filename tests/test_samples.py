@@ -80,6 +80,7 @@ def test_the_sample_plan_shows_last_cycles_differences(sample_plan: Plan) -> Non
     dip = _record(sample_plan, "arrangements/ART-DIP-SCI")
     assert dip.action is Action.CREATE and dip.status_path == ("READY",) and "status" not in dip.payload
     assert dip.depends_on == ("subjects/STAT1001",)
+    assert _record(sample_plan, "arrangements/ART-CERT-HLTH").status_path == ("READY", "ACTIVE")
     mia = _record(sample_plan, "applicants/A1000125")
     assert [(c.field, c.pii) for c in mia.changes] == [("email_address", True)]
     aisha = _record(sample_plan, "credentials/A1000129/TERTIARY/Higher Secondary Certificate")

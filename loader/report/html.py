@@ -11,7 +11,16 @@ from pathlib import Path
 
 from loader.plan_model import Plan, RecordPlan
 from loader.report.masking import masked_plan
-from loader.report.view import action_word, all_findings, changed_records, counts, label, totals, value_text
+from loader.report.view import (
+    action_word,
+    all_findings,
+    changed_records,
+    counts,
+    label,
+    status_text,
+    totals,
+    value_text,
+)
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1d1d1f}
@@ -106,7 +115,7 @@ def _rows(record: RecordPlan) -> list[str]:
                     f"<td>{_code(value_text(change.new))}</td>{source}</tr>")
     if record.status_path:
         rows.append(f'<tr data-action="{action}">{common}<td>status path</td><td></td>'
-                    f"<td>{escape(' → '.join(record.status_path))}</td>{source}</tr>")
+                    f"<td>{escape(status_text(record))}</td>{source}</tr>")
     for f in record.findings:
         rows.append(f'<tr data-action="{f.severity}"><td>{escape(record.block)}</td><td class="{f.severity}">'
                     f"{f.severity}</td><td>{escape(label(record))}</td><td></td><td></td><td>{escape(f.message)}</td>"

@@ -14,7 +14,16 @@ from pathlib import Path
 
 from loader.plan_model import BlockPlan, Plan, RecordPlan
 from loader.report.masking import HIDDEN, masked_plan
-from loader.report.view import action_word, all_findings, changed_records, counts, label, totals, value_text
+from loader.report.view import (
+    action_word,
+    all_findings,
+    changed_records,
+    counts,
+    label,
+    status_text,
+    totals,
+    value_text,
+)
 
 PART_LIMIT = 65_536
 FOLD_OVER = 20  # changed records in a block above which its table is folded
@@ -167,7 +176,7 @@ def _record_rows(record: RecordPlan) -> list[str]:
         old = "" if change.old is None and record.action.value == "create" else _value(change.old)
         rows.append(f"| {action} | {name} | {_cell(change.field)} | {old} | {_value(change.new)} | {source} |\n")
     if record.status_path:
-        rows.append(f"| {action} | {name} | status path | | {_cell(' → '.join(record.status_path))} | {source} |\n")
+        rows.append(f"| {action} | {name} | status path | | {_cell(status_text(record))} | {source} |\n")
     for finding in record.findings:
         rows.append(f"| {finding.severity} | {name} | | | {_cell(finding.message)} | {_cell(finding.where or '')} |\n")
     if not rows:

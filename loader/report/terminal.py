@@ -16,7 +16,16 @@ from rich.table import Table
 from loader.plan_model import Action, Plan, RecordPlan
 from loader.progress import console as make_console
 from loader.report.masking import masked_plan
-from loader.report.view import action_word, all_findings, changed_records, counts, label, totals, value_text
+from loader.report.view import (
+    action_word,
+    all_findings,
+    changed_records,
+    counts,
+    label,
+    status_text,
+    totals,
+    value_text,
+)
 
 DEFAULT_LIMIT = 50
 _STYLE = {"create": "green", "update": "yellow", "unchanged": "dim", "error": "red"}
@@ -94,7 +103,7 @@ def _record_lines(record: RecordPlan) -> Iterable[str]:
         else:
             yield f"      {escape(change.field)}: {escape(value_text(change.old))} → {escape(value_text(change.new))}"
     if record.status_path:
-        yield f"      status path: {escape(' → '.join(record.status_path))}"
+        yield f"      status path: {escape(status_text(record))}"
     for dep in record.depends_on:
         yield f"      [dim]after {escape(dep)}[/dim]"
 

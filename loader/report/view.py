@@ -93,4 +93,6 @@ def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
 
 
 def status_text(record: RecordPlan) -> str:
-    return " → ".join(record.status_path)
+    """The status updates in order: `READY → ACTIVE`, or `after the create: READY → ACTIVE`."""
+    steps = " → ".join(record.status_path)
+    return f"after the create: {steps}" if record.action is Action.CREATE else steps
