@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,26 @@ from openpyxl import Workbook
 
 from loader.api.client import ApiClient
 from loader.config import Environment, Secret, load_config
+from loader.model import DesiredRecord
+from loader.plan_model import Finding
 from loader.planning import PlanRun, run_plan
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_MAPPINGS = ("mappings/curriculum.yaml", "mappings/applicants.yaml", "mappings/arrangements.yaml")
 SAMPLE_SEED = REPO / "samples" / "sandbox-seed.json"
+
+
+@dataclass(frozen=True)
+class Block:
+    """The attributes of loader.records.BlockRecords the pure planner reads, for tests that build records."""
+
+    block: str
+    entity: str
+    key_fields: tuple[str, ...]
+    records: tuple[DesiredRecord, ...]
+    source_file: str = "intake.xlsx"
+    sheet: str | None = None
+    findings: tuple[Finding, ...] = ()
 
 
 def environment_for(sandbox: Any) -> Environment:

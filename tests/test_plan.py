@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from plan_support import Block
 
 from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Action, Finding, PendingId, Plan, RecordPlan
+from loader.plan_model import Action, PendingId, Plan, RecordPlan
 from loader.profile import load_profile
 
 PROFILE = load_profile()
 COLUMNS = "ABCDEFGHIJ"
 
 
-@dataclass(frozen=True)
-class Block:
-    """The attributes of loader.records.BlockRecords the planner reads."""
-
-    block: str
-    entity: str
-    key_fields: tuple[str, ...]
-    records: tuple[DesiredRecord, ...]
-    source_file: str = "intake.xlsx"
-    sheet: str | None = "Sheet"
-    findings: tuple[Finding, ...] = ()
 
 
 def record(block: str, entity: str, row: int, key_fields: Sequence[str] = ("code",), pii: Sequence[str] = (),

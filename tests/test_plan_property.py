@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plan_support import Block
 
 from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Action, Finding, PendingId, Plan
+from loader.plan_model import Action, PendingId, Plan
 from loader.profile import load_profile
 
 PROFILE = load_profile()
@@ -20,15 +20,6 @@ LABELS = ["Faculty", "Campus", "Legacy ID"]
 STATUSES = ["DRAFT", "READY", "ACTIVE", "INACTIVE"]
 
 
-@dataclass(frozen=True)
-class Block:
-    block: str
-    entity: str
-    key_fields: tuple[str, ...]
-    records: tuple[DesiredRecord, ...]
-    source_file: str = "gen.xlsx"
-    sheet: str | None = None
-    findings: tuple[Finding, ...] = ()
 
 
 def _desired(block: str, entity: str, row: int, fields: dict[str, Any]) -> DesiredRecord:

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from plan_support import Block
 
 from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Finding, Plan
+from loader.plan_model import Plan
 from loader.profile import load_profile
-
-
-@dataclass(frozen=True)
-class Block:
-    block: str
-    entity: str
-    key_fields: tuple[str, ...]
-    records: tuple[DesiredRecord, ...]
-    source_file: str = "intake.xlsx"
-    sheet: str | None = None
-    findings: tuple[Finding, ...] = ()
 
 
 def desired(block: str, entity: str, row: int, key: Sequence[str] = ("code",), pii: Sequence[str] = (),
