@@ -17,8 +17,6 @@ PROFILE = load_profile()
 COLUMNS = "ABCDEFGHIJ"
 
 
-
-
 def record(block: str, entity: str, row: int, key_fields: Sequence[str] = ("code",), pii: Sequence[str] = (),
            **fields: Any) -> DesiredRecord:
     """A desired record whose fields sit in columns A, B, ... of `row` of the block's sheet."""

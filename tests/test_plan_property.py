@@ -20,8 +20,6 @@ LABELS = ["Faculty", "Campus", "Legacy ID"]
 STATUSES = ["DRAFT", "READY", "ACTIVE", "INACTIVE"]
 
 
-
-
 def _desired(block: str, entity: str, row: int, fields: dict[str, Any]) -> DesiredRecord:
     return DesiredRecord(block, entity, (fields["code"],), fields, CellRef("gen.xlsx", block, None, row))
 
