@@ -76,6 +76,11 @@ def write_markdown(plan: Plan, path: Path, *, limit: int = PART_LIMIT) -> list[P
     paths = part_paths(path, len(documents))
     for target, text in zip(paths, documents, strict=True):
         target.write_text(text, encoding="utf-8")
+    # Parts left by an earlier, longer report would read as part of this one.
+    for stale in path.parent.glob(f"{path.stem}.part*{path.suffix}"):
+        number = stale.name[len(path.stem) + len(".part"):-len(path.suffix) or None]
+        if number.isdigit() and int(number) > len(documents):
+            stale.unlink()
     return paths
 
 
@@ -87,7 +92,8 @@ def _part_heading(plan: Plan, n: int, names: list[str]) -> str:
     if len(names) == 1:
         return f"{title}\n\n"
     if n == 1:
-        listed = ", ".join(f"`{_code(name)}`" for name in names)
+        shown = names if len(names) <= 6 else [*names[:2], "…", names[-1]]
+        listed = ", ".join(name if name == "…" else f"`{_code(name)}`" for name in shown)
         return f"{title} (part 1 of {len(names)})\n\nThis report is split into {listed}.\n\n"
     return f"{title} (part {n} of {len(names)})\n\nThe summary is in `{_code(names[0])}`.\n\n"
 

@@ -86,6 +86,14 @@ def test_a_long_report_is_split_into_complete_parts_with_the_summary_first(tmp_p
     every_row = "".join(texts)
     assert all(f"`S{row:05d}`" in every_row for row in range(2, 1_502))
     assert texts[1].count("## subjects (subject)\n") == 1 and "## subjects (subject), continued" in texts[2]
+    assert f"…, `plan.part{len(texts)}.md`." in texts[0]
+
+
+def test_a_shorter_report_removes_the_parts_an_earlier_one_left(tmp_path: Path) -> None:
+    assert len(write_markdown(_big_plan(1_500), tmp_path / "plan.md")) > 2
+    (tmp_path / "plan.partial-notes.md").write_text("mine", encoding="utf-8")
+    assert write_markdown(_big_plan(3), tmp_path / "plan.md") == [tmp_path / "plan.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md", "plan.partial-notes.md"]
 
 
 def test_a_short_report_is_one_file_and_big_blocks_are_folded(plan: Plan, tmp_path: Path) -> None:
