@@ -50,8 +50,8 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
                 out.print(line)
         if len(records) > limit:
             out.print(f"  … and {len(records) - limit:,} more; write them all with --report plan.md")
-    _findings(out, plan, "warning", "Warnings", "yellow")
-    _findings(out, plan, "error", "Errors", "red")
+    _findings(out, plan, "warning", "Warnings", "yellow", limit * 4)
+    _findings(out, plan, "error", "Errors", "red", limit * 4)
     out.print()
     out.print(_summary_line(plan))
 
@@ -108,15 +108,17 @@ def _record_lines(record: RecordPlan) -> Iterable[str]:
         yield f"      [dim]after {escape(dep)}[/dim]"
 
 
-def _findings(out: Console, plan: Plan, severity: str, title: str, style: str) -> None:
-    found = [(ctx, f) for ctx, f in all_findings(plan) if f.severity == severity]
+def _findings(out: Console, plan: Plan, severity: str, title: str, style: str, limit: int) -> None:
+    found = [f for _, f in all_findings(plan) if f.severity == severity]
     if not found:
         return
     out.print()
     out.print(f"[bold {style}]{title}[/bold {style}] ({len(found)})")
-    for _ctx, f in found:
+    for f in found[:limit]:
         where = f"{f.where}: " if f.where else ""
         out.print(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(where)}{escape(f.message)}")
+    if len(found) > limit:
+        out.print(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
 
 
 def _summary_line(plan: Plan) -> str:

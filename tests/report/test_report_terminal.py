@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from report_support import Block, desired
 
+from loader.plan import PlanHeader, plan_changes
 from loader.plan_model import Plan
+from loader.profile import load_profile
 from loader.progress import console, progress_bars
 from loader.report.terminal import render, render_text
 
@@ -32,6 +35,16 @@ def test_long_blocks_show_the_first_records_and_say_how_many_more(plan: Plan) ->
     text = render_text(plan, limit=1)
     assert "… and 1 more; write them all with --report plan.md" in text
     assert "+ create LAW" not in text
+
+
+def test_many_findings_are_cut_after_four_times_the_limit() -> None:
+    live = {"subject": [{"id": f"u-{n}", "code": f"S{n}", "access": "Restricted"} for n in range(10)]}
+    records = tuple(desired("subjects", "subject", n + 2, code=f"S{n}", access="Open") for n in range(10))
+    many = plan_changes([Block("subjects", "subject", ("code",), records)], live, load_profile(),
+                        header=PlanHeader("sandbox"))
+    text = render_text(many, limit=1)
+    assert "Warnings (10)" in text and text.count("can only be set at creation") == 4
+    assert "… and 6 more; write them all with --report plan.md" in text
 
 
 class _Tty(io.StringIO):
