@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 import tempfile
 import traceback
@@ -44,7 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="loader", description="Declarative bulk loader for the Institution Data Service.")
     parser.add_argument("--version", action="version", version=f"loader {__version__}")
     common = _Parser(add_help=False)
-    common.add_argument("-v", "--verbose", action="count", default=0, help="log requests (-v) and more (-vv)")
+    common.add_argument(
+        "-v", "--verbose", action="count", default=0,
+        help="log each request and retry: method, path, status, ms (never a token or secret)",
+    )
     common.add_argument("--config", metavar="FILE", help="project configuration (default: ./loader.yaml if present)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, summary in COMMANDS.items():
@@ -88,7 +92,10 @@ def _report_bug(error: BaseException) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     log_dir = Path(tempfile.gettempdir())
     log_file = log_dir / f"loader-crash-{stamp}.log"
-    log_file.write_text("".join(traceback.format_exception(error)), encoding="utf-8")
+    # 0600: exception texts can hold cell values (personal data) and the temp folder is shared.
+    descriptor = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write("".join(traceback.format_exception(error)))
     print(
         f"loader: internal error ({type(error).__name__}). This is a bug in loader, not in your input.\n"
         f"  The traceback is in {log_file}; please attach it to a bug report.",

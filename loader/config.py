@@ -179,6 +179,13 @@ def is_loopback_host(host: str | None) -> bool:
 def check_url(url: str, what: str, where: str | None) -> str:
     """The URL without a trailing slash; https required unless the host is loopback."""
     parts = urlsplit(url)
+    if parts.username or parts.password:
+        # The URL itself is not repeated: it holds a credential, and errors reach terminals and logs.
+        raise ConfigError(
+            f"{what} must not hold a user name or password",
+            where=where,
+            hint="remove the `user:password@` part; credentials come from client_id / client_secret",
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{what} {url!r} is not an http(s) address", where=where)
     if parts.scheme != "https" and not is_loopback_host(parts.hostname):

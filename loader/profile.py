@@ -77,7 +77,6 @@ class EntityProfile:
     immutable: frozenset[str] = frozenset()
     forbidden: frozenset[str] = frozenset()
     set_fields: frozenset[str] = frozenset()
-    list_omits: frozenset[str] = frozenset()
     only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     references: Mapping[str, Reference] = field(default_factory=dict)
     status: StatusRule | None = None
@@ -85,11 +84,23 @@ class EntityProfile:
 
 
 @dataclass(frozen=True)
+class Envelope:
+    """Names of the fields of response envelopes (spec 2.1; `version`'s name is not shown there)."""
+
+    data: str = "data"
+    total: str = "total"
+    page_total: str = "page_total"
+    page_token: str = "page_token"
+    environment: str = "environment"
+    version: str = "version"
+
+
+@dataclass(frozen=True)
 class ServiceProfile:
     token_path: str = "/realms/{realm}/protocol/openid-connect/token"
     page_size: int = 100
     page_token_param: str = "page_token"
-    page_token_lifetime_s: float = 60.0
+    envelope: Envelope = field(default_factory=Envelope)
 
 
 @dataclass(frozen=True)
@@ -174,7 +185,9 @@ def _build(data: Mapping[str, Any]) -> Profile:
     }
     order = tuple(data.get("creation_order", ())) or tuple(entities)
     order += tuple(name for name in entities if name not in order)
-    return Profile(ServiceProfile(**data["service"]), entities, order, groups)
+    service = dict(data["service"])
+    service["envelope"] = Envelope(**service.get("envelope", {}))
+    return Profile(ServiceProfile(**service), entities, order, groups)
 
 
 def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
@@ -193,7 +206,6 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
         immutable=frozenset(spec.get("immutable", ())),
         forbidden=frozenset(spec.get("forbidden", ())),
         set_fields=frozenset(spec.get("set_fields", ())),
-        list_omits=frozenset(spec.get("list_omits", ())),
         only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
         references={
             f: Reference(tuple(r["entity"]), r["shape"], r.get("list", False))

@@ -135,6 +135,14 @@ def test_other_addresses_must_use_https(url):
         check_url(url, "base_url", None)
 
 
+@pytest.mark.parametrize("url", ["https://svc:hunter22@api.example.edu.au", "https://hunter22@api.example.edu.au"])
+def test_a_url_holding_a_credential_is_refused_without_repeating_it(url):
+    with pytest.raises(ConfigError) as caught:
+        check_url(url, "base_url", None)
+    assert "user name or password" in str(caught.value)
+    assert "hunter22" not in str(caught.value)
+
+
 def test_a_ca_bundle_must_name_a_file_relative_to_the_config(tmp_path):
     missing = VALID.replace("    realm: advance\n", "    realm: advance\n    ca_bundle: certs/ca.pem\n")
     with pytest.raises(ConfigError, match="ca_bundle"):

@@ -79,6 +79,7 @@ class ApiClient:
             raise ValueError("concurrency must be at least 1")
         self._env = env
         self._profile = profile
+        self._envelope = profile.service.envelope
         self._concurrency = concurrency
         self._retry = retry or env.retry
         self._inner_transport = transport
@@ -177,7 +178,7 @@ class ApiClient:
         path = self._profile.entity(entity).path
 
         async def fetch_page(params: Mapping[str, str]) -> Page:
-            return page_from_envelope(await self._call("GET", path, params=params))
+            return page_from_envelope(await self._call("GET", path, params=params), self._envelope)
 
         return iter_records(
             fetch_page,
@@ -191,7 +192,8 @@ class ApiClient:
     async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
         """Only the first page of `entity`'s collection (with `total`): a cheap probe."""
         params = {name: _query_value(value) for name, value in (filters or {}).items()}
-        return page_from_envelope(await self._call("GET", self._profile.entity(entity).path, params=params))
+        body = await self._call("GET", self._profile.entity(entity).path, params=params)
+        return page_from_envelope(body, self._envelope)
 
     async def fetch_collection(self, entity: str, filters: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         return [record async for record in self.iter_collection(entity, filters)]
@@ -212,7 +214,7 @@ class ApiClient:
             body = await self._call("GET", _fill(profile.item_path, id_or_code))
         except NotFound:
             return None
-        return _data(body)
+        return self._data(body)
 
     # -- writes -----------------------------------------------------------------------------------
 
@@ -222,7 +224,7 @@ class ApiClient:
         if profile.create is None:
             raise ProfileError(f"entity {entity!r} cannot be created (no `create` in the profile)")
         body = await self._call(profile.create.method, profile.create.path, json=dict(payload), probe=profile)
-        return _data(body)
+        return self._data(body)
 
     async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Update the fields in `payload` of one record; the updated record."""
@@ -231,7 +233,7 @@ class ApiClient:
             raise ProfileError(f"entity {entity!r} cannot be updated (no `update` in the profile)")
         path = _fill(profile.update.path, record_id)
         body = await self._call(profile.update.method, path, json=dict(payload), probe=profile)
-        return _data(body)
+        return self._data(body)
 
     # -- one request ------------------------------------------------------------------------------
 
@@ -330,10 +332,14 @@ class ApiClient:
             raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
         raise cls(status, message, method=method, path=path, hint=hint)
 
+    def _data(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        data = body.get(self._envelope.data)
+        return data if isinstance(data, dict) else {}
+
     def _observe(self, body: Mapping[str, Any]) -> None:
         """Capture `version` and `environment`; check the first environment seen."""
-        reported = body.get("environment")
-        version = body.get("version")
+        reported = body.get(self._envelope.environment)
+        version = body.get(self._envelope.version)
         if self.api_version is None and isinstance(version, str | int | float) and not isinstance(version, bool):
             self.api_version = str(version)
         if self.environment is None and isinstance(reported, str):
@@ -352,11 +358,6 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
-
-
-def _data(body: Mapping[str, Any]) -> dict[str, Any]:
-    data = body.get("data")
-    return data if isinstance(data, dict) else {}
 
 
 def _fill(template: str, ident: str) -> str:

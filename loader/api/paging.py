@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.api.errors import HttpError
+from loader.profile import Envelope
 
 MAX_RESTARTS = 3
 _PAGE_TOKEN_WORDS = re.compile(r"page[ _-]?token", re.IGNORECASE)
@@ -41,15 +42,18 @@ class Page:
 FetchPage = Callable[[Mapping[str, str]], Awaitable[Page]]
 
 
-def page_from_envelope(body: Mapping[str, Any]) -> Page:
+_DEFAULT_ENVELOPE = Envelope()
+
+
+def page_from_envelope(body: Mapping[str, Any], names: Envelope = _DEFAULT_ENVELOPE) -> Page:
     """A Page from a decoded collection envelope; missing or malformed fields become None/empty."""
-    data = body.get("data")
+    data = body.get(names.data)
     records = tuple(r for r in data if isinstance(r, dict)) if isinstance(data, list) else ()
-    token = body.get("page_token")
+    token = body.get(names.page_token)
     return Page(
         records=records,
-        total=_int_or_none(body.get("total")),
-        page_total=_int_or_none(body.get("page_total")),
+        total=_int_or_none(body.get(names.total)),
+        page_total=_int_or_none(body.get(names.page_total)),
         page_token=token if isinstance(token, str) and token else None,
     )
 

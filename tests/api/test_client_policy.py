@@ -78,7 +78,8 @@ def test_bearer_tokens_and_secret_fields_never_survive_redaction(token, prefix):
         f'{prefix}{{"access_token": "{token}", "expires_in": 60}}',
         f"{prefix}grant_type=client_credentials&client_secret={token}&client_id=x",
     ):
-        assert token not in redact(text)
+        # A token that is part of the surrounding words ("access_t") would be found there, not leaked.
+        assert redact(text).count(token) == text.replace(token, "", 1).count(token)
 
 
 @settings(max_examples=50)
