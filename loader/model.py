@@ -67,6 +67,19 @@ class Ref:
         return f"{self.entity}({shown})"
 
 
+def display_value(value: Any) -> Any:
+    """A value as a reviewer reads it: a Ref by its values joined by '/', lists item by item.
+
+    Anything else is returned as is, so numbers stay numbers in reports and plan.json. The one
+    place a reference or key is turned into text for messages, refs and reports.
+    """
+    if isinstance(value, Ref):
+        return "/".join(str(v) for v in value.values)
+    if isinstance(value, (list, tuple)):
+        return [display_value(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class DesiredRecord:
     """One record as the source says it should be.

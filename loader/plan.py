@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from loader.compare import same
-from loader.model import DesiredRecord, Ref
+from loader.model import DesiredRecord, Ref, display_value
 from loader.plan_fields import CUSTOM, plan_fields, quoted
 from loader.plan_model import Action, BlockPlan, Finding, Plan, RecordPlan
 from loader.profile import Profile
@@ -180,7 +180,7 @@ def _same_source(a: Any, b: Any) -> bool:
 
 def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: Any) -> Finding:
     pii = name in first.pii or name in other.pii
-    shown_a, shown_b = (quoted(_show(v), pii) for v in (a, b))
+    shown_a, shown_b = (quoted(display_value(v), pii) for v in (a, b))
     return Finding(
         "error",
         "conflicting-source-values",
@@ -188,12 +188,6 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
         f"{first.place(name)} and {shown_b} at {other.place(name)}",
         str(first.place(name)),
     )
-
-
-def _show(value: Any) -> Any:
-    if isinstance(value, Ref):
-        return "/".join(str(v) for v in value.values)
-    return value
 
 
 # ---- one record ----------------------------------------------------------------------------
@@ -249,7 +243,7 @@ def _key_json(part: Any) -> Any:
 
 def _near_duplicate(entry: Entry, near: LiveRecord) -> Finding:
     rec = entry.record
-    desired = [_show(p) for p in rec.key]
+    desired = [display_value(p) for p in rec.key]
     found = [near.get(f) for f in entry.key_fields]
     if len(entry.key_fields) == 1:
         message = f"will create {desired[0]!r}; a live {rec.entity} has {entry.key_fields[0]} {found[0]!r}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loader.compare import normalise, same, sorted_list
-from loader.model import CellRef, DesiredRecord, Ref
+from loader.model import CellRef, DesiredRecord, Ref, display_value
 from loader.plan_model import FieldChange, Finding, PendingId
 from loader.profile import EntityProfile, Reference
 from loader.resolve import LiveRecord, Resolver
@@ -51,7 +51,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
             continue
         if name in entity.only_when and desired is not None:
             _only_when(record, entity, name, live, where, out)
-        value, shown = desired, _shown(desired)
+        value, shown = desired, display_value(desired)
         reference = entity.references.get(name)
         if reference is not None and _has_ref(desired):
             value = _resolve(desired, reference, name, resolver, where, out)
@@ -145,15 +145,6 @@ def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
     if name in entity.set_fields and isinstance(value, (list, tuple)):
         return sorted_list(value)
     return list(value) if isinstance(value, tuple) else value
-
-
-def _shown(value: Any) -> Any:
-    """The desired value as a reviewer reads it: references by their values."""
-    if isinstance(value, Ref):
-        return "/".join(str(v) for v in value.values)
-    if isinstance(value, (list, tuple)):
-        return [_shown(v) for v in value]
-    return value
 
 
 def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> Any:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.compare import fold, normalise
-from loader.model import DesiredRecord, Ref
+from loader.model import DesiredRecord, Ref, display_value
 from loader.plan_model import PendingId
 
 LiveRecord = Mapping[str, Any]
@@ -32,13 +32,7 @@ def key_text(value: Any) -> Any:
 
 def show_key(key: Sequence[Any]) -> str:
     """Key parts joined by '/', a Ref shown by its values."""
-    parts = []
-    for part in key:
-        if isinstance(part, Ref):
-            parts.append("/".join(str(v) for v in part.values))
-        else:
-            parts.append(str(part))
-    return "/".join(parts)
+    return "/".join(str(display_value(part)) for part in key)
 
 
 @dataclass(frozen=True)
@@ -197,9 +191,7 @@ def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _desired_text(value: Any) -> Any:
-    if isinstance(value, Ref):
-        return "/".join(str(v) for v in value.values)
-    return key_text(value)
+    return key_text(display_value(value))
 
 
 def unique_clashes(

@@ -8,7 +8,7 @@ from typing import Any
 
 from loader.entity_schemas import check_fields
 from loader.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
-from loader.model import CellRef, DesiredRecord, Ref
+from loader.model import CellRef, DesiredRecord, Ref, display_value
 from loader.plan_model import Finding
 from loader.profile import Profile
 from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
@@ -280,11 +280,7 @@ def _field(record: DesiredRecord, name: str) -> Any:
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, Ref):
-        return repr(value.values[0] if len(value.values) == 1 else value.values)
-    if isinstance(value, tuple) and value and isinstance(value[0], Ref):
-        return repr([v.values[0] for v in value])
-    return repr(value)
+    return repr(display_value(value))
 
 
 def _without_cleared_labels(fields: dict[str, Any]) -> dict[str, Any]:

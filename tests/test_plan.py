@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from plan_support import Block
 
-from loader.model import CellRef, DesiredRecord, Ref
+from loader.model import CellRef, DesiredRecord, Ref, display_value
 from loader.plan import PlanHeader, plan_changes
 from loader.plan_model import Action, PendingId, Plan, RecordPlan
 from loader.profile import load_profile
+from loader.resolve import show_key
 
 PROFILE = load_profile()
 COLUMNS = "ABCDEFGHIJ"
@@ -295,6 +296,24 @@ def test_one_key_given_different_values_in_two_blocks_is_an_error_naming_both_ce
     (error,) = rec.errors
     assert error.code == "conflicting-source-values"
     assert "intake.xlsx › flat_a › B2" in error.message and "intake.xlsx › flat_b › B9" in error.message
+
+
+def test_conflicting_list_references_are_shown_by_their_codes() -> None:
+    first = record("flat_a", "arrangement", 2, code="ART-1",
+                   subjects_awarded=(Ref("subject", ("MATH1",)), Ref("subject", ("STAT1",))))
+    second = record("flat_b", "arrangement", 9, code="ART-1", subjects_awarded=(Ref("subject", ("MATH1",)),))
+    live = {"subject": [live_record("u-1", code="MATH1"), live_record("u-2", code="STAT1")]}
+    p = plan([block("flat_a", "arrangement", first), block("flat_b", "arrangement", second)], live)
+    (error,) = only(p).errors
+    assert "different subjects_awarded values: ['MATH1', 'STAT1'] at" in error.message
+    assert "Ref(" not in error.message
+
+
+def test_a_reference_is_displayed_by_its_values_everywhere() -> None:
+    assert display_value(Ref("credential", ("A1", "TERTIARY", "HSC"))) == "A1/TERTIARY/HSC"
+    assert display_value((Ref("subject", ("MATH1",)), "x", 6)) == ["MATH1", "x", 6]
+    assert display_value(6.5) == 6.5 and display_value(None) is None
+    assert show_key(("A1", Ref("subject", ("MATH1",)), 7)) == "A1/MATH1/7"
 
 
 def test_identical_rows_of_one_key_in_two_blocks_merge_into_one_record() -> None:
