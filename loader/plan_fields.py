@@ -29,6 +29,7 @@ class FieldPlan:
     changes: list[FieldChange] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)
+    depends_at: dict[str, str] = field(default_factory=dict)  # dependency ref -> the cell referring to it
     status_path: tuple[str, ...] = ()
     status_changed: bool = False
 
@@ -116,6 +117,7 @@ def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, 
             return _UNRESOLVED
         if found.pending is not None and found.pending not in out.depends_on:
             out.depends_on.append(found.pending)
+            out.depends_at[found.pending] = cell
         ids.append(found.value)
     if reference.is_list or isinstance(desired, (list, tuple)):
         return [_shape(v, reference) for v in ids]

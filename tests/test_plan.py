@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from plan_support import Block
 
+from loader.graph import build_graph
 from loader.model import CellRef, DesiredRecord, Ref, display_value
-from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Action, PendingId, Plan, RecordPlan
+from loader.plan import PlanHeader, block_dependents, plan_changes
+from loader.plan_model import Action, Finding, PendingId, Plan, RecordPlan
 from loader.profile import load_profile
 from loader.resolve import show_key
 
@@ -415,6 +416,58 @@ def test_errors_block_the_record_and_everything_depending_on_it_transitively() -
     assert course.errors[-1].code == "blocked" and "schools/X1" in course.errors[-1].message
     assert "courses/C1" in program.errors[-1].message and "schools/X1" in program.errors[-1].message
     assert p.has_errors and p.has_changes
+
+
+def test_new_records_referring_to_each_other_in_a_cycle_are_errors_and_the_rest_stays_applicable() -> None:
+    p = plan([
+        block("schools", "school",
+              record("schools", "school", 2, code="A", name="A", parent=Ref("school", ("B",))),
+              record("schools", "school", 3, code="B", name="B", parent=Ref("school", ("A",))),
+              record("schools", "school", 4, code="C", name="C")),
+        block("courses", "course", record("courses", "course", 5, code="D", name="D", parent=Ref("school", ("A",)))),
+    ])
+    a, b, c, d = p.records()
+    (cycle_a,), (cycle_b,) = a.errors, b.errors
+    assert (cycle_a.code, cycle_a.where) == ("reference-cycle", "intake.xlsx › schools › C2")
+    assert "schools/A → schools/B → schools/A" in cycle_a.message
+    assert (cycle_b.code, cycle_b.where) == ("reference-cycle", "intake.xlsx › schools › C3")
+    assert "schools/B → schools/A → schools/B" in cycle_b.message
+    assert a.blocked and b.blocked and d.blocked and not c.blocked and not c.errors
+    assert [f.code for f in d.errors] == ["blocked"] and "schools/A" in d.errors[0].message
+    assert build_graph(p.records()).refs == ("schools/A", "schools/B", "schools/C", "courses/D")
+    assert p.has_errors and p.has_changes
+
+
+def test_a_new_record_referring_to_itself_is_a_reference_cycle() -> None:
+    itself = record("schools", "school", 2, code="A", parent=Ref("school", ("A",)))
+    rec = only(plan([block("schools", "school", itself)]))
+    (error,) = rec.errors
+    assert error.code == "reference-cycle" and error.where == "intake.xlsx › schools › B2"
+    assert "schools/A refers to itself" in error.message
+    build_graph([rec])
+
+
+def test_a_longer_cycle_names_the_shortest_cycle_through_each_record() -> None:
+    schools = [record("schools", "school", n, code=code, parent=Ref("school", (parent,)))
+               for n, (code, parent) in enumerate([("A", "B"), ("B", "C"), ("C", "A"), ("E", "A")], start=2)]
+    a, _, c, e = plan([block("schools", "school", *schools)]).records()
+    assert "schools/A → schools/B → schools/C → schools/A" in a.errors[0].message
+    assert "schools/C → schools/A → schools/B → schools/C" in c.errors[0].message
+    assert [f.code for f in e.errors] == ["blocked"]
+
+
+def _draft(ref: str, *depends_on: str, error: bool = False) -> RecordPlan:
+    findings = (Finding("error", "unresolved-reference", "no such thing", ref),) if error else ()
+    return RecordPlan(ref, "b", "school", (ref,), Action.CREATE, {}, ref, depends_on=depends_on, findings=findings)
+
+
+def test_blocking_walks_every_dependant_even_through_a_cycle() -> None:
+    drafts = {"A": _draft("A", "B", "C"), "B": _draft("B", "A"), "C": _draft("C", error=True), "D": _draft("D")}
+    out = block_dependents(drafts)
+    assert [ref for ref, r in out.items() if r.blocked] == ["A", "B", "C"]
+    assert out["A"].errors[-1].message == "blocked: depends on C, which cannot be applied"
+    assert out["B"].errors[-1].message == "blocked: depends on A, which cannot be applied (errors in C)"
+    assert out["C"].findings == drafts["C"].findings and out["D"] == drafts["D"]
 
 
 def test_two_blocks_with_one_name_are_a_plan_error() -> None:
