@@ -41,9 +41,12 @@ def write_plan_json(plan: Plan, path: Path) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
         os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
-        os.write(fd, text)
-    finally:
+        out = os.fdopen(fd, "wb")  # a buffered file writes all of it: os.write may write only a part
+    except BaseException:
         os.close(fd)
+        raise
+    with out:
+        out.write(text)
 
 
 def validation_errors(data: Any) -> list[str]:

@@ -29,6 +29,17 @@ def test_plan_json_is_written_0600_even_over_a_readable_file(plan: Plan, tmp_pat
     assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
 
 
+def test_plan_json_is_written_whole_when_the_system_writes_only_part_at_a_time(
+    plan: Plan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:100])))
+    write_plan_json(plan, tmp_path / "plan.json")
+    monkeypatch.undo()
+    assert (tmp_path / "plan.json").read_text(encoding="utf-8") == plan_json_text(plan)
+    assert stat.S_IMODE((tmp_path / "plan.json").stat().st_mode) == 0o600
+
+
 def test_plan_json_is_valid_and_reads_back_as_the_masked_plan(plan: Plan, tmp_path: Path) -> None:
     write_plan_json(plan, tmp_path / "plan.json")
     data = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
