@@ -15,8 +15,14 @@ Knows nothing of mappings. What a cell gives (documented for users in the README
 - Hidden rows and columns are read like any other (filter rows with `where`); a hidden sheet is
   read when a mapping names it. Without `sheet:`, the first visible sheet is read.
 - Blank rows (every cell empty or whitespace) are skipped and not counted.
-- CSV: every value is text (leading zeros kept); UTF-8 with or without BOM unless `encoding` says
-  otherwise; the delimiter is sniffed among , ; tab | unless given.
+- Text that a workbook the loader wrote neutralised against formula injection (`loader pull`, the
+  results workbook: a single quote put before a leading = + - @, tab or carriage return) loses that
+  one quote, so a pulled workbook maps back to the values the service holds: "'=HYPERLINK(...)"
+  reads as "=HYPERLINK(...)", "'-5" as "-5". Any other leading quote ("'quoted") is kept. The
+  value is only ever text here; nothing a sheet holds is evaluated.
+- CSV: every value is text (leading zeros kept, neutralising quotes dropped as above); UTF-8 with
+  or without BOM unless `encoding` says otherwise; the delimiter is sniffed among , ; tab | unless
+  given.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from openpyxl.utils import get_column_letter
 
 from loader.errors import SheetError
 from loader.model import CellRef
+from loader.report.safe_cells import DANGEROUS_PREFIXES, QUOTE
 from loader.xlsx_meta import SheetMeta, read_sheet_meta
 
 CellValue = str | int | float | bool | date | datetime | time | None
@@ -41,6 +48,8 @@ EXCEL_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 CSV_SUFFIXES = frozenset({".csv", ".txt"})
 SNIFF_DELIMITERS = ",;\t|"
 WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
+# How `loader.report.safe_cells` writes text that could be read as a formula.
+_NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,11 @@ def column_letter(index: int) -> str:
     if letter is None:
         letter = _LETTERS.setdefault(index, get_column_letter(index + 1))
     return letter
+
+
+def unneutralised(text: str) -> str:
+    """`text` without the quote the loader puts before text that could be read as a formula."""
+    return text[1:] if text.startswith(_NEUTRALISED) else text
 
 
 def is_blank(value: CellValue) -> bool:
@@ -159,7 +173,7 @@ def _normal(value: object) -> CellValue:
     """One engine-independent cell value (see the module docstring)."""
     kind = type(value)
     if kind is str:
-        return cast(str, value) or None
+        return unneutralised(cast(str, value)) or None
     if kind is float:
         number = cast(float, value)
         return int(number) if number.is_integer() and abs(number) < 2**63 else number
@@ -284,7 +298,7 @@ def _read_csv(path: Path, display: str, *, delimiter: str | None, encoding: str 
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
     try:
         for number, values in enumerate(reader, start=1):
-            normal = tuple(v if v else None for v in values)
+            normal = tuple(unneutralised(v) if v else None for v in values)
             if all(is_blank(v) for v in normal):
                 continue
             rows.append(SheetRow(number, normal))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from loader.errors import SheetError
 from loader.model import CellRef
+from loader.report.safe_cells import safe_value, set_safe_cell
 from loader.sheets import SheetRow, column_letter, read_sheet
 from tests.mapping_support import cache_formula_values, write_workbook
 
@@ -144,6 +146,35 @@ def test_csv_cells_are_addressed_like_a_sheet(tmp_path: Path) -> None:
     data = read_sheet(path, "d.csv")
     assert data.cell(2, 1) == CellRef("d.csv", None, "B2", 2)
     assert str(data.cell(2, 1)) == "d.csv › B2"
+
+
+_PULLED = ["=HYPERLINK(\"https://example.edu\", \"site\")", "-5", "+61 3 9999 0000", "@team", "'quoted"]
+
+
+def test_text_the_loader_neutralised_reads_back_as_the_original_in_both_engines(tmp_path: Path) -> None:
+    path = tmp_path / "pulled.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, value in enumerate(["Value", *_PULLED], start=1):
+        set_safe_cell(sheet, row, 1, value)  # as `loader pull` and the results workbook write them
+    book.save(path)
+    stored = [c.value for c in openpyxl.load_workbook(path)["S"]["A"]]
+    assert stored[1:] == ["'=HYPERLINK(\"https://example.edu\", \"site\")", "'-5", "'+61 3 9999 0000", "'@team",
+                          "'quoted"]
+    expected = [(1, ("Value",)), *((n, (v,)) for n, v in enumerate(_PULLED, start=2))]
+    assert _values(path, "S") == expected
+    assert _values(path, "S", engine="openpyxl") == expected
+
+
+def test_text_the_loader_neutralised_reads_back_as_the_original_from_csv(tmp_path: Path) -> None:
+    path = tmp_path / "pulled.csv"
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        csv.writer(stream).writerows([["Value", "Other"], *([safe_value(v), "x"] for v in _PULLED)])
+    assert "'-5" in path.read_text(encoding="utf-8")
+    assert _values(path, delimiter=",") == [
+        (1, ("Value", "Other")), *((n, (v, "x")) for n, v in enumerate(_PULLED, start=2)),
+    ]
 
 
 def test_column_letters() -> None:
