@@ -2,13 +2,16 @@
 
 References are resolved by the planner, so a record is checked with each `Ref` replaced by a
 placeholder of the shape the profile gives (an id string, or {"id": ...}).
+
+A problem of a field marked `pii: true` says what was expected without the value (contract
+section 7): `quoted` from the planner hides it, as in every other report.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from loader.model import Ref
+from loader.plan_fields import quoted
 from loader.profile import EntityProfile
 
 PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
@@ -76,8 +80,13 @@ def _placeholder(entity: EntityProfile, field: str, value: Any) -> Any:
     return value
 
 
-def check_fields(entity: EntityProfile, fields: Mapping[str, Any]) -> list[FieldProblem]:
-    """Schema violations of a record's fields; [] when valid or when the entity has no schema."""
+def check_fields(
+    entity: EntityProfile, fields: Mapping[str, Any], pii: Collection[str] = frozenset()
+) -> list[FieldProblem]:
+    """Schema violations of a record's fields; [] when valid or when the entity has no schema.
+
+    `pii` names the fields (`custom_attributes.<Label>` for a label) whose values stay out of messages.
+    """
     if not entity.schema:
         return []
     # None clears an optional field (a PATCH sends null), so it is never a violation here.
@@ -91,7 +100,7 @@ def check_fields(entity: EntityProfile, fields: Mapping[str, Any]) -> list[Field
     else:
         return []
     validator = _validator(entity.schema)
-    return list(_problems(validator.iter_errors(instance)))
+    return list(_problems(validator.iter_errors(instance), frozenset(pii)))
 
 
 Check = Callable[[Any], bool]
@@ -171,7 +180,7 @@ def _compile(spec: Mapping[str, Any]) -> Check | None:
     return lambda v: all(check(v) for check in checks)
 
 
-def _problems(errors: Iterator[jsonschema.ValidationError]) -> Iterator[FieldProblem]:
+def _problems(errors: Iterator[jsonschema.ValidationError], pii: frozenset[str]) -> Iterator[FieldProblem]:
     for error in errors:
         path = list(error.absolute_path)
         if not path:
@@ -180,17 +189,21 @@ def _problems(errors: Iterator[jsonschema.ValidationError]) -> Iterator[FieldPro
                 for extra in set(error.instance) - set(error.schema.get("properties", {})):
                     yield FieldProblem(str(extra), f"unknown field {extra!r}; the payload has: {known}")
                 continue
-            yield FieldProblem("", error.message)
+            yield FieldProblem("", _message(error, hide=bool(pii)))
             continue
         field = str(path[0])
         if field == "custom_attributes" and len(path) > 1:
             field = f"custom_attributes.{path[1]}"
-        yield FieldProblem(field, _message(error))
+        yield FieldProblem(field, _message(error, hide=_holds_pii(field, pii)))
 
 
-def _message(error: jsonschema.ValidationError) -> str:
-    instance = error.instance
-    shown = repr(instance)
+def _holds_pii(field: str, pii: frozenset[str]) -> bool:
+    """Whether a problem's value is, or holds, a PII value (`custom_attributes` holds its labels')."""
+    return field in pii or any(name.startswith(field + ".") for name in pii)
+
+
+def _message(error: jsonschema.ValidationError, hide: bool) -> str:
+    shown = quoted(error.instance, hide)
     if len(shown) > 60:
         shown = shown[:57] + "..."
     describe: dict[str, Callable[[], str]] = {
@@ -201,4 +214,9 @@ def _message(error: jsonschema.ValidationError) -> str:
         "maxLength": lambda: f"expected at most {error.validator_value} character(s), got {shown}",
     }
     maker = describe.get(str(error.validator))
-    return maker() if maker else error.message
+    if maker:
+        return maker()
+    # jsonschema's own messages quote the value, except those that name only fields.
+    if hide and error.validator not in ("required", "additionalProperties", "dependentRequired"):
+        return f"the value {shown} fails the schema's {error.validator!r} check"
+    return error.message

@@ -1,4 +1,7 @@
-"""One block over one sheet: header lookup, `where`, value steps, keys, schema checks, merging."""
+"""One block over one sheet: header lookup, `where`, value steps, keys, schema checks, merging.
+
+No finding shows the value of a field marked `pii: true` (contract section 7).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 from loader.entity_schemas import check_fields
 from loader.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
 from loader.model import CellRef, DesiredRecord, Ref, display_value
+from loader.plan_fields import quoted
 from loader.plan_model import Finding
 from loader.profile import Profile
 from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
@@ -200,7 +204,7 @@ class BlockReader:
         for spec, extract, column in builders:
             raw = extract(row)
             try:
-                value = apply_steps(raw, spec.steps)
+                value = apply_steps(raw, spec.steps, pii=spec.pii)
             except StepError as exc:
                 errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", self._where(row, column)))
                 continue
@@ -228,7 +232,7 @@ class BlockReader:
             fields[CUSTOM] = custom
         cells = RowCells(self.layout, row.number, self._shared(tuple(with_cells)))
         if not errors:
-            for problem in check_fields(self.entity, _without_cleared_labels(fields)):
+            for problem in check_fields(self.entity, _without_cleared_labels(fields), self.pii):
                 place = cells.get(problem.field) or row_ref
                 label = problem.field or "record"
                 errors.append(Finding("error", "schema", f"{label}: {problem.message}", str(place)))
@@ -253,7 +257,7 @@ class BlockReader:
     def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
         names = sorted(set(first.fields) | set(later.fields))
         differing = next((n for n in names if first.fields.get(n) != later.fields.get(n)), None)
-        shown_key = ", ".join(_shown(v) for v in first.key)
+        shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.block.key, first.key, strict=True))
         if differing is None:
             return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values",
                            f"{first.row} and {later.row}")
@@ -267,10 +271,15 @@ class BlockReader:
         return Finding(
             "error", "duplicate-key",
             f"key ({shown_key}) has different values for {differing}: "
-            f"{_shown(_field(first, differing))} and {_shown(_field(later, differing))}; "
+            f"{self._quoted(differing, _field(first, differing))} and "
+            f"{self._quoted(differing, _field(later, differing))}; "
             "rows with one key must agree (the record is left out)",
             f"{a} and {b}",
         )
+
+    def _quoted(self, name: str, value: Any) -> str:
+        """A value of field `name` for a message; a PII field's value is hidden."""
+        return quoted(value, True) if name in self.pii else _shown(value)
 
 
 def _field(record: DesiredRecord, name: str) -> Any:

@@ -16,7 +16,10 @@ transform -> split -> map -> type -> default -> pattern -> max_length.
 - `boolean` accepts yes/no/true/false/y/n/1/0 in any letter case. `date` accepts date cells and
   text as 2027-02-28 or 28/02/2027 (day first, as Australian users write it), giving
   "2027-02-28". `epoch_ms` accepts the same and date-times, taken as UTC, and whole numbers
-  (already milliseconds).
+  (already milliseconds); a time finer than a millisecond is rounded to the nearest one (a cell
+  Excel shows as 09:30:00 may hold 09:29:59.999999).
+- A field marked `pii: true` never has its value spelt out in a message (contract section 7): the
+  message says what was expected and that the value is hidden.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
+from loader.plan_fields import quoted
 from loader.sheets import WHITESPACE, CellValue
 
 TRANSFORMS: Final = ("strip", "upper", "lower", "title", "collapse_spaces")
@@ -39,6 +43,8 @@ _FALSE = frozenset({"no", "false", "n", "0"})
 _DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 _INTEGER = re.compile(r"[+-]?\d+")
 _SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 class _Empty:
@@ -50,7 +56,20 @@ EMPTY: Final = _Empty()
 
 
 class StepError(ValueError):
-    """A value step failed; the message says what was expected and what was found."""
+    """A value step failed; the message says what was expected and what was found.
+
+    `said` is the message up to the found value, which `_shown` renders; `hidden()` gives the same
+    error for a PII field, with the value left out.
+    """
+
+    def __init__(self, said: str, found: Any, *, pii: bool = False) -> None:
+        super().__init__(said + _shown(found, pii))
+        self.said = said
+        self.pii = pii
+        self._found = found
+
+    def hidden(self) -> StepError:
+        return self if self.pii else StepError(self.said, self._found, pii=True)
 
 
 @dataclass(frozen=True)
@@ -78,7 +97,10 @@ def text_of(value: CellValue | Any) -> str:
     return str(value)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, pii: bool = False) -> str:
+    """A found value for a message: quoted and cut short; a PII value is never spelt out."""
+    if pii:
+        return quoted(value, pii)
     text = repr(text_of(value)) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 60 else text[:57] + "...'"
 
@@ -102,8 +124,20 @@ def _is_empty(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip(WHITESPACE))
 
 
-def apply_steps(value: CellValue | Any, steps: Steps) -> Any:
-    """The field value for one cell, or EMPTY. Raises StepError saying what was expected."""
+def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> Any:
+    """The field value for one cell, or EMPTY. Raises StepError saying what was expected.
+
+    For a PII field (`pii=True`) the error does not show the value.
+    """
+    try:
+        return _applied(value, steps)
+    except StepError as refused:
+        if not pii:
+            raise
+        raise refused.hidden() from None
+
+
+def _applied(value: CellValue | Any, steps: Steps) -> Any:
     if not _is_empty(value) and steps.transform:
         value = _transform(text_of(value), steps.transform)
     if _is_empty(value):
@@ -139,9 +173,9 @@ def _mapped(value: Any, steps: Steps) -> Any:
 def _finish(value: Any, steps: Steps) -> Any:
     if steps.pattern is not None and value is not None:
         if not steps.pattern.fullmatch(text_of(value)):
-            raise StepError(f"expected text matching pattern {steps.pattern.pattern!r}, got {_shown(value)}")
+            raise StepError(f"expected text matching pattern {steps.pattern.pattern!r}, got ", value)
     if steps.max_length is not None and isinstance(value, str) and len(value) > steps.max_length:
-        raise StepError(f"expected at most {steps.max_length} characters, got {len(value)}: {_shown(value)}")
+        raise StepError(f"expected at most {steps.max_length} characters, got {len(value)}: ", value)
     return value
 
 
@@ -160,7 +194,7 @@ def _convert(value: Any, kind: str) -> Any:
         return _date(value).isoformat()
     if kind == "epoch_ms":
         return _epoch_ms(value)
-    raise StepError(f"unknown type {kind!r}")
+    raise StepError(f"expected one of the types {', '.join(TYPES)}, got ", kind)
 
 
 def _integer(value: Any) -> int:
@@ -178,7 +212,7 @@ def _integer(value: Any) -> int:
             number = math.nan
         if number.is_integer():
             return int(number)
-    raise StepError(f"expected a whole number, got {_shown(value)}")
+    raise StepError("expected a whole number, got ", value)
 
 
 def _number(value: Any) -> int | float:
@@ -188,11 +222,11 @@ def _number(value: Any) -> int | float:
         try:
             number = float(value.strip(WHITESPACE))
         except ValueError:
-            raise StepError(f"expected a number, got {_shown(value)}") from None
+            raise StepError("expected a number, got ", value) from None
     else:
-        raise StepError(f"expected a number, got {_shown(value)}")
+        raise StepError("expected a number, got ", value)
     if not math.isfinite(number):
-        raise StepError(f"expected a finite number, got {_shown(value)}")
+        raise StepError("expected a finite number, got ", value)
     return int(number) if number.is_integer() and abs(number) < 2**53 else number
 
 
@@ -204,14 +238,14 @@ def _boolean(value: Any) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise StepError(f"expected yes/no, true/false, y/n or 1/0, got {_shown(value)}")
+    raise StepError("expected yes/no, true/false, y/n or 1/0, got ", value)
 
 
 def _date(value: Any) -> date:
     if isinstance(value, datetime):
         if value.time() == time(0):
             return value.date()
-        raise StepError(f"expected a date, got a date and time {_shown(value)}")
+        raise StepError("expected a date, got a date and time ", value)
     if isinstance(value, date):
         return value
     if isinstance(value, str):
@@ -220,7 +254,7 @@ def _date(value: Any) -> date:
             return date.fromisoformat(text) if len(text) == 10 and text[4] == "-" else _dmy(text)
         except ValueError:
             pass
-    raise StepError(f"expected a date like 2027-02-28 or 28/02/2027 or a date cell, got {_shown(value)}")
+    raise StepError("expected a date like 2027-02-28 or 28/02/2027 or a date cell, got ", value)
 
 
 def _dmy(text: str) -> date:
@@ -251,7 +285,10 @@ def _epoch_ms(value: Any) -> int:
             except ValueError:
                 moment = None
     if moment is None:
-        raise StepError(f"expected a date or date-time like 2027-02-28T09:30 or a date cell, got {_shown(value)}")
+        raise StepError("expected a date or date-time like 2027-02-28T09:30 or a date cell, got ", value)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    # Whole microseconds, rounded to the nearest millisecond: a float timestamp times 1000,
+    # truncated, turns a cell holding 09:29:59.999999 (Excel's 09:30) into 09:29:59.999.
+    milliseconds, rest = divmod((moment - _EPOCH) // _MICROSECOND, 1000)
+    return milliseconds + (rest >= 500)

@@ -75,3 +75,17 @@ def test_the_fast_field_checks_agree_with_jsonschema(name: str, data: st.DataObj
     fields = {k: v for k, v in fields.items() if v is not None}
     valid = jsonschema.Draft202012Validator(payload_schema(entity.schema or "")).is_valid(fields)
     assert (check_fields(entity, fields) == []) == valid
+
+
+def test_a_pii_field_s_violation_says_what_was_expected_without_the_value() -> None:
+    applicant = PROFILE.entity("applicant")
+    problems = check_fields(applicant, {"email_address": "not-an-email", "first_name": 7}, {"email_address"})
+    assert sorted((p.field, p.message) for p in problems) == [
+        ("email_address", "expected text matching '^[^@\\\\s]+@[^@\\\\s]+\\\\.[^@\\\\s]+$', got (hidden)"),
+        ("first_name", "expected string, got 7"),
+    ]
+    labels = check_fields(applicant, {"custom_attributes": {"Phone": 61399990000}}, {"custom_attributes.Phone"})
+    assert [(p.field, p.message) for p in labels] == [("custom_attributes.Phone", "expected string, got (hidden)")]
+    # The map of labels holds the PII label's value, so a problem of the whole map hides it too.
+    whole = check_fields(applicant, {"custom_attributes": ["0400 000 000"]}, {"custom_attributes.Phone"})
+    assert [(p.field, p.message) for p in whole] == [("custom_attributes", "expected object, got (hidden)")]

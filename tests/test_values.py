@@ -137,3 +137,39 @@ def test_any_cell_gives_a_value_empty_or_a_step_error_never_a_crash(
         assert isinstance(result, bool)
     else:
         assert isinstance(result, int | float) and not isinstance(result, bool)
+
+
+@pytest.mark.parametrize(
+    ("value", "steps", "expected"),
+    [
+        ("not-an-email", Steps(pattern=re.compile(r"[^@]+@[^@]+")),
+         "expected text matching pattern '[^@]+@[^@]+', got (hidden)"),
+        ("ann.lee@example.edu", Steps(max_length=5), "expected at most 5 characters, got 19: (hidden)"),
+        ("1 January", Steps(type="date"), "expected a date like 2027-02-28 or 28/02/2027 or a date cell, got (hidden)"),
+        ("x; ann.lee", Steps(split=";", max_length=5), "expected at most 5 characters, got 7: (hidden)"),
+    ],
+)
+def test_a_pii_field_s_step_error_says_what_was_expected_without_the_value(
+    value: str, steps: Steps, expected: str
+) -> None:
+    with pytest.raises(StepError) as caught:
+        apply_steps(value, steps, pii=True)
+    assert str(caught.value) == expected
+    assert caught.value.__suppress_context__  # the error that names the value is not chained
+    with pytest.raises(StepError) as shown:
+        apply_steps(value, steps)
+    assert str(shown.value).endswith("'")  # without pii the value is shown
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # Excel keeps times as fractions of a day: 09:30 may come back a microsecond short.
+        (dt.datetime(2027, 2, 28, 9, 29, 59, 999_999), 1_803_807_000_000),
+        ("2027-02-28T09:30:00.000600", 1_803_807_000_001),
+        ("2027-02-28T09:30:00.000400", 1_803_807_000_000),
+        (dt.datetime(1969, 12, 31, 23, 59, 59, 999_600), 0),
+    ],
+)
+def test_epoch_ms_rounds_to_the_nearest_millisecond(value: object, expected: int) -> None:
+    assert apply_steps(value, Steps(type="epoch_ms")) == expected
