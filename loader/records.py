@@ -6,9 +6,7 @@ first problem: mapping, sheet and row problems all become Findings with their pl
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,25 +57,9 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
     """Read every mapping file and the sheets they name; build and check every record.
 
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
+    The garbage collector is left running: pausing it (process-wide, while the planner fetches
+    pages on another thread) saved only 7% of a 20,000-row read (0.75 s -> 0.70 s, median of 11).
     """
-    with _collector_paused():
-        return _read_sources(mapping_paths, profile)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Building hundreds of thousands of small acyclic objects sets off full garbage collections
-    again and again (measured: half the time of a 20,000-row read); nothing here makes cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
     unreadable: list[str] = []
     mappings: list[tuple[Mapping | None, list[Finding]]] = []
     for path in mapping_paths:
