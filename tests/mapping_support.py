@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +46,18 @@ def cache_formula_values(
                 for address, cached in values.items():
                     pattern = re.compile(rf'(<c r="{address}"[^>]*>)(<f>.*?</f>)<v\s*/>')
                     cell_type = f' t="{kind}"' if kind else "" if _is_number(cached) else ' t="str"'
-                    text, count = pattern.subn(
-                        lambda m, cached=cached, cell_type=cell_type: m.group(1).replace("<c ", f"<c{cell_type} ", 1)
-                        + m.group(2) + f"<v>{cached}</v>",
-                        text,
-                    )
+                    text, count = pattern.subn(_cached_cell(cached, cell_type), text)
                     assert count == 1, f"no formula cell {address} in {sheet_part}"
                 data = text.encode("utf-8")
             target.writestr(item, data)
     shutil.move(tmp, path)
+
+
+def _cached_cell(cached: str, cell_type: str) -> Callable[[re.Match[str]], str]:
+    def replace(found: re.Match[str]) -> str:
+        return found.group(1).replace("<c ", f"<c{cell_type} ", 1) + found.group(2) + f"<v>{cached}</v>"
+
+    return replace
 
 
 def _is_number(text: str) -> bool:
