@@ -4,7 +4,8 @@ Deterministic: no time in the body, stable order, so two reports of one plan are
 and a git diff of reports is a change of plan. The header names the environment, the API version
 and the input fingerprints. Blocks with many changes are folded in <details>. A report longer than
 a pull-request comment allows (65,536 characters) is split into numbered parts (plan.md,
-plan.part2.md, ...), each complete Markdown, the summary in the first.
+plan.part2.md, ...), each complete Markdown, the summary in the first. A single table row too
+long for a part is cut, with a note saying so: plan.json and the HTML report hold the full text.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ PART_LIMIT = 65_536
 FOLD_OVER = 20  # changed records in a block above which its table is folded
 _RESERVE = 1_024  # room kept in each part for its heading and the list of parts
 _TABLE_HEAD = "| action | record | field | old | new | source |\n|---|---|---|---|---|---|\n"
+_CUT = " … (cut: too long for this report; the full text is in plan.json and the HTML report) |\n"
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,9 @@ def _table_chunks(
     current: list[str] = []
     size = 0
     overhead = len(heading) + len(table_head) + 200
+    room = max(budget - overhead, 4 * len(_CUT))
     for row in rows:
+        row = _fit_row(row, room)
         if current and size + len(row) + overhead > budget:
             chunks.append(_close(continued if chunks else heading, table_head, current, fold))
             current, size = [], 0
@@ -164,6 +168,31 @@ def _table_chunks(
         size += len(row)
     chunks.append(_close(continued if chunks else heading, table_head, current, fold))
     return chunks
+
+
+def _fit_row(row: str, room: int) -> str:
+    """The row as is when it has at most `room` characters, else cut short with a note.
+
+    The cut never splits a backslash escape and closes a code span it falls in, so the row stays
+    one well-formed table row. Backticks in the cells are escaped (plain text) or replaced (code
+    spans) by `_cell` and `_code`, so every unescaped backtick opens or closes a code span.
+    """
+    if len(row) <= room:
+        return row
+    keep = room - len(_CUT) - 1  # 1: a backtick closing a code span
+    at, in_code = 0, False
+    while at < keep:
+        step = 1
+        if row[at] == "`":
+            in_code = not in_code
+        elif row[at] == "\\" and (not in_code or row[at + 1:at + 2] == "|"):
+            step = 2  # `\x` escapes in plain text, `\|` in code spans
+        if at + step > keep:
+            break
+        at += step
+    if in_code and row[at - 1] == "`":  # nothing kept of the span: leave it out
+        at, in_code = at - 1, False
+    return row[:at] + ("`" if in_code else "") + _CUT
 
 
 def _close(heading: str, table_head: str, rows: list[str], fold: str | None) -> _Chunk:

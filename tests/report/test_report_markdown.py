@@ -7,14 +7,17 @@ and review the diff of tests/golden/sample-plan.md like any other change.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 from plan_support import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
 from report_support import Block, desired
 
+from loader.model import Ref
 from loader.plan import PlanHeader, plan_changes
 from loader.plan_model import Plan
 from loader.profile import load_profile
@@ -87,6 +90,31 @@ def test_a_long_report_is_split_into_complete_parts_with_the_summary_first(tmp_p
     assert all(f"`S{row:05d}`" in every_row for row in range(2, 1_502))
     assert texts[1].count("## subjects (subject)\n") == 1 and "## subjects (subject), continued" in texts[2]
     assert f"…, `plan.part{len(texts)}.md`." in texts[0]
+
+
+def test_a_row_too_long_for_a_part_is_cut_with_a_note_and_every_part_fits(tmp_path: Path) -> None:
+    # Every Markdown special, and prefixes of each length, so the cuts fall at each place among escapes.
+    huge = "x|`<b>_\\" * 15_000
+    schools = [desired("schools", "school", row, code=f"S{row}", name="y" * row + huge) for row in range(8)]
+    schools += [desired("schools", "school", 10 + n, code=f"L{n}", name="Law",
+                        parent=Ref("school", ("q" * n + "Q|\\`" * 20_000,))) for n in range(7)]
+    schools += [desired("schools", "school", 20, code="ART", name="Arts")]
+    plan = plan_changes([Block("schools", "school", ("code",), tuple(schools))], {}, load_profile(),
+                        header=PlanHeader("sandbox", "5.1.0"))
+    texts = [p.read_text(encoding="utf-8") for p in write_markdown(plan, tmp_path / "plan.md")]
+    assert all(len(text) <= PART_LIMIT for text in texts)
+    note = " … (cut: too long for this report; the full text is in plan.json and the HTML report) |"
+    cut = [line.removesuffix(note) for text in texts for line in text.splitlines() if line.endswith(note)]
+    assert len(cut) == 8 + 2 * 7  # the names; each unresolved reference in the errors and in its record's rows
+    for kept in cut:
+        assert kept.startswith("| ")
+        assert kept.endswith("`") or (len(kept) - len(kept.rstrip("\\"))) % 2 == 0  # no escape cut in two
+    assert sum(kept.startswith("| create | `S") and kept.endswith("`") for kept in cut) == 8  # code closed
+    rendered = "".join(MarkdownIt("commonmark").enable("table").render(text) for text in texts)
+    assert rendered.count("</code> … (cut: too long") == 8 and rendered.count("(cut: too long") == len(cut)
+    every_row = "".join(texts)
+    assert "| create | `ART` | name |" in every_row and "| error | `L0` |" in every_row
+    assert json.dumps(huge, ensure_ascii=False)[1:-1] in plan_json_text(plan)
 
 
 def test_a_shorter_report_removes_the_parts_an_earlier_one_left(tmp_path: Path) -> None:
