@@ -19,8 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from loader.model import Ref
-from loader.plan_fields import quoted
+from loader.model import Ref, quoted
 from loader.profile import EntityProfile
 
 PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"

@@ -80,6 +80,11 @@ def display_value(value: Any) -> Any:
     return value
 
 
+def quoted(value: Any, pii: bool) -> str:
+    """A value for a message; a PII value is never spelt out (reports mask it everywhere)."""
+    return "(hidden)" if pii and value is not None else repr(value)
+
+
 @dataclass(frozen=True)
 class DesiredRecord:
     """One record as the source says it should be.

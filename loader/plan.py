@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from loader.compare import same
-from loader.model import DesiredRecord, Ref, display_value
-from loader.plan_fields import CUSTOM, plan_fields, quoted
+from loader.model import DesiredRecord, Ref, display_value, quoted
+from loader.plan_fields import CUSTOM, plan_fields
 from loader.plan_model import Action, BlockPlan, Finding, Plan, RecordPlan
 from loader.profile import Profile
 from loader.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loader.compare import normalise, same, sorted_list
-from loader.model import CellRef, DesiredRecord, Ref, display_value
+from loader.model import CellRef, DesiredRecord, Ref, display_value, quoted
 from loader.plan_model import FieldChange, Finding, PendingId
 from loader.profile import EntityProfile, Reference
 from loader.resolve import LiveRecord, Resolver
@@ -87,11 +87,6 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
 
 
 _UNRESOLVED = object()
-
-
-def quoted(value: Any, pii: bool) -> str:
-    """A value for a message; a PII value is never spelt out (reports mask it everywhere)."""
-    return "(hidden)" if pii and value is not None else repr(value)
 
 
 def _has_ref(value: Any) -> bool:

@@ -11,8 +11,7 @@ from typing import Any
 
 from loader.entity_schemas import check_fields
 from loader.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
-from loader.model import CellRef, DesiredRecord, Ref, display_value
-from loader.plan_fields import quoted
+from loader.model import CellRef, DesiredRecord, Ref, display_value, quoted
 from loader.plan_model import Finding
 from loader.profile import Profile
 from loader.sheets import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
-from loader.plan_fields import quoted
+from loader.model import quoted
 from loader.sheets import WHITESPACE, CellValue
 
 TRANSFORMS: Final = ("strip", "upper", "lower", "title", "collapse_spaces")
