@@ -10,7 +10,8 @@ from plan_support import Block
 
 from loader.graph import build_graph
 from loader.model import CellRef, DesiredRecord, Ref, display_value
-from loader.plan import PlanHeader, block_dependents, plan_changes
+from loader.plan import PlanHeader, plan_changes
+from loader.plan_dependencies import block_dependents
 from loader.plan_model import Action, Finding, PendingId, Plan, RecordPlan
 from loader.profile import load_profile
 from loader.resolve import show_key
