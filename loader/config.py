@@ -8,11 +8,9 @@ used (`Config.environment(name)`), so a missing variable of an unused environmen
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +19,7 @@ import jsonschema
 import yaml
 
 from loader.errors import ConfigError
+from loader.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
 
 BUILTIN_SANDBOX = "sandbox"
@@ -296,9 +295,7 @@ def _refuse_literal_secrets(data: Any, locate: _Locator) -> None:
 
 
 def loader_schema() -> dict[str, Any]:
-    text = resources.files("loader.schemas").joinpath("loader.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return package_schema("loader.schema.json")
 
 
 def _validate_schema(data: Any, locate: _Locator) -> None:

@@ -9,17 +9,16 @@ section 7): `quoted` from the planner hides it, as in every other report.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import jsonschema
 
 from loader.model import Ref, quoted
+from loader.package_data import schema as package_schema
 from loader.profile import EntityProfile
 
 PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
@@ -39,9 +38,7 @@ class FieldProblem:
 @cache
 def payload_schema(name: str) -> dict[str, Any]:
     """The schema file `name` of package `loader.schemas.entities`."""
-    text = resources.files("loader.schemas.entities").joinpath(name).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return package_schema(name, "loader.schemas.entities")
 
 
 @cache

@@ -8,18 +8,17 @@ Columns are checked later, against the sheet's header (`loader.records`).
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from loader.entity_schemas import default_type, field_names
 from loader.fingerprints import display_path
 from loader.model import MappingPlace
+from loader.package_data import schema as package_schema
 from loader.plan_model import Finding
 from loader.profile import Profile
 from loader.values import Steps
@@ -94,9 +93,7 @@ class Mapping:
 
 @cache
 def mapping_schema() -> dict[str, Any]:
-    text = resources.files("loader.schemas").joinpath("mapping.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return package_schema("mapping.schema.json")
 
 
 def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Finding]]:

@@ -6,17 +6,17 @@ paths, keys, read-only fields or status transitions lives in their code.
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import jsonschema
 import yaml
 
 from loader.errors import ProfileError
+from loader.package_data import read_text
+from loader.package_data import schema as package_schema
 
 
 @dataclass(frozen=True)
@@ -127,17 +127,12 @@ class Profile:
         return None
 
 
-def _read_package_text(package: str, name: str) -> str:
-    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
-
-
 def profile_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(_read_package_text("loader.schemas", "profile.schema.json"))
-    return schema
+    return package_schema("profile.schema.json")
 
 
 def default_profile_data() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(_read_package_text("loader", "profile.yaml"))
+    data: dict[str, Any] = yaml.safe_load(read_text("loader", "profile.yaml"))
     return data
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from loader.errors import PlanError
+from loader.package_data import schema as package_schema
 from loader.plan_model import Plan, plan_from_dict, plan_to_dict
 from loader.report.masking import masked_plan
 
@@ -25,9 +25,7 @@ FILE_MODE = 0o600
 
 @cache
 def plan_schema() -> dict[str, Any]:
-    text = resources.files("loader.schemas").joinpath("plan.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return package_schema("plan.schema.json")
 
 
 def plan_json_text(plan: Plan) -> str:
