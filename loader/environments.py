@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, Secret
 from loader.errors import ConfigError
@@ -57,14 +58,21 @@ def _embedded_sandbox(root: Path) -> Iterator[Environment]:
                 where=str(data),
                 hint=f"delete {data} to start from the seed again",
             ) from None
-        yield Environment(
-            name=BUILTIN_SANDBOX,
-            base_url=server.base_url,
-            auth_url=server.auth_url,
-            realm=server.realm,
-            expect_environment=BUILTIN_SANDBOX,
-            client_id=server.client_id,
-            client_secret=Secret(server.client_secret),
-            timeout=DEFAULT_TIMEOUT_S,
-            is_builtin_sandbox=True,
-        )
+        yield sandbox_environment(server, is_builtin_sandbox=True)
+
+
+def sandbox_environment(server: Any, *, name: str = BUILTIN_SANDBOX, **changes: Any) -> Environment:
+    """An Environment for a running sandbox (`loader.sandbox.server.RunningSandbox`): the embedded
+    one, or one a test or benchmark started; `changes` override any other Environment field."""
+    values: dict[str, Any] = {
+        "name": name,
+        "base_url": server.base_url,
+        "auth_url": server.auth_url,
+        "realm": server.realm,
+        "expect_environment": BUILTIN_SANDBOX,
+        "client_id": server.client_id,
+        "client_secret": Secret(server.client_secret),
+        "timeout": DEFAULT_TIMEOUT_S,
+    }
+    values.update(changes)
+    return Environment(**values)

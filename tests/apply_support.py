@@ -8,7 +8,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from loader.api.client import ApiClient
-from loader.config import Environment, RetrySettings, Secret
+from loader.config import Environment, RetrySettings
+from loader.environments import sandbox_environment
 from loader.plan_model import Action, BlockPlan, PendingId, Plan, RecordPlan
 from loader.profile import Profile, load_profile
 
@@ -17,17 +18,7 @@ FAST_RETRY = RetrySettings(attempts=10, wait_initial=0.01, wait_max=0.5, wait_ji
 
 
 def environment_for(sandbox: Any, *, name: str = "sandbox", retry: RetrySettings = FAST_RETRY) -> Environment:
-    return Environment(
-        name=name,
-        base_url=sandbox.base_url,
-        auth_url=sandbox.auth_url,
-        realm=sandbox.realm,
-        expect_environment="sandbox",
-        client_id=sandbox.client_id,
-        client_secret=Secret(sandbox.client_secret),
-        timeout=10.0,
-        retry=retry,
-    )
+    return sandbox_environment(sandbox, name=name, timeout=10.0, retry=retry)
 
 
 def client_for(sandbox: Any, *, concurrency: int = 8, retry: RetrySettings = FAST_RETRY) -> ApiClient:

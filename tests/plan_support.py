@@ -12,7 +12,8 @@ from typing import Any
 from openpyxl import Workbook
 
 from loader.api.client import ApiClient
-from loader.config import Environment, Secret, load_config
+from loader.config import Environment, load_config
+from loader.environments import sandbox_environment
 from loader.model import DesiredRecord
 from loader.plan_model import Finding
 from loader.planning import PlanRun, run_plan
@@ -36,16 +37,7 @@ class Block:
 
 
 def environment_for(sandbox: Any) -> Environment:
-    return Environment(
-        name="sandbox",
-        base_url=sandbox.base_url,
-        auth_url=sandbox.auth_url,
-        realm=sandbox.realm,
-        expect_environment="sandbox",
-        client_id=sandbox.client_id,
-        client_secret=Secret(sandbox.client_secret),
-        timeout=30.0,
-    )
+    return sandbox_environment(sandbox, timeout=30.0)
 
 
 def plan_against(sandbox: Any, mappings: Sequence[str | Path]) -> PlanRun:

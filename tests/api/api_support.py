@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from loader.config import Environment, RetrySettings, Secret
+from loader.config import Environment, RetrySettings
+from loader.environments import sandbox_environment
 from loader.sandbox.server import RunningSandbox
 
 # Quick waits so retry tests take milliseconds; attempts stay bounded.
@@ -20,19 +21,7 @@ def schools_seed(count: int, prefix: str = "S") -> dict[str, Any]:
 
 
 def environment_for(sb: RunningSandbox, **changes: Any) -> Environment:
-    values: dict[str, Any] = {
-        "name": "test",
-        "base_url": sb.base_url,
-        "auth_url": sb.auth_url,
-        "realm": sb.realm,
-        "expect_environment": "sandbox",
-        "client_id": sb.client_id,
-        "client_secret": Secret(sb.client_secret),
-        "timeout": 10.0,
-        "retry": FAST_RETRY,
-    }
-    values.update(changes)
-    return Environment(**values)
+    return sandbox_environment(sb, **{"name": "test", "timeout": 10.0, "retry": FAST_RETRY, **changes})
 
 
 def requests_to(stats: dict[str, Any], route: str) -> int:

@@ -29,21 +29,14 @@ from typing import Any
 import httpx
 
 from loader.api.client import ApiClient
-from loader.config import Environment, Secret
+from loader.config import Environment
+from loader.environments import sandbox_environment
 from loader.profile import load_profile
 from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, serve_in_subprocess
 
 
 def _environment(sb: RunningSandbox) -> Environment:
-    return Environment(
-        name="bench",
-        base_url=sb.base_url,
-        auth_url=sb.auth_url,
-        realm=sb.realm,
-        expect_environment="sandbox",
-        client_id=sb.client_id,
-        client_secret=Secret(sb.client_secret),
-    )
+    return sandbox_environment(sb, name="bench")
 
 
 async def _fetch_all(sb: RunningSandbox) -> tuple[int, float, float, dict[str, int]]:
