@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for
@@ -62,12 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Writes to whatever sys.stderr is at the time of each record (tests swap it)."""
 
-    @property  # type: ignore[override]
-    def stream(self):  # type: ignore[no-untyped-def]
+    @property
+    def stream(self) -> TextIO:
         return sys.stderr
 
     @stream.setter
-    def stream(self, _value) -> None:  # type: ignore[no-untyped-def]
+    def stream(self, _value: TextIO) -> None:
         pass
 
 

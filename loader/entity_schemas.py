@@ -215,4 +215,4 @@ def _message(error: jsonschema.ValidationError, hide: bool) -> str:
     # jsonschema's own messages quote the value, except those that name only fields.
     if hide and error.validator not in ("required", "additionalProperties", "dependentRequired"):
         return f"the value {shown} fails the schema's {error.validator!r} check"
-    return error.message
+    return str(error.message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from loader.config import load_config
 from loader.environments import open_environment
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     entities = _check_entities(args.entities, config.profile)
     from loader.api.client import ApiClient
 
-    async def fetch() -> dict[str, list[dict]]:
+    async def fetch() -> dict[str, list[dict[str, Any]]]:
         with open_environment(config, args.env) as env:
             async with ApiClient(env, config.profile) as client:
                 return await client.fetch_collections(entities)
