@@ -104,7 +104,7 @@ def _wait_for_writes(sandbox: Any, at_least: int, limit_s: float = 60.0) -> None
         posts = sum(n for route, n in sandbox.stats()["requests"].items() if route.startswith("POST /institution"))
         if posts >= at_least:
             return
-        time.sleep(0.02)
+        time.sleep(0.005)
     raise AssertionError("the apply never started writing")
 
 
@@ -120,15 +120,15 @@ def _assert_converged(sandbox: Any) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_an_apply_killed_at_a_random_point_converges_on_rerun_without_duplicates(
     tmp_path: Path, sandbox: Any, seed: int
 ) -> None:
     _write_project(tmp_path, sandbox)
     sandbox.reset_stats()
     child = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
-    _wait_for_writes(sandbox, 1)
-    time.sleep(random.Random(seed).uniform(0.0, 1.5))
+    # A random point measured in writes, not seconds, so it lands mid-apply on a fast or a slow machine.
+    _wait_for_writes(sandbox, random.Random(seed).randint(1, (SCHOOLS + COURSES) * 3 // 4))
     child.send_signal(signal.SIGKILL)
     child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL
