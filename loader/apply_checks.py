@@ -4,19 +4,14 @@ the target environment, errors in the plan, and the `--max-changes` guard rail.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
 
 from loader.errors import PlanError, UsageError
 from loader.fingerprints import fingerprint_file
-from loader.plan_model import Plan, plan_from_dict
+from loader.plan_model import Plan
 
 
 @dataclass(frozen=True)
@@ -120,33 +115,3 @@ def check_target(plan: Plan, env_name: str, reported: str | None) -> None:
         )
 
 
-def _plan_schema() -> dict[str, Any] | None:
-    try:
-        text = resources.files("loader.schemas").joinpath("plan.schema.json").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    return json.loads(text)
-
-
-def read_plan(path: Path) -> Plan:
-    """A plan.json file, validated against schemas/plan.schema.json when that schema exists."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PlanError(f"plan file {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise PlanError(f"plan file {path} cannot be read: {error}", hint="make it with `loader plan --out`") from None
-    schema = _plan_schema()
-    if schema is not None:
-        problems = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
-        if problems:
-            first = problems[0]
-            place = "/".join(map(str, first.absolute_path)) or "(root)"
-            raise PlanError(
-                f"plan file {path} is not a valid plan: {place}: {first.message}",
-                hint="make it with `loader plan --out`; do not edit it by hand",
-            )
-    try:
-        return plan_from_dict(data)
-    except (KeyError, TypeError, ValueError) as error:
-        raise PlanError(f"plan file {path} is not a valid plan: {error!r}") from None

@@ -93,7 +93,7 @@ def _same(name: str, live: Any, wanted: Any, entity: EntityProfile) -> bool:
         return sorted(map(repr, live_items)) == sorted(map(repr, wanted_items))
     if isinstance(wanted, list) and isinstance(live, list):
         return [_plain(v) for v in live] == [_plain(v) for v in wanted]
-    return _plain(live) == _plain(wanted)
+    return bool(_plain(live) == _plain(wanted))
 
 
 def missing_changes(live: Mapping[str, Any], payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any]:

@@ -30,13 +30,13 @@ from loader.apply_checks import (
     check_max_changes,
     check_target,
     parse_max_changes,
-    read_plan,
 )
 from loader.config import Config, Environment, load_config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
 from loader.plan_model import Finding, Plan
 from loader.progress import console
+from loader.report.plan_json import read_plan_json
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
 from loader.report.results_workbook import FieldCells, write_results_workbook
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     guard, outputs = _check_usage(args)
     config = load_config(Path(args.config) if args.config else None)
     concurrency = args.concurrency or config.concurrency
-    plan_file = read_plan(Path(args.plan)) if args.plan else None
+    plan_file = read_plan_json(Path(args.plan)) if args.plan else None
     if plan_file is not None:
         check_fingerprints(plan_file)
         check_errors(plan_file, args.partial)

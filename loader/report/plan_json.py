@@ -58,15 +58,15 @@ def validation_errors(data: Any) -> list[str]:
 
 def read_plan_json(path: Path) -> Plan:
     """A plan.json checked against its schema; PlanError naming every problem otherwise."""
+    hint = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanError("the plan file is not there", where=str(path), hint=hint) from None
     except (OSError, ValueError) as exc:
-        raise PlanError(f"cannot read the plan: {exc}", where=str(path)) from exc
+        raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=hint) from None
     problems = validation_errors(data)
     if problems:
-        raise PlanError(
-            "the plan file is not a valid plan:\n  " + "\n  ".join(problems[:20]),
-            where=str(path),
-            hint="write it again with `loader plan ... --out plan.json`",
-        )
+        listed = "\n  ".join(problems[:20])
+        raise PlanError(f"the plan file is not a valid plan:\n  {listed}", where=str(path), hint=hint)
     return plan_from_dict(data)
