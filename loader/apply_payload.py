@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from loader.compare import same
 from loader.plan_model import PendingId, RecordPlan
 from loader.profile import EntityProfile
 
@@ -87,13 +88,11 @@ def filterable(key: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _same(name: str, live: Any, wanted: Any, entity: EntityProfile) -> bool:
-    if name in entity.set_fields and isinstance(wanted, list):
-        live_items = [_plain(v) for v in (live or [])]
-        wanted_items = [_plain(v) for v in wanted]
-        return sorted(map(repr, live_items)) == sorted(map(repr, wanted_items))
-    if isinstance(wanted, list) and isinstance(live, list):
-        return [_plain(v) for v in live] == [_plain(v) for v in wanted]
-    return bool(_plain(live) == _plain(wanted))
+    """The planner's notion of equal values (loader.compare), so an adopted record is patched
+    exactly when a plan would have shown a change."""
+    if name in entity.set_fields:
+        return same([_plain(v) for v in wanted or ()], [_plain(v) for v in live or ()], as_set=True)
+    return same(wanted, live)
 
 
 def missing_changes(live: Mapping[str, Any], payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any]:
