@@ -11,12 +11,12 @@ import openpyxl
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from mapping_support import cache_formula_values, messages, read, write_mapping, write_workbook
 
 from loader import records
 from loader.errors import MappingError
 from loader.model import CellRef, Ref
 from loader.sheets import SheetData
-from tests.mapping_support import cache_formula_values, messages, read, write_mapping, write_workbook
 
 
 @pytest.fixture

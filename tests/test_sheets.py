@@ -10,12 +10,12 @@ import openpyxl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mapping_support import cache_formula_values, write_workbook
 
 from loader.errors import SheetError
 from loader.model import CellRef
 from loader.report.safe_cells import safe_value, set_safe_cell
 from loader.sheets import SheetRow, column_letter, read_sheet
-from tests.mapping_support import cache_formula_values, write_workbook
 
 
 def _values(path: Path, sheet: str | None = None, **options: object) -> list[tuple[int, tuple[object, ...]]]:

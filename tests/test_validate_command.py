@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 
 import pytest
+from mapping_support import write_mapping, write_workbook
 
 from loader.commands import validate
 from loader.errors import MappingError
-from tests.mapping_support import write_mapping, write_workbook
 
 
 def _run(*argv: str) -> int:
