@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from apply_support import PROFILE, client_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from plan_support import Block
 
 from loader.apply import apply_plan
 from loader.model import CellRef, DesiredRecord, Ref
 from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Finding, Plan
+from loader.plan_model import Plan
 from loader.results import Outcome
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
@@ -27,17 +27,6 @@ COURSE_CODES = ("BSC", "BA", "BENG", "MSC")
 SUBJECT_CODES = ("MATH1", "PHYS1", "HIST1")
 ARRANGEMENT_CODES = ("AR1", "AR2")
 ENTITIES = ("school", "course", "subject", "arrangement")
-
-
-@dataclass(frozen=True)
-class Block:
-    block: str
-    entity: str
-    key_fields: tuple[str, ...]
-    records: tuple[DesiredRecord, ...]
-    source_file: str = "intake.xlsx"
-    sheet: str | None = None
-    findings: tuple[Finding, ...] = ()
 
 
 def _desired(block: str, entity: str, row: int, **fields: Any) -> DesiredRecord:
