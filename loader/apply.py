@@ -109,6 +109,11 @@ class _Executor:
         self.stop = stop
         self.listener = listener
         self.records = {r.ref: r for r in plan.records()}
+        # Plans written before blocks carried their key fields: the profile's key.
+        self.key_fields = {
+            b.name: b.key_fields or (profile.entities[b.entity].key if b.entity in profile.entities else ())
+            for b in plan.blocks
+        }
         self.ids: dict[str, str] = {r.ref: r.live_id for r in plan.records() if r.live_id}
         self.results: dict[str, RecordResult] = {}
 
@@ -272,7 +277,7 @@ class _Executor:
         lost answer never makes a duplicate. When the look-up itself cannot be done, the record
         fails as unknown (a re-run converges) rather than risk a second create.
         """
-        key = lookup_key(record, payload, entity)
+        key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
         last: ApiError | None = None
         while attempts < self.options.max_create_attempts:

@@ -4,11 +4,11 @@ what an adopted record still lacks compared with the payload meant to create it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loader.compare import same
-from loader.plan_model import PendingId, RecordPlan
+from loader.plan_model import PendingId
 from loader.profile import EntityProfile
 
 CUSTOM_ATTRIBUTES = "custom_attributes"
@@ -57,20 +57,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def lookup_key(record: RecordPlan, payload: Mapping[str, Any], entity: EntityProfile) -> dict[str, Any] | None:
-    """The record's key as field -> plain value, taken from the (substituted) payload first.
+def lookup_key(payload: Mapping[str, Any], key_fields: Sequence[str], entity: EntityProfile) -> dict[str, Any] | None:
+    """The record's key as field -> plain value, taken by name from the (substituted) payload.
 
-    None when a key field's value is not known (then the record cannot be looked up). A key field
-    the record leaves empty is None, and matches a live record without that field.
+    The key fields are the mapping block's (carried in the plan), so the look-up asks for what
+    the plan matched on. A key field the payload leaves out (or sends as null) is None and matches
+    a live record without that field: the create did not set it either. None when a key field is
+    set by the service (read-only, e.g. `id`) or is not a plain value: then the record cannot be
+    looked up, and a lost create fails as unknown rather than risk a second.
     """
+    if not key_fields or any(name in entity.read_only for name in key_fields):
+        return None
     key: dict[str, Any] = {}
-    for position, name in enumerate(entity.key):
-        if name in payload:
-            value = _plain(payload[name])
-        elif position < len(record.key):
-            value = _plain(record.key[position])
-        else:
-            return None
+    for name in key_fields:
+        value = _plain(payload.get(name))
         if isinstance(value, (PendingId, Mapping, list, tuple)):
             return None
         key[name] = value

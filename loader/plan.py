@@ -90,7 +90,10 @@ def plan_changes(
             not_in_source = sum(1 for rec in resolver.live_records(b.entity) if str(rec.get("id")) not in matched)
         records = tuple(planned[ref] for ref in owner[index])
         block_plans.append(
-            BlockPlan(b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings))
+            BlockPlan(
+                b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings),
+                key_fields=tuple(b.key_fields),
+            )
         )
     return Plan(
         environment=header.environment,

@@ -98,6 +98,7 @@ class BlockPlan:
     records: tuple[RecordPlan, ...]
     not_in_source: int = 0
     findings: tuple[Finding, ...] = ()  # block-level findings (not tied to one record)
+    key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)
@@ -198,6 +199,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "source_file": b.source_file,
                 "sheet": b.sheet,
                 "not_in_source": b.not_in_source,
+                "key_fields": list(b.key_fields),
                 "findings": [_finding_to_dict(f) for f in b.findings],
                 "records": [_record_to_dict(r) for r in b.records],
             }
@@ -219,6 +221,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             source_file=b["source_file"],
             sheet=b.get("sheet"),
             not_in_source=b.get("not_in_source", 0),
+            key_fields=tuple(b.get("key_fields", ())),
             findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
             records=tuple(
                 RecordPlan(

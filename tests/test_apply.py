@@ -135,6 +135,40 @@ def test_every_lost_create_answer_is_adopted_without_a_duplicate() -> None:
         assert {r.id for r in results.records} == {s["id"] for s in live}
 
 
+def test_a_lost_create_is_looked_up_under_the_blocks_key_not_the_profiles() -> None:
+    # The mapping keys applicants by e-mail (the profile's default key is external_id), and the
+    # credentials by applicant and type only: the look-up must ask for exactly those fields.
+    with serve_in_thread(SandboxOptions(faults=FaultOptions(lost_rate=1.0, seed=5))) as sandbox:
+        applicants = [
+            record("applicants", "applicant", f"a{i}@uni.edu.au",
+                   {"external_id": f"X{i}", "email_address": f"a{i}@uni.edu.au"})
+            for i in range(3)
+        ]
+        credentials = [
+            replace(
+                record("credentials", "credential", f"a{i}/TERTIARY",
+                       {"applicant_id": PendingId(f"applicants/a{i}@uni.edu.au"), "type": "TERTIARY"}),
+                depends_on=(f"applicants/a{i}@uni.edu.au",),
+            )
+            for i in range(3)
+        ]
+        plan = make_plan(("applicants", "applicant", applicants), ("credentials", "credential", credentials))
+        plan = replace(plan, blocks=(
+            replace(plan.blocks[0], key_fields=("email_address",)),
+            replace(plan.blocks[1], key_fields=("applicant_id", "type")),
+        ))
+        results = _apply(sandbox, plan)
+        assert all(r.outcome is Outcome.CREATED and r.adopted for r in results.records), [
+            (r.ref, r.outcome, r.message) for r in results.records
+        ]
+        sandbox.set_faults(FaultOptions())
+        live = _live(sandbox, "applicant", "credential")
+        assert len(live["applicant"]) == 3 and len(live["credential"]) == 3
+        assert sorted((c["applicant_id"], c["type"]) for c in live["credential"]) == sorted(
+            (a["id"], "TERTIARY") for a in live["applicant"]
+        )
+
+
 def test_a_lost_answer_for_a_keyless_create_fails_rather_than_risk_a_duplicate() -> None:
     with serve_in_thread(SandboxOptions(faults=FaultOptions(lost_rate=1.0))) as sandbox:
         applicant = record("applicants", "applicant", "A1", {"external_id": "A1", "first_name": "Ada"})

@@ -12,7 +12,7 @@ from loader.graph import build_graph
 from loader.model import CellRef, DesiredRecord, Ref, display_value
 from loader.plan import PlanHeader, plan_changes
 from loader.plan_dependencies import block_dependents
-from loader.plan_model import Action, Finding, PendingId, Plan, RecordPlan
+from loader.plan_model import Action, Finding, PendingId, Plan, RecordPlan, plan_from_dict, plan_to_dict
 from loader.profile import load_profile
 from loader.resolve import show_key
 
@@ -67,6 +67,13 @@ def test_a_record_equal_to_live_is_unchanged_with_no_payload_and_no_findings() -
     assert rec.payload == {} and rec.changes == () and rec.findings == ()
     assert rec.live_id == "s-1" and rec.live_updated_time == 1_700_000_000_000
     assert not p.has_changes
+
+
+def test_each_block_plan_carries_its_key_fields_for_apply_to_look_records_up_by() -> None:
+    p = plan([block("schools", "school", record("schools", "school", 2, code="SCI", name="School of Science"))],
+             {"school": [SCHOOL_SCI]})
+    assert p.blocks[0].key_fields == ("code",)
+    assert plan_from_dict(plan_to_dict(p)).blocks[0].key_fields == ("code",)
 
 
 def test_keys_match_exactly_and_a_case_folded_match_is_a_near_duplicate_warning_at_the_key_cell() -> None:
