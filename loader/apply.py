@@ -275,11 +275,15 @@ class _Executor:
 
         The create is re-sent only after a look-up under the key proved the record absent, so a
         lost answer never makes a duplicate. When the look-up itself cannot be done, the record
-        fails as unknown (a re-run converges) rather than risk a second create.
+        fails as unknown (a re-run converges) rather than risk a second create. A record found
+        after a lost answer is adopted and updated if it differs; one met by a 409 on the first
+        attempt is adopted only when it already equals the payload (re-applying a plan after an
+        interruption), never changed: that would be a change the plan did not show.
         """
         key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
         last: ApiError | None = None
+        last_unknown: OutcomeUnknown | None = None  # an earlier create of this run may have arrived
         while attempts < self.options.max_create_attempts:
             attempts += 1
             conflict: Conflict | None = None
@@ -287,7 +291,7 @@ class _Executor:
                 created = await self.client.create(entity.name, payload)
                 return str(created["id"]), attempts, False, _status_of(created, entity)
             except OutcomeUnknown as error:
-                last = error
+                last = last_unknown = error
             except Conflict as error:
                 last = conflict = error
             except ApiError as error:
@@ -298,6 +302,14 @@ class _Executor:
             if found is not None:
                 record_id = str(found["id"])
                 patch = missing_changes(found, payload, entity)
+                if patch and conflict is not None and last_unknown is None:
+                    # The first create met a record nobody in this run made: it appeared since the
+                    # plan, and changing it is a change the plan never showed.
+                    raise _failure(
+                        conflict, attempts=attempts,
+                        doing="creating: a record with this key was created since the plan, with other "
+                        "values; run `loader plan` again to see the update",
+                    )
                 if patch:
                     attempts += 1
                     try:

@@ -214,15 +214,23 @@ def test_an_entity_the_profile_cannot_create_fails_that_record_only(sandbox: Any
     assert results["schools/OK"].outcome is Outcome.CREATED
 
 
-def test_a_create_meeting_an_existing_record_under_its_key_adopts_and_updates_it(sandbox: Any) -> None:
-    _apply(sandbox, _one("school", "ENG", "Old"))
-    results = _apply(sandbox, make_plan(("schools", "school", [
-        record("schools", "school", "ENG", {"code": "ENG", "name": "Engineering"})
-    ])))
+def test_a_create_meeting_an_equal_record_under_its_key_adopts_it_without_a_write(sandbox: Any) -> None:
+    _apply(sandbox, _one("school", "ENG", "Engineering"))
+    results = _apply(sandbox, _one("school", "ENG", "Engineering"))
     result = results.records[0]
-    assert result.outcome is Outcome.CREATED and result.adopted and result.attempts == 2
+    assert result.outcome is Outcome.CREATED and result.adopted and result.attempts == 1
     live = _live(sandbox, "school")["school"]
     assert [(s["code"], s["name"]) for s in live] == [("ENG", "Engineering")]
+
+
+def test_a_create_meeting_a_different_record_made_since_the_plan_fails_and_changes_nothing(sandbox: Any) -> None:
+    _apply(sandbox, _one("school", "ENG", "Old"))
+    results = _apply(sandbox, _one("school", "ENG", "Engineering"))
+    result = results.records[0]
+    assert result.outcome is Outcome.FAILED and result.status == 409 and result.id is None
+    assert "created since the plan" in (result.message or "")
+    live = _live(sandbox, "school")["school"]
+    assert [(s["code"], s["name"]) for s in live] == [("ENG", "Old")]
 
 
 def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(sandbox: Any) -> None:
@@ -230,7 +238,9 @@ def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(
     results = _apply(sandbox, _one("course", "DUP", "C"))
     result = results.records[0]
     assert result.outcome is Outcome.FAILED and result.status == 409
-    assert "DUP" in (result.message or "") or "school" in (result.message or "").lower()
+    assert "'DUP'" in (result.message or "") and "SCHOOL" in (result.message or "")
+    live = _live(sandbox, "school", "course")
+    assert [(s["code"], s["name"]) for s in live["school"]] == [("DUP", "S")] and live["course"] == []
 
 
 def test_blocked_records_and_stale_ones_are_skipped_with_their_dependants(sandbox: Any) -> None:
