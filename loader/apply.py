@@ -188,11 +188,14 @@ class _Executor:
 
     async def _write(self, record: RecordPlan) -> tuple[str, bool]:
         """Write one record; returns (ref, whether the record now exists with a known id)."""
-        entity = self.profile.entity(record.entity)
         try:
+            entity = self.profile.entity(record.entity)
             payload = substitute(record.payload, self.ids)
         except UnresolvedPending as missing:
             self._emit(_result(record, Outcome.SKIPPED, message=f"not applied: {missing.ref} was not created"))
+            return record.ref, False
+        except LoaderError as error:  # an entity the profile does not know: this record fails, not the run
+            self._emit(_result(record, Outcome.FAILED, id=record.live_id, message=str(error)))
             return record.ref, False
         attempts = 0
         record_id: str | None = record.live_id
@@ -289,7 +292,13 @@ class _Executor:
             conflict: Conflict | None = None
             try:
                 created = await self.client.create(entity.name, payload)
-                return str(created["id"]), attempts, False, _status_of(created, entity)
+                if created.get("id"):
+                    return str(created["id"]), attempts, False, _status_of(created, entity)
+                # A success without an id (e.g. envelope names the profile gets wrong): find it by key.
+                raise OutcomeUnknown(
+                    "the service accepted the create but its answer holds no id",
+                    method=entity.create.method if entity.create else "POST", path=entity.path,
+                )
             except OutcomeUnknown as error:
                 last = last_unknown = error
             except Conflict as error:

@@ -311,3 +311,14 @@ def test_no_more_requests_are_in_flight_than_the_concurrency_allows() -> None:
 
         results = asyncio.run(go())
         assert results.ok and peak == 4
+
+
+def test_a_record_of_an_entity_the_profile_does_not_know_fails_alone(sandbox: Any) -> None:
+    plan = make_plan(
+        ("faculties", "faculty", [record("faculties", "faculty", "F", {"code": "F", "name": "Faculty"})]),
+        ("schools", "school", [record("schools", "school", "S", {"code": "S", "name": "School"})]),
+    )
+    results = _apply(sandbox, plan).by_ref()
+    assert results["faculties/F"].outcome is Outcome.FAILED
+    assert "unknown entity 'faculty'" in (results["faculties/F"].message or "")
+    assert results["schools/S"].outcome is Outcome.CREATED
