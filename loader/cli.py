@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import sys
 import tempfile
 import traceback
@@ -21,6 +20,7 @@ from typing import NoReturn, TextIO
 
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for
+from loader.private_files import write_private_text
 
 COMMANDS: dict[str, str] = {
     "validate": "offline: check mapping files and spreadsheets, build every record",
@@ -93,9 +93,7 @@ def _report_bug(error: BaseException) -> int:
     log_dir = Path(tempfile.gettempdir())
     log_file = log_dir / f"loader-crash-{stamp}.log"
     # 0600: exception texts can hold cell values (personal data) and the temp folder is shared.
-    descriptor = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write("".join(traceback.format_exception(error)))
+    write_private_text(log_file, "".join(traceback.format_exception(error)))
     print(
         f"loader: internal error ({type(error).__name__}). This is a bug in loader, not in your input.\n"
         f"  The traceback is in {log_file}; please attach it to a bug report.",

@@ -8,7 +8,6 @@ PII included; only `changes` (what reviewers read) are masked. Deterministic apa
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,8 @@ import jsonschema
 from loader.errors import PlanError
 from loader.package_data import schema as package_schema
 from loader.plan_model import Plan, plan_from_dict, plan_to_dict
+from loader.private_files import write_private_text
 from loader.report.masking import masked_plan
-
-FILE_MODE = 0o600
 
 
 @cache
@@ -35,16 +33,7 @@ def plan_json_text(plan: Plan) -> str:
 
 def write_plan_json(plan: Plan, path: Path) -> None:
     """Write plan.json readable by its owner only (0600), replacing any file there."""
-    text = plan_json_text(plan).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
-        out = os.fdopen(fd, "wb")  # a buffered file writes all of it: os.write may write only a part
-    except BaseException:
-        os.close(fd)
-        raise
-    with out:
-        out.write(text)
+    write_private_text(path, plan_json_text(plan))
 
 
 def validation_errors(data: Any) -> list[str]:

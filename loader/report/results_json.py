@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from loader.private_files import write_private_text
 from loader.results import OUTCOMES, RecordResult, Results
 
 RESULTS_FORMAT_VERSION = 1
@@ -55,7 +55,4 @@ def results_to_dict(results: Results) -> dict[str, Any]:
 def write_results_json(results: Results, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results_to_dict(results), indent=2, ensure_ascii=False, default=str) + "\n"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
+    write_private_text(path, text)

@@ -10,7 +10,6 @@ comment. Every value written goes through `safe_cells`.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,6 +24,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from loader.errors import LoaderError
 from loader.plan_model import Finding
+from loader.private_files import open_private
 from loader.report.safe_cells import set_safe_cell
 from loader.results import Outcome, RecordResult, Results
 from loader.sheets import read_sheet
@@ -121,8 +121,8 @@ def write_results_workbook(
     if not by_source:
         workbook.create_sheet("Results")
     path.parent.mkdir(parents=True, exist_ok=True)
-    workbook.save(path)
-    os.chmod(path, 0o600)
+    with open_private(path) as handle:  # 0600 before the copied source rows are written
+        workbook.save(handle)
     return notes
 
 
