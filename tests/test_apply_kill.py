@@ -146,12 +146,15 @@ def test_an_apply_killed_at_a_random_point_converges_on_rerun_without_duplicates
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_ctrl_c_stops_dispatching_writes_results_and_exits_130(tmp_path: Path, sandbox: Any) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_dispatching_writes_results_and_exits_130(
+    tmp_path: Path, sandbox: Any, stop_signal: signal.Signals
+) -> None:
     _write_project(tmp_path, sandbox)
     sandbox.reset_stats()
     child = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes", "--results", "results.json")
     _wait_for_writes(sandbox, 60)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(stop_signal)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
     assert "interrupted" in err

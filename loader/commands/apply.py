@@ -209,31 +209,40 @@ def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:
 
 
 class _StopOnSigint:
-    """First Ctrl-C: stop dispatching and let in-flight requests finish; a second one aborts."""
+    """First Ctrl-C (or SIGTERM, as CI cancels a job): stop dispatching and let in-flight requests
+    finish, then write results; a second signal aborts."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, stop: asyncio.Event) -> None:
         self.stop = stop
         self.loop = asyncio.get_running_loop()
         self.installed = False
 
-    def _on_sigint(self) -> None:
+    def _on_signal(self) -> None:
         print("\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)",
               file=sys.stderr)
         self.stop.set()
-        self.loop.remove_signal_handler(signal.SIGINT)
-        self.installed = False
+        self._remove()
+
+    def _remove(self) -> None:
+        if self.installed:
+            for number in self.SIGNALS:
+                self.loop.remove_signal_handler(number)
+            self.installed = False
 
     def __enter__(self) -> _StopOnSigint:
         try:
-            self.loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+            for number in self.SIGNALS:
+                self.loop.add_signal_handler(number, self._on_signal)
             self.installed = True
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            pass
+            self.installed = True
+            self._remove()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.installed:
-            self.loop.remove_signal_handler(signal.SIGINT)
+        self._remove()
 
 
 class _RateColumn(ProgressColumn):
