@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from loader.compare import same
+from loader.compare import merge_labels, same
 from loader.plan_model import PendingId
 from loader.profile import EntityProfile
 
@@ -111,9 +111,9 @@ def missing_changes(live: Mapping[str, Any], payload: Mapping[str, Any], entity:
             continue
         current = live.get(name)
         if name == CUSTOM_ATTRIBUTES and isinstance(wanted, Mapping):
-            have = current if isinstance(current, Mapping) else {}
-            if any(have.get(label) != value for label, value in wanted.items()):
-                patch[name] = {**have, **wanted}
+            merged, changed = merge_labels(current if isinstance(current, Mapping) else {}, wanted)
+            if changed:
+                patch[name] = merged
             continue
         if not _same(name, current, wanted, entity):
             patch[name] = wanted

@@ -75,3 +75,22 @@ def sorted_list(values: Iterable[Any]) -> list[Any]:
 def fold(value: Any) -> str:
     """The case- and whitespace-folded form used to spot near-duplicate keys."""
     return "".join(str(normalise(value) or "").split()).casefold()
+
+
+def merge_labels(live: Mapping[str, Any] | None, desired: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A label map (custom attributes) as an update must send it, and the labels that change.
+
+    Labels the source does not manage keep their live values; a desired label equal to its live
+    value is no change; a label cleared in the source is removed.
+    """
+    merged = dict(live or {})
+    changed = []
+    for label, value in desired.items():
+        if same(value, merged.get(label)):
+            continue
+        changed.append(label)
+        if normalise(value) is None:
+            merged.pop(label, None)
+        else:
+            merged[label] = value
+    return merged, changed

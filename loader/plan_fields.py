@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from loader.compare import normalise, same, sorted_list
+from loader.compare import merge_labels, same, sorted_list
 from loader.model import CellRef, DesiredRecord, Ref, display_value, quoted
 from loader.plan_model import FieldChange, Finding, PendingId
 from loader.profile import EntityProfile, Reference
@@ -157,18 +157,10 @@ def _custom_attributes(
     record: DesiredRecord, desired: Mapping[str, Any], live: LiveRecord | None, out: FieldPlan
 ) -> None:
     live_map = dict((live or {}).get(CUSTOM) or {})
-    merged = dict(live_map)
-    changed = False
-    for label, value in desired.items():
+    merged, changed = merge_labels(live_map, desired)
+    for label in changed:
         pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
-        if same(value, live_map.get(label)):
-            continue
-        changed = True
-        out.changes.append(FieldChange(f"{CUSTOM}.{label}", live_map.get(label), value, pii))
-        if normalise(value) is None:
-            merged.pop(label, None)
-        else:
-            merged[label] = value
+        out.changes.append(FieldChange(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
     if changed:
         out.payload[CUSTOM] = merged
 

@@ -11,6 +11,7 @@ import pytest
 from apply_support import PROFILE, client_for, duplicates, make_plan, record, school_course_plan
 
 from loader.apply import ApplyOptions, apply_plan
+from loader.apply_payload import missing_changes
 from loader.plan_model import Action, Finding, PendingId
 from loader.results import Outcome, Results
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
@@ -322,3 +323,13 @@ def test_a_record_of_an_entity_the_profile_does_not_know_fails_alone(sandbox: An
     assert results["faculties/F"].outcome is Outcome.FAILED
     assert "unknown entity 'faculty'" in (results["faculties/F"].message or "")
     assert results["schools/S"].outcome is Outcome.CREATED
+
+
+def test_an_adopted_record_is_patched_as_a_plan_would_be_labels_compared_like_the_planner() -> None:
+    live = {"id": "s-1", "code": "S", "name": "School", "access": "Open",
+            "custom_attributes": {"Keep": "k", "Gone": "x", "Level": "1"}}
+    school = PROFILE.entity("subject")
+    assert missing_changes(live, {"code": "S", "name": "School", "custom_attributes": {"Level": 1}}, school) == {}
+    assert missing_changes(live, {"name": "School", "access": "Restricted"}, school) == {}  # create-only
+    patch = missing_changes(live, {"name": "New", "custom_attributes": {"Gone": None, "Level": "2"}}, school)
+    assert patch == {"name": "New", "custom_attributes": {"Keep": "k", "Level": "2"}}
