@@ -86,6 +86,11 @@ def check_errors(plan: Plan, partial: bool) -> None:
 def check_fingerprints(plan: Plan, base: Path | None = None) -> None:
     """Every input file the plan was made from must be unchanged (paths are relative to `base`)."""
     base = base or Path.cwd()
+    if not plan.fingerprints:
+        raise PlanError(
+            "the plan names no input files, so it cannot be checked against them; nothing was applied",
+            hint="make the plan with `loader plan ... --out plan.json`",
+        )
     for name, expected in sorted(plan.fingerprints.items()):
         path = Path(name) if Path(name).is_absolute() else base / name
         if not path.is_file():

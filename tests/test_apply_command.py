@@ -146,6 +146,13 @@ def test_a_changed_input_file_refuses_the_plan_naming_the_file(project: Path, sa
     assert {s["name"] for s in _live(sandbox)} == {"School 0", "School 1", "School 2"}
 
 
+def test_a_plan_naming_no_input_files_cannot_be_checked_and_is_refused(project: Path, sandbox: Any) -> None:
+    plan = _write_plan(project, sandbox, fingerprints={})
+    with pytest.raises(PlanError, match="names no input files"):
+        _run("--plan", str(plan), "--env", "local")
+    assert {s["name"] for s in _live(sandbox)} == {"School 0", "School 1", "School 2"}
+
+
 def test_a_plan_made_for_another_environment_name_is_refused(project: Path, sandbox: Any) -> None:
     plan = _write_plan(project, sandbox, env_name="test")
     with pytest.raises(PlanError, match="made for environment 'test', not 'local'"):
