@@ -116,6 +116,10 @@ class _Executor:
         }
         self.ids: dict[str, str] = {r.ref: r.live_id for r in plan.records() if r.live_id}
         self.results: dict[str, RecordResult] = {}
+        self.referrers: dict[str, list[str]] = {}  # ref -> records referring to it by its live id
+        for record in self.records.values():
+            for target in record.refers_to:
+                self.referrers.setdefault(target, []).append(record.ref)
 
     def _emit(self, result: RecordResult) -> None:
         self.results[result.ref] = result
@@ -127,6 +131,17 @@ class _Executor:
             if ref not in self.results:
                 record = self.records[ref]
                 self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message))
+
+    def _referring_to(self, ref: str) -> list[str]:
+        """Records that refer to `ref` by its live id, directly or through one another."""
+        found: list[str] = []
+        queue = [ref]
+        while queue:
+            for referrer in self.referrers.get(queue.pop(), ()):
+                if referrer not in found and referrer != ref:
+                    found.append(referrer)
+                    queue.append(referrer)
+        return found
 
     def _skip_blocked(self, record: RecordPlan) -> None:
         if record.ref not in self.results:
@@ -141,6 +156,9 @@ class _Executor:
             if ref in self.records:
                 self._skip([ref], reason)
                 self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
+                for referrer in self._referring_to(ref):
+                    self._skip([referrer], f"not applied: refers to {ref}, skipped")
+                    self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
         for ref, absent in graph.missing.items():
             self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
             self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")

@@ -239,6 +239,7 @@ def _plan_record(
         changes=tuple(fp.changes),
         status_path=fp.status_path,
         depends_on=tuple(fp.depends_on),
+        refers_to=tuple(fp.refers_to),
         findings=tuple(findings),
         row=rec.row.row,
     ), fp.depends_at

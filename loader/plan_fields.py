@@ -30,6 +30,7 @@ class FieldPlan:
     findings: list[Finding] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)
     depends_at: dict[str, str] = field(default_factory=dict)  # dependency ref -> the cell referring to it
+    refers_to: list[str] = field(default_factory=list)  # records of this plan referred to by their live id
     status_path: tuple[str, ...] = ()
     status_changed: bool = False
 
@@ -113,6 +114,8 @@ def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, 
         if found.pending is not None and found.pending not in out.depends_on:
             out.depends_on.append(found.pending)
             out.depends_at[found.pending] = cell
+        elif found.pending is None and found.planned is not None and found.planned not in out.refers_to:
+            out.refers_to.append(found.planned)
         ids.append(found.value)
     if reference.is_list or isinstance(desired, (list, tuple)):
         return [_shape(v, reference) for v in ids]

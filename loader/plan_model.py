@@ -75,6 +75,7 @@ class RecordPlan:
     findings: tuple[Finding, ...] = ()
     blocked: bool = False
     row: int | None = None  # 1-based source row, for the results workbook
+    refers_to: tuple[str, ...] = ()  # records of this plan it refers to by their live id (stale checks)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -175,6 +176,7 @@ def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
         ],
         "status_path": list(r.status_path),
         "depends_on": list(r.depends_on),
+        "refers_to": list(r.refers_to),
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
     }
@@ -241,6 +243,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
                     ),
                     status_path=tuple(r.get("status_path", ())),
                     depends_on=tuple(r.get("depends_on", ())),
+                    refers_to=tuple(r.get("refers_to", ())),
                     findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
                     blocked=r.get("blocked", False),
                 )

@@ -51,6 +51,7 @@ class Resolution:
     value: str | PendingId | None
     pending: str | None = None  # the ref of the created record it waits for
     problem: str | None = None
+    planned: str | None = None  # the ref of the record of this plan it refers to (live or pending)
 
 
 class Resolver:
@@ -148,8 +149,8 @@ class Resolver:
         if entry is not None:
             live = self.match(entry)
             if live is not None and live.get("id"):
-                return Resolution(str(live["id"]))
-            return Resolution(PendingId(entry.ref), pending=entry.ref)
+                return Resolution(str(live["id"]), planned=entry.ref)
+            return Resolution(PendingId(entry.ref), pending=entry.ref, planned=entry.ref)
         live = self.live_index(ref.entity, ref.by).get(values)
         if live is not None and live.get("id"):
             return Resolution(str(live["id"]))

@@ -333,3 +333,19 @@ def test_an_adopted_record_is_patched_as_a_plan_would_be_labels_compared_like_th
     assert missing_changes(live, {"name": "School", "access": "Restricted"}, school) == {}  # create-only
     patch = missing_changes(live, {"name": "New", "custom_attributes": {"Gone": None, "Level": "2"}}, school)
     assert patch == {"name": "New", "custom_attributes": {"Keep": "k", "Level": "2"}}
+
+
+def test_a_stale_record_is_skipped_with_the_records_referring_to_it_by_live_id(sandbox: Any) -> None:
+    _apply(sandbox, _one("school", "S", "School"))
+    school = _live(sandbox, "school")["school"][0]
+    update = record("schools", "school", "S", {"name": "Renamed"}, action=Action.UPDATE, live_id=school["id"])
+    course = record("courses", "course", "C", {"code": "C", "name": "Course", "parent": {"id": school["id"]}},
+                    refers_to=("schools/S",))
+    other = record("courses", "course", "D", {"code": "D", "name": "Other"})
+    plan = make_plan(("schools", "school", [update]), ("courses", "course", [course, other]))
+    results = _apply(sandbox, plan, ApplyOptions(skip={"schools/S": "stale: changed in the service"})).by_ref()
+    assert results["schools/S"].outcome is Outcome.SKIPPED
+    assert results["courses/C"].outcome is Outcome.SKIPPED
+    assert "refers to schools/S" in (results["courses/C"].message or "")
+    assert results["courses/D"].outcome is Outcome.CREATED
+    assert [c["code"] for c in _live(sandbox, "course")["course"]] == ["D"]

@@ -363,6 +363,18 @@ def test_a_reference_to_a_record_this_plan_creates_is_pending_and_a_dependency()
     assert course.depends_on == ("schools/HLT",)
 
 
+def test_a_reference_to_a_live_record_of_this_plan_is_noted_for_stale_checks_not_as_a_dependency() -> None:
+    p = plan([
+        block("schools", "school", record("schools", "school", 2, code="SCI", name="School of Science")),
+        block("courses", "course", record("courses", "course", 3, code="BSC", name="BSc",
+                                          parent=Ref("school", ("SCI",)))),
+    ], {"school": [SCHOOL_SCI]})
+    course = p.records()[1]
+    assert course.payload["parent"] == {"id": "s-1"}
+    assert course.depends_on == () and course.refers_to == ("schools/SCI",)
+    assert plan_from_dict(plan_to_dict(p)).records()[1].refers_to == ("schools/SCI",)
+
+
 def test_a_changed_reference_shows_the_live_code_as_its_old_value() -> None:
     live = {"school": [SCHOOL_SCI, live_record("s-2", code="HUM")],
             "course": [live_record("c-1", code="BSC", parent={"id": "s-2"})]}
