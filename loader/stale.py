@@ -52,7 +52,12 @@ def stale_records(records: Iterable[RecordPlan], live: Mapping[str, Iterable[Map
             stale[record.ref] = f"stale: {record.entity} {record.live_id} is no longer in the service"
             continue
         now = updated_time(current)
-        if record.live_updated_time is not None and now != record.live_updated_time:
+        if record.live_updated_time is None:
+            stale[record.ref] = (
+                "stale: cannot tell whether it changed since the plan (the plan saw no update time for it); "
+                "run `loader apply` with the mapping files to plan and apply in one go"
+            )
+        elif now != record.live_updated_time:
             stale[record.ref] = (
                 f"stale: changed in the service since the plan was made (updated {_when(now)}, "
                 f"plan saw {_when(record.live_updated_time)}); re-run `loader plan` to review it"
