@@ -12,6 +12,7 @@ from pathlib import Path
 from loader.errors import PlanError, UsageError
 from loader.fingerprints import fingerprint_file
 from loader.plan_model import Plan
+from loader.profile import Profile
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,17 @@ def check_fingerprints(plan: Plan, base: Path | None = None) -> None:
                 f"input file {name} changed since the plan was made; nothing was applied",
                 hint="run `loader plan` again and review the new plan",
             )
+
+
+def check_profile(plan: Plan, profile: Profile) -> None:
+    """The entity profile (packaged, with loader.yaml's `profile:` over it) must be the one planned with."""
+    planned = plan.extra.get("profile")
+    if planned and planned != profile.fingerprint:
+        raise PlanError(
+            "the entity profile changed since the plan was made (loader.yaml `profile:` or a loader upgrade); "
+            "nothing was applied",
+            hint="run `loader plan` again and review the new plan",
+        )
 
 
 def check_target(plan: Plan, env_name: str, reported: str | None) -> None:

@@ -93,6 +93,7 @@ async def run_plan(
         fingerprints=sources.fingerprints,
         findings=sources.findings,
         created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
+        extra={"profile": config.profile.fingerprint},
     )
     # The inputs live until the end; freezing them keeps the collector from rescanning them each time
     # the diff allocates (measured: about a fifth of the diffing time at 100,000 records).

@@ -6,9 +6,11 @@ paths, keys, read-only fields or status transitions lives in their code.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema
@@ -109,6 +111,7 @@ class Profile:
     entities: Mapping[str, EntityProfile]
     creation_order: tuple[str, ...]
     unique_groups: Mapping[str, tuple[str, tuple[str, ...]]]  # name -> (field, entities)
+    fingerprint: str = ""  # "sha256:<hex>" of the effective profile data, so a plan can name it
 
     def entity(self, name: str) -> EntityProfile:
         try:
@@ -162,7 +165,9 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
             where=source if override else None,
             hint="fix the `profile:` section of loader.yaml (see schemas/profile.schema.json)",
         )
-    return _build(data)
+    profile = _build(data)
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return replace(profile, fingerprint=f"sha256:{hashlib.sha256(canonical).hexdigest()}")
 
 
 def _build(data: Mapping[str, Any]) -> Profile:

@@ -86,3 +86,18 @@ def test_a_plan_file_edited_out_of_shape_is_refused_by_the_schema(
     capsys.readouterr()
     assert main(["apply", "--plan", "plan.json"]) == EXIT_ERROR
     assert "not a valid plan" in capsys.readouterr().err
+
+
+def test_a_plan_is_refused_when_the_entity_profile_changed_since(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", *_mappings(project), "--out", "plan.json"]) == EXIT_OK
+    (project / "loader.yaml").write_text(
+        'profile:\n  entities:\n    course: {update: {method: PUT, path: "/institution/catalogue/courses/{id}"}}\n',
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["apply", "--plan", "plan.json", "--yes"]) == EXIT_ERROR
+    assert "entity profile changed since the plan" in capsys.readouterr().err
+    (project / "loader.yaml").unlink()
+    assert main(["apply", "--plan", "plan.json", "--yes"]) == EXIT_OK

@@ -28,6 +28,7 @@ from loader.apply_checks import (
     check_errors,
     check_fingerprints,
     check_max_changes,
+    check_profile,
     check_target,
     parse_max_changes,
 )
@@ -96,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     plan_file = read_plan_json(Path(args.plan)) if args.plan else None
     if plan_file is not None:
         check_fingerprints(plan_file)
+        check_profile(plan_file, config.profile)
         check_errors(plan_file, args.partial)
         check_max_changes(plan_file, guard, args.partial)
         check_target(plan_file, args.env or config.default_environment, None)
