@@ -346,6 +346,14 @@ class _Executor:
                 return record_id, attempts, True, _status_of(found, entity)
             if conflict is not None:
                 raise _failure(conflict, attempts=attempts)
+            if not any(name in payload for name in entity.unique):
+                # Nothing the service keeps unique is sent: were the lost create still to commit
+                # (late, on a slow service), a second one would be a duplicate it cannot refuse.
+                raise _failure(
+                    last, attempts=attempts,
+                    doing="creating: its answer was lost and it is not found under its key; not sent again, "
+                    "since the service would not refuse a duplicate (run the apply again to converge)",
+                )
             await asyncio.sleep(min(0.05 * 2**attempts, 2.0))
         assert last is not None
         raise _failure(last, attempts=attempts, doing=f"creating, after {attempts} attempts")

@@ -79,6 +79,7 @@ class EntityProfile:
     immutable: frozenset[str] = frozenset()
     forbidden: frozenset[str] = frozenset()
     set_fields: frozenset[str] = frozenset()
+    unique: frozenset[str] = frozenset()  # fields the service refuses duplicates of (409)
     only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     references: Mapping[str, Reference] = field(default_factory=dict)
     status: StatusRule | None = None
@@ -206,6 +207,7 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
         immutable=frozenset(spec.get("immutable", ())),
         forbidden=frozenset(spec.get("forbidden", ())),
         set_fields=frozenset(spec.get("set_fields", ())),
+        unique=frozenset(spec.get("unique", ())),
         only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
         references={
             f: Reference(tuple(r["entity"]), r["shape"], r.get("list", False))

@@ -349,3 +349,28 @@ def test_a_stale_record_is_skipped_with_the_records_referring_to_it_by_live_id(s
     assert "refers to schools/S" in (results["courses/C"].message or "")
     assert results["courses/D"].outcome is Outcome.CREATED
     assert [c["code"] for c in _live(sandbox, "course")["course"]] == ["D"]
+
+
+def test_a_lost_create_of_a_record_without_a_unique_field_is_never_sent_twice() -> None:
+    # 500/503 answers come before any commit here, but the executor cannot know that: a credential
+    # (nothing the service keeps unique) whose create is not found afterwards fails instead of being
+    # re-sent, because on a slow service the first create could still land and make a duplicate.
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        _apply(sandbox, make_plan(("applicants", "applicant", [
+            record("applicants", "applicant", "A1", {"external_id": "A1"})
+        ])))
+        applicant_id = _live(sandbox, "applicant")["applicant"][0]["id"]
+        sandbox.set_faults(FaultOptions(error_rate=0.5, seed=11))
+        credentials = [
+            record("credentials", "credential", f"A1/{i}",
+                   {"applicant_id": applicant_id, "type": "EMPLOYMENT", "name": f"Job {i}"})
+            for i in range(12)
+        ]
+        results = _apply(sandbox, make_plan(("credentials", "credential", credentials)))
+        sandbox.set_faults(FaultOptions())
+        failed = [r for r in results.records if r.outcome is Outcome.FAILED]
+        assert failed, "with half the answers failing, some creates must have met an unknown outcome"
+        assert all(r.attempts == 1 and "not sent again" in (r.message or "") for r in failed)
+        created = sorted(r.key[0] for r in results.records if r.outcome is Outcome.CREATED)
+        live = _live(sandbox, "credential")["credential"]
+        assert sorted(f"A1/{c['name'][4:]}" for c in live) == created  # none made twice, none unrecorded
