@@ -7,7 +7,7 @@ import math
 import time
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from loader.sandbox.service import invalid
@@ -59,11 +59,15 @@ async def read_raw(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
         raise invalid(f"request body larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise invalid(f"request body larger than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise invalid(f"request body larger than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The caller went away mid-body (e.g. a run cancelled): an answer nobody reads, not a bug.
+        raise invalid("the client disconnected before sending the whole body") from None
     return b"".join(chunks)
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+import socket
+import time
 from collections.abc import Callable
 from urllib.parse import quote
 
@@ -10,6 +13,8 @@ import pytest
 from conftest import Caller
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from loader.sandbox.server import RunningSandbox
 
 WRITE_PATHS = [
     "/institution/catalogue/schools",
@@ -116,3 +121,19 @@ def test_any_patch_and_any_id_are_answered_without_a_server_error(api: Caller, b
     answer = api.patch(f"/institution/catalogue/schools/{target}", body)
     assert answer.status_code in (200, 400, 404, 409), answer.text
     assert api.get(f"/institution/catalogue/courses/{quote(segment, safe='')}").status_code in (200, 404)
+
+
+def test_a_client_leaving_mid_body_is_not_logged_as_a_sandbox_bug(
+    sandbox: RunningSandbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    host, port = sandbox.base_url.removeprefix("http://").split(":")
+    with caplog.at_level(logging.ERROR):
+        with socket.create_connection((host, int(port))) as raw:
+            raw.sendall(
+                b"POST /realms/sandbox/protocol/openid-connect/token HTTP/1.1\r\n"
+                b"Host: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n"
+                b"grant_type=client_credentials"
+            )
+        time.sleep(0.3)  # the server notices the closed connection while reading the body
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert sandbox.stats()["total"] >= 0  # and it still answers
