@@ -325,7 +325,10 @@ class _Executor:
                 raise _failure(error, attempts=attempts) from None
             if key is None:
                 raise _failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
-            found = await self._lookup_patiently(entity, key, attempts)
+            try:  # the client already retries a GET on transient failures
+                found = await self._lookup(entity, key)
+            except ApiError as error:
+                raise _failure(error, attempts=attempts, doing="looking up a create whose answer was lost") from None
             if found is not None:
                 record_id = str(found["id"])
                 patch = missing_changes(found, payload, entity)
@@ -357,18 +360,6 @@ class _Executor:
             await asyncio.sleep(min(0.05 * 2**attempts, 2.0))
         assert last is not None
         raise _failure(last, attempts=attempts, doing=f"creating, after {attempts} attempts")
-
-    async def _lookup_patiently(self, entity: EntityProfile, key: Mapping[str, Any], attempts: int) -> Any:
-        """The record under `key`, or None; a look-up that keeps failing fails the record."""
-        for tries in range(1, 4):
-            try:
-                return await self._lookup(entity, key)
-            except ApiError as error:
-                if tries == 3:
-                    doing = "looking up a create whose answer was lost"
-                    raise _failure(error, attempts=attempts, doing=doing) from None
-                await asyncio.sleep(0.2 * 2**tries)
-        return None
 
     async def _lookup(self, entity: EntityProfile, key: Mapping[str, Any]) -> dict[str, Any] | None:
         if entity.get_by_code and tuple(key) == ("code",):

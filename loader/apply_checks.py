@@ -76,10 +76,8 @@ def check_max_changes(plan: Plan, guard: MaxChanges | None, partial: bool) -> No
 def check_errors(plan: Plan, partial: bool) -> None:
     if not plan.has_errors or partial:
         return
-    errors = sum(len(r.errors) for r in plan.records()) + sum(1 for f in plan.findings if f.severity == "error")
-    errors += sum(1 for b in plan.blocks for f in b.findings if f.severity == "error")
     raise PlanError(
-        f"the plan has {errors} error(s); nothing was applied",
+        f"the plan has {len(plan.errors())} error(s); nothing was applied",
         hint="fix the errors, or pass --partial to apply everything they do not touch",
     )
 

@@ -122,9 +122,14 @@ class Plan:
 
     @property
     def has_errors(self) -> bool:
-        return any(f.severity == "error" for f in self.findings) or any(
-            r.errors for r in self.records()
-        ) or any(f.severity == "error" for b in self.blocks for f in b.findings)
+        return bool(self.errors())
+
+    def errors(self) -> tuple[Finding, ...]:
+        """Every error of the plan: plan-level, block-level and per record."""
+        found = [f for f in self.findings if f.severity == "error"]
+        found += [f for b in self.blocks for f in b.findings if f.severity == "error"]
+        found += [f for r in self.records() for f in r.errors]
+        return tuple(found)
 
     @property
     def has_changes(self) -> bool:

@@ -88,3 +88,18 @@ async def live_state(client: ApiClient, entities: Iterable[str]) -> dict[str, li
 def duplicates(records: Iterable[Mapping[str, Any]], field: str = "code") -> list[Any]:
     counts = Counter(r.get(field) for r in records)
     return [value for value, n in counts.items() if n > 1]
+
+
+def loader_yaml_for(sandbox: Any, secret_variable: str, *, top: str = "", settings: str = "") -> str:
+    """loader.yaml text naming `sandbox` as environment `local`, its secret read from `secret_variable`."""
+    return (
+        f"{top}environments:\n"
+        "  local:\n"
+        f"    base_url: {sandbox.base_url}\n"
+        f"    auth_url: {sandbox.auth_url}\n"
+        "    realm: sandbox\n"
+        "    expect_environment: sandbox\n"
+        "    client_id: sandbox-client\n"
+        f"    client_secret: {{env: {secret_variable}}}\n"
+        f"{settings}"
+    )

@@ -14,7 +14,7 @@ from typing import Any
 
 import openpyxl
 import pytest
-from apply_support import client_for, make_plan, record
+from apply_support import client_for, loader_yaml_for, make_plan, record
 
 from loader.commands import apply as apply_command
 from loader.errors import EXIT_ERROR, EXIT_OK, PlanError, UsageError
@@ -42,15 +42,9 @@ def sandbox() -> Iterator[Any]:
 def project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A working directory with loader.yaml naming the sandbox as environment `local`, and a source."""
     (tmp_path / "loader.yaml").write_text(
-        "environments:\n"
-        "  local:\n"
-        f"    base_url: {sandbox.base_url}\n"
-        f"    auth_url: {sandbox.auth_url}\n"
-        "    realm: sandbox\n"
-        "    expect_environment: sandbox\n"
-        "    client_id: sandbox-client\n"
-        "    client_secret: {env: APPLY_TEST_SECRET}\n"
-        "    retry: {attempts: 6, wait_initial: 0.01, wait_max: 0.2}\n",
+        loader_yaml_for(
+            sandbox, "APPLY_TEST_SECRET", settings="    retry: {attempts: 6, wait_initial: 0.01, wait_max: 0.2}\n"
+        ),
         encoding="utf-8",
     )
     monkeypatch.setenv("APPLY_TEST_SECRET", sandbox.client_secret)

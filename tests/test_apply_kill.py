@@ -18,7 +18,7 @@ from typing import Any
 
 import openpyxl
 import pytest
-from apply_support import client_for, duplicates
+from apply_support import client_for, duplicates, loader_yaml_for
 
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
@@ -61,16 +61,7 @@ def _write_project(root: Path, sandbox: Any) -> None:
     workbook.save(root / "source.xlsx")
     (root / "curriculum.yaml").write_text(MAPPING, encoding="utf-8")
     (root / "loader.yaml").write_text(
-        "default_environment: local\n"
-        "concurrency: 8\n"
-        "environments:\n"
-        "  local:\n"
-        f"    base_url: {sandbox.base_url}\n"
-        f"    auth_url: {sandbox.auth_url}\n"
-        "    realm: sandbox\n"
-        "    expect_environment: sandbox\n"
-        "    client_id: sandbox-client\n"
-        "    client_secret: {env: KILL_TEST_SECRET}\n",
+        loader_yaml_for(sandbox, "KILL_TEST_SECRET", top="default_environment: local\nconcurrency: 8\n"),
         encoding="utf-8",
     )
 

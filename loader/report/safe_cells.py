@@ -5,7 +5,7 @@ programs strip before looking) can be run as a formula when the file is opened o
 Such text is prefixed with a single quote, as OWASP recommends: the value stays readable and
 can never become a formula. Numbers, dates and booleans are never touched.
 
-Use `safe_value` (alias `safe_cell_value`) for one value, `safe_row` for a row, and `set_safe_cell` to write an openpyxl
+Use `safe_value` for one value, `safe_row` for a row, and `set_safe_cell` to write an openpyxl
 cell (it also pins the cell type to text, so openpyxl never stores it as a formula).
 """
 
@@ -32,9 +32,6 @@ def safe_value(value: Any) -> Any:
         return QUOTE + value
     return value
 
-
-# The name other modules import; one function, two names.
-safe_cell_value = safe_value
 
 
 def safe_row(values: Iterable[Any]) -> list[Any]:
