@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.report.safe_cells import is_dangerous, safe_row, safe_value, set_safe_cell
+from loader.safe_cells import is_dangerous, safe_row, safe_value, set_safe_cell
 
 
 @pytest.mark.parametrize("text", ["=1+2", "+61 400", "-5", "@SUM(A1)", "\t=cmd", "\r=cmd", '=HYPERLINK("x")'])

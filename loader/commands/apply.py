@@ -21,8 +21,8 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from loader.apply import ApplyOptions, apply_plan
-from loader.apply_checks import (
+from loader.apply.executor import ApplyOptions, apply_plan
+from loader.apply.guards import (
     MaxChanges,
     changes_to_apply,
     check_errors,
@@ -32,17 +32,18 @@ from loader.apply_checks import (
     check_target,
     parse_max_changes,
 )
+from loader.apply.results import RecordResult, Results
+from loader.apply.stale import find_stale
 from loader.config import Config, Environment, load_config
+from loader.console import console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
-from loader.plan_model import Finding, Plan
-from loader.progress import console
-from loader.report.plan_json import read_plan_json
+from loader.findings import Finding
+from loader.plan.model import Plan
+from loader.plan.plan_file import read_plan_json
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
 from loader.report.results_workbook import FieldCells, write_results_workbook
-from loader.results import RecordResult, Results
-from loader.stale import find_stale
 
 RESULT_SUFFIXES = (".xlsx", ".json")
 
@@ -175,9 +176,9 @@ async def _make_plan(
     args: argparse.Namespace, config: Config, env: Environment, client: Any
 ) -> tuple[Plan, _SourceContext]:
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
-    from loader.mapping import load_mapping
-    from loader.planning import run_plan
+    from loader.plan.run import run_plan
     from loader.report.terminal import render
+    from loader.source.mapping import load_mapping
 
     paths = [Path(m) for m in args.mappings]
     planned = await run_plan(paths, config=config, env=env, client=client)

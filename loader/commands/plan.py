@@ -19,8 +19,8 @@ from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from loader.config import Config, Environment
-    from loader.plan_model import Plan
-    from loader.planning import PlanRun
+    from loader.plan.model import Plan
+    from loader.plan.run import PlanRun
 
 log = logging.getLogger("loader.plan")
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _plan(args: argparse.Namespace, config: Config, env: Environment) -> PlanRun:
     from loader.api.client import ApiClient
-    from loader.planning import run_plan
+    from loader.plan.run import run_plan
 
     concurrency = args.concurrency or config.concurrency
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
@@ -72,9 +72,9 @@ async def _plan(args: argparse.Namespace, config: Config, env: Environment) -> P
 
 
 def _write_artifacts(args: argparse.Namespace, plan: Plan) -> None:
+    from loader.plan.plan_file import write_plan_json
     from loader.report.html import write_html
     from loader.report.markdown import write_markdown
-    from loader.report.plan_json import write_plan_json
 
     if args.out:
         write_plan_json(plan, args.out)

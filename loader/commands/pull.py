@@ -10,8 +10,8 @@ from typing import Any
 from loader.config import load_config
 from loader.environments import open_environment
 from loader.errors import UsageError
-from loader.export import SheetTable, records_to_table
 from loader.profile import Profile
+from loader.report.pull_table import SheetTable, records_to_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def write_workbook(path: Path, tables: list[SheetTable]) -> None:
     """Write each table as a sheet; every cell is neutralised against formula injection."""
     from openpyxl import Workbook
 
-    from loader.report.safe_cells import safe_row
+    from loader.safe_cells import safe_row
 
     book = Workbook(write_only=True)
     for table in tables:

@@ -9,8 +9,8 @@ from typing import TextIO
 
 from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK
-from loader.plan_model import Finding
-from loader.records import SourceSet, read_sources
+from loader.findings import Finding
+from loader.source.sources import SourceSet, read_sources
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from loader.plan_model import Plan, RecordPlan
+from loader.plan.model import Plan, RecordPlan
 from loader.report.masking import masked_plan
 from loader.report.view import (
     action_word,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from loader.plan_model import BlockPlan, Plan, RecordPlan
+from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.masking import HIDDEN, masked_plan
 from loader.report.view import (
     action_word,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from loader.plan_model import BlockPlan, FieldChange, Plan, RecordPlan
+from loader.plan.model import BlockPlan, FieldChange, Plan, RecordPlan
 
 HIDDEN = "‹hidden›"
 

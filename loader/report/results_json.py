@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from loader.apply.results import OUTCOMES, RecordResult, Results
 from loader.private_files import write_private_text
-from loader.results import OUTCOMES, RecordResult, Results
 
 RESULTS_FORMAT_VERSION = 1
 

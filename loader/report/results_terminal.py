@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from loader.results import OUTCOMES, Outcome, Results
+from loader.apply.results import OUTCOMES, Outcome, Results
 
 SHOWN_PER_OUTCOME = 20
 

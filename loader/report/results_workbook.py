@@ -22,12 +22,12 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import column_index_from_string
 from openpyxl.worksheet.worksheet import Worksheet
 
+from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
-from loader.plan_model import Finding
+from loader.findings import Finding
 from loader.private_files import open_private
-from loader.report.safe_cells import set_safe_cell
-from loader.results import Outcome, RecordResult, Results
-from loader.sheets import read_sheet
+from loader.safe_cells import set_safe_cell
+from loader.source.sheets import read_sheet
 
 FAILED_FILL = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
 SKIPPED_FILL = PatternFill("solid", start_color="FFEB9C", end_color="FFEB9C")

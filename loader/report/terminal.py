@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from loader.plan_model import Action, Plan, RecordPlan
-from loader.progress import console as make_console
+from loader.console import console as make_console
+from loader.plan.model import Action, Plan, RecordPlan
 from loader.report.masking import masked_plan
 from loader.report.view import (
     action_word,

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from loader.plan_model import Action, BlockPlan, Finding, Plan, RecordPlan
+from loader.findings import Finding
+from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
 from loader.report.masking import HIDDEN
 
 

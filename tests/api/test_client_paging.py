@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from api_support import environment_for, requests_to, schools_seed
+from helpers.api import environment_for, requests_to, schools_seed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

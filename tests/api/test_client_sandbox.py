@@ -8,7 +8,7 @@ import socket
 from typing import Any
 
 import pytest
-from api_support import FAST_RETRY, TOKEN_ROUTE, environment_for, requests_to, schools_seed
+from helpers.api import FAST_RETRY, TOKEN_ROUTE, environment_for, requests_to, schools_seed
 
 from loader.api.auth import INVALID_CLIENT_HINT
 from loader.api.client import BEARER_HINT, ApiClient

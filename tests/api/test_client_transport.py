@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from api_support import FAST_RETRY
+from helpers.api import FAST_RETRY
 
 from loader.api.client import ApiClient
 from loader.api.errors import ApiError, EnvironmentMismatch, OutcomeUnknown, Unreachable

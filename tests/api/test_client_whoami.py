@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from api_support import schools_seed
+from helpers.api import schools_seed
 
 from loader.cli import main
 

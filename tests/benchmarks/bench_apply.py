@@ -24,13 +24,13 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
 
-from apply_support import PROFILE, client_for, make_plan, record
+from helpers.apply import PROFILE, client_for, make_plan, record
 
-from loader.apply import ApplyOptions, apply_plan
-from loader.plan_model import Action, Plan
-from loader.results import Outcome
+from loader.apply.executor import ApplyOptions, apply_plan
+from loader.apply.results import Outcome
+from loader.plan.model import Action, Plan
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
 SCHOOLS = "/institution/catalogue/schools"

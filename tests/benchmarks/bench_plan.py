@@ -118,7 +118,7 @@ def child(root: Path, base_url: str) -> None:
     os.chdir(root)
     from loader.api.client import ApiClient
     from loader.config import Environment, Secret, load_config
-    from loader.planning import run_plan
+    from loader.plan.run import run_plan
 
     config = load_config(None)
     env = Environment(name="sandbox", base_url=base_url, auth_url=base_url, realm="sandbox",
@@ -150,7 +150,7 @@ def child_read(root: Path) -> None:
 
     os.chdir(root)
     from loader.config import load_config
-    from loader.records import read_sources
+    from loader.source.sources import read_sources
 
     started = time.perf_counter()
     read_sources([Path("curriculum.yaml"), Path("applicants.yaml")], load_config(None).profile)

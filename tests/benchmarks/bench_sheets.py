@@ -103,14 +103,14 @@ def work(engine: str, path: Path) -> dict[str, object]:
         count = sum(1 for _ in book["Data"].iter_rows(values_only=True)) - 1
         book.close()
     elif engine in ("loader.sheets (calamine)", "loader.sheets (openpyxl)"):
-        from loader.sheets import read_sheet
+        from loader.source.sheets import read_sheet
 
         data = read_sheet(path, path.name, "Data", engine="openpyxl" if "openpyxl" in engine else "calamine")
         count = len(data.rows) - 1
         digest = _digest([r.values for r in data.rows])
     elif engine == "end to end (read_sources)":
         from loader.profile import load_profile
-        from loader.records import read_sources
+        from loader.source.sources import read_sources
 
         mapping = Path(f"/tmp/loader-bench-{path.stem}.yaml")
         mapping.write_text(MAPPING.format(source=path), encoding="utf-8")

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from helpers.report import small_plan
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared plan_support
-
-from report_support import small_plan
-
-from loader.plan_model import Plan
+from loader.plan.model import Plan
 
 
 @pytest.fixture

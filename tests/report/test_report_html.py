@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from loader.plan_model import Plan
+from loader.plan.model import Plan
 from loader.report.html import render_html, write_html
 
 

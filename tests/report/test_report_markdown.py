@@ -13,17 +13,17 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
+from helpers.report import Block, desired
 from markdown_it import MarkdownIt
-from plan_support import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
-from report_support import Block, desired
 
-from loader.model import Ref
-from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Plan
+from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.model import Plan
+from loader.plan.plan_file import plan_json_text
 from loader.profile import load_profile
 from loader.report.markdown import PART_LIMIT, render, render_parts, write_markdown
-from loader.report.plan_json import plan_json_text
 from loader.sandbox.server import SandboxOptions, serve_in_thread
+from loader.source.records import Ref
 
 GOLDEN = REPO / "tests" / "golden" / "sample-plan.md"
 

@@ -8,15 +8,15 @@ import stat
 from pathlib import Path
 
 import pytest
-from report_support import Block, desired
+from helpers.report import Block, desired
 
 from loader.errors import PlanError
-from loader.model import Ref
-from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import PendingId, Plan, plan_from_dict
+from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.model import PendingId, Plan, plan_from_dict
+from loader.plan.plan_file import plan_json_text, read_plan_json, validation_errors, write_plan_json
 from loader.profile import load_profile
 from loader.report.masking import masked_plan
-from loader.report.plan_json import plan_json_text, read_plan_json, validation_errors, write_plan_json
+from loader.source.records import Ref
 
 
 def test_plan_json_is_written_0600_even_over_a_readable_file(plan: Plan, tmp_path: Path) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 
 import pytest
-from report_support import Block, desired
+from helpers.report import Block, desired
 
-from loader.plan import PlanHeader, plan_changes
-from loader.plan_model import Plan
+from loader.console import console, progress_bars
+from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.model import Plan
 from loader.profile import load_profile
-from loader.progress import console, progress_bars
 from loader.report.terminal import render, render_text
 
 

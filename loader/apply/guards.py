@@ -1,0 +1,132 @@
+"""What `loader apply` checks before its first write: the plan file, the inputs' fingerprints,
+the target environment, errors in the plan, and the `--max-changes` guard rail.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from loader.errors import PlanError, UsageError
+from loader.fingerprints import fingerprint_file
+from loader.plan.model import Plan
+from loader.profile import Profile
+
+
+@dataclass(frozen=True)
+class MaxChanges:
+    """At most `count` records, or at most `percent` % of the records in scope."""
+
+    count: int | None = None
+    percent: float | None = None
+
+    def limit(self, scope: int) -> int:
+        if self.count is not None:
+            return self.count
+        assert self.percent is not None
+        return math.floor(scope * self.percent / 100)
+
+    def __str__(self) -> str:
+        return f"{self.count}" if self.count is not None else f"{self.percent:g}%"
+
+
+_MAX_CHANGES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
+
+
+def parse_max_changes(text: str) -> MaxChanges:
+    """`"50"` -> at most 50 records; `"10%"` -> at most 10 % of the records in scope."""
+    match = _MAX_CHANGES.match(text)
+    if not match:
+        raise UsageError(f"--max-changes {text!r} is neither a number nor a percentage", hint="e.g. 200 or 10%")
+    number, percent = match.groups()
+    if percent:
+        return MaxChanges(percent=float(number))
+    if "." in number:
+        raise UsageError(f"--max-changes {text!r}: a count must be a whole number")
+    return MaxChanges(count=int(number))
+
+
+def changes_to_apply(plan: Plan, partial: bool) -> int:
+    """Records the apply would write (creates, updates, status steps), leaving out blocked ones."""
+    return sum(1 for r in plan.records() if r.has_changes and not (r.blocked or (partial and r.errors)))
+
+
+def records_in_scope(plan: Plan) -> int:
+    """The union of desired and live records of the plan's blocks: every record the source names,
+    plus the live records it does not name ("not in source")."""
+    return len(plan.records()) + sum(b.not_in_source for b in plan.blocks)
+
+
+def check_max_changes(plan: Plan, guard: MaxChanges | None, partial: bool) -> None:
+    if guard is None:
+        return
+    changes = changes_to_apply(plan, partial)
+    scope = records_in_scope(plan)
+    limit = guard.limit(scope)
+    if changes > limit:
+        raise PlanError(
+            f"the plan changes {changes} records, more than --max-changes {guard} allows "
+            f"({limit} of {scope} in scope); nothing was applied",
+            hint="review the plan (a renamed column can rewrite a whole collection), then raise --max-changes",
+        )
+
+
+def check_errors(plan: Plan, partial: bool) -> None:
+    if not plan.has_errors or partial:
+        return
+    raise PlanError(
+        f"the plan has {len(plan.errors())} error(s); nothing was applied",
+        hint="fix the errors, or pass --partial to apply everything they do not touch",
+    )
+
+
+def check_fingerprints(plan: Plan, base: Path | None = None) -> None:
+    """Every input file the plan was made from must be unchanged (paths are relative to `base`)."""
+    base = base or Path.cwd()
+    if not plan.fingerprints:
+        raise PlanError(
+            "the plan names no input files, so it cannot be checked against them; nothing was applied",
+            hint="make the plan with `loader plan ... --out plan.json`",
+        )
+    for name, expected in sorted(plan.fingerprints.items()):
+        path = Path(name) if Path(name).is_absolute() else base / name
+        if not path.is_file():
+            raise PlanError(
+                f"input file {name} of the plan is missing",
+                hint="run apply from the directory the plan was made in, or make a new plan",
+            )
+        if fingerprint_file(path) != expected:
+            raise PlanError(
+                f"input file {name} changed since the plan was made; nothing was applied",
+                hint="run `loader plan` again and review the new plan",
+            )
+
+
+def check_profile(plan: Plan, profile: Profile) -> None:
+    """The entity profile (packaged, with loader.yaml's `profile:` over it) must be the one planned with."""
+    planned = plan.extra.get("profile")
+    if planned and planned != profile.fingerprint:
+        raise PlanError(
+            "the entity profile changed since the plan was made (loader.yaml `profile:` or a loader upgrade); "
+            "nothing was applied",
+            hint="run `loader plan` again and review the new plan",
+        )
+
+
+def check_target(plan: Plan, env_name: str, reported: str | None) -> None:
+    """The plan must be applied to the environment it was made for, by name and as reported."""
+    if plan.env_name != env_name:
+        raise PlanError(
+            f"the plan was made for environment {plan.env_name!r}, not {env_name!r}; nothing was applied",
+            hint=f"pass --env {plan.env_name}, or make a plan for {env_name}",
+        )
+    if reported is not None and reported != plan.environment:
+        raise PlanError(
+            f"the service reports environment {reported!r} but the plan was made against {plan.environment!r}; "
+            "nothing was applied",
+            hint="check base_url and expect_environment of this environment in loader.yaml",
+        )
+
+

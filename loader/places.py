@@ -1,0 +1,47 @@
+"""Where things are: a cell or row of a sheet, a position in a mapping or configuration file.
+
+Places are values; they are turned into text (`file › sheet › cell`, `file:line:col`) only here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PLACE_SEPARATOR = " › "
+
+
+@dataclass(frozen=True, order=True)
+class CellRef:
+    """Where a value came from: `curriculum.xlsx › Subjects › D17`.
+
+    `file` is the path as the user wrote it (relative to the working directory when it can be);
+    `sheet` is None for CSV; `cell` is an A1 address, or None for a whole row;
+    `row` is the 1-based row number in the sheet.
+    """
+
+    file: str
+    sheet: str | None = None
+    cell: str | None = None
+    row: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.sheet is not None:
+            parts.append(self.sheet)
+        if self.cell is not None:
+            parts.append(self.cell)
+        elif self.row is not None:
+            parts.append(f"row {self.row}")
+        return PLACE_SEPARATOR.join(parts)
+
+
+@dataclass(frozen=True, order=True)
+class MappingPlace:
+    """A place in a mapping file: `mappings/curriculum.yaml:14:7` (1-based line and column)."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"

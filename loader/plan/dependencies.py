@@ -1,0 +1,156 @@
+"""Dependencies among the records a plan creates: reference cycles, and errors blocking dependants.
+
+Pure, over RecordPlan.depends_on. `refuse_cycles` makes every record on a cycle an error;
+`block_dependents` then marks records with errors, and everything depending on them, blocked.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import replace
+
+from loader.findings import Finding
+from loader.plan.model import RecordPlan
+
+# ---- reference cycles -----------------------------------------------------------------------
+
+_CYCLE_PATHS_UP_TO = 50  # records in one cycle; above it, naming a shortest cycle per record costs too much
+
+
+def refuse_cycles(
+    drafts: Mapping[str, RecordPlan], depends_at: Mapping[str, Mapping[str, str]]
+) -> dict[str, RecordPlan]:
+    """Make every record on a reference cycle among the records this plan creates an error.
+
+    Such records can never be created: each waits for the id of the next. The error sits at the
+    reference leading on round the cycle. Their dependencies inside the cycle are left out of
+    `depends_on`: the records are blocked anyway, and the executor's graph must stay acyclic for
+    the rest of the plan to be applied (`apply --partial`).
+    """
+    out = dict(drafts)
+    for component in _cycles(drafts):
+        members = frozenset(component)
+        for ref in component:
+            plan = drafts[ref]
+            cells = depends_at.get(ref, {})
+            path = _cycle_through(ref, drafts, members) if len(component) <= _CYCLE_PATHS_UP_TO else None
+            if path is None:
+                shown = ", ".join(component[:5])
+                message = (f"reference cycle among {len(component)} records ({shown}, …): each waits for "
+                           "another to exist first, so none can be created; change one of these references")
+                after = next(d for d in plan.depends_on if d in members)
+            elif len(path) == 2:
+                message = f"reference cycle: {ref} refers to itself, so it cannot be created; change the reference"
+                after = ref
+            else:
+                message = (f"reference cycle: {' → '.join(path)}: each waits for the next to exist first, so none "
+                           "can be created; change one of these references")
+                after = path[1]
+            finding = Finding("error", "reference-cycle", message, cells.get(after, plan.source))
+            out[ref] = replace(plan, findings=(*plan.findings, finding),
+                               depends_on=tuple(d for d in plan.depends_on if d not in members))
+    return out
+
+
+def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
+    """The strongly connected components of depends_on that hold a cycle, members in plan order.
+
+    Tarjan's algorithm, iterative: a chain of references can be as long as a sheet.
+    """
+    order = {ref: i for i, ref in enumerate(drafts)}
+    edges = {ref: [d for d in plan.depends_on if d in order] for ref, plan in drafts.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in drafts:
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, 0)]
+        while work:
+            ref, i = work[-1]
+            if i < len(edges[ref]):
+                work[-1] = (ref, i + 1)
+                dep = edges[ref][i]
+                if dep not in index:
+                    index[dep] = low[dep] = len(index)
+                    stack.append(dep)
+                    on_stack.add(dep)
+                    work.append((dep, 0))
+                elif dep in on_stack:
+                    low[ref] = min(low[ref], index[dep])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[ref])
+            if low[ref] == index[ref]:
+                component: list[str] = []
+                while not component or component[-1] != ref:
+                    component.append(stack.pop())
+                    on_stack.discard(component[-1])
+                if len(component) > 1 or ref in edges[ref]:
+                    found.append(sorted(component, key=order.__getitem__))
+    return sorted(found, key=lambda c: order[c[0]])
+
+
+def _cycle_through(ref: str, drafts: Mapping[str, RecordPlan], members: frozenset[str]) -> list[str]:
+    """A shortest cycle from `ref` back to itself, as refs (`ref` first and last)."""
+    previous: dict[str, str] = {}
+    queue = deque([ref])
+    while queue:
+        current = queue.popleft()
+        for dep in drafts[current].depends_on:
+            if dep == ref:
+                back = [current]
+                while back[-1] != ref:
+                    back.append(previous[back[-1]])
+                return [*reversed(back), ref]
+            if dep in members and dep not in previous:
+                previous[dep] = current
+                queue.append(dep)
+    raise AssertionError(f"{ref} is on no cycle")  # members of a strongly connected component always are
+
+
+# ---- errors block their dependents ----------------------------------------------------------
+
+
+def block_dependents(records: Mapping[str, RecordPlan]) -> dict[str, RecordPlan]:
+    """Mark records with errors blocked, and every record depending on one, transitively.
+
+    A breadth-first walk over dependants from every record with errors, in plan order: each
+    blocked record names the record it waits for and, when that is not the one with errors, the
+    record with errors behind it.
+    """
+    dependants: dict[str, list[str]] = {ref: [] for ref in records}
+    for ref, plan in records.items():
+        for dep in plan.depends_on:
+            if dep in dependants and dep != ref:
+                dependants[dep].append(ref)
+    root_of = {ref: ref for ref, plan in records.items() if plan.errors}
+    waits_for: dict[str, str] = {}
+    queue = deque(root_of)
+    while queue:
+        ref = queue.popleft()
+        for dependant in dependants[ref]:
+            if dependant not in root_of:
+                root_of[dependant] = root_of[ref]
+                waits_for[dependant] = ref
+                queue.append(dependant)
+    out = {}
+    for ref, plan in records.items():
+        if ref not in root_of:
+            out[ref] = plan
+        elif ref not in waits_for:
+            out[ref] = replace(plan, blocked=True)
+        else:
+            cause, root = waits_for[ref], root_of[ref]
+            note = Finding("error", "blocked", f"blocked: depends on {cause}, which cannot be applied"
+                           + (f" (errors in {root})" if root != cause else ""), plan.source)
+            out[ref] = replace(plan, blocked=True, findings=(*plan.findings, note))
+    return out

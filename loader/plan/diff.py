@@ -1,0 +1,265 @@
+"""Desired x live -> Plan. Pure: no I/O, no clock; the same inputs give the same plan.
+
+    plan = plan_changes(blocks, live, profile, header=PlanHeader(...))
+
+`blocks` are the mapping's blocks of desired records (`loader.records.BlockRecords`, or anything
+with the same attributes); `live` maps an entity name to its live records as the list requests
+returned them. The rules are contract section 5; `loader.plan_fields` compares one record's fields,
+`loader.resolve` matches keys and resolves references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from loader.findings import Finding
+from loader.plan.compare import same
+from loader.plan.dependencies import block_dependents, refuse_cycles
+from loader.plan.fields import CUSTOM, plan_fields
+from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
+from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
+from loader.profile import Profile
+from loader.source.records import DesiredRecord, Ref, display_value, quoted
+
+
+class BlockInput(Protocol):
+    """What the planner needs of a block (loader.records.BlockRecords has these)."""
+
+    @property
+    def block(self) -> str: ...
+    @property
+    def entity(self) -> str: ...
+    @property
+    def source_file(self) -> str: ...
+    @property
+    def sheet(self) -> str | None: ...
+    @property
+    def key_fields(self) -> tuple[str, ...]: ...
+    @property
+    def records(self) -> Sequence[DesiredRecord]: ...
+    @property
+    def findings(self) -> Sequence[Finding]: ...
+
+
+@dataclass(frozen=True)
+class PlanHeader:
+    """Where a plan is for and what it was made from (copied into the Plan as is)."""
+
+    environment: str
+    api_version: str | None = None
+    base_url: str = ""
+    env_name: str = "sandbox"
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    created_at: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def plan_changes(
+    blocks: Sequence[BlockInput],
+    live: Mapping[str, Sequence[LiveRecord]],
+    profile: Profile,
+    *,
+    header: PlanHeader,
+) -> Plan:
+    """The plan: per block, each desired record as create / update / unchanged with its findings."""
+    entries, merge_findings, owner = _merge(blocks)
+    resolver = Resolver(entries, live)
+    clashes: dict[str, list[str]] = {}
+    for group in profile.unique_groups.values():
+        for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
+            clashes.setdefault(ref, []).extend(messages)
+    drafts: dict[str, RecordPlan] = {}
+    depends_at: dict[str, Mapping[str, str]] = {}
+    for e in entries:
+        drafts[e.ref], depends_at[e.ref] = _plan_record(
+            e, resolver, profile, merge_findings.get(e.ref, []), clashes.get(e.ref, [])
+        )
+    planned = block_dependents(refuse_cycles(drafts, depends_at))
+    matched = {
+        str(live_rec["id"]) for e in entries if (live_rec := resolver.match(e)) is not None and live_rec.get("id")
+    }
+    first_block_of: dict[str, str] = {}
+    for b in blocks:
+        first_block_of.setdefault(b.entity, b.block)
+    block_plans = []
+    for index, b in enumerate(blocks):
+        not_in_source = 0
+        if first_block_of[b.entity] == b.block:
+            not_in_source = sum(1 for rec in resolver.live_records(b.entity) if str(rec.get("id")) not in matched)
+        records = tuple(planned[ref] for ref in owner[index])
+        block_plans.append(
+            BlockPlan(
+                b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings),
+                key_fields=tuple(b.key_fields),
+            )
+        )
+    return Plan(
+        environment=header.environment,
+        api_version=header.api_version,
+        base_url=header.base_url,
+        fingerprints=dict(header.fingerprints),
+        blocks=tuple(block_plans),
+        findings=(*header.findings, *_repeated_block_names(blocks)),
+        created_at=header.created_at,
+        env_name=header.env_name,
+        extra=dict(header.extra),
+    )
+
+
+def _repeated_block_names(blocks: Sequence[BlockInput]) -> list[Finding]:
+    """Record refs start with the block name, so names must be unique across the files planned together."""
+    seen: set[str] = set()
+    findings = []
+    for b in blocks:
+        if b.block in seen:
+            message = f"two blocks are named {b.block!r}: rename one (block names are unique across the mapping files)"
+            findings.append(Finding("error", "repeated-block-name", message, str(getattr(b, "place", "")) or None))
+        seen.add(b.block)
+    return findings
+
+
+def _describe(rec: LiveRecord) -> str:
+    return f"{rec.get('type') or 'record'} {rec.get('id')} {rec.get('name')!r}"
+
+
+# ---- merging the source across blocks ------------------------------------------------------
+
+
+def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Finding]], list[list[str]]]:
+    """One entry per (entity, key): rows of several blocks that agree merge; disagreements are errors.
+
+    Returns the entries in source order, findings per entry ref, and the entry refs of each block.
+    """
+    entries: dict[tuple[Any, ...], Entry] = {}
+    findings: dict[str, list[Finding]] = {}
+    owner: list[list[str]] = []
+    for b in blocks:
+        refs: list[str] = []
+        owner.append(refs)
+        for rec in b.records:
+            identity = (rec.entity, b.key_fields, _hashable(rec.key))
+            first = entries.get(identity)
+            if first is None:
+                ref = f"{b.block}/{show_key(rec.key)}"
+                entries[identity] = Entry(ref, rec, tuple(b.key_fields))
+                refs.append(ref)
+                continue
+            merged, conflicts = _merge_record(first.record, rec)
+            entries[identity] = replace(first, record=merged)
+            findings.setdefault(first.ref, []).extend(conflicts)
+    return list(entries.values()), findings, owner
+
+
+def _hashable(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(key_text(p) if not isinstance(p, Ref) else p for p in key)
+
+
+def _merge_record(first: DesiredRecord, other: DesiredRecord) -> tuple[DesiredRecord, list[Finding]]:
+    fields = dict(first.fields)
+    cells = dict(first.cells)
+    conflicts = []
+    for name, value in other.fields.items():
+        if name == CUSTOM and isinstance(fields.get(name), Mapping) and isinstance(value, Mapping):
+            labels = dict(fields[name])
+            for label, v in value.items():
+                cell_name = f"{CUSTOM}.{label}"
+                if label in labels and not same(labels[label], v):
+                    conflicts.append(_conflict(first, other, cell_name, labels[label], v))
+                else:
+                    labels.setdefault(label, v)
+                    cells.setdefault(cell_name, other.place(cell_name))
+            fields[name] = labels
+        elif name in fields and not _same_source(fields[name], value):
+            conflicts.append(_conflict(first, other, name, fields[name], value))
+        elif name not in fields:
+            fields[name] = value
+            cells[name] = other.place(name)
+    merged = replace(first, fields=fields, cells=cells, pii=first.pii | other.pii)
+    return merged, conflicts
+
+
+def _same_source(a: Any, b: Any) -> bool:
+    if isinstance(a, Ref) or isinstance(b, Ref) or isinstance(a, tuple | list):
+        return a == b or (isinstance(a, tuple | list) and isinstance(b, tuple | list) and list(a) == list(b))
+    return same(a, b)
+
+
+def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: Any) -> Finding:
+    pii = name in first.pii or name in other.pii
+    shown_a, shown_b = (quoted(display_value(v), pii) for v in (a, b))
+    return Finding(
+        "error",
+        "conflicting-source-values",
+        f"{first.entity} {show_key(first.key)} is given different {name} values: {shown_a} at "
+        f"{first.place(name)} and {shown_b} at {other.place(name)}",
+        str(first.place(name)),
+    )
+
+
+# ---- one record ----------------------------------------------------------------------------
+
+
+def _plan_record(
+    entry: Entry, resolver: Resolver, profile: Profile, merge_findings: list[Finding], clashes: list[str]
+) -> tuple[RecordPlan, Mapping[str, str]]:
+    """The record's plan, and the cell of each reference to a record this plan creates."""
+    rec = entry.record
+    entity = profile.entity(rec.entity)
+    findings = list(merge_findings)
+    if clashes:
+        key_cell = str(rec.place(entry.key_fields[0])) if entry.key_fields else str(rec.row)
+        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    live = resolver.match(entry)
+    parts = resolver.key_parts(entry)
+    if live is None:
+        near = resolver.near_duplicate(entry, parts)
+        if near is not None:
+            findings.append(_near_duplicate(entry, near))
+    fp = plan_fields(rec, live, entity, resolver)
+    findings += fp.findings
+    if live is None:
+        action = Action.CREATE
+    elif fp.payload or fp.status_changed:
+        action = Action.UPDATE
+    else:
+        action = Action.UNCHANGED
+    updated = ((live or {}).get("metadata") or {}).get("updated") or {}
+    return RecordPlan(
+        ref=entry.ref,
+        block=rec.block,
+        entity=rec.entity,
+        key=tuple(_key_json(p) for p in rec.key),
+        action=action,
+        payload=fp.payload,
+        source=str(rec.row),
+        live_id=str(live["id"]) if live is not None and live.get("id") else None,
+        live_updated_time=updated.get("time"),
+        changes=tuple(fp.changes),
+        status_path=fp.status_path,
+        depends_on=tuple(fp.depends_on),
+        refers_to=tuple(fp.refers_to),
+        findings=tuple(findings),
+        row=rec.row.row,
+    ), fp.depends_at
+
+
+def _key_json(part: Any) -> Any:
+    if isinstance(part, Ref):
+        return part.values[0] if len(part.values) == 1 else list(part.values)
+    return part
+
+
+def _near_duplicate(entry: Entry, near: LiveRecord) -> Finding:
+    rec = entry.record
+    desired = [display_value(p) for p in rec.key]
+    found = [near.get(f) for f in entry.key_fields]
+    if len(entry.key_fields) == 1:
+        message = f"will create {desired[0]!r}; a live {rec.entity} has {entry.key_fields[0]} {found[0]!r}"
+    else:
+        shown = ", ".join(f"{f}={v!r}" for f, v in zip(entry.key_fields, found, strict=True))
+        message = f"will create {rec.entity} {show_key(rec.key)!r}; a live {rec.entity} has {shown}"
+    where = str(rec.place(entry.key_fields[-1] if len(entry.key_fields) > 1 else entry.key_fields[0]))
+    return Finding("warning", "near-duplicate-key", message + " (keys match exactly: check the case and spaces)", where)

@@ -1,0 +1,215 @@
+"""One record's fields against its live record: the payload, the field changes and the findings.
+
+Pure. Applies the profile's rules of contract section 5: only managed fields, custom attributes per
+label (an update sends the live map with the managed labels changed, because PATCH replaces the
+map), set-like lists, read-only / create-only / immutable / forbidden / only_when fields, status
+paths, and references (resolved by `loader.resolve.Resolver`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from loader.findings import Finding
+from loader.places import CellRef
+from loader.plan.compare import merge_labels, same, sorted_list
+from loader.plan.model import FieldChange, PendingId
+from loader.plan.resolve import LiveRecord, Resolver
+from loader.profile import EntityProfile, Reference
+from loader.source.records import DesiredRecord, Ref, display_value, quoted
+
+CUSTOM = "custom_attributes"
+
+
+@dataclass
+class FieldPlan:
+    """What comparing one record's fields gives (built up, then frozen into a RecordPlan)."""
+
+    payload: dict[str, Any] = field(default_factory=dict)
+    changes: list[FieldChange] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    depends_on: list[str] = field(default_factory=list)
+    depends_at: dict[str, str] = field(default_factory=dict)  # dependency ref -> the cell referring to it
+    refers_to: list[str] = field(default_factory=list)  # records of this plan referred to by their live id
+    status_path: tuple[str, ...] = ()
+    status_changed: bool = False
+
+
+def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityProfile, resolver: Resolver) -> FieldPlan:
+    """Compare the managed fields of `record` with `live` (None: the record will be created)."""
+    out = FieldPlan()
+    for name, desired in record.fields.items():
+        where = record.cells.get(name) or record.row  # record.place(name), inline: this runs for every field
+        pii = name in record.pii
+        if name in entity.forbidden:
+            message = f"{entity.name} does not accept {name!r}"
+            out.findings.append(Finding("error", "forbidden-field", message, str(where)))
+            continue
+        if name == CUSTOM:
+            _custom_attributes(record, desired or {}, live, out)
+            continue
+        if entity.status is not None and name == entity.status.field:
+            _status(entity, desired, live, where, out)
+            continue
+        if name in entity.only_when and desired is not None:
+            _only_when(record, entity, name, live, where, out)
+        value, shown = desired, display_value(desired)
+        reference = entity.references.get(name)
+        if reference is not None and _has_ref(desired):
+            value = _resolve(desired, reference, name, resolver, where, out)
+            if value is _UNRESOLVED:
+                continue
+        if live is None:
+            if name in entity.read_only or value is None or value == [] or value == ():
+                continue
+            out.payload[name] = _send_form(value, name, entity)
+            out.changes.append(FieldChange(name, None, shown, pii))
+            continue
+        live_value = live.get(name)
+        if _same(value, live_value, name, entity):
+            continue
+        old = _shown_live(live_value, reference, resolver)
+        if name in entity.immutable:
+            out.findings.append(
+                Finding("error", "immutable-field",
+                        f"{name} cannot change after creation (live {quoted(old, pii)}, "
+                        f"source {quoted(shown, pii)})", str(where))
+            )
+        elif name in entity.read_only or name in entity.create_only:
+            out.findings.append(
+                Finding("warning", "read-only-field",
+                        f"{name} can only be set at creation: live {quoted(old, pii)}, "
+                        f"source {quoted(shown, pii)}; not updated", str(where))
+            )
+        else:
+            out.payload[name] = _send_form(value, name, entity)
+            out.changes.append(FieldChange(name, old, shown, pii))
+    return out
+
+
+_UNRESOLVED = object()
+
+
+def _has_ref(value: Any) -> bool:
+    return isinstance(value, Ref) or (isinstance(value, (list, tuple)) and any(isinstance(v, Ref) for v in value))
+
+
+def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, where: CellRef, out: FieldPlan) -> Any:
+    refs = list(desired) if isinstance(desired, (list, tuple)) else [desired]
+    ids: list[Any] = []
+    for ref in refs:
+        if not isinstance(ref, Ref):
+            ids.append(ref)
+            continue
+        cell = str(ref.cell if ref.cell is not None else where)
+        if ref.entity not in reference.entities:
+            allowed = " or ".join(reference.entities)
+            message = f"{name} refers to {allowed}, not {ref.entity}"
+            out.findings.append(Finding("error", "wrong-reference", message, cell))
+            return _UNRESOLVED
+        found = resolver.resolve(ref)
+        if found.value is None:
+            out.findings.append(Finding("error", "unresolved-reference", found.problem or "unresolved", cell))
+            return _UNRESOLVED
+        if found.pending is not None and found.pending not in out.depends_on:
+            out.depends_on.append(found.pending)
+            out.depends_at[found.pending] = cell
+        elif found.pending is None and found.planned is not None and found.planned not in out.refers_to:
+            out.refers_to.append(found.planned)
+        ids.append(found.value)
+    if reference.is_list or isinstance(desired, (list, tuple)):
+        return [_shape(v, reference) for v in ids]
+    return _shape(ids[0], reference)
+
+
+def _shape(value: Any, reference: Reference) -> Any:
+    return {"id": value} if reference.shape == "object_id" else value
+
+
+def _unshape(value: Any) -> Any:
+    if isinstance(value, dict) and len(value) == 1 and "id" in value:
+        return value["id"]
+    if isinstance(value, (list, tuple)):
+        return [_unshape(v) for v in value]
+    return value
+
+
+def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool:
+    plain = _unshape(value)
+    if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
+        return False
+    return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
+
+
+def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
+    if name in entity.set_fields and isinstance(value, (list, tuple)):
+        return sorted_list(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> Any:
+    if reference is None:
+        return list(value) if isinstance(value, tuple) else value
+    plain = _unshape(value)
+    if isinstance(plain, list):
+        return [resolver.live_label(str(v)) for v in plain]
+    return resolver.live_label(str(plain)) if plain is not None else None
+
+
+def _custom_attributes(
+    record: DesiredRecord, desired: Mapping[str, Any], live: LiveRecord | None, out: FieldPlan
+) -> None:
+    live_map = dict((live or {}).get(CUSTOM) or {})
+    merged, changed = merge_labels(live_map, desired)
+    for label in changed:
+        pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
+        out.changes.append(FieldChange(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
+    if changed:
+        out.payload[CUSTOM] = merged
+
+
+def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: CellRef, out: FieldPlan) -> None:
+    rule = entity.status
+    assert rule is not None
+    if desired is None:
+        return
+    if desired not in rule.transitions:
+        known = ", ".join(rule.transitions)
+        message = f"{rule.field} {desired!r} is not one of {known}"
+        out.findings.append(Finding("error", "unknown-status", message, str(where)))
+        return
+    current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
+    if live is None and rule.on_create:
+        out.payload[rule.field] = desired
+        out.changes.append(FieldChange(rule.field, None, desired))
+        return
+    path = rule.path(current, desired)
+    if path is None:
+        allowed = ", ".join(rule.transitions.get(current, ())) or "none"
+        out.findings.append(
+            Finding("error", "illegal-status-change",
+                    f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
+                    f"({current} can move to: {allowed})", str(where))
+        )
+        return
+    out.status_path = path
+    if live is None:
+        out.changes.append(FieldChange(rule.field, None, desired))
+    elif path:
+        out.status_changed = True
+        out.changes.append(FieldChange(rule.field, current, desired))
+
+
+def _only_when(
+    record: DesiredRecord, entity: EntityProfile, name: str, live: LiveRecord | None, where: CellRef, out: FieldPlan
+) -> None:
+    condition_field, required = entity.only_when[name]
+    actual = record.fields.get(condition_field, (live or {}).get(condition_field))
+    if actual != required:
+        out.findings.append(
+            Finding("error", "field-not-allowed",
+                    f"{name} can only be set when {condition_field} is {required} (this {entity.name}'s "
+                    f"{condition_field} is {actual})", str(where))
+        )

@@ -1,0 +1,262 @@
+"""The plan as values: what will change, per block and per record.
+
+`loader.plan` computes a Plan (pure); reports render it; `loader.apply` executes it.
+`plan_to_dict` / `plan_from_dict` are the plan.json form (schemas/plan.schema.json).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from loader.findings import Finding
+
+PLAN_FORMAT_VERSION = 1
+
+
+class Action(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class PendingId:
+    """Stands in a payload for the id of a record this plan creates (`RecordPlan.ref`).
+
+    The executor replaces it with the real id once that record exists.
+    In plan.json it is written as {"$pending": "<ref>"}.
+    """
+
+    ref: str
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str  # "name", or "custom_attributes.Faculty"
+    old: Any
+    new: Any
+    pii: bool = False
+
+
+@dataclass(frozen=True)
+class RecordPlan:
+    """One desired record and what will be done to it.
+
+    `ref` is stable within the plan ("<block>/<key values joined by '/'>").
+    `payload` is the body of the create or update (PendingId where an id is not known yet);
+    `status_path` the statuses to set afterwards, one update each, in order.
+    `depends_on` the refs of records this plan creates that this one needs first.
+    `blocked` is true when this record or something it depends on has errors.
+    """
+
+    ref: str
+    block: str
+    entity: str
+    key: tuple[Any, ...]
+    action: Action
+    payload: Mapping[str, Any]
+    source: str  # the row's place, e.g. "curriculum.xlsx › Courses › row 7"
+    live_id: str | None = None
+    live_updated_time: int | None = None
+    changes: tuple[FieldChange, ...] = ()
+    status_path: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    blocked: bool = False
+    row: int | None = None  # 1-based source row, for the results workbook
+    refers_to: tuple[str, ...] = ()  # records of this plan it refers to by their live id (stale checks)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def has_changes(self) -> bool:
+        return self.action is not Action.UNCHANGED or bool(self.status_path)
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    name: str
+    entity: str
+    source_file: str
+    sheet: str | None
+    records: tuple[RecordPlan, ...]
+    not_in_source: int = 0
+    findings: tuple[Finding, ...] = ()  # block-level findings (not tied to one record)
+    key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
+
+    def count(self, action: Action) -> int:
+        return sum(1 for r in self.records if r.action is action and not r.errors)
+
+
+@dataclass(frozen=True)
+class Plan:
+    environment: str
+    api_version: str | None
+    base_url: str
+    fingerprints: Mapping[str, str]  # input path -> "sha256:<hex>"
+    blocks: tuple[BlockPlan, ...]
+    findings: tuple[Finding, ...] = ()  # plan-level findings
+    created_at: str | None = None  # ISO time; the one non-deterministic header field
+    env_name: str = "sandbox"  # the loader.yaml environment name it was made for
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def records(self) -> tuple[RecordPlan, ...]:
+        return tuple(r for b in self.blocks for r in b.records)
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors())
+
+    def errors(self) -> tuple[Finding, ...]:
+        """Every error of the plan: plan-level, block-level and per record."""
+        found = [f for f in self.findings if f.severity == "error"]
+        found += [f for b in self.blocks for f in b.findings if f.severity == "error"]
+        found += [f for r in self.records() for f in r.errors]
+        return tuple(found)
+
+    @property
+    def has_changes(self) -> bool:
+        return any(r.has_changes and not r.blocked for r in self.records())
+
+
+# ---- plan.json ---------------------------------------------------------------------------
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, PendingId):
+        return {"$pending": value.ref}
+    if isinstance(value, Mapping):
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$pending"}:
+            return PendingId(value["$pending"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def _finding_to_dict(f: Finding) -> dict[str, Any]:
+    return {"severity": f.severity, "code": f.code, "message": f.message, "where": f.where}
+
+
+def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
+    return {
+        "ref": r.ref,
+        "block": r.block,
+        "entity": r.entity,
+        "key": _encode(list(r.key)),
+        "action": r.action.value,
+        "payload": _encode(r.payload),
+        "source": r.source,
+        "row": r.row,
+        "live_id": r.live_id,
+        "live_updated_time": r.live_updated_time,
+        "changes": [
+            {"field": c.field, "old": _encode(c.old), "new": _encode(c.new), "pii": c.pii}
+            for c in r.changes
+        ],
+        "status_path": list(r.status_path),
+        "depends_on": list(r.depends_on),
+        "refers_to": list(r.refers_to),
+        "findings": [_finding_to_dict(f) for f in r.findings],
+        "blocked": r.blocked,
+    }
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
+    return {
+        "format": PLAN_FORMAT_VERSION,
+        "environment": plan.environment,
+        "env_name": plan.env_name,
+        "api_version": plan.api_version,
+        "base_url": plan.base_url,
+        "created_at": plan.created_at,
+        "fingerprints": dict(sorted(plan.fingerprints.items())),
+        "findings": [_finding_to_dict(f) for f in plan.findings],
+        "extra": _encode(plan.extra),
+        "blocks": [
+            {
+                "name": b.name,
+                "entity": b.entity,
+                "source_file": b.source_file,
+                "sheet": b.sheet,
+                "not_in_source": b.not_in_source,
+                "key_fields": list(b.key_fields),
+                "findings": [_finding_to_dict(f) for f in b.findings],
+                "records": [_record_to_dict(r) for r in b.records],
+            }
+            for b in plan.blocks
+        ],
+    }
+
+
+def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
+    return Finding(d["severity"], d["code"], d["message"], d.get("where"))
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> Plan:
+    """Inverse of plan_to_dict. The caller validates `data` against plan.schema.json first."""
+    blocks = tuple(
+        BlockPlan(
+            name=b["name"],
+            entity=b["entity"],
+            source_file=b["source_file"],
+            sheet=b.get("sheet"),
+            not_in_source=b.get("not_in_source", 0),
+            key_fields=tuple(b.get("key_fields", ())),
+            findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
+            records=tuple(
+                RecordPlan(
+                    ref=r["ref"],
+                    block=r["block"],
+                    entity=r["entity"],
+                    key=tuple(_decode(r["key"])),
+                    action=Action(r["action"]),
+                    payload=_decode(r["payload"]),
+                    source=r["source"],
+                    row=r.get("row"),
+                    live_id=r.get("live_id"),
+                    live_updated_time=r.get("live_updated_time"),
+                    changes=tuple(
+                        FieldChange(c["field"], _decode(c["old"]), _decode(c["new"]), c.get("pii", False))
+                        for c in r.get("changes", ())
+                    ),
+                    status_path=tuple(r.get("status_path", ())),
+                    depends_on=tuple(r.get("depends_on", ())),
+                    refers_to=tuple(r.get("refers_to", ())),
+                    findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
+                    blocked=r.get("blocked", False),
+                )
+                for r in b["records"]
+            ),
+        )
+        for b in data["blocks"]
+    )
+    return Plan(
+        environment=data["environment"],
+        env_name=data.get("env_name", "sandbox"),
+        api_version=data.get("api_version"),
+        base_url=data["base_url"],
+        created_at=data.get("created_at"),
+        fingerprints=dict(data.get("fingerprints", {})),
+        findings=tuple(_finding_from_dict(f) for f in data.get("findings", ())),
+        extra=_decode(data.get("extra", {})),
+        blocks=blocks,
+    )

@@ -1,0 +1,61 @@
+"""plan.json: everything `loader apply --plan` needs, described by schemas/plan.schema.json.
+
+Written with mode 0600 from the start (os.open), because payloads keep the values to send,
+PII included; only `changes` (what reviewers read) are masked. Deterministic apart from the one
+`created_at` line.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from loader.errors import PlanError
+from loader.package_data import schema as package_schema
+from loader.plan.model import Plan, plan_from_dict, plan_to_dict
+from loader.private_files import write_private_text
+from loader.report.masking import masked_plan
+
+
+@cache
+def plan_schema() -> dict[str, Any]:
+    return package_schema("plan.schema.json")
+
+
+def plan_json_text(plan: Plan) -> str:
+    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`."""
+    return json.dumps(plan_to_dict(masked_plan(plan)), indent=2, ensure_ascii=False) + "\n"
+
+
+def write_plan_json(plan: Plan, path: Path) -> None:
+    """Write plan.json readable by its owner only (0600), replacing any file there."""
+    write_private_text(path, plan_json_text(plan))
+
+
+def validation_errors(data: Any) -> list[str]:
+    """Every way `data` breaks plan.schema.json, as `path: message` lines."""
+    validator = jsonschema.Draft202012Validator(plan_schema())
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+        for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+
+
+def read_plan_json(path: Path) -> Plan:
+    """A plan.json checked against its schema; PlanError naming every problem otherwise."""
+    hint = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PlanError("the plan file is not there", where=str(path), hint=hint) from None
+    except (OSError, ValueError) as exc:
+        raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=hint) from None
+    problems = validation_errors(data)
+    if problems:
+        listed = "\n  ".join(problems[:20])
+        raise PlanError(f"the plan file is not a valid plan:\n  {listed}", where=str(path), hint=hint)
+    return plan_from_dict(data)

@@ -1,0 +1,230 @@
+"""Indexes over desired and live records, key matching, and reference resolution.
+
+A reference (`Ref(entity, values, by)`) resolves to the id of a live record, or, when the record
+is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is exact; folded
+(case/space) matches are only used to warn and to suggest ("did you mean ...?").
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from loader.plan.compare import fold, normalise
+from loader.plan.model import PendingId
+from loader.source.records import DesiredRecord, Ref, display_value
+
+LiveRecord = Mapping[str, Any]
+
+
+def key_text(value: Any) -> Any:
+    """The exact form a key part is matched in: text, ids of `{"id": ...}` objects, PendingId as is."""
+    if type(value) is str:  # the common case, first: this runs for every key part and reference
+        return value
+    if isinstance(value, dict) and "id" in value:
+        return value["id"]
+    if isinstance(value, (str, PendingId)) or value is None:
+        return value
+    return normalise(value)
+
+
+def show_key(key: Sequence[Any]) -> str:
+    """Key parts joined by '/', a Ref shown by its values."""
+    return "/".join(str(display_value(part)) for part in key)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One desired record after merging across blocks, with its plan ref and key fields."""
+
+    ref: str
+    record: DesiredRecord
+    key_fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a Ref resolved to: a live id, a PendingId, or nothing (with a message)."""
+
+    value: str | PendingId | None
+    pending: str | None = None  # the ref of the created record it waits for
+    problem: str | None = None
+    planned: str | None = None  # the ref of the record of this plan it refers to (live or pending)
+
+
+class Resolver:
+    """Exact lookups over desired entries and live records; memoises key matches."""
+
+    def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]]):
+        self._entries_by_entity: dict[str, list[Entry]] = {}
+        for entry in entries:
+            self._entries_by_entity.setdefault(entry.record.entity, []).append(entry)
+        self._live = live
+        self._live_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}
+        self._desired_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], Entry]] = {}
+        self._matches: dict[str, LiveRecord | None] = {}
+        self._matching: set[str] = set()
+        self._labels: dict[str, str] = {}
+
+    # ---- live side ---------------------------------------------------------------------------
+
+    def live_records(self, entity: str) -> Sequence[LiveRecord]:
+        return self._live.get(entity, ())
+
+    def live_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
+        """Live records of `entity` by the exact values of `by` (the first one wins on repeats)."""
+        index = self._live_index.get((entity, by))
+        if index is None:
+            index = {}
+            for rec in self.live_records(entity):
+                index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
+            self._live_index[(entity, by)] = index
+        return index
+
+    def live_label(self, live_id: str) -> str:
+        """A readable name for a live id (its code, name or external id), else the id itself."""
+        if not self._labels:
+            for records in self._live.values():
+                for rec in records:
+                    shown = rec.get("code") or rec.get("external_id") or rec.get("name")
+                    if rec.get("id") and shown:
+                        self._labels[str(rec["id"])] = str(shown)
+        return self._labels.get(live_id, live_id)
+
+    # ---- desired side ------------------------------------------------------------------------
+
+    def entries(self, entity: str) -> Sequence[Entry]:
+        return self._entries_by_entity.get(entity, ())
+
+    def _desired_index_for(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], Entry]:
+        index = self._desired_index.get((entity, by))
+        if index is None:
+            index = {}
+            for entry in self.entries(entity):
+                fields = entry.record.fields
+                if all(f in fields for f in by):
+                    values = tuple(_desired_text(fields[f]) for f in by)
+                    index.setdefault(values, entry)
+            self._desired_index[(entity, by)] = index
+        return index
+
+    # ---- matching and resolution -------------------------------------------------------------
+
+    def match(self, entry: Entry) -> LiveRecord | None:
+        """The live record with exactly this entry's key, resolving reference key parts first."""
+        if entry.ref in self._matches:
+            return self._matches[entry.ref]
+        if entry.ref in self._matching:  # a key that refers back to itself cannot match
+            return None
+        self._matching.add(entry.ref)
+        try:
+            parts = self.key_parts(entry)
+            found = None
+            if parts is not None:
+                found = self.live_index(entry.record.entity, entry.key_fields).get(parts)
+        finally:
+            self._matching.discard(entry.ref)
+        self._matches[entry.ref] = found
+        return found
+
+    def key_parts(self, entry: Entry) -> tuple[Any, ...] | None:
+        """The key with references resolved, or None when a part cannot be resolved."""
+        parts = []
+        for part in entry.record.key:
+            if isinstance(part, Ref):
+                resolved = self.resolve(part).value
+                if resolved is None:
+                    return None
+                parts.append(resolved)
+            else:
+                parts.append(key_text(part))
+        return tuple(parts)
+
+    def resolve(self, ref: Ref) -> Resolution:
+        """A live id, or PendingId of the record this plan creates, or a problem to report."""
+        values = tuple(key_text(v) for v in ref.values)
+        entry = self._desired_index_for(ref.entity, ref.by).get(values)
+        if entry is not None:
+            live = self.match(entry)
+            if live is not None and live.get("id"):
+                return Resolution(str(live["id"]), planned=entry.ref)
+            return Resolution(PendingId(entry.ref), pending=entry.ref, planned=entry.ref)
+        live = self.live_index(ref.entity, ref.by).get(values)
+        if live is not None and live.get("id"):
+            return Resolution(str(live["id"]))
+        return Resolution(None, problem=self._unresolved_message(ref, values))
+
+    def _unresolved_message(self, ref: Ref, values: tuple[Any, ...]) -> str:
+        shown = " ".join(f"{f} {v!r}" for f, v in zip(ref.by, ref.values, strict=False))
+        message = f"no {ref.entity} with {shown} in the source or live"
+        wanted = "/".join(str(v) for v in values)
+        candidates = {"/".join(str(v) for v in k) for k in self._desired_index_for(ref.entity, ref.by)}
+        candidates |= {"/".join(str(v) for v in k) for k in self.live_index(ref.entity, ref.by)}
+        folded = [c for c in sorted(candidates) if fold(c) == fold(wanted)]
+        close = folded or difflib.get_close_matches(wanted, sorted(candidates), n=1, cutoff=0.6)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+        return message
+
+    def near_duplicate(self, entry: Entry, parts: tuple[Any, ...] | None) -> LiveRecord | None:
+        """A live record whose key equals this entry's after case/space folding (no exact match)."""
+        if parts is None:
+            return None
+        folded = _fold_key(parts)
+        index = self._folded_index(entry.record.entity, entry.key_fields)
+        return index.get(folded)
+
+    def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
+        name = ("~folded", *by)
+        index = self._live_index.get((entity, name))
+        if index is None:
+            index = {}
+            for values, rec in self.live_index(entity, by).items():
+                index.setdefault(_fold_key(values), rec)
+            self._live_index[(entity, name)] = index
+        return index
+
+
+def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(fold(p) if isinstance(p, str) else p for p in parts)
+
+
+def _desired_text(value: Any) -> Any:
+    return key_text(display_value(value))
+
+
+def unique_clashes(
+    entries: Sequence[Entry],
+    resolver: Resolver,
+    group: tuple[str, tuple[str, ...]],
+    describe: Callable[[LiveRecord], str],
+) -> dict[str, list[str]]:
+    """entry ref -> messages for values of a unique group's field claimed by another member entity."""
+    field_name, members = group
+    clashes: dict[str, list[str]] = {}
+    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}
+    for entity in members:
+        for rec in resolver.live_records(entity):
+            live_by_value.setdefault(key_text(rec.get(field_name)), []).append((entity, rec))
+    desired_by_value: dict[Any, list[Entry]] = {}
+    for entry in entries:
+        if entry.record.entity in members and field_name in entry.record.fields:
+            desired_by_value.setdefault(key_text(entry.record.fields[field_name]), []).append(entry)
+    for value, claimants in desired_by_value.items():
+        for entry in claimants:
+            messages = [
+                f"{field_name} {value!r} is already used live by {describe(rec)}"
+                for entity, rec in live_by_value.get(value, ())
+                if entity != entry.record.entity
+            ]
+            messages += [
+                f"{field_name} {value!r} is also claimed by {other.record.entity} {other.ref} "
+                f"({other.record.row})"
+                for other in claimants
+                if other.record.entity != entry.record.entity
+            ]
+            if messages:
+                clashes[entry.ref] = messages
+    return clashes

@@ -1,0 +1,354 @@
+"""Mapping files (contract section 4) -> frozen Mapping / Block / FieldSpec values.
+
+Every node keeps its MappingPlace, so every problem names `file:line:col`. Loading never stops
+at the first problem: `load_mapping` returns the blocks it could build and every problem found.
+Columns are checked later, against the sheet's header (`loader.records`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping as MappingABC
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from loader.findings import Finding
+from loader.fingerprints import display_path
+from loader.package_data import schema as package_schema
+from loader.places import MappingPlace
+from loader.profile import Profile
+from loader.source.entity_schemas import default_type, field_names
+from loader.source.steps import Steps
+from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, schema_problems
+
+CUSTOM = "custom_attributes"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One `where` test on a column: op is equals, not_equals, in, not_in, empty, not_empty, matches."""
+
+    column: str
+    op: str
+    values: tuple[str, ...]
+    place: MappingPlace
+    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """Where one field's value comes from and how it is cleaned.
+
+    `name` is the payload field, or `custom_attributes.<Label>`. Exactly one of `column`,
+    `template` (its columns in `template_columns`) or a constant (`has_value`) is set.
+    """
+
+    name: str
+    place: MappingPlace
+    steps: Steps
+    column: str | None = None
+    column_place: MappingPlace | None = None
+    template: tuple[tuple[str, bool], ...] = ()  # (literal text or column name, is_column)
+    has_value: bool = False
+    value: Any = None
+    ref: str | None = None
+    by: tuple[str, ...] = ()
+    empty: str = "skip"
+    pii: bool = False
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        if self.column is not None:
+            return (self.column,)
+        return tuple(part for part, is_column in self.template if is_column)
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    entity: str
+    source: Path
+    source_display: str
+    sheet: str | None
+    header_row: int
+    key: tuple[str, ...]
+    fields: tuple[FieldSpec, ...]
+    where: tuple[Condition, ...]
+    place: MappingPlace
+    source_place: MappingPlace
+    sheet_place: MappingPlace | None = None
+    delimiter: str | None = None
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class Mapping:
+    path: Path
+    display: str
+    blocks: tuple[Block, ...]
+
+
+@cache
+def mapping_schema() -> dict[str, Any]:
+    return package_schema("mapping.schema.json")
+
+
+def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
+    """The mapping file's blocks that are valid, and a Finding for every problem (file:line:col).
+
+    Raises OSError when the file cannot be read at all.
+    """
+    display = display_path(path)
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        doc = load_marked(text, display)
+    except YamlSyntaxError as exc:
+        return None, [_error("mapping-yaml", exc.message, exc.place)]
+    findings = [_error("mapping-yaml", message, place) for place, message in doc.problems]
+    problems = schema_problems(doc, mapping_schema())
+    findings += [_error("mapping-schema", message, place) for _, place, message in problems]
+    if not isinstance(doc.data, dict) or any(len(p) < 2 or p[0] != "entities" for p, _, _ in problems):
+        return None, _in_file_order(findings)
+    broken = {p[1] for p, _, _ in problems}
+    builder = _BlockBuilder(doc, path, profile, findings)
+    blocks = [
+        block
+        for name in doc.data["entities"]
+        if name not in broken and (block := builder.block(name)) is not None
+    ]
+    return Mapping(path, display, tuple(blocks)), _in_file_order(findings)
+
+
+def _in_file_order(findings: list[Finding]) -> list[Finding]:
+    def position(f: Finding) -> tuple[int, int]:
+        parts = (f.where or "").rsplit(":", 2)
+        return (int(parts[1]), int(parts[2])) if len(parts) == 3 and parts[1].isdigit() else (0, 0)
+
+    return sorted(findings, key=position)
+
+
+def _error(code: str, message: str, place: MappingPlace) -> Finding:
+    return Finding("error", code, message, str(place))
+
+
+def did_you_mean(wanted: str, choices: list[str]) -> str:
+    folded = {c.strip().casefold(): c for c in choices}
+    if wanted.strip().casefold() in folded:
+        return f" (did you mean {folded[wanted.strip().casefold()]!r}?)"
+    close = difflib.get_close_matches(wanted, choices, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
+    """"{First Name} {Last Name}" -> parts; {{ and }} are literal braces. Raises ValueError."""
+    parts: list[tuple[str, bool]] = []
+    literal = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "{}" and text[i:i + 2] in ("{{", "}}"):
+            literal += ch
+            i += 2
+        elif ch == "{":
+            end = text.find("}", i)
+            if end < 0:
+                raise ValueError(f"unclosed '{{' at character {i + 1}")
+            name = text[i + 1:end].strip()
+            if not name or "{" in name:
+                raise ValueError(f"expected a column name between braces at character {i + 1}")
+            if literal:
+                parts.append((literal, False))
+                literal = ""
+            parts.append((name, True))
+            i = end + 1
+        elif ch == "}":
+            raise ValueError(f"unmatched '}}' at character {i + 1} (write }}}} for a literal brace)")
+        else:
+            literal += ch
+            i += 1
+    if literal:
+        parts.append((literal, False))
+    if not any(is_column for _, is_column in parts):
+        raise ValueError("a template names at least one column, like {Course Code}")
+    return tuple(parts)
+
+
+class _BlockBuilder:
+    """Turns the schema-valid data of one block into a Block, or records why it cannot."""
+
+    def __init__(self, doc: MarkedDocument, path: Path, profile: Profile, findings: list[Finding]):
+        self.doc = doc
+        self.path = path
+        self.profile = profile
+        self.findings = findings
+
+    def _fail(self, code: str, message: str, where: tuple[Any, ...], *, key: bool = False) -> None:
+        self.findings.append(_error(code, message, self.doc.place(where, key=key)))
+
+    def block(self, name: str) -> Block | None:
+        data = self.doc.data["entities"][name]
+        base: tuple[Any, ...] = ("entities", name)
+        before = len(self.findings)
+        entity_name = data["entity"]
+        writable = sorted(n for n, e in self.profile.entities.items() if e.writable and e.schema)
+        if entity_name not in writable:
+            self._fail(
+                "unknown-entity",
+                f"unknown entity {entity_name!r}; expected one of: {', '.join(writable)}"
+                + did_you_mean(entity_name, writable),
+                (*base, "entity"),
+            )
+            return None
+        entity = self.profile.entity(entity_name)
+        source_text = data.get("source", self.doc.data.get("source"))
+        source_place = self.doc.place((*base, "source") if "source" in data else ("source",))
+        if source_text is None:
+            self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
+            return None
+        source = (self.path.parent / source_text)
+        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
+                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
+        for label, fdata in data["fields"].get(CUSTOM, {}).items():
+            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
+            self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
+        managed = {s.name for s in specs if s is not None}
+        for index, key_field in enumerate(data["key"]):
+            if key_field not in managed:
+                self._fail("key-not-mapped", f"key field {key_field!r} is not in `fields`; every key field must be "
+                           "mapped", (*base, "key", index))
+        where = self._where(data.get("where"), (*base, "where"))
+        if len(self.findings) > before:
+            return None
+        return Block(
+            name=name,
+            entity=entity_name,
+            source=source,
+            source_display=display_path(source),
+            sheet=data.get("sheet"),
+            header_row=data.get("header_row", 1),
+            key=tuple(data["key"]),
+            fields=tuple(s for s in specs if s is not None),
+            where=where,
+            place=self.doc.place(base, key=True),
+            source_place=source_place,
+            sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
+            delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
+            encoding=data.get("encoding", self.doc.data.get("encoding")),
+        )
+
+    def _field(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
+        entity = self.profile.entity(entity_name)
+        known = list(field_names(entity))
+        if name in entity.forbidden:
+            self._fail("forbidden-field", f"{entity_name} field {name!r} cannot be sent: the service refuses it",
+                       where, key=True)
+            return None
+        if name in entity.read_only:
+            self._fail("read-only-field", f"{entity_name} field {name!r} is read-only (set by the service)",
+                       where, key=True)
+            return None
+        if name not in known:
+            self._fail("unknown-field", f"unknown field {name!r} for {entity_name}; expected one of: "
+                       f"{', '.join(known)}{did_you_mean(name, known)}", where, key=True)
+            return None
+        return self._spec(entity_name, name, data, where, default_type(entity, name))
+
+    def _custom(self, entity_name: str, label: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
+        spec = self._spec(entity_name, f"{CUSTOM}.{label}", data, where, "string")
+        if spec is not None and spec.ref:
+            self._fail("bad-ref", "a custom attribute cannot be a reference", (*where, "ref"), key=True)
+            return None
+        return spec
+
+    def _spec(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...], kind: str) -> FieldSpec | None:
+        if isinstance(data, str):
+            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=data.strip(),
+                             column_place=self.doc.place(where))
+        before = len(self.findings)
+        ref, by = data.get("ref"), data.get("by")
+        if ref is not None:
+            by = self._ref(entity_name, name, ref, by, where)
+        template: tuple[tuple[str, bool], ...] = ()
+        if "template" in data:
+            try:
+                template = parse_template(data["template"])
+            except ValueError as exc:
+                self._fail("bad-template", f"bad template: {exc}", (*where, "template"))
+        pattern = None
+        if "pattern" in data:
+            try:
+                pattern = re.compile(data["pattern"])
+            except re.error as exc:
+                self._fail("bad-pattern", f"bad regular expression: {exc}", (*where, "pattern"))
+        if len(self.findings) > before:
+            return None
+        raw_map = dict(data["map"]) if "map" in data else None  # keys keep their source text
+        steps = Steps(
+            transform=tuple(data.get("transform", ())),
+            type=data.get("type", "string" if ref else kind),
+            split=data.get("split"),
+            map=raw_map,
+            has_default="default" in data,
+            default=data.get("default"),
+            pattern=pattern,
+            max_length=data.get("max_length"),
+        )
+        column = data.get("column")
+        return FieldSpec(
+            name=name,
+            place=self.doc.place(where, key=True),
+            steps=steps,
+            column=column.strip() if column else None,
+            column_place=self.doc.place((*where, "column")) if column else self.doc.place((*where, "template")),
+            template=template,
+            has_value="value" in data,
+            value=data.get("value"),
+            ref=ref,
+            by=tuple(by or ()),
+            empty=data.get("empty", "skip"),
+            pii=bool(data.get("pii", False)),
+        )
+
+    def _ref(self, entity_name: str, name: str, target: str, by: Any, where: tuple[Any, ...]) -> tuple[str, ...]:
+        reference = self.profile.entity(entity_name).references.get(name)
+        if reference is None:
+            self._fail("bad-ref", f"{entity_name} field {name!r} does not hold references", (*where, "ref"))
+            return ()
+        if target not in reference.entities:
+            self._fail("bad-ref", f"{entity_name} field {name!r} refers to {', '.join(reference.entities)}, "
+                       f"not {target!r}", (*where, "ref"))
+            return ()
+        fields = (by,) if isinstance(by, str) else tuple(by or self.profile.entity(target).key)
+        if len(fields) != 1:
+            self._fail("bad-ref", f"a {target} is identified by {len(fields)} fields ({', '.join(fields)}); "
+                       "name the one field this column holds with `by:`", (*where, "ref"))
+            return ()
+        return fields
+
+    def _where(self, data: Any, where: tuple[Any, ...]) -> tuple[Condition, ...]:
+        if data is None:
+            return ()
+        items = [(data, where)] if isinstance(data, MappingABC) else [(c, (*where, i)) for i, c in enumerate(data)]
+        conditions = []
+        for cond, path in items:
+            op = next(k for k in cond if k != "column")
+            raw = cond[op]
+            if op in ("in", "not_in"):
+                values = tuple(self.doc.raw.get((*path, op, i), str(v)) for i, v in enumerate(raw))
+            elif op in ("equals", "not_equals", "matches"):
+                values = (self.doc.raw.get((*path, op), str(raw)),)
+            else:
+                values = ()
+            pattern = None
+            if op == "matches":
+                try:
+                    pattern = re.compile(values[0])
+                except re.error as exc:
+                    self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
+                    continue
+            conditions.append(Condition(cond["column"].strip(), op, values, self.doc.place((*path, "column")), pattern))
+        return tuple(conditions)

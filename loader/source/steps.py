@@ -1,0 +1,294 @@
+"""Value steps: one cell value -> the value a record field holds.
+
+The order (contract section 4, documented for users in the README):
+transform -> split -> map -> type -> default -> pattern -> max_length.
+
+- `transform` works on the cell's text (a number's text never has a trailing ".0").
+- A cell that is empty, or only whitespace (non-breaking spaces included), is empty; so is a
+  value that `transform` leaves empty. An empty value takes `default`, else the `empty:` mode
+  decides (that is the caller's business: `apply_steps` returns EMPTY).
+- `split` (or `type: list`, which splits on ",") makes a list; items are stripped and empty
+  items dropped; `map`, the item type (string), `pattern` and `max_length` apply to each item.
+- `map` looks the text up as written in the mapping (after transform); a value not listed
+  passes through unchanged. The mapped value then goes through `type`, so
+  `{type: boolean, map: {Oui: true}}` works. (The contract lists `type` before `map`; looking
+  up the source text first is what users expect, and is the only difference.)
+- `boolean` accepts yes/no/true/false/y/n/1/0 in any letter case. `date` accepts date cells and
+  text as 2027-02-28 or 28/02/2027 (day first, as Australian users write it), giving
+  "2027-02-28". `epoch_ms` accepts the same and date-times, taken as UTC, and whole numbers
+  (already milliseconds); a time finer than a millisecond is rounded to the nearest one (a cell
+  Excel shows as 09:30:00 may hold 09:29:59.999999).
+- A field marked `pii: true` never has its value spelt out in a message (contract section 7): the
+  message says what was expected and that the value is hidden.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, Final
+
+from loader.source.records import quoted
+from loader.source.sheets import WHITESPACE, CellValue
+
+TRANSFORMS: Final = ("strip", "upper", "lower", "title", "collapse_spaces")
+TYPES: Final = ("string", "integer", "number", "boolean", "date", "epoch_ms", "list")
+LIST_SEPARATOR: Final = ","
+
+_TRUE = frozenset({"yes", "true", "y", "1"})
+_FALSE = frozenset({"no", "false", "n", "0"})
+_DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+_INTEGER = re.compile(r"[+-]?\d+")
+_SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+class _Empty:
+    def __repr__(self) -> str:
+        return "EMPTY"
+
+
+EMPTY: Final = _Empty()
+
+
+class StepError(ValueError):
+    """A value step failed; the message says what was expected and what was found.
+
+    `said` is the message up to the found value, which `_shown` renders; `hidden()` gives the same
+    error for a PII field, with the value left out.
+    """
+
+    def __init__(self, said: str, found: Any, *, pii: bool = False) -> None:
+        super().__init__(said + _shown(found, pii))
+        self.said = said
+        self.pii = pii
+        self._found = found
+
+    def hidden(self) -> StepError:
+        return self if self.pii else StepError(self.said, self._found, pii=True)
+
+
+@dataclass(frozen=True)
+class Steps:
+    transform: tuple[str, ...] = ()
+    type: str = "string"
+    split: str | None = None
+    map: Mapping[str, Any] | None = None
+    has_default: bool = False
+    default: Any = None
+    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    max_length: int | None = None
+
+
+def text_of(value: CellValue | Any) -> str:
+    """The text a user sees for a value: 101 -> "101", a date -> "2027-02-28"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 2**63 else repr(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    return str(value)
+
+
+def _shown(value: Any, pii: bool = False) -> str:
+    """A found value for a message: quoted and cut short; a PII value is never spelt out."""
+    if pii:
+        return quoted(value, pii)
+    text = repr(text_of(value)) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "...'"
+
+
+def _transform(text: str, names: tuple[str, ...]) -> str:
+    for name in names:
+        if name == "strip":
+            text = text.strip(WHITESPACE)
+        elif name == "upper":
+            text = text.upper()
+        elif name == "lower":
+            text = text.lower()
+        elif name == "title":
+            text = text.title()
+        elif name == "collapse_spaces":
+            text = _SPACES.sub(" ", text).strip(WHITESPACE)
+    return text
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip(WHITESPACE))
+
+
+def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> Any:
+    """The field value for one cell, or EMPTY. Raises StepError saying what was expected.
+
+    For a PII field (`pii=True`) the error does not show the value.
+    """
+    try:
+        return _applied(value, steps)
+    except StepError as refused:
+        if not pii:
+            raise
+        raise refused.hidden() from None
+
+
+def _applied(value: CellValue | Any, steps: Steps) -> Any:
+    if not _is_empty(value) and steps.transform:
+        value = _transform(text_of(value), steps.transform)
+    if _is_empty(value):
+        return _default(steps)
+    if steps.split is not None or steps.type == "list":
+        separator = steps.split or LIST_SEPARATOR
+        items = [part.strip(WHITESPACE) for part in text_of(value).split(separator)]
+        kept = [item for item in items if item]
+        if not kept:
+            return _default(steps)
+        item_type = "string" if steps.type == "list" else steps.type
+        return [_finish(_convert(_mapped(item, steps), item_type), steps) for item in kept]
+    return _finish(_convert(_mapped(value, steps), steps.type), steps)
+
+
+def _default(steps: Steps) -> Any:
+    if not steps.has_default:
+        return EMPTY
+    if steps.type == "list" or steps.split is not None:
+        items = steps.default if isinstance(steps.default, list) else [steps.default]
+        return [_finish(_convert(item, "string" if steps.type == "list" else steps.type), steps) for item in items]
+    return _finish(_convert(steps.default, steps.type), steps)
+
+
+def _mapped(value: Any, steps: Steps) -> Any:
+    if steps.map:
+        text = text_of(value)
+        if text in steps.map:
+            return steps.map[text]
+    return value
+
+
+def _finish(value: Any, steps: Steps) -> Any:
+    if steps.pattern is not None and value is not None:
+        if not steps.pattern.fullmatch(text_of(value)):
+            raise StepError(f"expected text matching pattern {steps.pattern.pattern!r}, got ", value)
+    if steps.max_length is not None and isinstance(value, str) and len(value) > steps.max_length:
+        raise StepError(f"expected at most {steps.max_length} characters, got {len(value)}: ", value)
+    return value
+
+
+def _convert(value: Any, kind: str) -> Any:
+    if value is None:
+        return None  # a mapped or default null means "clear"
+    if kind in ("string", "list"):
+        return text_of(value)
+    if kind == "integer":
+        return _integer(value)
+    if kind == "number":
+        return _number(value)
+    if kind == "boolean":
+        return _boolean(value)
+    if kind == "date":
+        return _date(value).isoformat()
+    if kind == "epoch_ms":
+        return _epoch_ms(value)
+    raise StepError(f"expected one of the types {', '.join(TYPES)}, got ", kind)
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip(WHITESPACE)
+        if _INTEGER.fullmatch(text):
+            return int(text)
+        try:
+            number = float(text)
+        except ValueError:
+            number = math.nan
+        if number.is_integer():
+            return int(number)
+    raise StepError("expected a whole number, got ", value)
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip(WHITESPACE))
+        except ValueError:
+            raise StepError("expected a number, got ", value) from None
+    else:
+        raise StepError("expected a number, got ", value)
+    if not math.isfinite(number):
+        raise StepError("expected a finite number, got ", value)
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = text_of(value).strip(WHITESPACE).lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise StepError("expected yes/no, true/false, y/n or 1/0, got ", value)
+
+
+def _date(value: Any) -> date:
+    if isinstance(value, datetime):
+        if value.time() == time(0):
+            return value.date()
+        raise StepError("expected a date, got a date and time ", value)
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        text = value.strip(WHITESPACE)
+        try:
+            return date.fromisoformat(text) if len(text) == 10 and text[4] == "-" else _dmy(text)
+        except ValueError:
+            pass
+    raise StepError("expected a date like 2027-02-28 or 28/02/2027 or a date cell, got ", value)
+
+
+def _dmy(text: str) -> date:
+    found = _DMY.fullmatch(text)
+    if not found:
+        raise ValueError(text)
+    day, month, year = (int(g) for g in found.groups())
+    return date(year, month, day)
+
+
+def _epoch_ms(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _INTEGER.fullmatch(value.strip(WHITESPACE)):
+        return int(value.strip(WHITESPACE))
+    moment: datetime | None = None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime.combine(value, time(0))
+    elif isinstance(value, str):
+        text = value.strip(WHITESPACE)
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            try:
+                moment = datetime.combine(_dmy(text), time(0))
+            except ValueError:
+                moment = None
+    if moment is None:
+        raise StepError("expected a date or date-time like 2027-02-28T09:30 or a date cell, got ", value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    # Whole microseconds, rounded to the nearest millisecond: a float timestamp times 1000,
+    # truncated, turns a cell holding 09:29:59.999999 (Excel's 09:30) into 09:29:59.999.
+    milliseconds, rest = divmod((moment - _EPOCH) // _MICROSECOND, 1000)
+    return milliseconds + (rest >= 500)

@@ -1,0 +1,213 @@
+"""YAML loaded safely, remembering where every node is, and JSON Schema errors placed on it.
+
+Mapping keys keep their source text ("Yes" stays "Yes", not True); scalar values are resolved
+by the safe YAML 1.1 rules, and their source text is kept too (`raw`), so a `map:` or `where:`
+value compares as the user wrote it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import jsonschema
+import yaml
+
+from loader.places import MappingPlace
+
+Path_ = tuple[str | int, ...]
+_MAX_NODES = 200_000
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_PLAIN_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+
+
+@dataclass
+class MarkedDocument:
+    """A loaded YAML document: plain data plus the place of every value and key."""
+
+    file: str
+    data: Any
+    values: dict[Path_, MappingPlace] = field(default_factory=dict)
+    keys: dict[Path_, MappingPlace] = field(default_factory=dict)
+    raw: dict[Path_, str] = field(default_factory=dict)
+    problems: list[tuple[MappingPlace, str]] = field(default_factory=list)
+
+    def place(self, path: Path_, *, key: bool = False) -> MappingPlace:
+        """The place of the value (or key) at `path`, else of its nearest ancestor."""
+        table = self.keys if key else self.values
+        probe = tuple(path)
+        while probe:
+            found = table.get(probe) or self.values.get(probe)
+            if found is not None:
+                return found
+            probe = probe[:-1]
+        return self.values.get((), MappingPlace(self.file, 1, 1))
+
+
+class YamlSyntaxError(Exception):
+    def __init__(self, place: MappingPlace, message: str):
+        super().__init__(message)
+        self.place = place
+        self.message = message
+
+
+def _place(file: str, node: yaml.Node) -> MappingPlace:
+    return MappingPlace(file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def load_marked(text: str, file: str) -> MarkedDocument:
+    """Parse one YAML document with the safe loader. Raises YamlSyntaxError with a place."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        place = MappingPlace(file, mark.line + 1, mark.column + 1) if mark else MappingPlace(file, 1, 1)
+        raise YamlSyntaxError(place, f"invalid YAML: {exc.problem or exc}") from None
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    doc = MarkedDocument(file, None)
+    if node is None:
+        return doc
+    counter = [0]
+    try:
+        doc.data = _convert(doc, yaml.SafeLoader(""), node, (), counter)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        place = MappingPlace(file, mark.line + 1, mark.column + 1) if mark else MappingPlace(file, 1, 1)
+        raise YamlSyntaxError(place, f"invalid YAML value: {exc.problem}") from None
+    return doc
+
+
+def _convert(doc: MarkedDocument, loader: yaml.SafeLoader, node: yaml.Node, path: Path_, counter: list[int]) -> Any:
+    counter[0] += 1
+    if counter[0] > _MAX_NODES or len(path) > 50:
+        raise YamlSyntaxError(_place(doc.file, node), "the document is too large or too deeply nested")
+    doc.values[path] = _place(doc.file, node)
+    allowed = _PLAIN_TAGS.get(type(node))
+    if allowed is not None and node.tag != allowed:
+        raise YamlSyntaxError(_place(doc.file, node), f"invalid YAML value: the tag {node.tag!r} is not allowed")
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                doc.problems.append((_place(doc.file, key_node), "YAML merge keys (<<) are not supported"))
+                continue
+            key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else str(key_node.start_mark)
+            if key in result:
+                doc.problems.append((_place(doc.file, key_node), f"duplicate key {key!r}"))
+            doc.keys[(*path, key)] = _place(doc.file, key_node)
+            result[key] = _convert(doc, loader, value_node, (*path, key), counter)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_convert(doc, loader, item, (*path, i), counter) for i, item in enumerate(node.value)]
+    doc.raw[path] = str(node.value)
+    value = loader.construct_object(node, deep=True)
+    if isinstance(value, datetime | date):
+        return value.isoformat()  # a date constant is meant as its ISO text
+    return value
+
+
+# ---- schema errors -----------------------------------------------------------------------
+
+
+def _yaml_type(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    return "a map"
+
+
+_TYPE_WORDS = {"object": "a map", "array": "a list", "string": "text", "integer": "a whole number",
+               "number": "a number", "boolean": "true or false", "null": "nothing"}
+
+
+def _leaf_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.ValidationError]:
+    """Replace a oneOf/anyOf error by the errors of the branch whose type matched, when one did."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[Any, list[jsonschema.ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        matching = [
+            subs for subs in branches.values()
+            if not any(s.validator == "type" and not s.relative_path for s in subs)
+        ]
+        if len(matching) == 1:
+            for sub in matching[0]:
+                yield from _leaf_errors(sub)
+            return
+    yield error
+
+
+def schema_problems(doc: MarkedDocument, schema: Mapping[str, Any]) -> list[tuple[Path_, MappingPlace, str]]:
+    """Every schema violation as (path, place, message saying what is expected there)."""
+    validator = jsonschema.Draft202012Validator(schema)
+    found: list[tuple[Path_, MappingPlace, str]] = []
+    for top in validator.iter_errors(doc.data):
+        for error in _leaf_errors(top):
+            found.extend(_describe(doc, error))
+    found.sort(key=lambda item: (item[1].line, item[1].col))
+    return found
+
+
+def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tuple[Path_, MappingPlace, str]]:
+    path: Path_ = tuple(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    instance = error.instance
+    if error.validator == "additionalProperties" and isinstance(instance, Mapping):
+        allowed = list(schema.get("properties", {}))
+        out = []
+        for extra in instance:
+            if extra in allowed:
+                continue
+            message = f"unknown key {extra!r}"
+            if allowed:
+                message += f"; expected one of: {', '.join(allowed)}"
+                close = difflib.get_close_matches(extra, allowed, n=1)
+                if close:
+                    message += f" (did you mean {close[0]!r}?)"
+            out.append(((*path, extra), doc.place((*path, extra), key=True), message))
+        return out
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in str(error.message) else str(error.message)
+        return [(path, doc.place(path), f"missing `{missing}`" + _expected_suffix(schema))]
+    expected = schema.get("x-expected")
+    if error.validator in ("minProperties", "minItems") and error.validator_value == 1:
+        message = "expected at least one entry, got none"
+    elif error.validator == "minLength" and error.validator_value == 1:
+        message = "expected some text, got an empty string"
+    elif expected:
+        message = f"expected {expected}"
+        if not isinstance(instance, dict):
+            message += f", got {_yaml_type(instance)}"
+    elif error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        message = f"expected {' or '.join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)}, got {_yaml_type(instance)}"
+    elif error.validator == "enum":
+        message = f"expected one of: {', '.join(map(str, error.validator_value))}; got {_yaml_type(instance)}"
+        if isinstance(instance, str):
+            close = difflib.get_close_matches(instance, [str(v) for v in error.validator_value], n=1)
+            if close:
+                message += f" (did you mean {close[0]!r}?)"
+    elif error.validator == "const":
+        message = f"expected {error.validator_value!r}, got {_yaml_type(instance)}"
+    else:
+        message = error.message
+    return [(path, doc.place(path), message)]
+
+
+def _expected_suffix(schema: Mapping[str, Any]) -> str:
+    expected = schema.get("x-expected")
+    return f" (expected {expected})" if expected else ""

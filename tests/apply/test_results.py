@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import csv
+import json
+import stat
+from pathlib import Path
+
+import openpyxl
+
+from loader.apply.results import Outcome, RecordResult, Results
+from loader.findings import Finding
+from loader.report.results_json import write_results_json
+from loader.report.results_terminal import render_results
+from loader.report.results_workbook import FAILED_FILL, write_results_workbook
+
+
+def _result(ref: str, outcome: Outcome, row: int, **values: object) -> RecordResult:
+    return RecordResult(
+        ref=f"courses/{ref}", block="courses", entity="course", key=(ref,), outcome=outcome,
+        source=f"curriculum.xlsx › Courses › row {row}", row=row, **values,  # type: ignore[arg-type]
+    )
+
+
+def _source_workbook(path: Path) -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Courses"
+    sheet.append(["Course Code", "Course Title", "School Code"])
+    sheet.append(["BSC", "Bachelor of Science", "SCI"])
+    sheet.append(["BA", "=cmd|' /C calc'!A0", "ART"])
+    sheet.append(["BX", "Broken", "NOPE"])
+    sheet["B3"].data_type = "s"  # text that merely looks like a formula, as an export may hold
+    workbook.save(path)
+
+
+def _results(tmp_path: Path) -> Results:
+    return Results(
+        environment="sandbox",
+        env_name="sandbox",
+        records=(
+            _result("BSC", Outcome.CREATED, 2, id="id-1", fields=("code", "name")),
+            _result("BA", Outcome.UNCHANGED, 3, id="id-2"),
+            _result("BX", Outcome.FAILED, 4, status=400, message="ValidationError: parent not found",
+                    cells=("curriculum.xlsx › Courses › C4",)),
+        ),
+        block_sources={"courses": (str(tmp_path / "curriculum.xlsx"), "Courses")},
+    )
+
+
+def test_results_workbook_copies_source_rows_and_adds_outcome_columns(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    out = tmp_path / "results.xlsx"
+    notes = write_results_workbook(_results(tmp_path), out)
+    assert notes == []
+    sheet = openpyxl.load_workbook(out)["Courses"]
+    rows = [[c.value for c in row] for row in sheet.iter_rows()]
+    assert rows[0] == ["Course Code", "Course Title", "School Code", "loader status", "loader id", "loader message"]
+    assert rows[1][:5] == ["BSC", "Bachelor of Science", "SCI", "created", "id-1"]
+    assert rows[3][3:] == ["failed", None, "HTTP 400: ValidationError: parent not found"]
+
+
+def test_results_workbook_highlights_and_comments_the_failed_cell(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(_results(tmp_path), out)
+    sheet = openpyxl.load_workbook(out)["Courses"]
+    assert sheet["C4"].fill.start_color.rgb.endswith(FAILED_FILL.start_color.rgb[-6:])
+    assert "parent not found" in sheet["C4"].comment.text
+    assert sheet["C2"].comment is None
+
+
+def test_results_workbook_neutralises_a_formula_copied_from_the_source(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(_results(tmp_path), out)
+    sheet = openpyxl.load_workbook(out)["Courses"]
+    assert sheet["B3"].value == "'=cmd|' /C calc'!A0"
+    assert sheet["B3"].data_type == "s"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def test_results_workbook_from_a_csv_source_is_an_xlsx_with_the_rows(tmp_path: Path) -> None:
+    with (tmp_path / "courses.csv").open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["Course Code", "Course Title"], ["BSC", "Science"], ["BA", "@Arts"]])
+    results = Results(
+        environment="sandbox", env_name="sandbox",
+        records=(_result("BSC", Outcome.CREATED, 2, id="x"), _result("BA", Outcome.SKIPPED, 3, message="stale: x")),
+        block_sources={"courses": (str(tmp_path / "courses.csv"), None)},
+    )
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(results, out)
+    sheet = openpyxl.load_workbook(out).active
+    assert [c.value for c in sheet[3]] == ["BA", "'@Arts", "skipped", None, "stale: x"]
+
+
+def test_a_missing_source_is_noted_and_the_outcomes_still_written(tmp_path: Path) -> None:
+    out = tmp_path / "results.xlsx"
+    notes = write_results_workbook(_results(tmp_path), out)
+    assert len(notes) == 1 and "not copied" in notes[0]
+    sheet = openpyxl.load_workbook(out).active
+    assert sheet.cell(row=4, column=1).value == "failed"
+
+
+def test_results_json_holds_every_record_with_totals_and_is_private(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    write_results_json(_results(tmp_path), out)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["totals"] == {"created": 1, "updated": 0, "unchanged": 1, "skipped": 0, "failed": 1}
+    assert data["ok"] is False
+    assert [r["outcome"] for r in data["records"]] == ["created", "unchanged", "failed"]
+    assert data["records"][2]["status"] == 400
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def test_terminal_summary_counts_per_block_and_names_each_failure(tmp_path: Path) -> None:
+    text = render_results(_results(tmp_path))
+    assert "courses  1 created, 0 updated, 1 unchanged, 0 skipped, 1 failed" in text
+    assert "row 4  courses/BX: HTTP 400: ValidationError: parent not found" in text
+
+
+def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    results = _results(tmp_path)
+    results = Results(**{**results.__dict__, "records": results.records[:2]})
+    bad_row = Finding("error", "not-a-date", "not a date: 'soon'", "curriculum.xlsx › Courses › B4")
+    other_sheet = Finding("error", "x", "elsewhere", "curriculum.xlsx › Schools › B4")
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(results, out, row_errors={"courses": (bad_row, other_sheet)})
+    sheet = openpyxl.load_workbook(out)["Courses"]
+    assert [c.value for c in sheet[4]][3:] == ["error", None, "not a date: 'soon'"]
+    assert sheet["B4"].comment.text == "not a date: 'soon'"
+    assert sheet["B2"].comment is None

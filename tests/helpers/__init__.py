@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (on pytest's pythonpath: `from helpers.plan import Block`)."""

@@ -1,0 +1,48 @@
+"""Helpers of the report tests: a small plan built purely with every kind of row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from helpers.plan import Block
+from loader.places import CellRef
+from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.model import Plan
+from loader.profile import load_profile
+from loader.source.records import DesiredRecord, Ref
+
+
+def desired(block: str, entity: str, row: int, key: Sequence[str] = ("code",), pii: Sequence[str] = (),
+            **fields: Any) -> DesiredRecord:
+    cells = {n: CellRef("intake.xlsx", block, f"{'ABCDEFGH'[i]}{row}", row) for i, n in enumerate(fields)}
+    return DesiredRecord(block, entity, tuple(fields[k] for k in key), fields,
+                         CellRef("intake.xlsx", block, None, row), cells, frozenset(pii))
+
+
+def small_plan() -> Plan:
+    """A create, an update, an unchanged record, PII, a warning and an error."""
+    live = {
+        "school": [{"id": "s-1", "code": "SCI", "name": "Science", "type": "SCHOOL"},
+                   {"id": "s-2", "code": "ENG", "name": "Old | Engineering", "type": "SCHOOL"}],
+        "applicant": [{"id": "a-1", "external_id": "A1", "email_address": "old@example.com"}],
+        "subject": [{"id": "u-1", "code": "MATH1", "name": "Maths", "access": "Restricted"}],
+    }
+    blocks = [
+        Block("schools", "school", ("code",), (
+            desired("schools", "school", 2, code="SCI", name="Science"),
+            desired("schools", "school", 3, code="ENG", name="New | <b>Engineering</b>"),
+            desired("schools", "school", 4, code="LAW", name="Law"),
+        ), sheet="Schools"),
+        Block("subjects", "subject", ("code",), (
+            desired("subjects", "subject", 2, code="MATH1", name="Maths", access="Open"),
+            desired("subjects", "subject", 3, code="PHYS1", name="Physics", parent=Ref("program", ("NOPE",))),
+        ), sheet="Subjects"),
+        Block("applicants", "applicant", ("external_id",), (
+            desired("applicants", "applicant", 2, key=("external_id",), pii=("email_address",), external_id="A1",
+                    email_address="new.secret@example.com"),
+        ), sheet="Applicants"),
+    ]
+    return plan_changes(blocks, live, load_profile(), header=PlanHeader(
+        "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "ab" * 32},
+        created_at="2026-11-22T00:00:00+00:00"))
