@@ -27,7 +27,7 @@ from loader.errors import LoaderError
 from loader.findings import Finding
 from loader.private_files import open_private
 from loader.safe_cells import set_safe_cell
-from loader.source.sheets import read_sheet
+from loader.source.readers import read_sheet
 
 FAILED_FILL = PatternFill("solid", start_color="FFC7CE", end_color="FFC7CE")
 SKIPPED_FILL = PatternFill("solid", start_color="FFEB9C", end_color="FFEB9C")

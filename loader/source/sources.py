@@ -17,8 +17,8 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.mapping import Block, Mapping, load_mapping
+from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
 from loader.source.records import DesiredRecord
-from loader.source.sheets import EXCEL_SUFFIXES, SheetData, first_visible_sheet, read_sheet, sheet_names
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class _SheetCache:
                                     str(block.source_place)))
             return None
         sheet = block.sheet
-        is_excel = block.source.suffix.lower() in EXCEL_SUFFIXES
+        is_excel = has_sheets(block.source)
         try:
             if is_excel:
                 names = sheet_names(block.source)

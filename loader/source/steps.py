@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
+from loader.source.readers import WHITESPACE, CellValue
 from loader.source.records import quoted
-from loader.source.sheets import WHITESPACE, CellValue
 
 TRANSFORMS: Final = ("strip", "upper", "lower", "title", "collapse_spaces")
 TYPES: Final = ("string", "integer", "number", "boolean", "date", "epoch_ms", "list")

@@ -103,7 +103,7 @@ def work(engine: str, path: Path) -> dict[str, object]:
         count = sum(1 for _ in book["Data"].iter_rows(values_only=True)) - 1
         book.close()
     elif engine in ("loader.sheets (calamine)", "loader.sheets (openpyxl)"):
-        from loader.source.sheets import read_sheet
+        from loader.source.readers import read_sheet
 
         data = read_sheet(path, path.name, "Data", engine="openpyxl" if "openpyxl" in engine else "calamine")
         count = len(data.rows) - 1

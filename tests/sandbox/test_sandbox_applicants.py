@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 
 APPLICANTS = "/institution/applicants"
 CREDENTIALS = "/institution/applicants/credentials"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 
 from loader.sandbox.server import RunningSandbox
 

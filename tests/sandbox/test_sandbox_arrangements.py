@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 
 ARRANGEMENTS = "/institution/articulation-arrangements"
 STATES = ("DRAFT", "READY", "ACTIVE", "INACTIVE")

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from conftest import TOKEN_PATH, Caller, fetch_token
+from helpers.sandbox import TOKEN_PATH, Caller, fetch_token
 
 from loader.sandbox.server import RunningSandbox, SandboxOptions, serve_in_thread
 

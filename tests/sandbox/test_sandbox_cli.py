@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import TOKEN_PATH, Caller, fetch_token
+from helpers.sandbox import TOKEN_PATH, Caller, fetch_token
 
 from loader.commands import sandbox as sandbox_command
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 
 SCHOOLS = "/institution/catalogue/schools"
 COURSES = "/institution/catalogue/courses"

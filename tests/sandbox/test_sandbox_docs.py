@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 from starlette.routing import Route
 
 from loader.sandbox.server import RunningSandbox, SandboxOptions, open_app, serve_in_thread
@@ -65,7 +64,6 @@ def sandbox() -> Iterator[RunningSandbox]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("schemathesis") is None, reason="schemathesis CLI not installed")
 def test_schemathesis_finds_no_server_error(sandbox: RunningSandbox, api: Caller, tmp_path: Path) -> None:
     command = [
         sys.executable, "-m", "schemathesis.cli", "run", f"{sandbox.base_url}/q/openapi.json",

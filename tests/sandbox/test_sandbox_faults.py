@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from conftest import TOKEN_PATH, Caller, fetch_token
+from helpers.sandbox import TOKEN_PATH, Caller, fetch_token
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

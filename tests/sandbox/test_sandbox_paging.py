@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import Caller, fetch_token
+from helpers.sandbox import Caller, fetch_token
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

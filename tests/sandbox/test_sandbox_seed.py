@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Caller, fetch_token
+from helpers.sandbox import Caller, fetch_token
 
 from loader.sandbox.seed import SeedError
 from loader.sandbox.server import RunningSandbox, SandboxOptions, open_app, serve_in_thread

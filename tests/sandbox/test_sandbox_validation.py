@@ -10,7 +10,7 @@ from collections.abc import Callable
 from urllib.parse import quote
 
 import pytest
-from conftest import Caller
+from helpers.sandbox import Caller
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -113,8 +113,12 @@ def test_any_json_body_to_any_create_is_answered_without_a_server_error(api: Cal
     assert "message" in answer.json() or "data" in answer.json()
 
 
+# "." and ".." are not ids: RFC 3986 removes dot segments (httpx sends `/schools/.` as `/schools`).
+_segments = st.text(min_size=1, max_size=30).filter(lambda s: s not in (".", ".."))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(body=st.dictionaries(_field_names, _json_values, max_size=5), segment=st.text(min_size=1, max_size=30))
+@given(body=st.dictionaries(_field_names, _json_values, max_size=5), segment=_segments)
 def test_any_patch_and_any_id_are_answered_without_a_server_error(api: Caller, body: object, segment: str) -> None:
     school = api.all_pages("/institution/catalogue/schools")[:1]
     target = school[0]["id"] if school and len(segment) % 2 else quote(segment, safe="")

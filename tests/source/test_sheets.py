@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from loader.errors import SheetError
 from loader.places import CellRef
 from loader.safe_cells import safe_value, set_safe_cell
-from loader.source.sheets import SheetRow, column_letter, read_sheet
+from loader.source.readers import SheetRow, column_letter, read_sheet
 
 
 def _values(path: Path, sheet: str | None = None, **options: object) -> list[tuple[int, tuple[object, ...]]]:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from loader.errors import MappingError
 from loader.places import CellRef
 from loader.source import sources as records
+from loader.source.readers import SheetData
 from loader.source.records import Ref
-from loader.source.sheets import SheetData
 
 
 @pytest.fixture

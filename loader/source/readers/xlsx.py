@@ -1,6 +1,6 @@
-"""Workbooks and CSV files -> rows of cell values with their provenance.
+"""Workbooks (.xlsx, .xlsm) -> rows of cell values, read with calamine.
 
-Knows nothing of mappings. What a cell gives (documented for users in the README):
+What a cell gives (documented for users in the README):
 
 - Numbers: integral numbers come back as `int` (calamine reports 101 as 101.0; we never let a
   `.0` reach a string). Numbers *displayed* with leading zeros (a number format such as "00000")
@@ -20,81 +20,30 @@ Knows nothing of mappings. What a cell gives (documented for users in the README
   one quote, so a pulled workbook maps back to the values the service holds: "'=HYPERLINK(...)"
   reads as "=HYPERLINK(...)", "'-5" as "-5". Any other leading quote ("'quoted") is kept. The
   value is only ever text here; nothing a sheet holds is evaluated.
-- CSV: every value is text (leading zeros kept, neutralising quotes dropped as above); UTF-8 with
-  or without BOM unless `encoding` says otherwise; the delimiter is sniffed among , ; tab | unless
-  given.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import cast
 
-from openpyxl.utils import get_column_letter
-
 from loader.errors import SheetError
-from loader.places import CellRef
-from loader.safe_cells import DANGEROUS_PREFIXES, QUOTE
-from loader.source.xlsx_meta import SheetMeta, read_sheet_meta
+from loader.source.readers.rows import CellValue, SheetData, SheetRow, is_blank, unneutralised
+from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta
 
-CellValue = str | int | float | bool | date | datetime | time | None
-
-EXCEL_SUFFIXES = frozenset({".xlsx", ".xlsm"})
-CSV_SUFFIXES = frozenset({".csv", ".txt"})
-SNIFF_DELIMITERS = ",;\t|"
-WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
-# How `loader.report.safe_cells` writes text that could be read as a formula.
-_NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
+SUFFIXES = frozenset({".xlsx", ".xlsm"})
 
 
-@dataclass(frozen=True)
-class SheetRow:
-    """One non-blank row: 1-based `number` and the values from column A on."""
+def read(path: Path, display: str, sheet: str, *, engine: str = "calamine") -> SheetData:
+    """Read one sheet (which must exist) into non-blank rows.
 
-    number: int
-    values: tuple[CellValue, ...]
-
-
-@dataclass(frozen=True)
-class SheetData:
-    """Every non-blank row of one sheet (or CSV file), with warnings about cells."""
-
-    file: str  # display path
-    sheet: str | None  # None for CSV
-    rows: tuple[SheetRow, ...]
-    warnings: tuple[tuple[CellRef, str, str], ...] = ()  # (cell, code, message)
-
-    def cell(self, row: int, column: int) -> CellRef:
-        """The CellRef of a 1-based row and 0-based column index."""
-        return CellRef(self.file, self.sheet, f"{column_letter(column)}{row}", row)
-
-    def row_ref(self, row: int) -> CellRef:
-        return CellRef(self.file, self.sheet, None, row)
-
-
-_LETTERS: dict[int, str] = {}
-
-
-def column_letter(index: int) -> str:
-    """0-based column index -> "A", "B", ... "AA"."""
-    letter = _LETTERS.get(index)
-    if letter is None:
-        letter = _LETTERS.setdefault(index, get_column_letter(index + 1))
-    return letter
-
-
-def unneutralised(text: str) -> str:
-    """`text` without the quote the loader puts before text that could be read as a formula."""
-    return text[1:] if text.startswith(_NEUTRALISED) else text
-
-
-def is_blank(value: CellValue) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip(WHITESPACE))
+    `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
+    """
+    meta = read_sheet_meta(path, sheet)
+    raw = _openpyxl_rows(path, sheet) if engine == "openpyxl" else _calamine_rows(path, sheet)
+    return _assemble(display, sheet, raw, meta)
 
 
 def sheet_names(path: Path) -> list[str]:
@@ -118,55 +67,6 @@ def first_visible_sheet(path: Path) -> str | None:
     visible = [m.name for m in book.sheets_metadata if m.visible == python_calamine.SheetVisibleEnum.Visible]
     names: list[str] = visible or list(book.sheet_names)
     return names[0] if names else None
-
-
-def read_sheet(
-    path: Path,
-    display: str,
-    sheet: str | None = None,
-    *,
-    delimiter: str | None = None,
-    encoding: str | None = None,
-    engine: str = "calamine",
-) -> SheetData:
-    """Read one sheet of a workbook (or a CSV file) into non-blank rows.
-
-    Raises SheetError when the file or sheet cannot be read; the message lists the sheets there.
-    `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
-    """
-    suffix = path.suffix.lower()
-    if not path.is_file():
-        raise SheetError("source file not found", where=display)
-    if suffix in CSV_SUFFIXES:
-        return _read_csv(path, display, delimiter=delimiter, encoding=encoding)
-    if suffix not in EXCEL_SUFFIXES:
-        raise SheetError(f"unsupported file type {suffix!r}", where=display, hint="use .xlsx, .xlsm or .csv")
-    names = sheet_names(path)
-    if sheet is None:
-        sheet = first_visible_sheet(path)
-    if sheet is None or sheet not in names:
-        raise SheetError(
-            f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
-            where=display,
-            hint=_did_you_mean(sheet or "", names),
-        )
-    meta = read_sheet_meta(path, sheet)
-    if engine == "openpyxl":
-        raw = _openpyxl_rows(path, sheet)
-    else:
-        raw = _calamine_rows(path, sheet)
-    return _assemble(display, sheet, raw, meta)
-
-
-def _did_you_mean(wanted: str, names: Iterable[str]) -> str | None:
-    folded = wanted.strip(WHITESPACE).casefold()
-    for name in names:
-        if name.strip(WHITESPACE).casefold() == folded:
-            return f"did you mean {name!r}?"
-    import difflib
-
-    close = difflib.get_close_matches(wanted, list(names), n=1)
-    return f"did you mean {close[0]!r}?" if close else None
 
 
 def _normal(value: object) -> CellValue:
@@ -278,41 +178,3 @@ _UNCACHED = (
     "formula has no cached value (the file was saved by a program that does not calculate formulas), "
     "so the cell is read as empty; open and save the file in Excel or LibreOffice"
 )
-
-
-def _read_csv(path: Path, display: str, *, delimiter: str | None, encoding: str | None) -> SheetData:
-    try:
-        text = path.read_text(encoding=encoding or "utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SheetError(
-            f"cannot decode the file as {encoding or 'UTF-8'} (byte {exc.start})",
-            where=display,
-            hint="save it as UTF-8, or set `encoding:` in the mapping (e.g. cp1252)",
-        ) from exc
-    except LookupError as exc:
-        raise SheetError(f"unknown encoding {encoding!r}", where=display) from exc
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    sep = delimiter or _sniff(text)
-    rows: list[SheetRow] = []
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
-    try:
-        for number, values in enumerate(reader, start=1):
-            normal = tuple(unneutralised(v) if v else None for v in values)
-            if all(is_blank(v) for v in normal):
-                continue
-            rows.append(SheetRow(number, normal))
-    except csv.Error as exc:
-        raise SheetError(f"malformed CSV: {exc}", where=f"{display} › row {reader.line_num}") from exc
-    return SheetData(display, None, tuple(rows))
-
-
-def _sniff(text: str) -> str:
-    sample = text[:64 * 1024]
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=SNIFF_DELIMITERS).delimiter
-    except csv.Error:
-        first = sample.splitlines()[0] if sample else ""
-        counts = {d: first.count(d) for d in SNIFF_DELIMITERS}
-        best = max(counts, key=lambda d: counts[d])
-        return best if counts[best] else ","

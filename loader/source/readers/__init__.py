@@ -1,0 +1,87 @@
+"""Readers: files -> rows of cell values with their provenance. One module per kind of file.
+
+Knows nothing of mappings. A new kind of source is one new module here (its `SUFFIXES` and a
+`read` function giving `SheetData`) and one line in `read_sheet` below.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+
+from loader.errors import SheetError
+from loader.source.readers import csv, xlsx
+from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
+
+__all__ = [
+    "WHITESPACE",
+    "CellValue",
+    "SheetData",
+    "SheetRow",
+    "column_letter",
+    "first_visible_sheet",
+    "has_sheets",
+    "is_blank",
+    "read_sheet",
+    "sheet_names",
+]
+
+
+def has_sheets(path: Path) -> bool:
+    """True for workbooks (a mapping names a sheet of them), False for one-table files such as CSV."""
+    return path.suffix.lower() in xlsx.SUFFIXES
+
+
+def sheet_names(path: Path) -> list[str]:
+    """The names of the sheets of a workbook, hidden ones included."""
+    return xlsx.sheet_names(path)
+
+
+def first_visible_sheet(path: Path) -> str | None:
+    """The sheet a mapping without `sheet:` reads: the first one not hidden."""
+    return xlsx.first_visible_sheet(path)
+
+
+def read_sheet(
+    path: Path,
+    display: str,
+    sheet: str | None = None,
+    *,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    engine: str = "calamine",
+) -> SheetData:
+    """Read one sheet of a workbook (or a CSV file) into non-blank rows.
+
+    Raises SheetError when the file or sheet cannot be read; the message lists the sheets there.
+    `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
+    """
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise SheetError("source file not found", where=display)
+    if suffix in csv.SUFFIXES:
+        return csv.read(path, display, delimiter=delimiter, encoding=encoding)
+    if suffix not in xlsx.SUFFIXES:
+        raise SheetError(f"unsupported file type {suffix!r}", where=display, hint="use .xlsx, .xlsm or .csv")
+    names = xlsx.sheet_names(path)
+    if sheet is None:
+        sheet = xlsx.first_visible_sheet(path)
+    if sheet is None or sheet not in names:
+        raise SheetError(
+            f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
+            where=display,
+            hint=_did_you_mean(sheet or "", names),
+        )
+    return xlsx.read(path, display, sheet, engine=engine)
+
+
+
+
+def _did_you_mean(wanted: str, names: Iterable[str]) -> str | None:
+    folded = wanted.strip(WHITESPACE).casefold()
+    for name in names:
+        if name.strip(WHITESPACE).casefold() == folded:
+            return f"did you mean {name!r}?"
+    close = difflib.get_close_matches(wanted, list(names), n=1)
+    return f"did you mean {close[0]!r}?" if close else None

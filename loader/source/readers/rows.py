@@ -1,0 +1,66 @@
+"""What every reader gives: non-blank rows of cell values, with the place of each cell.
+
+How a cell of each kind of file becomes a value is documented in the reader's module and, for
+users, in the README ("How cells are read").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from openpyxl.utils import get_column_letter
+
+from loader.places import CellRef
+from loader.safe_cells import DANGEROUS_PREFIXES, QUOTE
+
+CellValue = str | int | float | bool | date | datetime | time | None
+
+WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
+# How `loader.safe_cells` writes text that could be read as a formula.
+_NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One non-blank row: 1-based `number` and the values from column A on."""
+
+    number: int
+    values: tuple[CellValue, ...]
+
+
+@dataclass(frozen=True)
+class SheetData:
+    """Every non-blank row of one sheet (or CSV file), with warnings about cells."""
+
+    file: str  # display path
+    sheet: str | None  # None for CSV
+    rows: tuple[SheetRow, ...]
+    warnings: tuple[tuple[CellRef, str, str], ...] = ()  # (cell, code, message)
+
+    def cell(self, row: int, column: int) -> CellRef:
+        """The CellRef of a 1-based row and 0-based column index."""
+        return CellRef(self.file, self.sheet, f"{column_letter(column)}{row}", row)
+
+    def row_ref(self, row: int) -> CellRef:
+        return CellRef(self.file, self.sheet, None, row)
+
+
+_LETTERS: dict[int, str] = {}
+
+
+def column_letter(index: int) -> str:
+    """0-based column index -> "A", "B", ... "AA"."""
+    letter = _LETTERS.get(index)
+    if letter is None:
+        letter = _LETTERS.setdefault(index, get_column_letter(index + 1))
+    return letter
+
+
+def unneutralised(text: str) -> str:
+    """`text` without the quote the loader puts before text that could be read as a formula."""
+    return text[1:] if text.startswith(_NEUTRALISED) else text
+
+
+def is_blank(value: CellValue) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip(WHITESPACE))
