@@ -6,7 +6,6 @@
     ├── ProfileError                 the entity profile (package data or override)
     ├── MappingError                 a mapping file; carries file:line:col
     ├── SheetError                   a workbook or CSV; carries file › sheet › cell
-    ├── RecordError                  a row that cannot become a valid record
     ├── PlanError                    a plan file that cannot be applied as asked
     └── ApiError (loader.api.errors) the service refused or could not be reached
 
@@ -58,10 +57,6 @@ class MappingError(LoaderError):
 
 class SheetError(LoaderError):
     """A workbook or CSV cannot be read as asked; `where` is file › sheet › cell."""
-
-
-class RecordError(LoaderError):
-    """A row cannot become a valid record."""
 
 
 class PlanError(LoaderError):

@@ -122,14 +122,6 @@ class Scheduler:
                 return ref
         return None
 
-    @property
-    def in_flight(self) -> int:
-        return len(self._in_flight)
-
-    def has_work(self) -> bool:
-        """True while something is ready or in flight."""
-        return bool(self._in_flight) or any(ref not in self._withdrawn for _, ref in self._ready)
-
     def succeeded(self, ref: str) -> None:
         self._finish(ref)
         for child in self._graph.dependants.get(ref, ()):

@@ -22,20 +22,6 @@ class UnresolvedPending(Exception):
         self.ref = ref
 
 
-def pending_refs(value: Any) -> set[str]:
-    """The refs of every PendingId inside `value`."""
-    found: set[str] = set()
-    if isinstance(value, PendingId):
-        found.add(value.ref)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            found |= pending_refs(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            found |= pending_refs(item)
-    return found
-
-
 def substitute(value: Any, ids: Mapping[str, str]) -> Any:
     """`value` as plain JSON with each PendingId replaced by the id in `ids` (tuples become lists)."""
     if isinstance(value, PendingId):

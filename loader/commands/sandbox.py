@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sqlite3
 import sys
-import threading
 from typing import TYPE_CHECKING
 
 from loader.errors import UsageError
@@ -79,11 +77,9 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from loader.errors import LoaderError
     from loader.sandbox.seed import SeedError
-    from loader.sandbox.server import LISTENING_PREFIX, bind_socket, open_app, uvicorn_config
+    from loader.sandbox.server import LISTENING_PREFIX, bind_socket, open_app, serve_forever
 
     options = _options(args)
     try:
@@ -106,20 +102,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"    {client.client_id} / {client.secret}  ({client.institution})")
     print(f"  API browser: {url}/q/swagger-ui/   data: {options.data}   stop with Ctrl-C")
     sys.stdout.flush()
-    server = uvicorn.Server(uvicorn_config(app, access_log=getattr(args, "verbose", 0) > 0))
-    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the previous
-    # handler: make that a no-op for SIGTERM and swallow the KeyboardInterrupt of SIGINT, so both exit 0.
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: None) if in_main else None
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
-        app.state.sandbox.store.close()
-        sock.close()
+    serve_forever(app, sock, access_log=getattr(args, "verbose", 0) > 0)
     print("sandbox stopped")
     return 0
 

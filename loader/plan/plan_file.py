@@ -16,9 +16,9 @@ import jsonschema
 
 from loader.errors import PlanError
 from loader.package_data import schema as package_schema
+from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, plan_from_dict, plan_to_dict
 from loader.private_files import write_private_text
-from loader.report.masking import masked_plan
 
 
 @cache

@@ -4,8 +4,7 @@ The I/O around the pure planner. Live data comes from list requests only, one tr
 collection, all collections concurrently and while the sheets are being read:
 
     async with ApiClient(env, config.profile) as client:
-        plan = await make_plan(paths, config=config, env=env, client=client)
-        run = await run_plan(paths, config=config, env=env, client=client)   # plan + timings + counts
+        run = await run_plan(paths, config=config, env=env, client=client)   # run.plan + timings + counts
 
 Which collections: the blocks' entities, every entity their references name (tags included), and
 the members of their unique groups (a curriculum code is unique across all four types).
@@ -52,17 +51,11 @@ class PlanRun:
         return f"PlanRun({len(self.plan.records())} records, {self.total_s:.2f} s)"
 
 
-async def make_plan(
-    mapping_paths: Sequence[Path], *, config: Config, env: Environment, client: ApiClient, progress: bool | None = None
-) -> Plan:
-    """The plan for `mapping_paths` against the environment `client` talks to."""
-    return (await run_plan(mapping_paths, config=config, env=env, client=client, progress=progress)).plan
-
-
 async def run_plan(
     mapping_paths: Sequence[Path], *, config: Config, env: Environment, client: ApiClient, progress: bool | None = None
 ) -> PlanRun:
-    """Like make_plan, with timings and request counts (for the plan command's -v and the benchmark)."""
+    """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
+    counts (for the plan command's -v and the benchmark)."""
     profile = config.profile
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
@@ -114,13 +107,6 @@ async def run_plan(
         total_s=now - started,
         request_counts={k: after.get(k, 0) - before.get(k, 0) for k in after},
     )
-
-
-def render_summary(plan: Plan) -> str:
-    """The terminal view of a plan as plain text (what `loader plan` prints, without colour)."""
-    from loader.report.terminal import render_text
-
-    return render_text(plan)
 
 
 # ---- which collections ---------------------------------------------------------------------

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, RecordPlan
-from loader.report.masking import masked_plan
 from loader.report.view import (
     action_word,
     all_findings,

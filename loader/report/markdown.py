@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
-from loader.report.masking import HIDDEN, masked_plan
 from loader.report.view import (
     action_word,
     all_findings,

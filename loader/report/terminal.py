@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader.console import console as make_console
+from loader.plan.masking import masked_plan
 from loader.plan.model import Action, Plan, RecordPlan
-from loader.report.masking import masked_plan
 from loader.report.view import (
     action_word,
     all_findings,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.findings import Finding
+from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
-from loader.report.masking import HIDDEN
 
 
 @dataclass(frozen=True)

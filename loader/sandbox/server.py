@@ -115,6 +115,24 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def serve_forever(app: Starlette, sock: socket.socket, *, access_log: bool = False) -> None:
+    """Serve on `sock` until SIGINT or SIGTERM, then close the store and the socket (`loader sandbox serve`)."""
+    server = uvicorn.Server(uvicorn_config(app, access_log=access_log))
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the previous
+    # handler: make that a no-op for SIGTERM and swallow the KeyboardInterrupt of SIGINT, so both exit 0.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: None) if in_main else None
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+        app.state.sandbox.store.close()
+        sock.close()
+
+
 @contextmanager
 def serve_in_thread(options: SandboxOptions | None = None) -> Iterator[RunningSandbox]:
     """uvicorn in a background thread on a free 127.0.0.1 port; stops when the block ends."""

@@ -12,10 +12,10 @@ from helpers.report import Block, desired
 
 from loader.errors import PlanError
 from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.masking import masked_plan
 from loader.plan.model import PendingId, Plan, plan_from_dict
 from loader.plan.plan_file import plan_json_text, read_plan_json, validation_errors, write_plan_json
 from loader.profile import load_profile
-from loader.report.masking import masked_plan
 from loader.source.records import Ref
 
 

@@ -1,0 +1,124 @@
+"""The folders are the pipeline: data flows one way, and no module imports in a cycle.
+
+Read from the source with `ast`, so lazy imports inside functions count as much as top-level ones.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "loader"
+STAGES = ("source", "plan", "apply", "report", "commands")
+# What each part may not import (by top-level folder of `loader`, or a module of the top level).
+FORBIDDEN = {
+    "source": {"plan", "apply", "report", "commands", "api", "sandbox", "cli", "environments"},
+    "plan": {"apply", "report", "commands", "cli", "sandbox"},
+    "apply": {"report", "commands", "cli", "sandbox"},
+    "report": {"commands", "cli", "api", "sandbox"},
+    "api": {"source", "plan", "apply", "report", "commands", "cli", "sandbox"},
+    "sandbox": {"source", "plan", "apply", "report", "commands", "cli", "api", "config", "environments", "profile"},
+    "<top>": {"source", "plan", "apply", "report", "commands"},
+}
+# Top-level modules that wire the stages together.
+WIRING = {"cli", "__main__"}
+WEB_FRAMEWORKS = ("starlette", "uvicorn")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """ids of the import nodes under `if TYPE_CHECKING:` (for types only, never run)."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            inside |= {id(n) for child in node.body for n in ast.walk(child)}
+    return inside
+
+
+def _imports(path: Path) -> Iterator[str]:
+    tree = ast.parse(path.read_text("utf-8"))
+    typing_only = _type_checking_only(tree)
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parents = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parents, base] if base else parents)
+            yield base
+            for alias in node.names:  # `from loader.source import readers` imports a module too
+                yield f"{base}.{alias.name}"
+
+
+def _modules() -> dict[str, set[str]]:
+    found = {_module_name(p): set(_imports(p)) for p in PACKAGE.rglob("*.py")}
+    return {name: {i for i in imports if i in found and i != name} | {i for i in imports if not i.startswith("loader")}
+            for name, imports in found.items()}
+
+
+MODULES = _modules()
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    if parts[-1] == "__main__":
+        return "__main__"  # `python -m loader.sandbox` wires a command, like cli
+    if len(parts) == 2 and parts[1] not in (*STAGES, "api", "sandbox"):
+        return "<top>" if parts[1] not in WIRING else parts[1]
+    return parts[1] if len(parts) > 1 else "<top>"
+
+
+def _target(imported: str) -> str:
+    parts = imported.split(".")
+    return parts[1] if len(parts) > 1 else "<top>"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_against_the_flow(module: str) -> None:
+    part = _part(module)
+    forbidden = FORBIDDEN.get(part, set())
+    wrong = sorted(i for i in MODULES[module] if i.startswith("loader.") and _target(i) in forbidden)
+    assert not wrong, f"{module} ({part}) imports {wrong}"
+
+
+def test_only_the_client_uses_httpx_and_only_the_sandbox_the_web_framework() -> None:
+    def users(top_level: tuple[str, ...]) -> list[str]:
+        return sorted(m for m, imports in MODULES.items() if any(i.split(".")[0] in top_level for i in imports))
+
+    httpx_users, web_users = users(("httpx",)), users(WEB_FRAMEWORKS)
+    assert all(m.startswith("loader.api") for m in httpx_users), httpx_users
+    assert all(m.startswith("loader.sandbox") for m in web_users), web_users
+
+
+def test_no_import_cycles() -> None:
+    graph = {m: {i for i in imports if i in MODULES} for m, imports in MODULES.items()}
+    # a package's __init__ importing its own modules is how a package exposes them, not a cycle
+    for m in graph:
+        graph[m] = {i for i in graph[m] if not (i.startswith(m + ".") and m != "loader")}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
