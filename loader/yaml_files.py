@@ -7,7 +7,6 @@ value compares as the user wrote it.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -17,6 +16,7 @@ import jsonschema
 import yaml
 
 from loader.places import MappingPlace
+from loader.suggestions import did_you_mean
 
 Path_ = tuple[str | int, ...]
 _MAX_NODES = 200_000
@@ -175,9 +175,7 @@ def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tu
             message = f"unknown key {extra!r}"
             if allowed:
                 message += f"; expected one of: {', '.join(allowed)}"
-                close = difflib.get_close_matches(extra, allowed, n=1)
-                if close:
-                    message += f" (did you mean {close[0]!r}?)"
+                message += did_you_mean(extra, allowed)
             out.append(((*path, extra), doc.place((*path, extra), key=True), message))
         return out
     if error.validator == "required":
@@ -198,9 +196,7 @@ def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tu
     elif error.validator == "enum":
         message = f"expected one of: {', '.join(map(str, error.validator_value))}; got {_yaml_type(instance)}"
         if isinstance(instance, str):
-            close = difflib.get_close_matches(instance, [str(v) for v in error.validator_value], n=1)
-            if close:
-                message += f" (did you mean {close[0]!r}?)"
+            message += did_you_mean(instance, [str(v) for v in error.validator_value])
     elif error.validator == "const":
         message = f"expected {error.validator_value!r}, got {_yaml_type(instance)}"
     else:

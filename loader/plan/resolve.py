@@ -7,7 +7,6 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from loader.plan.compare import fold, normalise
 from loader.plan.model import PendingId
 from loader.source.records import DesiredRecord, Ref, display_value
+from loader.suggestions import closest
 
 LiveRecord = Mapping[str, Any]
 
@@ -163,9 +163,9 @@ class Resolver:
         candidates = {"/".join(str(v) for v in k) for k in self._desired_index_for(ref.entity, ref.by)}
         candidates |= {"/".join(str(v) for v in k) for k in self.live_index(ref.entity, ref.by)}
         folded = [c for c in sorted(candidates) if fold(c) == fold(wanted)]
-        close = folded or difflib.get_close_matches(wanted, sorted(candidates), n=1, cutoff=0.6)
-        if close:
-            message += f"; did you mean {close[0]!r}?"
+        close = folded[0] if folded else closest(wanted, sorted(candidates))
+        if close is not None:
+            message += f"; did you mean {close!r}?"
         return message
 
     def near_duplicate(self, entry: Entry, parts: tuple[Any, ...] | None) -> LiveRecord | None:

@@ -13,10 +13,11 @@ from loader.findings import Finding
 from loader.places import CellRef
 from loader.profile import Profile
 from loader.source.entity_schemas import check_fields
-from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
+from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
 from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 from loader.source.steps import EMPTY, StepError, apply_steps, text_of
+from loader.suggestions import did_you_mean
 
 
 @dataclass(frozen=True)

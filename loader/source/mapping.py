@@ -7,7 +7,6 @@ Columns are checked later, against the sheet's header (`loader.records`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.steps import Steps
+from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, schema_problems
 
 CUSTOM = "custom_attributes"
@@ -132,14 +132,6 @@ def _in_file_order(findings: list[Finding]) -> list[Finding]:
 
 def _error(code: str, message: str, place: MappingPlace) -> Finding:
     return Finding("error", code, message, str(place))
-
-
-def did_you_mean(wanted: str, choices: list[str]) -> str:
-    folded = {c.strip().casefold(): c for c in choices}
-    if wanted.strip().casefold() in folded:
-        return f" (did you mean {folded[wanted.strip().casefold()]!r}?)"
-    close = difflib.get_close_matches(wanted, choices, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def parse_template(text: str) -> tuple[tuple[str, bool], ...]:

@@ -19,6 +19,7 @@ from loader.source.block_reader import BlockReader
 from loader.source.mapping import Block, Mapping, load_mapping
 from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
 from loader.source.records import DesiredRecord
+from loader.suggestions import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ class _SheetCache:
                     findings.append(Finding(
                         "error", "sheet-missing",
                         f"{block.source_display} has no sheet {sheet!r}; its sheets are: "
-                        f"{', '.join(repr(n) for n in names)}" + _close(sheet, names),
+                        f"{', '.join(repr(n) for n in names)}" + did_you_mean(sheet or "", names),
                         str(block.sheet_place or block.place),
                     ))
                     return None
@@ -155,9 +156,3 @@ class _SheetCache:
             findings.append(Finding("error", "sheet-unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
                                     exc.where or str(block.source_place)))
             return None
-
-
-def _close(wanted: str | None, names: list[str]) -> str:
-    from loader.source.mapping import did_you_mean
-
-    return did_you_mean(wanted or "", names)

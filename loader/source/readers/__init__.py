@@ -6,13 +6,12 @@ Knows nothing of mappings. A new kind of source is one new module here (its `SUF
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from pathlib import Path
 
 from loader.errors import SheetError
 from loader.source.readers import csv, xlsx
 from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
+from loader.suggestions import closest
 
 __all__ = [
     "WHITESPACE",
@@ -71,17 +70,8 @@ def read_sheet(
         raise SheetError(
             f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
             where=display,
-            hint=_did_you_mean(sheet or "", names),
+            hint=f"did you mean {close!r}?" if (close := closest(sheet or "", names)) else None,
         )
     return xlsx.read(path, display, sheet, engine=engine)
 
 
-
-
-def _did_you_mean(wanted: str, names: Iterable[str]) -> str | None:
-    folded = wanted.strip(WHITESPACE).casefold()
-    for name in names:
-        if name.strip(WHITESPACE).casefold() == folded:
-            return f"did you mean {name!r}?"
-    close = difflib.get_close_matches(wanted, list(names), n=1)
-    return f"did you mean {close[0]!r}?" if close else None
