@@ -15,6 +15,8 @@ chosen in one place: `exit_code_for`.
 
 from __future__ import annotations
 
+from loader.places import Place
+
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_CHANGES = 2
@@ -26,7 +28,7 @@ EXIT_INTERRUPTED = 130
 class LoaderError(Exception):
     """An error the user can act on. `where` names the place, `hint` what to do."""
 
-    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, where: str | Place | None = None, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.where = where

@@ -5,7 +5,9 @@ Places are values; they are turned into text (`file › sheet › cell`, `file:l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 PLACE_SEPARATOR = " › "
 
@@ -45,3 +47,37 @@ class MappingPlace:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True, order=True)
+class FilePlace:
+    """A whole file, when nothing finer can be named: `samples/codes.xlsx`."""
+
+    file: str
+
+    def __str__(self) -> str:
+        return self.file
+
+
+Place = CellRef | MappingPlace | FilePlace
+
+
+def place_to_dict(place: Place) -> dict[str, Any]:
+    """The JSON form of a place (plan.json, machine output): its fields, None ones left out."""
+    if isinstance(place, MappingPlace):
+        return {"file": place.file, "line": place.line, "col": place.col}
+    if isinstance(place, FilePlace):
+        return {"file": place.file}
+    return {k: v for k, v in (("file", place.file), ("sheet", place.sheet), ("cell", place.cell),
+                              ("row", place.row)) if v is not None}
+
+
+def place_from_dict(data: Mapping[str, Any]) -> Place:
+    """Inverse of place_to_dict."""
+    if "line" in data:
+        return MappingPlace(str(data["file"]), int(data["line"]), int(data["col"]))
+    if any(k in data for k in ("sheet", "cell", "row")):
+        row = data.get("row")
+        return CellRef(str(data["file"]), data.get("sheet"), data.get("cell"), None if row is None else int(row))
+    return FilePlace(str(data["file"]))
+

@@ -20,6 +20,7 @@ from loader.apply.graph import Scheduler, build_graph
 from loader.apply.payloads import UnresolvedPending, filterable, lookup_key, matches_key, missing_changes, substitute
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
 from loader.errors import LoaderError
+from loader.places import CellRef
 from loader.plan.model import Action, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
 
@@ -59,7 +60,7 @@ def _result(record: RecordPlan, outcome: Outcome, **values: Any) -> RecordResult
         entity=record.entity,
         key=record.key,
         outcome=outcome,
-        source=record.source,
+        source=str(record.source),
         row=record.row,
         **values,
     )
@@ -138,7 +139,7 @@ class _Executor:
 
     def _skip_blocked(self, record: RecordPlan) -> None:
         if record.ref not in self.results:
-            cells = tuple(f.where for f in record.errors if f.where)
+            cells = tuple(f.where for f in record.errors if isinstance(f.where, CellRef))
             message = _blocked_reason(record)
             self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message, cells=cells))
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from loader.places import CellRef
+
 
 class Outcome(StrEnum):
     CREATED = "created"
@@ -30,7 +32,7 @@ class RecordResult:
     `message` says why a record was skipped, or carries the service's message for a failure;
     `attempts` counts the create/update requests sent for it (lookups not included);
     `adopted` is true when a create's answer was lost and the record was found under its key.
-    `cells` names the source cells to highlight (A1 addresses) when a failure is tied to fields.
+    `cells` names the source cells to highlight when a failure is tied to fields.
     """
 
     ref: str
@@ -47,7 +49,7 @@ class RecordResult:
     attempts: int = 0
     adopted: bool = False
     record_status: str | None = None  # e.g. the arrangement status reached
-    cells: tuple[str, ...] = ()
+    cells: tuple[CellRef, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -189,7 +189,7 @@ async def _make_plan(
         for block in mapping.blocks if mapping else ():
             header_rows[block.name] = block.header_row
     field_cells = {
-        (b.block, rec.row.row): {name: str(cell) for name, cell in rec.cells.items()}
+        (b.block, rec.row.row): dict(rec.cells)
         for b in planned.sources.blocks
         for rec in b.records
         if rec.row.row is not None

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from loader.findings import Finding
+from loader.places import CellRef
 from loader.plan.model import RecordPlan
 
 # ---- reference cycles -----------------------------------------------------------------------
@@ -19,7 +20,7 @@ _CYCLE_PATHS_UP_TO = 50  # records in one cycle; above it, naming a shortest cyc
 
 
 def refuse_cycles(
-    drafts: Mapping[str, RecordPlan], depends_at: Mapping[str, Mapping[str, str]]
+    drafts: Mapping[str, RecordPlan], depends_at: Mapping[str, Mapping[str, CellRef]]
 ) -> dict[str, RecordPlan]:
     """Make every record on a reference cycle among the records this plan creates an error.
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from loader.findings import Finding
+from loader.places import CellRef
 from loader.plan.compare import same
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, plan_fields
@@ -72,7 +73,7 @@ def plan_changes(
         for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
     drafts: dict[str, RecordPlan] = {}
-    depends_at: dict[str, Mapping[str, str]] = {}
+    depends_at: dict[str, Mapping[str, CellRef]] = {}
     for e in entries:
         drafts[e.ref], depends_at[e.ref] = _plan_record(
             e, resolver, profile, merge_findings.get(e.ref, []), clashes.get(e.ref, [])
@@ -116,7 +117,7 @@ def _repeated_block_names(blocks: Sequence[BlockInput]) -> list[Finding]:
     for b in blocks:
         if b.block in seen:
             message = f"two blocks are named {b.block!r}: rename one (block names are unique across the mapping files)"
-            findings.append(Finding("error", "repeated-block-name", message, str(getattr(b, "place", "")) or None))
+            findings.append(Finding("error", "repeated-block-name", message, getattr(b, "place", None)))
         seen.add(b.block)
     return findings
 
@@ -195,7 +196,7 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
         "conflicting-source-values",
         f"{first.entity} {show_key(first.key)} is given different {name} values: {shown_a} at "
         f"{first.place(name)} and {shown_b} at {other.place(name)}",
-        str(first.place(name)),
+        first.place(name),
     )
 
 
@@ -204,13 +205,13 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 
 def _plan_record(
     entry: Entry, resolver: Resolver, profile: Profile, merge_findings: list[Finding], clashes: list[str]
-) -> tuple[RecordPlan, Mapping[str, str]]:
+) -> tuple[RecordPlan, Mapping[str, CellRef]]:
     """The record's plan, and the cell of each reference to a record this plan creates."""
     rec = entry.record
     entity = profile.entity(rec.entity)
     findings = list(merge_findings)
     if clashes:
-        key_cell = str(rec.place(entry.key_fields[0])) if entry.key_fields else str(rec.row)
+        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
         findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
     live = resolver.match(entry)
     parts = resolver.key_parts(entry)
@@ -234,7 +235,7 @@ def _plan_record(
         key=tuple(_key_json(p) for p in rec.key),
         action=action,
         payload=fp.payload,
-        source=str(rec.row),
+        source=rec.row,
         live_id=str(live["id"]) if live is not None and live.get("id") else None,
         live_updated_time=updated.get("time"),
         changes=tuple(fp.changes),
@@ -261,5 +262,5 @@ def _near_duplicate(entry: Entry, near: LiveRecord) -> Finding:
     else:
         shown = ", ".join(f"{f}={v!r}" for f, v in zip(entry.key_fields, found, strict=True))
         message = f"will create {rec.entity} {show_key(rec.key)!r}; a live {rec.entity} has {shown}"
-    where = str(rec.place(entry.key_fields[-1] if len(entry.key_fields) > 1 else entry.key_fields[0]))
+    where = rec.place(entry.key_fields[-1] if len(entry.key_fields) > 1 else entry.key_fields[0])
     return Finding("warning", "near-duplicate-key", message + " (keys match exactly: check the case and spaces)", where)

@@ -31,7 +31,7 @@ class FieldPlan:
     changes: list[FieldChange] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)
-    depends_at: dict[str, str] = field(default_factory=dict)  # dependency ref -> the cell referring to it
+    depends_at: dict[str, CellRef] = field(default_factory=dict)  # dependency ref -> the cell referring to it
     refers_to: list[str] = field(default_factory=list)  # records of this plan referred to by their live id
     status_path: tuple[str, ...] = ()
     status_changed: bool = False
@@ -45,7 +45,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
         pii = name in record.pii
         if name in entity.forbidden:
             message = f"{entity.name} does not accept {name!r}"
-            out.findings.append(Finding("error", "forbidden-field", message, str(where)))
+            out.findings.append(Finding("error", "forbidden-field", message, where))
             continue
         if name == CUSTOM:
             _custom_attributes(record, desired or {}, live, out)
@@ -75,13 +75,13 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityPr
             out.findings.append(
                 Finding("error", "immutable-field",
                         f"{name} cannot change after creation (live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)})", str(where))
+                        f"source {quoted(shown, pii)})", where)
             )
         elif name in entity.read_only or name in entity.create_only:
             out.findings.append(
                 Finding("warning", "read-only-field",
                         f"{name} can only be set at creation: live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)}; not updated", str(where))
+                        f"source {quoted(shown, pii)}; not updated", where)
             )
         else:
             out.payload[name] = _send_form(value, name, entity)
@@ -103,7 +103,7 @@ def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, 
         if not isinstance(ref, Ref):
             ids.append(ref)
             continue
-        cell = str(ref.cell if ref.cell is not None else where)
+        cell = ref.cell if ref.cell is not None else where
         if ref.entity not in reference.entities:
             allowed = " or ".join(reference.entities)
             message = f"{name} refers to {allowed}, not {ref.entity}"
@@ -178,7 +178,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     if desired not in rule.transitions:
         known = ", ".join(rule.transitions)
         message = f"{rule.field} {desired!r} is not one of {known}"
-        out.findings.append(Finding("error", "unknown-status", message, str(where)))
+        out.findings.append(Finding("error", "unknown-status", message, where))
         return
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
@@ -191,7 +191,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
         out.findings.append(
             Finding("error", "illegal-status-change",
                     f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
-                    f"({current} can move to: {allowed})", str(where))
+                    f"({current} can move to: {allowed})", where)
         )
         return
     out.status_path = path
@@ -211,5 +211,5 @@ def _only_when(
         out.findings.append(
             Finding("error", "field-not-allowed",
                     f"{name} can only be set when {condition_field} is {required} (this {entity.name}'s "
-                    f"{condition_field} is {actual})", str(where))
+                    f"{condition_field} is {actual})", where)
         )

@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from loader.findings import Finding
+from loader.places import CellRef, place_from_dict, place_to_dict
 
 PLAN_FORMAT_VERSION = 1
 
@@ -58,7 +59,7 @@ class RecordPlan:
     key: tuple[Any, ...]
     action: Action
     payload: Mapping[str, Any]
-    source: str  # the row's place, e.g. "curriculum.xlsx › Courses › row 7"
+    source: CellRef  # the row's place, shown as "curriculum.xlsx › Courses › row 7"
     live_id: str | None = None
     live_updated_time: int | None = None
     changes: tuple[FieldChange, ...] = ()
@@ -152,7 +153,8 @@ def _decode(value: Any) -> Any:
 
 
 def _finding_to_dict(f: Finding) -> dict[str, Any]:
-    return {"severity": f.severity, "code": f.code, "message": f.message, "where": f.where}
+    where = None if f.where is None else place_to_dict(f.where)
+    return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
 
 
 def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -163,7 +165,7 @@ def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "key": _encode(list(r.key)),
         "action": r.action.value,
         "payload": _encode(r.payload),
-        "source": r.source,
+        "source": place_to_dict(r.source),
         "row": r.row,
         "live_id": r.live_id,
         "live_updated_time": r.live_updated_time,
@@ -208,7 +210,13 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
-    return Finding(d["severity"], d["code"], d["message"], d.get("where"))
+    where = d.get("where")
+    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where))
+
+
+def _row_place(data: Mapping[str, Any]) -> CellRef:
+    place = place_from_dict(data)
+    return place if isinstance(place, CellRef) else CellRef(place.file)
 
 
 def plan_from_dict(data: Mapping[str, Any]) -> Plan:
@@ -230,7 +238,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
                     key=tuple(_decode(r["key"])),
                     action=Action(r["action"]),
                     payload=_decode(r["payload"]),
-                    source=r["source"],
+                    source=_row_place(r["source"]),
                     row=r.get("row"),
                     live_id=r.get("live_id"),
                     live_updated_time=r.get("live_updated_time"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from loader.places import Place
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, RecordPlan
 from loader.report.view import (
@@ -107,7 +108,7 @@ def _counts_table(plan: Plan) -> str:
 def _rows(record: RecordPlan) -> list[str]:
     action = action_word(record)
     common = f"<td>{escape(record.block)}</td><td class=\"{action}\">{action}</td><td>{escape(label(record))}</td>"
-    source = f"<td>{escape(record.source)}</td>"
+    source = f"<td>{escape(str(record.source))}</td>"
     rows = []
     for change in record.changes:
         old = "" if change.old is None and action == "create" else _code(value_text(change.old))
@@ -119,13 +120,13 @@ def _rows(record: RecordPlan) -> list[str]:
     for f in record.findings:
         rows.append(f'<tr data-action="{f.severity}"><td>{escape(record.block)}</td><td class="{f.severity}">'
                     f"{f.severity}</td><td>{escape(label(record))}</td><td></td><td></td><td>{escape(f.message)}</td>"
-                    f"<td>{escape(f.where or '')}</td></tr>")
+                    f"<td>{escape(str(f.where or ''))}</td></tr>")
     return rows
 
 
-def _finding_row(context: str, severity: str, message: str, where: str | None) -> str:
+def _finding_row(context: str, severity: str, message: str, where: Place | None) -> str:
     return (f'<tr data-action="{severity}"><td>{escape(context)}</td><td class="{severity}">{severity}</td>'
-            f"<td></td><td></td><td></td><td>{escape(message)}</td><td>{escape(where or '')}</td></tr>")
+            f"<td></td><td></td><td></td><td>{escape(message)}</td><td>{escape(str(where or ''))}</td></tr>")
 
 
 def _code(text: str) -> str:

@@ -128,7 +128,7 @@ def _summary(plan: Plan) -> str:
 
 def _findings_chunks(plan: Plan, severity: str, title: str, budget: int) -> list[_Chunk]:
     found = [f for _, f in all_findings(plan) if f.severity == severity]
-    rows = [f"| {_cell(f.where or '')} | {_cell(f.message)} |\n" for f in found]
+    rows = [f"| {_cell(str(f.where or ''))} | {_cell(f.message)} |\n" for f in found]
     heading = f"## {title} ({len(found)})\n\n"
     fold = f"{len(found)} {title.lower()}" if len(found) > FOLD_OVER else None
     return _table_chunks(heading, f"## {title}, continued\n\n", "| where | what |\n|---|---|\n", rows, fold, budget)
@@ -205,7 +205,7 @@ def _close(heading: str, table_head: str, rows: list[str], fold: str | None) -> 
 def _record_rows(record: RecordPlan) -> list[str]:
     action = action_word(record)
     name = f"`{_code(label(record))}`"
-    source = _cell(record.source)
+    source = _cell(str(record.source))
     rows = []
     for change in record.changes:
         old = "" if change.old is None and record.action.value == "create" else _value(change.old)
@@ -213,7 +213,8 @@ def _record_rows(record: RecordPlan) -> list[str]:
     if record.status_path:
         rows.append(f"| {action} | {name} | status path | | {_cell(status_text(record))} | {source} |\n")
     for finding in record.findings:
-        rows.append(f"| {finding.severity} | {name} | | | {_cell(finding.message)} | {_cell(finding.where or '')} |\n")
+        where = _cell(str(finding.where or ""))
+        rows.append(f"| {finding.severity} | {name} | | | {_cell(finding.message)} | {where} |\n")
     if not rows:
         rows.append(f"| {action} | {name} | | | | {source} |\n")
     return rows

@@ -25,6 +25,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
 from loader.findings import Finding
+from loader.places import CellRef, Place
 from loader.private_files import open_private
 from loader.safe_cells import set_safe_cell
 from loader.source.readers import read_sheet
@@ -42,12 +43,11 @@ class _Source:
     sheet: str | None
 
 
-def _cell_address(where: str, sheet: str | None) -> tuple[int, int] | None:
-    """(row, column) of the last part of `file › sheet › D17` (or an A1 address), when on `sheet`."""
-    parts = [p.strip() for p in where.split("›")]
-    if sheet is not None and len(parts) >= 3 and parts[-2] != sheet:
+def _cell_address(place: Place | None, sheet: str | None) -> tuple[int, int] | None:
+    """(row, column) of a cell of `sheet`, or None for any other place."""
+    if not isinstance(place, CellRef) or place.cell is None or place.sheet != sheet:
         return None
-    match = _A1.match(parts[-1])
+    match = _A1.match(place.cell)
     if not match:
         return None
     return int(match.group(2)), column_index_from_string(match.group(1))
@@ -81,7 +81,7 @@ def _header_row(rows_with_records: Iterable[int], header_rows: Mapping[str, int]
     return 1 if min(rows_with_records, default=2) > 1 else 0
 
 
-FieldCells = Mapping[tuple[str, int], Mapping[str, str]]  # (block, row) -> field -> "file › sheet › D17"
+FieldCells = Mapping[tuple[str, int], Mapping[str, CellRef]]  # (block, row) -> field -> "file › sheet › D17"
 
 
 def write_results_workbook(
@@ -182,7 +182,7 @@ def _write_row_errors(
     for index, block in enumerate(blocks):
         column = width + 1 + 3 * index
         for finding in row_errors.get(block, ()):
-            address = _cell_address(finding.where or "", source_sheet)
+            address = _cell_address(finding.where, source_sheet)
             if finding.severity != "error" or address is None:
                 continue
             row, col = address
@@ -195,7 +195,7 @@ def _write_row_errors(
             cell.comment = Comment((previous + finding.message)[:30000], "loader")
 
 
-def _cells_to_mark(result: RecordResult, cells: Mapping[str, str]) -> tuple[str, ...]:
+def _cells_to_mark(result: RecordResult, cells: Mapping[str, CellRef]) -> tuple[CellRef, ...]:
     """For a failure: the cells of the fields the service's message names, else of every field sent."""
     if result.outcome is not Outcome.FAILED or not cells:
         return ()
@@ -212,7 +212,7 @@ def _cells_to_mark(result: RecordResult, cells: Mapping[str, str]) -> tuple[str,
 
 
 def _write_result(
-    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[str], source_sheet: str | None
+    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[CellRef], source_sheet: str | None
 ) -> None:
     status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
     set_safe_cell(sheet, row, column + 1, result.id)

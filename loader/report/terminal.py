@@ -96,7 +96,7 @@ def _record_lines(record: RecordPlan) -> Iterable[str]:
     style = _STYLE[word]
     extra = " [dim](blocked)[/dim]" if record.blocked and not record.errors else ""
     head = f"{_SIGN[word]} {word} {escape(label(record))}"
-    yield f"  [{style}]{head}[/{style}]{extra}  [dim]{escape(record.source)}[/dim]"
+    yield f"  [{style}]{head}[/{style}]{extra}  [dim]{escape(str(record.source))}[/dim]"
     for change in record.changes:
         if record.action is Action.CREATE and change.old is None:
             yield f"      {escape(change.field)}: {escape(value_text(change.new))}"

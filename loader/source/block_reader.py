@@ -102,7 +102,7 @@ class BlockReader:
         where = f"{self.data.file} › {self.data.sheet}" if self.data.sheet else self.data.file
         if not self.header_found:
             return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty",
-                            str(self.block.place))]
+                            self.block.place)]
         problems: list[Finding] = []
         present = list(self.columns)
         wanted = [(c.column, c.place) for c in self.block.where]
@@ -113,14 +113,14 @@ class BlockReader:
                     "error", "column-missing",
                     f"no column {column!r} in {where} (header row {self.block.header_row}); "
                     f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
-                    str(place),
+                    place,
                 ))
         return problems
 
     def read(self, with_sheet_warnings: bool = True) -> BlockResult:
         findings: list[Finding] = []
         if with_sheet_warnings:
-            findings += [Finding("warning", code, message, str(cell)) for cell, code, message in self.data.warnings]
+            findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
         accepts = [self._condition(c) for c in self.block.where]
         builders = [(spec, self._extractor(spec), self._source_column(spec)) for spec in self.block.fields]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
@@ -236,14 +236,14 @@ class BlockReader:
             for problem in check_fields(self.entity, _without_cleared_labels(fields), self.pii):
                 place = cells.get(problem.field) or row_ref
                 label = problem.field or "record"
-                errors.append(Finding("error", "schema", f"{label}: {problem.message}", str(place)))
+                errors.append(Finding("error", "schema", f"{label}: {problem.message}", place))
         if errors:
             return _Built(None, tuple(errors))
         key = tuple(fields[k] for k in self.block.key)
         return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
 
-    def _where(self, row: SheetRow, column: int | None) -> str:
-        return str(self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number))
+    def _where(self, row: SheetRow, column: int | None) -> CellRef:
+        return self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number)
 
     def _shared(self, names: tuple[str, ...]) -> tuple[str, ...]:
         # Rows mostly manage the same fields: one tuple object serves them all.
@@ -260,8 +260,8 @@ class BlockReader:
         differing = next((n for n in names if first.fields.get(n) != later.fields.get(n)), None)
         shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.block.key, first.key, strict=True))
         if differing is None:
-            return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values",
-                           f"{first.row} and {later.row}")
+            return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values "
+                           f"(also at {first.row})", later.row)
         a, b = first.place(differing), later.place(differing)
         if differing == CUSTOM:
             labels = sorted(set(first.fields.get(CUSTOM) or {}) | set(later.fields.get(CUSTOM) or {}))
@@ -274,8 +274,8 @@ class BlockReader:
             f"key ({shown_key}) has different values for {differing}: "
             f"{self._quoted(differing, _field(first, differing))} and "
             f"{self._quoted(differing, _field(later, differing))}; "
-            "rows with one key must agree (the record is left out)",
-            f"{a} and {b}",
+            f"rows with one key must agree (the record is left out; the other value is at {a})",
+            b,
         )
 
     def _quoted(self, name: str, value: Any) -> str:

@@ -124,14 +124,13 @@ def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Fin
 
 def _in_file_order(findings: list[Finding]) -> list[Finding]:
     def position(f: Finding) -> tuple[int, int]:
-        parts = (f.where or "").rsplit(":", 2)
-        return (int(parts[1]), int(parts[2])) if len(parts) == 3 and parts[1].isdigit() else (0, 0)
+        return (f.where.line, f.where.col) if isinstance(f.where, MappingPlace) else (0, 0)
 
     return sorted(findings, key=position)
 
 
 def _error(code: str, message: str, place: MappingPlace) -> Finding:
-    return Finding("error", code, message, str(place))
+    return Finding("error", code, message, place)
 
 
 def parse_template(text: str) -> tuple[tuple[str, bool], ...]:

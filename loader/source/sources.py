@@ -13,7 +13,7 @@ from pathlib import Path
 from loader.errors import MappingError, SheetError
 from loader.findings import Finding
 from loader.fingerprints import fingerprint_inputs
-from loader.places import MappingPlace
+from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.mapping import Block, Mapping, load_mapping
@@ -129,7 +129,7 @@ class _SheetCache:
     def get(self, block: Block, findings: list[Finding]) -> SheetData | None:
         if not block.source.is_file():
             findings.append(Finding("error", "source-missing", f"source file not found: {block.source_display}",
-                                    str(block.source_place)))
+                                    block.source_place))
             return None
         sheet = block.sheet
         is_excel = has_sheets(block.source)
@@ -143,7 +143,7 @@ class _SheetCache:
                         "error", "sheet-missing",
                         f"{block.source_display} has no sheet {sheet!r}; its sheets are: "
                         f"{', '.join(repr(n) for n in names)}" + did_you_mean(sheet or "", names),
-                        str(block.sheet_place or block.place),
+                        block.sheet_place or block.place,
                     ))
                     return None
             key = (block.source.resolve(), sheet if is_excel else None, block.delimiter, block.encoding)
@@ -153,6 +153,9 @@ class _SheetCache:
                 )
             return self._data[key]
         except SheetError as exc:
-            findings.append(Finding("error", "sheet-unreadable", exc.message + (f" ({exc.hint})" if exc.hint else ""),
-                                    exc.where or str(block.source_place)))
+            # Readers name a place in the sheet when they can; a bare file name adds nothing to the mapping's place.
+            place = exc.where if isinstance(exc.where, CellRef) else block.source_place
+            shown = f"{exc.where}: " if isinstance(exc.where, str) and exc.where != block.source_display else ""
+            findings.append(Finding("error", "sheet-unreadable",
+                                    shown + exc.message + (f" ({exc.hint})" if exc.hint else ""), place))
             return None

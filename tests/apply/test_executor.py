@@ -14,6 +14,7 @@ from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.payloads import missing_changes
 from loader.apply.results import Outcome, Results
 from loader.findings import Finding
+from loader.places import CellRef
 from loader.plan.model import Action, PendingId
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
 
@@ -248,7 +249,7 @@ def test_a_conflict_with_another_curriculum_type_fails_with_the_service_message(
 def test_blocked_records_and_stale_ones_are_skipped_with_their_dependants(sandbox: Any) -> None:
     plan = school_course_plan(3, 1)
     schools = list(plan.blocks[0].records)
-    finding = Finding("error", "bad", "name too long", "curriculum.xlsx › schools › B2")
+    finding = Finding("error", "bad", "name too long", CellRef("curriculum.xlsx", "schools", "B2", 2))
     schools[0] = replace(schools[0], blocked=True, findings=(finding,))
     plan = make_plan(("schools", "school", schools), ("courses", "course", plan.blocks[1].records))
     results = _apply(sandbox, plan, ApplyOptions(partial=True, skip={"schools/S1": "stale: changed"}))

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from loader.apply.graph import Scheduler, build_graph
 from loader.errors import PlanError
+from loader.places import CellRef
 from loader.plan.model import Action, RecordPlan
 
 
@@ -17,7 +18,7 @@ def _record(ref: str, entity: str = "course", depends_on: tuple[str, ...] = ()) 
         key=(ref,),
         action=Action.CREATE,
         payload={"code": ref},
-        source=f"sheet › {ref}",
+        source=CellRef("sheet", ref),
         depends_on=depends_on,
     )
 

@@ -9,6 +9,7 @@ import openpyxl
 
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.findings import Finding
+from loader.places import CellRef
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
 from loader.report.results_workbook import FAILED_FILL, write_results_workbook
@@ -41,7 +42,7 @@ def _results(tmp_path: Path) -> Results:
             _result("BSC", Outcome.CREATED, 2, id="id-1", fields=("code", "name")),
             _result("BA", Outcome.UNCHANGED, 3, id="id-2"),
             _result("BX", Outcome.FAILED, 4, status=400, message="ValidationError: parent not found",
-                    cells=("curriculum.xlsx › Courses › C4",)),
+                    cells=(CellRef("curriculum.xlsx", "Courses", "C4", 4),)),
         ),
         block_sources={"courses": (str(tmp_path / "curriculum.xlsx"), "Courses")},
     )
@@ -122,8 +123,8 @@ def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path:
     _source_workbook(tmp_path / "curriculum.xlsx")
     results = _results(tmp_path)
     results = Results(**{**results.__dict__, "records": results.records[:2]})
-    bad_row = Finding("error", "not-a-date", "not a date: 'soon'", "curriculum.xlsx › Courses › B4")
-    other_sheet = Finding("error", "x", "elsewhere", "curriculum.xlsx › Schools › B4")
+    bad_row = Finding("error", "not-a-date", "not a date: 'soon'", CellRef("curriculum.xlsx", "Courses", "B4", 4))
+    other_sheet = Finding("error", "x", "elsewhere", CellRef("curriculum.xlsx", "Schools", "B4", 4))
     out = tmp_path / "results.xlsx"
     write_results_workbook(results, out, row_errors={"courses": (bad_row, other_sheet)})
     sheet = openpyxl.load_workbook(out)["Courses"]

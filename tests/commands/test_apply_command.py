@@ -167,7 +167,7 @@ def test_a_plan_with_errors_is_refused_unless_partial(project: Path, sandbox: An
     plan_path = _write_plan(project, sandbox)
     data = json.loads(plan_path.read_text(encoding="utf-8"))
     bad = data["blocks"][0]["records"][0]
-    where = "curriculum.xlsx › schools › B2"
+    where = {"file": "curriculum.xlsx", "sheet": "schools", "cell": "B2", "row": 2}
     bad["findings"] = [{"severity": "error", "code": "x", "message": "bad name", "where": where}]
     bad["blocked"] = True
     plan_path.write_text(json.dumps(data), encoding="utf-8")

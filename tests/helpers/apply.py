@@ -10,6 +10,7 @@ from typing import Any
 from loader.api.client import ApiClient
 from loader.config import Environment, RetrySettings
 from loader.environments import sandbox_environment
+from loader.places import CellRef
 from loader.plan.model import Action, BlockPlan, PendingId, Plan, RecordPlan
 from loader.profile import Profile, load_profile
 
@@ -42,7 +43,7 @@ def record(
         key=(code,),
         action=action,
         payload=dict(payload),
-        source=f"curriculum.xlsx › {block} › row {row}",
+        source=CellRef("curriculum.xlsx", block, row=row),
         row=row,
         **values,
     )
