@@ -169,8 +169,10 @@ class Store:
         with _transaction(self._db):
             self._db.execute("INSERT INTO outbox (institution, body) VALUES (?, ?)", (institution, _dumps(message)))
 
-    def outbox(self) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT institution, body FROM outbox ORDER BY seq").fetchall()
+    def outbox(self, institution: str) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT institution, body FROM outbox WHERE institution = ? ORDER BY seq", (institution,)
+        ).fetchall()
         return [{"institution": r[0], **json.loads(r[1])} for r in rows]
 
 
