@@ -1,27 +1,32 @@
 """What results.xlsx keeps of a source sheet besides its values: merged ranges, frozen panes,
 column widths and the styling of the header rows.
 
-Values are not read here (results.xlsx copies them as the plan read them). The header rows'
-styles come from openpyxl in read-only mode, which stops after the last header row; the parts of
-the sheet outside its cells (`<sheetView><pane>`, `<cols>`, `<mergeCells>`) from one streaming
-pass over the sheet's XML with defusedxml (no DTD, no entities), matching elements by their local
-name so that prefixed (`<x:mergeCell>`) and Strict Open XML namespaces read alike. Merged areas
+Values are not read here (results.xlsx copies them as the plan read them). openpyxl reads the
+package (relationships, the worksheet's part, the stylesheet); one streaming expat pass over the
+worksheet's XML, building no tree and refusing a DTD (so no entity can expand), finds the style of
+each header-row cell, `<sheetView><pane>`, `<cols>` and `<mergeCells>`, matching elements by their
+local name so that prefixed (`<x:mergeCell>`) and Strict Open XML namespaces read alike. Merged areas
 are bounded: a range larger than MAX_MERGED_CELLS cells (a sheet-wide merge would allocate a
 cell object for each of its 17 billion cells) is left out and named in a note.
 """
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Mapping
 from copy import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+from xml.parsers import expat
 
-from defusedxml import ElementTree
-from openpyxl import load_workbook
-from openpyxl.utils import range_boundaries
+from openpyxl.cell.read_only import ReadOnlyCell
+from openpyxl.reader.excel import ExcelReader
+from openpyxl.utils.cell import (
+    column_index_from_string,
+    coordinate_from_string,
+    get_column_letter,
+    range_boundaries,
+)
 from openpyxl.worksheet.worksheet import Worksheet
 
 MAX_MERGED_CELLS = 1_000_000  # per range and in all; a merge past it is left out with a note
@@ -60,80 +65,125 @@ class LayoutError(Exception):
 def read_layout(path: Path, sheet: str, header_row: int) -> SheetLayout:
     """The layout of `sheet` of the workbook at `path`; LayoutError when it cannot be read."""
     try:
-        book = load_workbook(path, read_only=True, data_only=True, keep_links=False)
+        reader = _StylesReader(path, read_only=True, data_only=True)
+        reader.read()
     except Exception as exc:  # openpyxl raises many kinds for a package it cannot open
         raise LayoutError(f"{type(exc).__name__}: {exc}") from None
     try:
-        if sheet not in book.sheetnames:
-            raise LayoutError(f"no sheet {sheet!r}")
-        worksheet = book[sheet]
-        styles = _header_styles(worksheet, header_row)
-        part = getattr(worksheet, "_worksheet_path", None)
-        archive = getattr(book, "_archive", None)
-        if not isinstance(part, str) or not isinstance(archive, zipfile.ZipFile):
-            return SheetLayout(header_styles=styles, notes=("merged ranges, frozen panes and widths not read",))
-        with archive.open(part) as source:
-            return _scan(source, styles)
+        part = reader.parts.get(sheet)
+        if part is None:
+            raise LayoutError(f"no worksheet {sheet!r}")
+        with reader.archive.open(part) as source:
+            scan = _Scan(header_row)
+            scan.run(source)
+        styles = {place: _style(reader.wb, style_id) for place, style_id in scan.header_style_ids.items()}
+        return SheetLayout(tuple(scan.merged), scan.frozen, tuple(scan.widths), styles, tuple(scan.notes))
     except LayoutError:
         raise
     except Exception as exc:  # a malformed part: the copy keeps its values, without the layout
         raise LayoutError(f"{type(exc).__name__}: {exc}") from None
     finally:
-        book.close()
+        reader.archive.close()
 
 
-def _header_styles(worksheet: Any, header_row: int) -> dict[tuple[int, int], CellStyle]:
-    styles: dict[tuple[int, int], CellStyle] = {}
-    for row in worksheet.iter_rows(min_row=1, max_row=max(header_row, 1)):
-        for cell in row:
-            if getattr(cell, "has_style", False):
-                styles[(cell.row, cell.column)] = CellStyle(
-                    copy(cell.font), copy(cell.fill), copy(cell.border), copy(cell.alignment),
-                    cell.number_format, copy(cell.protection),
-                )
-    return styles
+class _StylesReader(ExcelReader):  # type: ignore[misc]
+    """openpyxl's package reader for the workbook's styles and the part of each worksheet only:
+    no shared strings (values are not read here) and no worksheet objects (a read-only worksheet
+    parses a whole sheet that has no `<dimension>` just to size itself)."""
+
+    parts: dict[str, str]
+
+    def read_strings(self) -> None:
+        self.shared_strings: list[str] = []
+
+    def read_worksheets(self) -> None:
+        self.parts = {
+            sheet.name: rel.target
+            for sheet, rel in self.parser.find_sheets()
+            if rel.target in self.valid_files and "chartsheet" not in rel.Type
+        }
 
 
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
+class _BookHolder:
+    """What a ReadOnlyCell needs of its sheet to look its style up: the workbook."""
+
+    title = ""
+
+    def __init__(self, book: Any) -> None:
+        self.parent = book
 
 
-def _scan(source: IO[bytes], styles: dict[tuple[int, int], CellStyle]) -> SheetLayout:
-    merged: list[tuple[int, int, int, int]] = []
-    widths: list[tuple[int, int, float]] = []
-    notes: list[str] = []
-    frozen: str | None = None
-    area = 0
-    parent_of_rows: Any = None
-    for event, element in ElementTree.iterparse(source, events=("start", "end")):
-        name = _local(element.tag)
-        if event == "start":
-            if name == "sheetData":
-                parent_of_rows = element
-            continue
-        if name == "row" and parent_of_rows is not None:
-            parent_of_rows.clear()  # cells are not needed here: keep memory flat however long the sheet
-        elif name == "pane" and frozen is None and element.get("state") in ("frozen", "frozenSplit"):
-            frozen = element.get("topLeftCell") or _split_cell(element)
-        elif name == "col":
-            width = element.get("width")
-            if width is not None and element.get("min") and element.get("max"):
-                widths.append((int(element.get("min")), int(element.get("max")), float(width)))
-        elif name == "mergeCell" and element.get("ref"):
-            bounds = range_boundaries(element.get("ref"))
-            min_col, min_row, max_col, max_row = (b or 0 for b in bounds)
-            size = (max_col - min_col + 1) * (max_row - min_row + 1)
-            if min(min_col, min_row) < 1 or size > MAX_MERGED_CELLS or area + size > MAX_MERGED_CELLS:
-                notes.append(f"merged range {element.get('ref')} not kept (over {MAX_MERGED_CELLS:,} cells)")
-                continue
-            area += size
-            merged.append((min_col, min_row, max_col, max_row))
-    return SheetLayout(tuple(merged), frozen, tuple(widths), styles, tuple(notes))
+def _style(book: Any, style_id: int) -> CellStyle:
+    cell = ReadOnlyCell(_BookHolder(book), 1, 1, None, "n", style_id)
+    return CellStyle(
+        copy(cell.font), copy(cell.fill), copy(cell.border), copy(cell.alignment),
+        cell.number_format, copy(cell.protection),
+    )
 
 
-def _split_cell(pane: Any) -> str | None:
-    from openpyxl.utils import get_column_letter
+class _Scan:
+    """expat callbacks over one worksheet part: elements by local name (any prefix or namespace),
+    no tree kept, no DTD (so no entity can expand)."""
 
+    def __init__(self, header_row: int) -> None:
+        self.header_row = header_row
+        self.merged: list[tuple[int, int, int, int]] = []
+        self.widths: list[tuple[int, int, float]] = []
+        self.notes: list[str] = []
+        self.frozen: str | None = None
+        self.header_style_ids: dict[tuple[int, int], int] = {}
+        self.area = 0
+        self.row = 0
+        self.column = 0
+
+    def run(self, source: IO[bytes]) -> None:
+        parser = expat.ParserCreate(namespace_separator="}")
+        parser.StartDoctypeDeclHandler = self.refuse_dtd
+        parser.EntityDeclHandler = self.refuse_dtd
+        parser.StartElementHandler = self.start
+        parser.ParseFile(source)
+
+    def refuse_dtd(self, *_: object) -> None:
+        raise LayoutError("the sheet's XML declares a DTD")
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        name = tag[tag.rfind("}") + 1 :]
+        if name == "c":
+            if self.row <= self.header_row:
+                self._header_cell(attributes)
+        elif name == "row":
+            self.row = int(attributes.get("r") or self.row + 1)
+            self.column = 0
+        elif name == "pane" and self.frozen is None and attributes.get("state") in ("frozen", "frozenSplit"):
+            self.frozen = attributes.get("topLeftCell") or _split_cell(attributes)
+        elif name == "col" and "width" in attributes and "min" in attributes and "max" in attributes:
+            self.widths.append((int(attributes["min"]), int(attributes["max"]), float(attributes["width"])))
+        elif name == "mergeCell" and attributes.get("ref"):
+            self._merge(attributes["ref"])
+
+    def _header_cell(self, attributes: dict[str, str]) -> None:
+        reference = attributes.get("r")
+        if reference:
+            column, row = coordinate_from_string(reference)
+            self.column = column_index_from_string(column)
+            self.row = row
+        else:
+            self.column += 1
+        style = attributes.get("s")
+        if style and style != "0":
+            self.header_style_ids[(self.row, self.column)] = int(style)
+
+    def _merge(self, ref: str) -> None:
+        min_col, min_row, max_col, max_row = (b or 0 for b in range_boundaries(ref))
+        size = (max_col - min_col + 1) * (max_row - min_row + 1)
+        if min(min_col, min_row) < 1 or size > MAX_MERGED_CELLS or self.area + size > MAX_MERGED_CELLS:
+            self.notes.append(f"merged range {ref} not kept (over {MAX_MERGED_CELLS:,} cells)")
+            return
+        self.area += size
+        self.merged.append((min_col, min_row, max_col, max_row))
+
+
+def _split_cell(pane: Mapping[str, str]) -> str | None:
     try:
         columns, rows = int(float(pane.get("xSplit") or 0)), int(float(pane.get("ySplit") or 0))
     except ValueError:
@@ -143,8 +193,6 @@ def _split_cell(pane: Any) -> str | None:
 
 def apply_layout(sheet: Worksheet, layout: SheetLayout, width: int) -> None:
     """Give `sheet` (holding the copied values) the source's layout, within its first `width` columns."""
-    from openpyxl.utils import get_column_letter
-
     for (row, column), style in layout.header_styles.items():
         if column > width:
             continue
