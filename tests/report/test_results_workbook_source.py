@@ -176,3 +176,64 @@ def test_a_sheet_wide_merge_is_left_out_of_the_layout_with_a_note(tmp_path: Path
     assert layout.merged == ()
     assert layout.notes == ("merged range A1:XFD1048576 not kept (over 1,000,000 cells)",)
     assert layout.frozen == "A4"
+
+
+def test_rows_of_two_blocks_merged_into_one_record_both_get_its_outcome(project: Path) -> None:
+    code = _code("M")
+    _titled_workbook(project / "schools.xlsx", [[code, "Merged", "Sci"]])
+    (project / "schools.yaml").write_text(
+        "version: 1\nsource: schools.xlsx\nentities:\n"
+        "  names:\n    entity: school\n    sheet: Schools\n    header_row: 3\n    key: [code]\n"
+        "    fields: {code: Code, name: Name}\n"
+        "  faculties:\n    entity: school\n    sheet: Schools\n    header_row: 3\n    key: [code]\n"
+        "    fields: {code: Code, custom_attributes: {Faculty: {column: Faculty}}}\n",
+        encoding="utf-8",
+    )
+    assert main(["plan", "schools.yaml", "--env", "local", "--out", "plan.json"]) == 0
+    assert main(["apply", "--plan", "plan.json", "--env", "local", "--results", "out.xlsx"]) == 0
+    rows = _rows(project / "out.xlsx", "Schools")
+    assert rows[2][3:] == [
+        "names status", "names id", "names message", "faculties status", "faculties id", "faculties message"
+    ]
+    assert rows[3][3] == rows[3][6] == "created"
+    assert rows[3][4] == rows[3][7]
+
+
+def _rewritten(source: Path, target: Path, change: Any) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for item in old.infolist():
+            data = old.read(item)
+            new.writestr(item, change(data) if item.filename == "xl/worksheets/sheet1.xml" else data)
+
+
+def test_the_layout_of_a_sheet_written_with_a_namespace_prefix_is_read(tmp_path: Path) -> None:
+    import re
+
+    from loader.report.sheet_layout import read_layout
+
+    plain = tmp_path / "plain.xlsx"
+    _titled_workbook(plain, [["X", "Y", "Z"]])
+    prefixed = tmp_path / "prefixed.xlsx"
+
+    def with_prefix(data: bytes) -> bytes:  # .NET Open XML SDK style: <x:worksheet xmlns:x="...">
+        data = re.sub(rb"<(/?)(?!\?)([A-Za-z]+)([ />])", rb"<\1x:\2\3", data)
+        return data.replace(b' xmlns="', b' xmlns:x="', 1)
+
+    _rewritten(plain, prefixed, with_prefix)
+    assert b"<x:mergeCell " in __import__("zipfile").ZipFile(prefixed).read("xl/worksheets/sheet1.xml")
+    layout = read_layout(prefixed, "Schools", 3)
+    assert layout == read_layout(plain, "Schools", 3)
+    assert layout.merged == ((1, 1, 3, 1),) and layout.frozen == "A4" and (3, 2) in layout.header_styles
+
+
+def test_the_layout_reader_refuses_a_sheet_declaring_a_dtd(tmp_path: Path) -> None:
+    from loader.report.sheet_layout import LayoutError, read_layout
+
+    plain = tmp_path / "plain.xlsx"
+    _titled_workbook(plain, [["X", "Y", "Z"]])
+    with_dtd = tmp_path / "dtd.xlsx"
+    _rewritten(plain, with_dtd, lambda d: b'<!DOCTYPE x [<!ENTITY a "aaaa">]>' + d.split(b"?>", 1)[-1])
+    with pytest.raises(LayoutError, match="DTD"):
+        read_layout(with_dtd, "Schools", 3)
