@@ -13,8 +13,8 @@ Behaviour, exactly:
   read-only fields (curriculum `type` and `children`, credential `uploadedBy`...) in a seed record
   are ignored: the server sets them.
 - Institutions named in the seed, and those of every client, that get no `roles` from the seed get
-  three default roles (Administrator, Assessor, Viewer); those that get no `tags` get three default
-  tags (International student, Domestic student, Recognition of prior learning), as the real
+  three default roles (Administrator, Assessor, Viewer); those whose seed has no `tags` key get
+  three default tags (International student, Domestic student, Recognition of prior learning), as the real
   platform has tags an API user cannot create.
 - The whole seed is one transaction: any error (SeedError, naming the institution, collection and
   position) leaves the database empty.
@@ -100,7 +100,7 @@ def apply_seed(store: Store, service: Service, document: dict[str, Any], institu
                 raise SeedError(f"seed: {institution}: unknown collection '{unknown[0]}'")
             if not collections.get("roles"):
                 collections = {**collections, "roles": list(DEFAULT_ROLES)}
-            if not collections.get("tags"):
+            if "tags" not in collections:  # `"tags": []` asks for a sandbox without tags
                 collections = {**collections, "tags": list(DEFAULT_TAGS)}
             for collection in SEED_ORDER:
                 records = collections.get(collection) or []
