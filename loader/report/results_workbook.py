@@ -137,7 +137,7 @@ def write_results_workbook(
         header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), readings, blocks)
         width = _copy_source(sheet, source, base, max(header, 1), notes)
         placed = _placements(blocks, also_rows, field_cells, source.sheet, results)
-        _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0, source.sheet)
+        _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
     if not by_source:
         workbook.create_sheet("Results")
@@ -185,7 +185,8 @@ def _placements(
     """Per block of this sheet: every row an outcome goes on. A record's outcome goes on its own row
     and on each row merged into it (identical rows, or rows of another block reading this sheet)."""
     placed: dict[str, list[_Placed]] = {block: [] for block in blocks}
-    for result in results.records:
+    elsewhere = [r for r in results.records if r.block not in blocks and r.ref in also_rows]
+    for result in [*(r for rs in blocks.values() for r in rs), *elsewhere]:
         cells: tuple[tuple[int, int], ...] = ()
         if result.row and result.block in placed:
             wheres = result.cells or _cells_to_mark(result, field_cells.get((result.block, result.row), {}))
@@ -206,7 +207,6 @@ def _write_outcomes(
     width: int,
     header: int,
     has_header: bool,
-    source_sheet: str | None,
 ) -> None:
     several = len(blocks) > 1
     column = width + 1
