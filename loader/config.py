@@ -132,6 +132,15 @@ class EnvironmentSpec:
 
 
 @dataclass(frozen=True)
+class SandboxFiles:
+    """The built-in sandbox's files as loader.yaml names them (`sandbox: {data:, seed:}`), resolved
+    against its folder; None for a file not named (the default is used)."""
+
+    data: Path | None = None
+    seed: Path | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The project configuration. `root` is where loader.yaml lives (else the working directory)."""
 
@@ -141,6 +150,7 @@ class Config:
     environments: Mapping[str, EnvironmentSpec]
     profile: Profile
     concurrency: int = DEFAULT_CONCURRENCY
+    sandbox: SandboxFiles | None = None  # loader.yaml `sandbox:`; None: the defaults under `root`
 
     def environment_names(self) -> list[str]:
         names = set(self.environments) | {BUILTIN_SANDBOX}
@@ -246,7 +256,15 @@ def parse_config(text: str, path: Path) -> Config:
         environments=environments,
         profile=profile,
         concurrency=data.get("concurrency", DEFAULT_CONCURRENCY),
+        sandbox=_sandbox_files(data.get("sandbox"), path.parent.resolve()),
     )
+
+
+def _sandbox_files(spec: Mapping[str, Any] | None, base_dir: Path) -> SandboxFiles | None:
+    if not spec:
+        return None
+    named = {key: base_dir / spec[key] for key in ("data", "seed") if key in spec}
+    return SandboxFiles(**named)
 
 
 class _Locator:

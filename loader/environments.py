@@ -2,17 +2,20 @@
 
 The built-in sandbox is a real HTTP server on loopback, started in-process for the duration of the
 `with` block, with its data in `.loader/sandbox.sqlite3` (kept between runs) and seeded on first use
-from `samples/sandbox-seed.json` when that file exists.
+from `samples/sandbox-seed.json` when that file exists; both relative to the project directory,
+unless loader.yaml names them (`sandbox: {data: FILE, seed: FILE}`). When it would start with no
+records, a note on stderr says which data file it uses and that it is empty.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, Secret
+from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, SandboxFiles, Secret
 from loader.errors import ConfigError
 
 SANDBOX_DATA = Path(".loader") / "sandbox.sqlite3"
@@ -30,16 +33,35 @@ def open_environment(config: Config, env_name: str | None) -> Iterator[Environme
     if spec is not None:
         yield spec.resolve()
         return
-    with _embedded_sandbox(config.root) as environment:
+    with _embedded_sandbox(config) as environment:
         yield environment
 
 
+def sandbox_files(config: Config) -> tuple[Path, Path | None]:
+    """The built-in sandbox's data file, and its seed file (None when there is none to use).
+
+    A seed loader.yaml names must exist (ConfigError); the default one is used when it is there.
+    """
+    named = config.sandbox or SandboxFiles()
+    data = named.data or config.root / SANDBOX_DATA
+    if named.seed is not None:
+        if not named.seed.is_file():
+            raise ConfigError(
+                f"the sandbox seed file {named.seed} is not there",
+                where=str(config.path) if config.path else None,
+                hint="fix `sandbox: {seed: ...}` in loader.yaml (relative to loader.yaml), or remove it",
+            )
+        return data, named.seed
+    seed = config.root / SANDBOX_SEED
+    return data, seed if seed.is_file() else None
+
+
 @contextmanager
-def _embedded_sandbox(root: Path) -> Iterator[Environment]:
+def _embedded_sandbox(config: Config) -> Iterator[Environment]:
     # Imported here: only the built-in environment needs the server (and its web framework).
     from loader.sandbox.server import SandboxOptions, serve_in_thread
 
-    data = root / SANDBOX_DATA
+    data, seed = sandbox_files(config)
     try:
         data.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -47,8 +69,14 @@ def _embedded_sandbox(root: Path) -> Iterator[Environment]:
             f"cannot create {data.parent} for the built-in sandbox: {error.strerror or error}",
             hint="run loader from a writable project directory, or choose another environment with --env",
         ) from None
-    seed = root / SANDBOX_SEED
-    options = SandboxOptions(data=str(data), seed=seed if seed.is_file() else None, environment=BUILTIN_SANDBOX)
+    if seed is None and _holds_no_records(data):
+        print(
+            f"note: the built-in sandbox uses {data}, which is empty (no seed: {config.root / SANDBOX_SEED} "
+            "is not there); name its files in loader.yaml (sandbox: {data: FILE, seed: FILE}) or run loader "
+            "from the project directory",
+            file=sys.stderr,
+        )
+    options = SandboxOptions(data=str(data), seed=seed, environment=BUILTIN_SANDBOX)
     with ExitStack() as stack:
         try:
             server = stack.enter_context(serve_in_thread(options))
@@ -59,6 +87,13 @@ def _embedded_sandbox(root: Path) -> Iterator[Environment]:
                 hint=f"delete {data} to start from the seed again",
             ) from None
         yield sandbox_environment(server, is_builtin_sandbox=True)
+
+
+def _holds_no_records(data: Path) -> bool:
+    """True for a data file that is missing or holds no records but the defaults every sandbox has."""
+    from loader.sandbox.store import holds_only_defaults
+
+    return not data.is_file() or holds_only_defaults(data)
 
 
 def sandbox_environment(server: Any, *, name: str = BUILTIN_SANDBOX, **changes: Any) -> Environment:

@@ -14,7 +14,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,9 +84,10 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
 
 @dataclass(frozen=True)
 class _SourceContext:
-    """What the source says beyond the plan, for results.xlsx (known when apply made the plan)."""
+    """What the source says beyond the plan, for results.xlsx (known when apply made the plan);
+    how each block's source was read is in the plan itself."""
 
-    header_rows: Mapping[str, int] = field(default_factory=dict)
+    plan: Plan | None = None
     field_cells: FieldCells = field(default_factory=dict)
     row_errors: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
 
@@ -127,7 +128,7 @@ def _write(results: Results, path: Path, context: _SourceContext) -> None:
         notes = write_results_workbook(
             results,
             path,
-            header_rows=context.header_rows,
+            plan=context.plan,
             field_cells=context.field_cells,
             row_errors=context.row_errors,
         )
@@ -169,7 +170,7 @@ async def _apply(
             results = await apply_plan(
                 plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
             )
-        return results, context
+        return results, replace(context, plan=plan)
 
 
 async def _make_plan(
@@ -178,16 +179,10 @@ async def _make_plan(
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
     from loader.plan.run import run_plan
     from loader.report.terminal import render
-    from loader.source.mapping import load_mapping
 
     paths = [Path(m) for m in args.mappings]
     planned = await run_plan(paths, config=config, env=env, client=client)
     render(planned.plan)
-    header_rows: dict[str, int] = {}
-    for path in paths:
-        mapping, _ = load_mapping(path, config.profile)
-        for block in mapping.blocks if mapping else ():
-            header_rows[block.name] = block.header_row
     field_cells = {
         (b.block, rec.row.row): dict(rec.cells)
         for b in planned.sources.blocks
@@ -195,7 +190,7 @@ async def _make_plan(
         if rec.row.row is not None
     }
     row_errors = {b.name: b.findings for b in planned.plan.blocks}
-    return planned.plan, _SourceContext(header_rows, field_cells, row_errors)
+    return planned.plan, _SourceContext(planned.plan, field_cells, row_errors)
 
 
 def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from loader.config import load_config
 from loader.environments import open_environment
 from loader.errors import UsageError
+from loader.private_files import open_private
 from loader.profile import Profile
 from loader.report.pull_table import SheetTable, records_to_table
 
@@ -30,7 +31,8 @@ def _check_entities(names: list[str], profile: Profile) -> list[str]:
 
 
 def write_workbook(path: Path, tables: list[SheetTable]) -> None:
-    """Write each table as a sheet; every cell is neutralised against formula injection."""
+    """Write each table as a sheet, readable by its owner only (live records hold personal data);
+    every cell is neutralised against formula injection."""
     from openpyxl import Workbook
 
     from loader.safe_cells import safe_row
@@ -42,7 +44,8 @@ def write_workbook(path: Path, tables: list[SheetTable]) -> None:
         for row in table.rows:
             sheet.append(safe_row(row))
     path.parent.mkdir(parents=True, exist_ok=True)
-    book.save(path)
+    with open_private(path) as handle:  # names, e-mails, dates of birth: 0600 before the first byte
+        book.save(handle)
 
 
 def run(args: argparse.Namespace) -> int:

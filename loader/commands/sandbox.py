@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from loader.errors import UsageError
+from loader.sandbox.faults import add_fault_arguments  # the declaration of the faults only: no web framework
 
 if TYPE_CHECKING:  # the server (and its web framework) is imported only when serving
     from loader.sandbox.options import SandboxOptions
@@ -32,14 +33,9 @@ def add_serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--client", action="append", default=[], metavar="ID:SECRET:INSTITUTION", help="add a client (repeatable)"
     )
-    serve.add_argument("--latency-ms", type=float, default=0, help="added latency per request")
-    serve.add_argument("--jitter-ms", type=float, default=0, help="uniform random extra latency, up to this")
-    serve.add_argument("--error-rate", type=float, default=0.0, help="share of requests answered 500/503 untouched")
-    serve.add_argument("--lost-rate", type=float, default=0.0, help="share of writes committed, then answered 500")
-    serve.add_argument("--rate-limit", type=float, default=None, help="requests per second before 429")
     serve.add_argument("--token-ttl", type=float, default=1800.0, help="access token lifetime, seconds")
     serve.add_argument("--page-token-ttl", type=float, default=60.0, help="page token lifetime, seconds")
-    serve.add_argument("--fault-seed", type=int, default=0, help="seed of the fault draws")
+    add_fault_arguments(serve)
 
 
 def _options(args: argparse.Namespace) -> SandboxOptions:
@@ -53,27 +49,18 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
             raise UsageError(f"--client {spec!r}: expected ID:SECRET:INSTITUTION")
         clients.append((parts[0], parts[1], parts[2]))
     try:
-        faults = FaultOptions(
-            latency_ms=args.latency_ms,
-            jitter_ms=args.jitter_ms,
-            error_rate=args.error_rate,
-            lost_rate=args.lost_rate,
-            rate_limit=args.rate_limit,
-            seed=args.fault_seed,
+        faults = FaultOptions.from_args(args)
+        return SandboxOptions(
+            data=args.data,
+            seed=args.seed,
+            environment=args.environment,
+            token_ttl=args.token_ttl,
+            page_token_ttl=args.page_token_ttl,
+            faults=faults,
+            clients=tuple(clients),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    if args.token_ttl <= 0 or args.page_token_ttl <= 0:
-        raise UsageError("--token-ttl and --page-token-ttl must be > 0")
-    return SandboxOptions(
-        data=args.data,
-        seed=args.seed,
-        environment=args.environment,
-        token_ttl=args.token_ttl,
-        page_token_ttl=args.page_token_ttl,
-        faults=faults,
-        clients=tuple(clients),
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from loader.places import CellRef
 from loader.plan.compare import same
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, plan_fields
-from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
+from loader.plan.model import Action, BlockPlan, Plan, RecordPlan, SourceReading
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -42,6 +42,12 @@ class BlockInput(Protocol):
     def records(self) -> Sequence[DesiredRecord]: ...
     @property
     def findings(self) -> Sequence[Finding]: ...
+    @property
+    def header_row(self) -> int: ...
+    @property
+    def encoding(self) -> str | None: ...
+    @property
+    def delimiter(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ def plan_changes(
             BlockPlan(
                 b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings),
                 key_fields=tuple(b.key_fields),
+                reading=SourceReading(b.header_row, b.encoding, b.delimiter),
             )
         )
     return Plan(
@@ -178,7 +185,8 @@ def _merge_record(first: DesiredRecord, other: DesiredRecord) -> tuple[DesiredRe
         elif name not in fields:
             fields[name] = value
             cells[name] = other.place(name)
-    merged = replace(first, fields=fields, cells=cells, pii=first.pii | other.pii)
+    also_rows = (*first.also_rows, (other.block, other.row), *other.also_rows)
+    merged = replace(first, fields=fields, cells=cells, pii=first.pii | other.pii, also_rows=also_rows)
     return merged, conflicts
 
 
@@ -244,6 +252,7 @@ def _plan_record(
         refers_to=tuple(fp.refers_to),
         findings=tuple(findings),
         row=rec.row.row,
+        also_rows=tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None),
     ), fp.depends_at
 
 

@@ -43,6 +43,15 @@ class FieldChange:
 
 
 @dataclass(frozen=True)
+class SourceReading:
+    """How a block's rows were read, so that results.xlsx copies them exactly as the plan did."""
+
+    header_row: int = 1
+    encoding: str | None = None  # CSV only; None: UTF-8 with or without BOM
+    delimiter: str | None = None  # CSV only; None: sniffed
+
+
+@dataclass(frozen=True)
 class RecordPlan:
     """One desired record and what will be done to it.
 
@@ -69,6 +78,7 @@ class RecordPlan:
     blocked: bool = False
     row: int | None = None  # 1-based source row, for the results workbook
     refers_to: tuple[str, ...] = ()  # records of this plan it refers to by their live id (stale checks)
+    also_rows: tuple[tuple[str, int], ...] = ()  # (block, row) of the other source rows merged into it
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -93,6 +103,7 @@ class BlockPlan:
     not_in_source: int = 0
     findings: tuple[Finding, ...] = ()  # block-level findings (not tied to one record)
     key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
+    reading: SourceReading = SourceReading()  # how its source was read (results.xlsx reads it again)
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)
@@ -178,7 +189,18 @@ def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "refers_to": list(r.refers_to),
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
-    }
+    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {})
+
+
+def _reading_to_dict(reading: SourceReading) -> dict[str, Any]:
+    return {"header_row": reading.header_row, "encoding": reading.encoding, "delimiter": reading.delimiter}
+
+
+def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
+    """A plan made before blocks recorded how they were read gets the defaults."""
+    if not d:
+        return SourceReading()
+    return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
@@ -201,6 +223,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "sheet": b.sheet,
                 "not_in_source": b.not_in_source,
                 "key_fields": list(b.key_fields),
+                "reading": _reading_to_dict(b.reading),
                 "findings": [_finding_to_dict(f) for f in b.findings],
                 "records": [_record_to_dict(r) for r in b.records],
             }
@@ -229,6 +252,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             sheet=b.get("sheet"),
             not_in_source=b.get("not_in_source", 0),
             key_fields=tuple(b.get("key_fields", ())),
+            reading=_reading_from_dict(b.get("reading")),
             findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
             records=tuple(
                 RecordPlan(
@@ -251,6 +275,7 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
                     refers_to=tuple(r.get("refers_to", ())),
                     findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
                     blocked=r.get("blocked", False),
+                    also_rows=tuple((block, row) for block, row in r.get("also_rows", ())),
                 )
                 for r in b["records"]
             ),

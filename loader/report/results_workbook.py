@@ -1,11 +1,14 @@
 """results.xlsx: a copy of the source rows with outcome columns, so a data officer can fix the
 failed rows in their sheet and re-run.
 
-One sheet per source sheet (or CSV file), rows at the same row numbers as in the source, then
-three columns per block reading it: status, id, message ("loader status", "loader id", "loader
-message" when one block reads the sheet; "<block> status", ... when several do). Failed and
-skipped rows are filled; the cells a failure names are highlighted red with the message as a
-comment. Every value written goes through `safe_cells`.
+One sheet per source sheet (or CSV file), rows at the same row numbers as in the source, read
+exactly as the plan read them (the plan's `header_row`, `encoding` and `delimiter` per block),
+with the sheet's merged ranges, frozen panes, column widths and header styling; then three
+columns per block reading it: status, id, message ("loader status", "loader id", "loader
+message" when one block reads the sheet; "<block> status", ... when several do), headed on the
+header row. Every source row of a record gets its outcome (rows merged into one record too).
+Failed and skipped rows are filled; the cells a failure names are highlighted red with the
+message as a comment. Every value written goes through `safe_cells`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import Cell, MergedCell
 from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import column_index_from_string
@@ -26,7 +30,9 @@ from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
 from loader.findings import Finding
 from loader.places import CellRef, Place
+from loader.plan.model import Plan, SourceReading
 from loader.private_files import open_private
+from loader.report.sheet_layout import LayoutError, apply_layout, read_layout
 from loader.safe_cells import set_safe_cell
 from loader.source.readers import read_sheet
 
@@ -35,12 +41,19 @@ SKIPPED_FILL = PatternFill("solid", start_color="FFEB9C", end_color="FFEB9C")
 DONE_FILL = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
 _A1 = re.compile(r"^([A-Z]{1,3})(\d+)$")
 _SHEET_TITLE_BAD = re.compile(r"[\[\]:*?/\\]")
+_MAX_COLUMNS = 16_384 - 3 * 64  # room for the outcome columns of many blocks within Excel's 16,384
 
 
 @dataclass(frozen=True)
 class _Source:
     file: str
     sheet: str | None
+    encoding: str | None = None
+    delimiter: str | None = None
+
+
+# Where a result is written: (row, result, the source cells to mark as (row, column)).
+_Placed = tuple[int, RecordResult, tuple[tuple[int, int], ...]]
 
 
 def _cell_address(place: Place | None, sheet: str | None) -> tuple[int, int] | None:
@@ -74,39 +87,46 @@ def _fill_for(outcome: Outcome) -> PatternFill | None:
     return None
 
 
-def _header_row(rows_with_records: Iterable[int], header_rows: Mapping[str, int], blocks: Iterable[str]) -> int:
-    given = [header_rows[b] for b in blocks if b in header_rows]
+def _header_row(rows_with_records: Iterable[int], readings: Mapping[str, SourceReading], blocks: Iterable[str]) -> int:
+    given = [readings[b].header_row for b in blocks if b in readings]
     if given:
         return min(given)
     return 1 if min(rows_with_records, default=2) > 1 else 0
 
 
-FieldCells = Mapping[tuple[str, int], Mapping[str, CellRef]]  # (block, row) -> field -> "file › sheet › D17"
+FieldCells = Mapping[tuple[str, int], Mapping[str, CellRef]]  # (block, row) -> field -> its cell
 
 
 def write_results_workbook(
     results: Results,
     path: Path,
     *,
-    header_rows: Mapping[str, int] | None = None,
+    plan: Plan | None = None,
     field_cells: FieldCells | None = None,
     row_errors: Mapping[str, Sequence[Finding]] | None = None,
     base: Path | None = None,
 ) -> list[str]:
     """Write results.xlsx; returns notes about sources that could not be copied (they are listed
-    without their source values). `header_rows` gives a block's header row (default 1);
+    without their source values). `plan` (the plan applied) says how each block's source was read
+    and which rows merged into each record; without it, header row 1 and default reading.
     `field_cells` the cell each field of a row came from, so a failure's cells can be marked;
     `row_errors` per block, the errors of rows that never became records (marked "error")."""
-    header_rows = header_rows or {}
+    readings = {b.name: b.reading for b in plan.blocks} if plan is not None else {}
+    also_rows = {r.ref: r.also_rows for r in plan.records() if r.also_rows} if plan is not None else {}
     field_cells = field_cells or {}
     row_errors = row_errors or {}
     base = base or Path.cwd()
+
+    def source_of(block: str, file: str, sheet: str | None) -> _Source:
+        reading = readings.get(block, SourceReading())
+        return _Source(file, sheet, reading.encoding, reading.delimiter)
+
     by_source: dict[_Source, dict[str, list[RecordResult]]] = defaultdict(lambda: defaultdict(list))
     for block, (file, sheet) in results.block_sources.items():
-        by_source[_Source(file, sheet)].setdefault(block, [])
+        by_source[source_of(block, file, sheet)].setdefault(block, [])
     for result in results.records:
         file, sheet = results.block_sources.get(result.block, (result.source, None))
-        by_source[_Source(file, sheet)][result.block].append(result)
+        by_source[source_of(result.block, file, sheet)][result.block].append(result)
 
     workbook = Workbook()
     workbook.remove(workbook.active)
@@ -114,9 +134,10 @@ def write_results_workbook(
     used: set[str] = set()
     for source, blocks in by_source.items():
         sheet = workbook.create_sheet(_title(source, used))
-        width = _copy_source(sheet, source, base, notes)
-        header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), header_rows, blocks)
-        _write_outcomes(sheet, blocks, width, max(header, 1), header > 0, field_cells, source.sheet)
+        header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), readings, blocks)
+        width = _copy_source(sheet, source, base, max(header, 1), notes)
+        placed = _placements(blocks, also_rows, field_cells, source.sheet, results)
+        _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
     if not by_source:
         workbook.create_sheet("Results")
@@ -126,11 +147,12 @@ def write_results_workbook(
     return notes
 
 
-def _copy_source(sheet: Worksheet, source: _Source, base: Path, notes: list[str]) -> int:
-    """Copy the source rows in place; returns the number of source columns."""
+def _copy_source(sheet: Worksheet, source: _Source, base: Path, header: int, notes: list[str]) -> int:
+    """Copy the source rows in place, read as the plan read them, with the sheet's layout;
+    returns the number of source columns (outcome columns go after them)."""
     file_path = Path(source.file) if Path(source.file).is_absolute() else base / source.file
     try:
-        data = read_sheet(file_path, source.file, source.sheet)
+        data = read_sheet(file_path, source.file, source.sheet, delimiter=source.delimiter, encoding=source.encoding)
     except LoaderError as error:
         notes.append(f"{source.file}: source rows not copied ({error.message})")
         return 0
@@ -140,17 +162,51 @@ def _copy_source(sheet: Worksheet, source: _Source, base: Path, notes: list[str]
         for column, value in enumerate(row.values, start=1):
             if value is not None:
                 set_safe_cell(sheet, row.number, column, value)
+    if data.sheet is None:  # CSV: no layout to keep
+        return width
+    try:
+        layout = read_layout(file_path, data.sheet, header)
+    except LayoutError as error:
+        notes.append(f"{source.file} › {data.sheet}: merged cells, frozen panes and header styles not copied ({error})")
+        return width
+    width = max(width, min(layout.last_column, _MAX_COLUMNS))
+    apply_layout(sheet, layout, width)
+    notes.extend(f"{source.file} › {data.sheet}: {note}" for note in layout.notes)
     return width
+
+
+def _placements(
+    blocks: Mapping[str, list[RecordResult]],
+    also_rows: Mapping[str, tuple[tuple[str, int], ...]],
+    field_cells: FieldCells,
+    source_sheet: str | None,
+    results: Results,
+) -> dict[str, list[_Placed]]:
+    """Per block of this sheet: every row an outcome goes on. A record's outcome goes on its own row
+    and on each row merged into it (identical rows, or rows of another block reading this sheet)."""
+    placed: dict[str, list[_Placed]] = {block: [] for block in blocks}
+    elsewhere = [r for r in results.records if r.block not in blocks and r.ref in also_rows]
+    for result in [*(r for rs in blocks.values() for r in rs), *elsewhere]:
+        cells: tuple[tuple[int, int], ...] = ()
+        if result.row and result.block in placed:
+            wheres = result.cells or _cells_to_mark(result, field_cells.get((result.block, result.row), {}))
+            cells = tuple(a for a in (_cell_address(w, source_sheet) for w in wheres) if a is not None)
+            placed[result.block].append((result.row, result, cells))
+        for block, row in also_rows.get(result.ref, ()):
+            if block in placed:
+                same_block = block == result.block
+                shifted = tuple((row, column) for _, column in cells) if same_block else ()
+                placed[block].append((row, result, shifted))
+    return placed
 
 
 def _write_outcomes(
     sheet: Worksheet,
     blocks: Mapping[str, list[RecordResult]],
+    placed: Mapping[str, list[_Placed]],
     width: int,
     header: int,
     has_header: bool,
-    field_cells: FieldCells,
-    source_sheet: str | None,
 ) -> None:
     several = len(blocks) > 1
     column = width + 1
@@ -159,15 +215,13 @@ def _write_outcomes(
         if has_header:
             for offset, label in enumerate(("status", "id", "message")):
                 set_safe_cell(sheet, header, column + offset, f"{prefix} {label}").font = Font(bold=True)
-        unplaced = [r for r in results if not r.row]
-        for result in results:
-            if result.row:
-                cells = result.cells or _cells_to_mark(result, field_cells.get((result.block, result.row), {}))
-                _write_result(sheet, result.row, column, result, cells, source_sheet)
+        for row, result, cells in placed.get(block, ()):
+            _write_result(sheet, row, column, result, cells)
         # Records with no source row (e.g. from a hand-made plan) are listed under the last row.
+        unplaced = [r for r in results if not r.row]
         next_row = max(sheet.max_row + 2, header + 1)
         for offset, result in enumerate(unplaced):
-            _write_result(sheet, next_row + offset, column, result, (), source_sheet)
+            _write_result(sheet, next_row + offset, column, result, ())
         column += 3
 
 
@@ -189,10 +243,20 @@ def _write_row_errors(
             if sheet.cell(row=row, column=column).value is None:
                 set_safe_cell(sheet, row, column, "error").fill = FAILED_FILL
                 set_safe_cell(sheet, row, column + 2, finding.message)
-            cell = sheet.cell(row=row, column=col)
+            cell = _anchor(sheet, row, col)
             cell.fill = FAILED_FILL
             previous = cell.comment.text + "\n" if cell.comment else ""
             cell.comment = Comment((previous + finding.message)[:30000], "loader")
+
+
+def _anchor(sheet: Worksheet, row: int, column: int) -> Cell:
+    """The cell at (row, column), or the top-left cell of the merged range holding it."""
+    cell = sheet.cell(row=row, column=column)
+    if isinstance(cell, MergedCell):
+        for merged in sheet.merged_cells.ranges:
+            if merged.min_row <= row <= merged.max_row and merged.min_col <= column <= merged.max_col:
+                return sheet.cell(row=merged.min_row, column=merged.min_col)
+    return cell
 
 
 def _cells_to_mark(result: RecordResult, cells: Mapping[str, CellRef]) -> tuple[CellRef, ...]:
@@ -212,7 +276,7 @@ def _cells_to_mark(result: RecordResult, cells: Mapping[str, CellRef]) -> tuple[
 
 
 def _write_result(
-    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[CellRef], source_sheet: str | None
+    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[tuple[int, int]]
 ) -> None:
     status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
     set_safe_cell(sheet, row, column + 1, result.id)
@@ -229,11 +293,8 @@ def _write_result(
         return
     comment_text = (message or result.outcome.value)[:30000]
     fill = FAILED_FILL if result.outcome is Outcome.FAILED else SKIPPED_FILL
-    for where in cells:
-        address = _cell_address(where, source_sheet)
-        if address is None:
-            continue
-        cell = sheet.cell(row=address[0], column=address[1])
+    for address in cells:
+        cell = _anchor(sheet, *address)
         cell.fill = fill
         cell.comment = Comment(comment_text, "loader")
     status_cell.comment = Comment(comment_text, "loader")

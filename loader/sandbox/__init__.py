@@ -24,6 +24,7 @@ Decisions for what the spec and contract leave open:
   arrangement `code`, tag/role `name`, user `email_address`); PATCH only the id. Another
   institution's record is 404, exactly as a missing one.
 - Faults: see faults.py (lost answers are 500 after the commit; errors 500 or 503 before it).
-- Outbox: GET /q/sandbox/outbox lists the messages of `send_email` (all institutions).
+- Outbox: GET /q/sandbox/outbox lists the messages of `send_email` of the caller's institution
+  (a bearer token is required, as on /institution routes; 401 without one).
 - Bodies over 1 MiB, invalid JSON, NaN/Infinity, lone surrogates, non-objects -> 400.
 """

@@ -213,7 +213,11 @@ def _q_routes(state: SandboxState) -> list[Route]:
         return json_response(options.to_dict())
 
     async def outbox(request: Request) -> Response:
-        return json_response({"messages": state.store.outbox()})
+        # E-mails hold applicants' addresses: only the caller's institution's, and only with a token.
+        client, reason = _bearer(state, request)
+        if client is None:
+            return state.error(401, f"Unauthorized: {reason}", {"WWW-Authenticate": "Bearer"})
+        return json_response({"messages": state.store.outbox(client.institution)})
 
     return [
         Route("/q/sandbox/stats", stats, methods=["GET"]),

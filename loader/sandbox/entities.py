@@ -7,7 +7,8 @@ Decisions for what the spec leaves unshown (contract section 8 decides the rest)
 - Required on create (and never null): curriculum `code`, `name`; applicant `external_id`;
   credential `applicant_id`, `type`; arrangement `code`, `name`; application `applicant_id`;
   suggestion `application_id`; comment `text`; tag `name`; user `email_address`.
-  A required string must not be empty.
+  A required string must not be empty. A field the service gives a default (arrangement,
+  application and suggestion `status`) cannot be cleared either: `null` is refused (400).
 - Read-only fields (`id`, `metadata`, `type` of curriculum, `children`, `uploadedBy`, `comments`,
   `credit_matches`) sent in a body are refused (400): the service sets them.
   Exception: subject `access` may be sent in an update and is silently ignored (spec 2.2).
@@ -342,6 +343,8 @@ def validate_body(entity: Entity, body: Any, creating: bool) -> dict[str, Any]:
         if value is None:
             if name in entity.required:
                 raise ValidationFailure(f"field '{name}' is required and cannot be null")
+            if name in entity.defaults:  # the service gives every record one (a status): never cleared
+                raise ValidationFailure(f"field '{name}' cannot be null (every {entity.name} has one)")
             if creating:
                 continue
         else:

@@ -227,8 +227,11 @@ def _fixed_paths() -> dict[str, Any]:
             "get": {
                 "operationId": "outbox",
                 "tags": ["sandbox"],
-                "security": [],
-                "responses": {"200": {"description": "messages sent by send_email"}},
+                "description": "The e-mails `send_email` would have sent, of the caller's institution only.",
+                "responses": {
+                    "200": {"description": "messages sent by send_email"},
+                    "401": {"$ref": "#/components/responses/E401"},
+                },
             }
         },
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from loader.sandbox.entities import ENTITIES, Entity, Field
-from loader.sandbox.faults import MAX_DELAY_MS, MIN_RATE
+from loader.sandbox.faults import faults_schema
 from loader.sandbox.token_endpoint import TEMPLATE as TOKEN_PATH
 
 REF = "#/components/schemas/"
@@ -133,18 +133,7 @@ def components() -> dict[str, Any]:
             },
             "required": ["access_token", "expires_in", "token_type"],
         },
-        "Faults": {
-            "type": "object",
-            "properties": {
-                "latency_ms": {"type": "number", "minimum": 0, "maximum": MAX_DELAY_MS},
-                "jitter_ms": {"type": "number", "minimum": 0, "maximum": MAX_DELAY_MS},
-                "error_rate": {"type": "number", "minimum": 0, "maximum": 1},
-                "lost_rate": {"type": "number", "minimum": 0, "maximum": 1},
-                "rate_limit": {"type": ["number", "null"], "minimum": MIN_RATE},
-                "seed": {"type": "integer"},
-            },
-            "additionalProperties": False,
-        },
+        "Faults": faults_schema(),
         "OAuthError": {
             "type": "object",
             "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},

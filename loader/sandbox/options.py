@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,13 @@ class SandboxOptions:
     page_token_ttl: float = 60.0
     faults: FaultOptions = field(default_factory=FaultOptions)
     clients: tuple[tuple[str, str, str], ...] = ()  # extra (client_id, secret, institution)
+
+    def __post_init__(self) -> None:
+        for name in ("token_ttl", "page_token_ttl"):
+            value = getattr(self, name)
+            # nan passes every comparison and inf never expires: a token must die in finite time
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number of seconds > 0, not {value!r}")
 
     def all_clients(self) -> tuple[Client, ...]:
         extra = tuple(Client(*triple) for triple in self.clients)

@@ -13,7 +13,9 @@ Behaviour, exactly:
   read-only fields (curriculum `type` and `children`, credential `uploadedBy`...) in a seed record
   are ignored: the server sets them.
 - Institutions named in the seed, and those of every client, that get no `roles` from the seed get
-  three default roles (Administrator, Assessor, Viewer).
+  three default roles (Administrator, Assessor, Viewer); those whose seed has no `tags` key get
+  three default tags (International student, Domestic student, Recognition of prior learning), as the real
+  platform has tags an API user cannot create.
 - The whole seed is one transaction: any error (SeedError, naming the institution, collection and
   position) leaves the database empty.
 """
@@ -49,6 +51,13 @@ DEFAULT_ROLES = (
     {"name": "Administrator", "description": "Full access", "permissions": ["read", "write", "admin"]},
     {"name": "Assessor", "description": "Assesses applications", "permissions": ["read", "assess"]},
     {"name": "Viewer", "description": "Read-only access", "permissions": ["read"]},
+)
+# The real platform comes with tags an API user cannot create (GET only); without a few here, a
+# credential or application with tags could not be tried on a bare sandbox.
+DEFAULT_TAGS = (
+    {"name": "International student", "description": "Studying on a student visa"},
+    {"name": "Domestic student", "description": "Citizen or permanent resident"},
+    {"name": "Recognition of prior learning", "description": "Credit sought for earlier study or work"},
 )
 _SEED_USER = {
     "id": str(uuid.uuid5(uuid.NAMESPACE_URL, "sandbox-seed")),
@@ -91,6 +100,8 @@ def apply_seed(store: Store, service: Service, document: dict[str, Any], institu
                 raise SeedError(f"seed: {institution}: unknown collection '{unknown[0]}'")
             if not collections.get("roles"):
                 collections = {**collections, "roles": list(DEFAULT_ROLES)}
+            if "tags" not in collections:  # `"tags": []` asks for a sandbox without tags
+                collections = {**collections, "tags": list(DEFAULT_TAGS)}
             for collection in SEED_ORDER:
                 records = collections.get(collection) or []
                 if not isinstance(records, list):

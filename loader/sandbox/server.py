@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,10 +61,15 @@ class RunningSandbox:
     def port(self) -> int:
         return int(self.base_url.rsplit(":", 1)[1])
 
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    def _call(
+        self, method: str, path: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    ) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
-            self.base_url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+            self.base_url + path,
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json", **(headers or {})},
         )
         # Loopback only: never through a proxy named by HTTP_PROXY.
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -79,8 +85,24 @@ class RunningSandbox:
     def set_faults(self, faults: FaultOptions) -> None:
         self._call("POST", "/q/sandbox/faults", faults.to_dict())
 
-    def outbox(self) -> list[dict[str, Any]]:
-        return self._call("GET", "/q/sandbox/outbox")["messages"]  # type: ignore[no-any-return]
+    def _token(self, client_id: str, secret: str) -> str:
+        form = urllib.parse.urlencode(
+            {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+        ).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}/realms/{self.realm}/protocol/openid-connect/token", data=form, method="POST"
+        )
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(request, timeout=30) as answer:
+            return str(json.loads(answer.read())["access_token"])
+
+    def outbox(self, other: bool = False) -> list[dict[str, Any]]:
+        """The e-mails sent for institution A (B with `other`), as that institution's client sees them."""
+        client_id, secret = (
+            (self.other_client_id, self.other_client_secret) if other else (self.client_id, self.client_secret)
+        )
+        headers = {"Authorization": f"Bearer {self._token(client_id, secret)}"}
+        return self._call("GET", "/q/sandbox/outbox", headers=headers)["messages"]  # type: ignore[no-any-return]
 
 
 def open_app(options: SandboxOptions) -> Starlette:
@@ -181,7 +203,6 @@ def _running(options: SandboxOptions, base_url: str) -> RunningSandbox:
 
 def serve_args(options: SandboxOptions, seed_file: str | None) -> list[str]:
     """Command-line options of `loader sandbox serve` that reproduce `options`."""
-    f = options.faults
     args = [
         "--host",
         "127.0.0.1",
@@ -195,19 +216,8 @@ def serve_args(options: SandboxOptions, seed_file: str | None) -> list[str]:
         repr(options.token_ttl),
         "--page-token-ttl",
         repr(options.page_token_ttl),
-        "--latency-ms",
-        repr(f.latency_ms),
-        "--jitter-ms",
-        repr(f.jitter_ms),
-        "--error-rate",
-        repr(f.error_rate),
-        "--lost-rate",
-        repr(f.lost_rate),
-        "--fault-seed",
-        str(f.seed),
+        *options.faults.serve_args(),
     ]
-    if f.rate_limit is not None:
-        args += ["--rate-limit", repr(f.rate_limit)]
     if seed_file is not None:
         args += ["--seed", seed_file]
     for client_id, secret, institution in options.clients:

@@ -12,10 +12,12 @@ Only the thread running the app's event loop touches the connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 _SCHEMA = """
@@ -169,9 +171,22 @@ class Store:
         with _transaction(self._db):
             self._db.execute("INSERT INTO outbox (institution, body) VALUES (?, ?)", (institution, _dumps(message)))
 
-    def outbox(self) -> list[dict[str, Any]]:
-        rows = self._db.execute("SELECT institution, body FROM outbox ORDER BY seq").fetchall()
+    def outbox(self, institution: str) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT institution, body FROM outbox WHERE institution = ? ORDER BY seq", (institution,)
+        ).fetchall()
         return [{"institution": r[0], **json.loads(r[1])} for r in rows]
+
+
+def holds_only_defaults(path: Path) -> bool:
+    """True when the SQLite file at `path` holds no records but the roles and tags every sandbox
+    starts with (read-only; a file that is not a sandbox database counts as holding records)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT 1 FROM records WHERE collection NOT IN ('roles', 'tags') LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return False
+    return row is None
 
 
 def _where(institution: str, collection: str, filters: Sequence[Filter]) -> tuple[str, tuple[str, ...]]:

@@ -6,7 +6,7 @@ No finding shows the value of a field marked `pii: true` (contract section 7).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.findings import Finding
@@ -124,6 +124,7 @@ class BlockReader:
         accepts = [self._condition(c) for c in self.block.where]
         builders = [(spec, self._extractor(spec), self._source_column(spec)) for spec in self.block.fields]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
+        merged_rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]] = {}
         conflicted: set[tuple[Any, ...]] = set()
         rows_read = rows_filtered = 0
         for row in self.data.rows:
@@ -147,7 +148,13 @@ class BlockReader:
             elif first.fields != record.fields:
                 findings.append(self._conflict(first, record))
                 conflicted.add(record.key)
-        records = tuple(r for k, r in merged.items() if k not in conflicted)
+            else:
+                merged_rows.setdefault(record.key, []).append((record.block, record.row))
+        records = tuple(
+            replace(r, also_rows=tuple(merged_rows[k])) if k in merged_rows else r
+            for k, r in merged.items()
+            if k not in conflicted
+        )
         return BlockResult(records, tuple(findings), rows_read, rows_filtered)
 
     # ---- per-row work ------------------------------------------------------------------

@@ -58,6 +58,8 @@ class DesiredRecord:
     A cleared field holds None (or () / [] for lists).
     `cells` maps a field name (or `custom_attributes.<Label>`) to the cell it came from.
     `pii` names the fields the mapping marks `pii: true`.
+    `also_rows` are the other rows merged into this one, as (block, row): rows of the block with
+    the same key and values, or rows of other blocks with the same key.
     """
 
     block: str
@@ -67,6 +69,7 @@ class DesiredRecord:
     row: CellRef
     cells: Mapping[str, CellRef] = field(default_factory=dict)
     pii: frozenset[str] = frozenset()
+    also_rows: tuple[tuple[str, CellRef], ...] = ()
 
     def place(self, field_name: str) -> CellRef:
         """The cell a field came from, or the row when the field has no single cell."""

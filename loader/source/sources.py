@@ -38,6 +38,9 @@ class BlockRecords:
     rows_read: int  # non-blank rows below the header
     place: MappingPlace  # where the block is defined
     rows_filtered: int = 0  # rows `where` left out
+    header_row: int = 1  # how the sheet was read (results.xlsx reads it again the same way)
+    encoding: str | None = None
+    delimiter: str | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -109,6 +112,9 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
                     rows_read=found.rows_read,
                     place=block.place,
                     rows_filtered=found.rows_filtered,
+                    header_row=block.header_row,
+                    encoding=block.encoding,
+                    delimiter=block.delimiter,
                 )
             )
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs), tuple(findings))

@@ -34,6 +34,9 @@ class Block:
     source_file: str = "intake.xlsx"
     sheet: str | None = None
     findings: tuple[Finding, ...] = ()
+    header_row: int = 1
+    encoding: str | None = None
+    delimiter: str | None = None
 
 
 def environment_for(sandbox: Any) -> Environment:

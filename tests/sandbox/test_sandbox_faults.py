@@ -60,11 +60,12 @@ def test_jitter_adds_a_bounded_random_delay(sandbox: RunningSandbox, api: Caller
 def test_error_rate_answers_500_or_503_and_commits_nothing(
     sandbox: RunningSandbox, api: Caller, unique: Callable[[str], str]
 ) -> None:
+    before = api.get(TAGS).json()["total"]  # the default tags every sandbox starts with
     sandbox.set_faults(FaultOptions(error_rate=1.0, seed=1))
     statuses = {api.post(TAGS, {"name": unique("never")}).status_code for _ in range(12)}
     assert statuses == {500, 503}
     sandbox.set_faults(FaultOptions())
-    assert api.get(TAGS).json()["total"] == 0
+    assert api.get(TAGS).json()["total"] == before
     assert sandbox.stats()["faults"]["error_500"] + sandbox.stats()["faults"]["error_503"] == 12
 
 
@@ -80,7 +81,7 @@ def test_a_lost_answer_still_commits_the_write(sandbox: RunningSandbox, api: Cal
     assert "committed" in answer.json()["message"]
     assert api.get(TAGS).status_code == 200  # reads are never lost
     sandbox.set_faults(FaultOptions())
-    assert [t["name"] for t in api.get(TAGS).json()["data"]] == ["committed anyway"]
+    assert "committed anyway" in [t["name"] for t in api.get(TAGS).json()["data"]]
     assert sandbox.stats()["faults"]["lost"] == 1
 
 
