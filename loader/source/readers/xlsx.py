@@ -7,13 +7,17 @@ What a cell gives (documented for users in the README):
   come back as the displayed text ("00851"), because that is what the data officer sees.
 - Text is kept raw (leading zeros, trailing spaces and non-breaking spaces included); a cell of
   only whitespace counts as empty. Value steps (`transform: [strip]`) clean text.
-- Dates come back as `date` (or `datetime` when they carry a time of day).
+- Dates come back as `date` (or `datetime` when they carry a time of day). A date-formatted serial
+  below 1, which calamine reads as a time of day, is a date (`_early_date`).
+- Durations ([h]:mm and the like; calamine gives a `timedelta`) come back as ISO 8601 duration
+  text, "PT36H30M" (`iso_duration`).
 - Formulas give the value cached at the last save; a formula with no cached value is empty and
   gives a warning naming the cell. Error values (#DIV/0!, #N/A) are empty, with a warning.
 - Merged cells: every cell of a merged range gives the value of its top-left cell, so a
-  vertically merged "School" cell applies to every row it spans.
+  vertically merged "School" cell applies to every row it spans, also rows calamine does not
+  yield (below the last row holding a value).
 - Hidden rows and columns are read like any other (filter rows with `where`); a hidden sheet is
-  read when a mapping names it. Without `sheet:`, the first visible sheet is read.
+  read when a mapping names it. Without `sheet:`, the first visible worksheet is read.
 - Blank rows (every cell empty or whitespace) are skipped and not counted.
 - Text that a workbook the loader wrote neutralised against formula injection (`loader pull`, the
   results workbook: a single quote put before a leading = + - @, tab or carriage return) loses that
