@@ -11,7 +11,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from helpers.raw_xlsx import cells, write_raw_workbook
+from helpers.raw_xlsx import cells, workbook_parts, write_package, write_raw_workbook
 
 from loader.errors import SheetError
 from loader.source.readers import first_visible_sheet, read_sheet, sheet_names
@@ -158,3 +158,20 @@ def test_cells_far_apart_in_plain_rows_of_a_long_sheet_are_bounded(tmp_path: Pat
     body = _long_sheet(30_000, {30_000: '<row r="1048576"><c r="ZZ1048576"><v>1</v></c></row>'})
     with pytest.raises(SheetError, match=r"the cells holding values span 736,100,352 cells"):
         read_sheet(write_raw_workbook(tmp_path / "far.xlsx", [("S", body)]), "far.xlsx", "S")
+
+
+def test_a_package_with_backslashed_item_names_is_read(tmp_path: Path) -> None:
+    parts = workbook_parts([("S", cells([["Code"], ["X1"]]))])
+    path = write_package(tmp_path / "win.xlsx", {name.replace("/", "\\"): data for name, data in parts.items()})
+    assert [r.values for r in read_sheet(path, "win.xlsx", "S").rows] == [("Code",), ("X1",)]
+
+
+def test_what_the_structure_pass_reads_but_the_value_reader_cannot_is_said_plainly(tmp_path: Path) -> None:
+    parts = workbook_parts([("S", cells([["Code"], ["X1"]]))])
+    del parts["_rels/.rels"]  # the workbook part is still found, through [Content_Types].xml
+    path = write_package(tmp_path / "norels.xlsx", parts)
+    assert sheet_names(path) == ["S"]
+    with pytest.raises(SheetError) as caught:
+        read_sheet(path, "norels.xlsx", "S")
+    assert caught.value.message.startswith("the sheet's structure reads correctly but its values cannot be read (")
+    assert caught.value.where == "norels.xlsx › S"

@@ -39,6 +39,7 @@ _DOC_REL_NAMESPACES = (
     "http://purl.oclc.org/ooxml/officeDocument/relationships",
 )
 _PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_CONTENT_TYPES = "{http://schemas.openxmlformats.org/package/2006/content-types}"
 # Relationship types end with these names in both spellings (…/2006/relationships/worksheet and
 # http://purl.oclc.org/ooxml/officeDocument/relationships/worksheet).
 _KINDS = {"worksheet": "worksheet", "chartsheet": "chart sheet", "dialogsheet": "dialog sheet",
@@ -119,7 +120,7 @@ class Package:
         return _folded(part) in self._names
 
     def open(self, part: str) -> IO[bytes]:
-        """A stream of the inflated part; the caller bounds what it reads with `count`."""
+        """A stream of the inflated part, refused first if encrypted, oddly compressed or declared too large."""
         info = self._names.get(_folded(part))
         if info is None:
             raise SheetError(f"the workbook has no part {part!r} although another part refers to it",
@@ -186,7 +187,9 @@ def dtd_refused(where: str) -> SheetError:
 
 
 def _folded(name: str) -> str:
-    return unquote(name).lower()
+    """A part name as compared: percent-decoded, case-folded, with the backslashes some Windows
+    tools write into zip item names read as slashes."""
+    return unquote(name).replace("\\", "/").lower()
 
 
 def resolve(folder: str, target: str) -> str:
@@ -200,9 +203,20 @@ def rel_kind(rel_type: str) -> str:
     return rel_type.rsplit("/", 1)[-1]
 
 
+def _main_part_by_content_type(package: Package) -> str | None:
+    """The workbook part as `[Content_Types].xml` names it, for a package without `_rels/.rels`."""
+    if not package.has("[Content_Types].xml"):
+        return None
+    for node in package.xml("[Content_Types].xml").iter(f"{_CONTENT_TYPES}Override"):
+        if (node.get("ContentType") or "").endswith(".main+xml") and "sheet" in (node.get("ContentType") or ""):
+            return (node.get("PartName") or "").lstrip("/") or None
+    return None
+
+
 def read_workbook(package: Package) -> Workbook:
     """The sheets of the workbook (in order) with their parts, and its styles and shared strings."""
     book_part = next((t for k, t in package.relationships("").values() if rel_kind(k) == "officeDocument"), None)
+    book_part = book_part or _main_part_by_content_type(package)
     if book_part is None:
         raise SheetError("the package names no workbook part (no officeDocument relationship in _rels/.rels)",
                          where=package.display, hint="the file is damaged or not a workbook; save it again in Excel")
