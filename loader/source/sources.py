@@ -133,7 +133,7 @@ class _SheetCache:
         return not seen
 
     def get(self, block: Block, findings: list[Finding]) -> SheetData | None:
-        if not block.source.is_file():
+        if not block.source.exists():  # a device or a FIFO is refused by the reader, with its own message
             findings.append(Finding("error", "source-missing", f"source file not found: {block.source_display}",
                                     block.source_place))
             return None

@@ -11,6 +11,7 @@ from pathlib import Path
 from loader.errors import SheetError
 from loader.source.readers import csv, xlsx
 from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
+from loader.source.readers.xlsx_package import check_regular_file
 from loader.suggestions import closest
 
 __all__ = [
@@ -33,12 +34,12 @@ def has_sheets(path: Path) -> bool:
 
 
 def sheet_names(path: Path) -> list[str]:
-    """The names of the sheets of a workbook, hidden ones included."""
+    """The names of the sheets of a workbook, hidden ones and chart sheets included."""
     return xlsx.sheet_names(path)
 
 
 def first_visible_sheet(path: Path) -> str | None:
-    """The sheet a mapping without `sheet:` reads: the first one not hidden."""
+    """The sheet a mapping without `sheet:` reads: the first worksheet not hidden (never a chart sheet)."""
     return xlsx.first_visible_sheet(path)
 
 
@@ -57,15 +58,18 @@ def read_sheet(
     `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
     """
     suffix = path.suffix.lower()
-    if not path.is_file():
-        raise SheetError("source file not found", where=display)
+    check_regular_file(path, display)
     if suffix in csv.SUFFIXES:
         return csv.read(path, display, delimiter=delimiter, encoding=encoding)
+    if suffix in xlsx.OLD_SUFFIXES:
+        raise SheetError("this is an old binary Excel workbook (.xls, Excel 97-2003 format), which the loader "
+                         "does not read", where=display,
+                         hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)")
     if suffix not in xlsx.SUFFIXES:
         raise SheetError(f"unsupported file type {suffix!r}", where=display, hint="use .xlsx, .xlsm or .csv")
-    names = xlsx.sheet_names(path)
+    names = xlsx.sheet_names(path, display)
     if sheet is None:
-        sheet = xlsx.first_visible_sheet(path)
+        sheet = xlsx.first_visible_sheet(path, display)
     if sheet is None or sheet not in names:
         raise SheetError(
             f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",

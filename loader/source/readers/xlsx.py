@@ -7,13 +7,17 @@ What a cell gives (documented for users in the README):
   come back as the displayed text ("00851"), because that is what the data officer sees.
 - Text is kept raw (leading zeros, trailing spaces and non-breaking spaces included); a cell of
   only whitespace counts as empty. Value steps (`transform: [strip]`) clean text.
-- Dates come back as `date` (or `datetime` when they carry a time of day).
+- Dates come back as `date` (or `datetime` when they carry a time of day). A date-formatted serial
+  below 1, which calamine reads as a time of day, is a date (`_early_date`).
+- Durations ([h]:mm and the like; calamine gives a `timedelta`) come back as ISO 8601 duration
+  text, "PT36H30M" (`iso_duration`).
 - Formulas give the value cached at the last save; a formula with no cached value is empty and
   gives a warning naming the cell. Error values (#DIV/0!, #N/A) are empty, with a warning.
 - Merged cells: every cell of a merged range gives the value of its top-left cell, so a
-  vertically merged "School" cell applies to every row it spans.
+  vertically merged "School" cell applies to every row it spans, also rows calamine does not
+  yield (below the last row holding a value).
 - Hidden rows and columns are read like any other (filter rows with `where`); a hidden sheet is
-  read when a mapping names it. Without `sheet:`, the first visible sheet is read.
+  read when a mapping names it. Without `sheet:`, the first visible worksheet is read.
 - Blank rows (every cell empty or whitespace) are skipped and not counted.
 - Text that a workbook the loader wrote neutralised against formula injection (`loader pull`, the
   results workbook: a single quote put before a leading = + - @, tab or carriage return) loses that
@@ -25,48 +29,54 @@ What a cell gives (documented for users in the README):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import cast
 
 from loader.errors import SheetError
 from loader.source.readers.rows import CellValue, SheetData, SheetRow, is_blank, unneutralised
-from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta
+from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta, sheet_entries
 
 SUFFIXES = frozenset({".xlsx", ".xlsm"})
+OLD_SUFFIXES = frozenset({".xls", ".xlt"})
 
 
 def read(path: Path, display: str, sheet: str, *, engine: str = "calamine") -> SheetData:
     """Read one sheet (which must exist) into non-blank rows.
 
     `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
+    The sheet-XML pass runs first: it refuses a damaged or oversized file before calamine allocates.
     """
-    meta = read_sheet_meta(path, sheet)
-    raw = _openpyxl_rows(path, sheet) if engine == "openpyxl" else _calamine_rows(path, sheet)
+    meta = read_sheet_meta(path, sheet, display)
+    raw = _openpyxl_rows(path, sheet) if engine == "openpyxl" else _calamine_rows(path, display, sheet)
     return _assemble(display, sheet, raw, meta)
 
 
-def sheet_names(path: Path) -> list[str]:
-    """The names of the sheets of a workbook, hidden ones included."""
-    import python_calamine
-
-    try:
-        return list(python_calamine.CalamineWorkbook.from_path(str(path)).sheet_names)
-    except Exception as exc:  # calamine raises several unrelated types for unreadable files
-        raise SheetError(f"cannot read workbook: {exc}", where=str(path)) from exc
+def sheet_names(path: Path, display: str | None = None) -> list[str]:
+    """The names of the sheets of a workbook, hidden ones and chart sheets included."""
+    return [s.name for s in sheet_entries(path, display or str(path))]
 
 
-def first_visible_sheet(path: Path) -> str | None:
-    """The sheet a mapping without `sheet:` reads: the first one not hidden."""
-    import python_calamine
-
-    try:
-        book = python_calamine.CalamineWorkbook.from_path(str(path))
-    except Exception as exc:
-        raise SheetError(f"cannot read workbook: {exc}", where=str(path)) from exc
-    visible = [m.name for m in book.sheets_metadata if m.visible == python_calamine.SheetVisibleEnum.Visible]
-    names: list[str] = visible or list(book.sheet_names)
+def first_visible_sheet(path: Path, display: str | None = None) -> str | None:
+    """The sheet a mapping without `sheet:` reads: the first visible worksheet (never a chart sheet)."""
+    entries = [s for s in sheet_entries(path, display or str(path)) if s.kind == "worksheet"]
+    visible = [s.name for s in entries if s.state == "visible"]
+    names = visible or [s.name for s in entries]
     return names[0] if names else None
+
+
+def iso_duration(value: timedelta) -> str:
+    """A duration as ISO 8601 text, in hours, minutes and seconds as Excel's [h]:mm:ss shows it: "PT36H30M"."""
+    micro = round(value / timedelta(microseconds=1))
+    sign = "-" if micro < 0 else ""
+    micro = abs(micro)
+    hours, rest = divmod(micro, 3_600_000_000)
+    minutes, rest = divmod(rest, 60_000_000)
+    seconds = rest / 1_000_000
+    text = (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if seconds or not text:
+        text += f"{seconds:.6f}".rstrip("0").rstrip(".") + "S"
+    return f"{sign}PT{text}"
 
 
 def _normal(value: object) -> CellValue:
@@ -81,16 +91,22 @@ def _normal(value: object) -> CellValue:
         return cast(CellValue, value)
     if isinstance(value, datetime):
         return value.date() if value.time() == time(0) else value
-    return None  # timedelta, error values and anything else without a loader meaning
+    if isinstance(value, timedelta):
+        return iso_duration(value)
+    return None  # error values and anything else without a loader meaning
 
 
-def _calamine_rows(path: Path, sheet: str) -> Iterator[tuple[int, Sequence[object]]]:
+def _calamine_rows(path: Path, display: str, sheet: str) -> Iterator[tuple[int, Sequence[object]]]:
     import python_calamine
 
     try:
         data = python_calamine.CalamineWorkbook.from_path(str(path)).get_sheet_by_name(sheet)
-    except Exception as exc:
-        raise SheetError(f"cannot read sheet: {exc}", where=f"{path} › {sheet}") from exc
+    except Exception as exc:  # calamine raises several unrelated types for unreadable files
+        raise SheetError(
+            f"the sheet's structure reads correctly but its values cannot be read ({type(exc).__name__}: {exc})",
+            where=f"{display} › {sheet}",
+            hint="open and save the file in Excel or LibreOffice; if it still fails, report the file",
+        ) from exc
     start = data.start
     if start is None:
         return
@@ -117,30 +133,79 @@ def _openpyxl_rows(path: Path, sheet: str) -> Iterator[tuple[int, Sequence[objec
         book.close()
 
 
-def _merged_sources(meta: SheetMeta) -> dict[int, dict[int, tuple[int, int]]]:
-    """row -> {col: (row, col) of the top-left cell} for every non-top-left cell of a merged range."""
-    fill: dict[int, dict[int, tuple[int, int]]] = {}
-    for first_row, first_col, last_row, last_col in meta.merged:
-        for r in range(first_row, last_row + 1):
+def _with_merged_rows(
+    raw: Iterable[tuple[int, Sequence[object]]], merged: Sequence[tuple[int, int, int, int]]
+) -> Iterator[tuple[int, Sequence[object]]]:
+    """`raw`, plus an empty row for each row a merged range covers that the engine did not yield
+    (below the last row holding a value, or skipped as empty), so that the fill reaches it."""
+    spans: list[tuple[int, int]] = []
+    for first, last in sorted((r0 + 1, r1) for r0, _, r1, _ in merged if r1 > r0):
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], last))
+        else:
+            spans.append((first, last))
+    index = 0
+
+    def covered(low: int, high: int) -> Iterator[int]:
+        nonlocal index
+        while index < len(spans) and spans[index][1] < low:
+            index += 1
+        k = index
+        while k < len(spans) and spans[k][0] <= high:
+            yield from range(max(low, spans[k][0]), min(high, spans[k][1]) + 1)
+            k += 1
+
+    previous = 0
+    for number, values in raw:
+        for gap in covered(previous + 1, number - 1):
+            yield gap, ()
+        yield number, values
+        previous = number
+    for gap in covered(previous + 1, 1 << 30):
+        yield gap, ()
+
+
+class _MergedFill:
+    """Gives every cell of a merged range its top-left cell's value, one row at a time."""
+
+    def __init__(self, merged: Sequence[tuple[int, int, int, int]]):
+        self.pending = sorted(merged, reverse=True)  # popped from the end: by first row
+        self.active: list[tuple[tuple[int, int, int, int], CellValue]] = []
+
+    def apply(self, number: int, normal: list[CellValue]) -> None:
+        if self.active:
+            self.active = [(r, v) for r, v in self.active if r[2] >= number]
+        while self.pending and self.pending[-1][0] <= number:
+            merge = self.pending.pop()
+            if merge[2] >= number:
+                first_col = merge[1]
+                value = normal[first_col] if merge[0] == number and first_col < len(normal) else None
+                self.active.append((merge, value))
+        for (_, first_col, _, last_col), value in self.active:
+            if len(normal) <= last_col:
+                normal.extend([None] * (last_col + 1 - len(normal)))
             for c in range(first_col, last_col + 1):
-                if (r, c) != (first_row, first_col):
-                    fill.setdefault(r, {})[c] = (first_row, first_col)
-    return fill
+                normal[c] = value
+
+
+def _early_date(serial: float, date1904: bool) -> date | datetime:
+    """A date-formatted serial below 1 (a date Excel shows, not a time of day): 0 is 1904-01-01 in the
+    1904 date system and 1899-12-30 in the 1900 one, negatives count back from there (as LibreOffice)."""
+    epoch = datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30)
+    moment = epoch + timedelta(days=serial)
+    moment = moment.replace(microsecond=0) if moment.microsecond < 500_000 else moment
+    return moment.date() if moment.time() == time(0) else moment
 
 
 def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object]]], meta: SheetMeta) -> SheetData:
     rows: list[SheetRow] = []
-    fill = _merged_sources(meta)
-    wanted: dict[int, set[int]] = {}
-    for cells in fill.values():
-        for r, c in cells.values():
-            wanted.setdefault(r, set()).add(c)
-    top_left: dict[tuple[int, int], CellValue] = {}
+    fill = _MergedFill(meta.merged)
     padded = meta.zero_padded
+    early = meta.early_dates
     error_cells: dict[int, list[int]] = {}
     for r, c, _ in meta.errors:
         error_cells.setdefault(r, []).append(c)
-    for number, values in raw:
+    for number, values in _with_merged_rows(raw, meta.merged) if meta.merged else raw:
         normal = list(map(_normal, values))
         for c in error_cells.get(number, ()):
             if c < len(normal):
@@ -151,13 +216,12 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
                 value = normal[c] if c < len(normal) else None
                 if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                     normal[c] = str(value).zfill(width)
-        for c in wanted.get(number, ()):
-            top_left[(number, c)] = normal[c] if c < len(normal) else None
-        if number in fill:
-            for c, source in fill[number].items():
-                while len(normal) <= c:
-                    normal.append(None)
-                normal[c] = top_left.get(source)
+        serials = early.get(number)
+        if serials:
+            for c, serial in serials.items():
+                if c < len(normal):
+                    normal[c] = _early_date(serial, meta.date1904)
+        fill.apply(number, normal)
         if all(is_blank(v) for v in normal):
             continue
         while normal and normal[-1] is None:

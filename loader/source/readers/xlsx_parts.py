@@ -1,39 +1,40 @@
-"""What a fast value reader cannot tell about a worksheet, read from the xlsx zip itself.
+"""What a fast value reader cannot tell about a worksheet, read from the workbook's XML itself.
 
-calamine gives values only. Three things need the file's XML: merged ranges, formulas that
-have no cached value (calamine reads them as empty, silently), and numbers whose number format
-pads them with leading zeros ("00000"). Parsing every cell with openpyxl costs ten times the
-value read, so this streams the worksheet XML once and looks closely only at the stretches
-that contain a formula or a padded style.
+calamine gives values only. Some things need the worksheet's XML: merged ranges, formulas that
+have no cached value (calamine reads them as empty, silently), numbers whose number format pads
+them with leading zeros ("00000"), and cells holding an error value. This pass finds the parts
+through the package's relationships (`xlsx_package`), and streams the worksheet through expat
+(the standard library's C XML parser) with namespaces resolved, so a prefixed `<x:c>` or a Strict
+Open XML file reads like any other. A DTD or entity declaration is refused. It also bounds the
+sheet before calamine reads it: the cells the values would occupy and the area of merged ranges
+(`limits.CELLS`), the inflated bytes of every part it reads (`limits.PART_BYTES`), and the longest
+text of a shared string (`limits.STRING_CHARS`).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from defusedxml import ElementTree
+from xml.parsers import expat
 
 from loader.errors import SheetError
+from loader.source.readers import limits
+from loader.source.readers.xlsx_package import (
+    MAIN_NAMESPACES,
+    Package,
+    SheetEntry,
+    Workbook,
+    dtd_refused,
+    open_package,
+    read_workbook,
+)
 
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-
-_CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
-_ATTR_R = re.compile(rb'\br="([A-Z]+)([0-9]+)"')
-_ATTR_S = re.compile(rb'\bs="([0-9]+)"')
-_ATTR_T = re.compile(rb'\bt="([a-zA-Z]+)"')
-_FORMULA = re.compile(rb"<f[ />]")
-_VALUE = re.compile(rb"<v>[^<]")
-_VALUE_TEXT = re.compile(rb"<v>([^<]*)</v>")
-_MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z]+)([0-9]+)(?::([A-Z]+)([0-9]+))?"')
 _PADDED_FORMAT = re.compile(r"^0{2,}$")
-_CHUNK = 4 << 20
+_REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+_MAX_ROW, _MAX_COL = 1_048_576, 16_384
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class SheetMeta:
     uncached_formulas: tuple[tuple[int, int], ...] = ()
     zero_padded: dict[int, dict[int, int]] = field(default_factory=dict)
     errors: tuple[tuple[int, int, str], ...] = ()  # cells holding an error value such as #DIV/0!
+    date1904: bool = False
+    # row -> {col: serial} for date-formatted numbers below 1, which calamine reads as a time of day
+    early_dates: dict[int, dict[int, float]] = field(default_factory=dict)
 
 
 def column_index(letters: bytes | str) -> int:
@@ -56,117 +60,419 @@ def column_index(letters: bytes | str) -> int:
     if isinstance(letters, bytes):
         letters = letters.decode("ascii")
     index = 0
-    for ch in letters:
+    for ch in letters.upper():
         index = index * 26 + (ord(ch) - 64)
     return index - 1
 
 
-def read_sheet_meta(path: Path, sheet: str) -> SheetMeta:
+def cell_position(ref: str) -> tuple[int, int] | None:
+    """"B3" -> (3, 1): 1-based row, 0-based column; None for anything else."""
+    m = _REF.match(ref)
+    if m is None:
+        return None
+    return int(m.group(2)), column_index(m.group(1))
+
+
+def sheet_entries(path: Path, display: str) -> tuple[SheetEntry, ...]:
+    """Every sheet the workbook part lists, in order, with its kind and visibility."""
+    with open_package(path, display) as archive:
+        return _workbook(Package(archive, display)).sheets
+
+
+def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> SheetMeta:
+    """Scan one sheet's XML (the sheet must exist); raises SheetError naming the part at fault."""
+    display = display or str(path)
+    with open_package(path, display) as archive:
+        package = Package(archive, display)
+        book = _workbook(package)
+        entry = book.sheet(sheet)
+        where = f"{display} › {sheet}"
+        if entry is None:
+            raise SheetError(f"the workbook part lists no sheet {sheet!r}", where=display)
+        if entry.kind != "worksheet" or entry.part is None:
+            raise SheetError(f"the sheet is a {entry.kind}, not a worksheet: it holds no cells to read", where=where,
+                             hint="name a worksheet in `sheet:`")
+        try:
+            padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
+            if book.shared_strings:
+                _check_strings(package, book.shared_strings)
+            scan = _SheetScan(padded, dated, where)
+            _parse_stream(package, entry.part, scan)
+        except zipfile.BadZipFile as exc:
+            raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=where,
+                             hint="open it in Excel or LibreOffice and save it again") from exc
+    return SheetMeta(tuple(scan.merged), tuple(scan.uncached), scan.padded, tuple(scan.errors), book.date1904,
+                     scan.early_dates)
+
+
+def _workbook(package: Package) -> Workbook:
     try:
-        with zipfile.ZipFile(path) as archive:
-            sheet_part, styles_part = _parts(archive, sheet)
-            padded_styles = _padded_styles(archive, styles_part) if styles_part else {}
-            return _scan(archive, sheet_part, padded_styles)
-    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError) as exc:
-        raise SheetError(f"cannot read the workbook structure: {exc}", where=f"{path} › {sheet}") from exc
+        return read_workbook(package)
+    except zipfile.BadZipFile as exc:
+        raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=package.display,
+                         hint="open it in Excel or LibreOffice and save it again") from exc
 
 
-def _parts(archive: zipfile.ZipFile, sheet: str) -> tuple[str, str | None]:
-    """The zip member names of a sheet's XML and of the styles part."""
-    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    targets = {r.get("Id"): (r.get("Target") or "", r.get("Type") or "") for r in rels.iter(f"{_PKG_REL}Relationship")}
-    rel_id = None
-    for node in book.iter(f"{_MAIN}sheet"):
-        if node.get("name") == sheet:
-            rel_id = node.get(f"{_REL}id")
-    if rel_id not in targets:
-        raise KeyError(f"sheet {sheet!r} has no part")
-    styles = next((t for t, kind in targets.values() if kind.endswith("/styles")), None)
-    return _member(targets[rel_id][0]), _member(styles) if styles else None
-
-
-def _member(target: str) -> str:
-    return target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join("xl", target))
-
-
-def _padded_styles(archive: zipfile.ZipFile, part: str) -> dict[bytes, int]:
-    """Cell style index (as it appears in s="N") -> width, for formats like "00000"."""
-    try:
-        root = ElementTree.fromstring(archive.read(part))
-    except KeyError:
-        return {}
+def _special_styles(package: Package, part: str) -> tuple[dict[str, int], set[str]]:
+    """Cell style indexes (as in s="N"): zero-padded ones -> width ("00000"), and those showing a date."""
+    if not package.has(part):
+        return {}, set()
+    root = package.xml(part)
+    namespace = root.tag[1:].split("}")[0] if root.tag.startswith("{") else ""
+    main = f"{{{namespace}}}"
     widths: dict[str, int] = {}
-    for fmt in root.iter(f"{_MAIN}numFmt"):
-        code = (fmt.get("formatCode") or "").split(";")[0]
+    dated_formats = set(_BUILTIN_DATES)
+    for fmt in root.iter(f"{main}numFmt"):
+        full = fmt.get("formatCode") or ""
+        code = full.split(";")[0]
         if _PADDED_FORMAT.match(code):
             widths[fmt.get("numFmtId") or ""] = len(code)
-    found: dict[bytes, int] = {}
-    xfs = root.find(f"{_MAIN}cellXfs")
-    if xfs is None or not widths:
-        return found
-    for index, xf in enumerate(xfs.iter(f"{_MAIN}xf")):
-        width = widths.get(xf.get("numFmtId") or "")
+        if _shows_date(code):
+            dated_formats.add(fmt.get("numFmtId") or "")
+    padded: dict[str, int] = {}
+    dated: set[str] = set()
+    xfs = root.find(f"{main}cellXfs")
+    if xfs is None:
+        return padded, dated
+    for index, xf in enumerate(xfs.iter(f"{main}xf")):
+        number_format = xf.get("numFmtId") or "0"
+        width = widths.get(number_format)
         if width:
-            found[str(index).encode()] = width
-    return found
+            padded[str(index)] = width
+        if number_format in dated_formats:
+            dated.add(str(index))
+    return padded, dated
 
 
-def _row_chunks(archive: zipfile.ZipFile, part: str) -> Iterator[bytes]:
-    """The worksheet XML in pieces that end on a row boundary, so no cell is cut in two."""
+# Built-in number formats that show a date (ECMA-376 Part 1, 18.8.30), with the East Asian ones.
+_BUILTIN_DATES = frozenset(str(n) for n in (14, 15, 16, 17, 22, *range(27, 37), *range(50, 59)))
+_FORMAT_NOISE = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
+
+
+def _shows_date(code: str) -> bool:
+    """True for a number format with a day or a year in it ("dd/mm/yyyy", "d-mmm"), not "[h]:mm" or "0.00"."""
+    bare = _FORMAT_NOISE.sub("", code).lower()
+    return "d" in bare or "y" in bare
+
+
+def _parser(where: str) -> expat.XMLParserType:
+    """An expat parser resolving namespaces that refuses DTDs, entity declarations and external entities."""
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*_: object) -> None:
+        raise dtd_refused(where)
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.buffer_text = True
+    parser.buffer_size = 1 << 16
+    return parser
+
+
+def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
+    """Feed the worksheet to expat block by block (blocks end on a row's end tag).
+
+    A block of complete rows in which a few byte searches find nothing this pass wants (no formula,
+    error, special style, merge, entity or character reference, markup declaration, namespace
+    declaration, cell or row without its `r`, column beyond ZZ) is left out of the parse: removing
+    whole rows keeps the document well-formed, and such a block adds only its extent, which the
+    searches give. Everything else goes through the parser with its handlers.
+    """
+    where = f"{package.display} › {part}"
+    parser = _parser(where)
+    parser.StartElementHandler = scan.start
+    parser.EndElementHandler = scan.end
+    parser.CharacterDataHandler = scan.text
+    prefixes: set[str | None] = set()
+
+    def declared(prefix: str | None, uri: str) -> None:
+        if uri in MAIN_NAMESPACES:
+            prefixes.add(prefix)
+
+    parser.StartNamespaceDeclHandler = declared
+    fast: _FastPath | None = None
+    started = False
+    try:
+        for block, whole_rows in _row_blocks(package.chunks(part)):
+            if fast is None and started and len(prefixes) == 1:
+                fast = _FastPath(next(iter(prefixes)) or "", scan)
+            if whole_rows and fast is not None and fast.skips(block):
+                continue
+            parser.Parse(block, False)
+            started = started or scan.in_sheet_data
+        parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        raise SheetError(f"the worksheet XML is not well-formed ({expat.errors.messages[exc.code]}, "
+                         f"line {exc.lineno}, column {exc.offset})", where=where,
+                         hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
+
+
+_ROW_END = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?row\s*>")
+
+
+def _row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """The part in blocks of about `_BLOCK` bytes, each with True when it ends just after a row's end tag."""
     rest = b""
-    with archive.open(part) as stream:
-        while True:
-            block = stream.read(_CHUNK)
-            if not block:
-                break
-            data = rest + block
-            cut = data.rfind(b"</row>")
-            if cut < 0:
-                rest = data
-                continue
-            cut += len(b"</row>")
-            yield data[:cut]
-            rest = data[cut:]
-    if rest:
-        yield rest
-
-
-def _scan(archive: zipfile.ZipFile, part: str, padded_styles: dict[bytes, int]) -> SheetMeta:
-    merged: list[tuple[int, int, int, int]] = []
-    uncached: list[tuple[int, int]] = []
-    padded: dict[int, dict[int, int]] = {}
-    errors: list[tuple[int, int, str]] = []
-    needles = [b' s="' + s + b'"' for s in padded_styles]
-    for chunk in _row_chunks(archive, part):
-        if b"<mergeCell " in chunk:
-            for m in _MERGE.finditer(chunk):
-                first_col, first_row = column_index(m.group(1)), int(m.group(2))
-                last_col = column_index(m.group(3)) if m.group(3) else first_col
-                last_row = int(m.group(4)) if m.group(4) else first_row
-                merged.append((first_row, first_col, last_row, last_col))
-        has_formula = _FORMULA.search(chunk) is not None
-        has_padded = any(n in chunk for n in needles)
-        has_errors = b' t="e"' in chunk
-        if not (has_formula or has_padded or has_errors):
+    for chunk in chunks:
+        data = rest + chunk if rest else chunk
+        if len(data) < _BLOCK:
+            rest = data
             continue
-        for m in _CELL.finditer(chunk):
-            attrs, body = m.group(1), m.group(2) or b""
-            ref = _ATTR_R.search(attrs)
-            if ref is None:
-                continue
-            row, col = int(ref.group(2)), column_index(ref.group(1))
-            kind = _ATTR_T.search(attrs)
-            if kind is not None and kind.group(1) == b"e":
-                shown = _VALUE_TEXT.search(body)
-                errors.append((row, col, shown.group(1).decode("utf-8", "replace") if shown else "an error"))
-            # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes
-            # <v></v> or nothing for every formula, since it never calculates.
-            if has_formula and _FORMULA.search(body) and not _VALUE.search(body):
-                if kind is None or kind.group(1) != b"str":
-                    uncached.append((row, col))
-            if has_padded:
-                style = _ATTR_S.search(attrs)
-                if style and style.group(1) in padded_styles and (kind is None or kind.group(1) == b"n"):
-                    padded.setdefault(row, {})[col] = padded_styles[style.group(1)]
-    return SheetMeta(tuple(merged), tuple(uncached), padded, tuple(errors))
+        ends = [m.end() for m in _ROW_END.finditer(data, max(0, len(data) - (64 << 10)))]
+        ends = ends or [m.end() for m in _ROW_END.finditer(data)]
+        if not ends:
+            if len(data) > 4 * _BLOCK:  # no row end in sight: parse it as it comes
+                yield data, False
+                data = b""
+            rest = data
+            continue
+        yield data[:ends[-1]], True
+        rest = data[ends[-1]:]
+    if rest:
+        yield rest, False
+
+
+_BLOCK = 1 << 20
+
+
+class _FastPath:
+    """Decides by byte searches whether a block of rows may be left out of the parse (see `_parse_stream`).
+
+    Every search errs towards parsing: a needle that also matches something harmless only costs time.
+    """
+
+    def __init__(self, prefix: str, scan: _SheetScan):
+        p = (f"{prefix}:" if prefix else "").encode()
+        self.scan = scan
+        self.cell, self.row = b"<" + p + b"c ", b"<" + p + b"row "
+        self.any_cell, self.any_row = b"<" + p + b"c", b"<" + p + b"row"
+        self.refuse = [
+            b"<" + p + b"f", b"&", b"<!", b"<?", b"xmlns", b"sheetData", b"mergeCell",
+            b'"e"', b"'e'",  # t="e": an error value
+        ]
+        for style in scan.padded_styles:
+            self.refuse += [b's="' + style.encode() + b'"', b"s='" + style.encode() + b"'"]
+        # A date style matters only on a serial below 1 (see `_early_date`).
+        dated = b"|".join(x.encode() for x in sorted(scan.dated_styles))
+        self.small = re.compile(rb's="(?:' + dated + rb')"[^>]*>\s*<' + re.escape(p)
+                                + rb"v>\s*(?:-|0[<.]|\.|[0-9.]+[eE]-)") if dated else None
+        self.first_row = re.compile(re.escape(self.row) + rb'[^>]*?\br="([0-9]+)"')
+
+    def skips(self, block: bytes) -> bool:
+        if any(needle in block for needle in self.refuse):
+            return False
+        if self.small is not None and self.small.search(block):
+            return False
+        # Every cell and row must carry its r (else its position is unknown), spelt as the searches expect.
+        cells, rows = block.count(self.cell), block.count(self.row)
+        if cells != block.count(self.any_cell) or rows != block.count(self.any_row):
+            return False
+        if cells + rows != block.count(b' r="') or _WIDE.search(block):
+            return False
+        first = self.first_row.search(block)
+        last = self.first_row.search(block, block.rfind(self.row))
+        if first is None or last is None:
+            return not block.strip()
+        self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), _widest_column(block, self.scan.max_col))
+        return True
+
+
+_WIDE = re.compile(rb'r="[A-Za-z]{3}')
+_TWO_LETTERS = re.compile(rb'r="[A-Za-z]{2}[0-9]')
+_TWO_LETTERS_FOUND = re.compile(rb'r="([A-Za-z]{2})[0-9]')
+
+
+def _widest_column(block: bytes, known: int) -> int:
+    """The largest 0-based column of a block's cells (references of at most two letters), or `known`
+    when none lies beyond it: one search in the usual case."""
+    if known >= 25:
+        found = [column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block))]
+        return max(found) if found else known
+    beyond = chr(66 + known) if known >= 0 else "A"
+    if not re.search(f'r="(?:[{beyond}-Z{beyond.lower()}-z][0-9]|[A-Za-z]{{2}})'.encode(), block):
+        return known
+    if _TWO_LETTERS.search(block):
+        return max(column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block)))
+    low, high = 0, 25  # one letter: a binary search over letter ranges, five searches
+    while low < high:
+        middle = (low + high + 1) // 2
+        upper, lower = chr(65 + middle), chr(97 + middle)
+        if re.search(f'r="[{upper}-Z{lower}-z][0-9]'.encode(), block):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class _SheetScan:
+    """expat handlers over one worksheet: tracks the current cell and collects what calamine cannot tell."""
+
+    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str):
+        self.padded_styles = padded_styles
+        self.dated_styles = dated_styles
+        self.early_dates: dict[int, dict[int, float]] = {}
+        self.where = where
+        self.merged: list[tuple[int, int, int, int]] = []
+        self.uncached: list[tuple[int, int]] = []
+        self.padded: dict[int, dict[int, int]] = {}
+        self.errors: list[tuple[int, int, str]] = []
+        self.cell_limit = limits.CELLS.value()
+        self.merged_area = 0
+        self.row = 0
+        self.col = -1
+        self.min_row = self.min_col = 1 << 30
+        self.max_row = self.max_col = -1
+        self.kind: str | None = None
+        self.style: str | None = None
+        self.formula = False
+        self.has_value = False
+        self.collected: list[str] | None = None
+        self.value_text = ""
+        self.in_sheet_data = False
+
+    def skipped_rows(self, first_row: int, last_row: int, widest: int) -> None:
+        """Rows left out of the parse: only their extent counts (they hold nothing else wanted)."""
+        self.row, self.col = last_row, -1
+        self._extent(first_row, 0)
+        self._extent(last_row, widest)
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        namespace, _, local = name.rpartition("}")
+        if namespace not in MAIN_NAMESPACES:
+            return
+        if local == "c":
+            ref = attrs.get("r")
+            position = cell_position(ref) if ref else None
+            if position is None:
+                self.col += 1  # r is optional: the next cell of the row
+            else:
+                self.row, self.col = position
+            self.kind = attrs.get("t")
+            self.style = attrs.get("s")
+            self.formula = False
+            self.has_value = False
+            self.value_text = ""
+        elif local == "v":
+            self.collected = []
+        elif local == "f":
+            self.formula = True
+        elif local == "is":
+            self.has_value = True
+        elif local == "row":
+            ref = attrs.get("r")
+            self.row = int(ref) if ref and ref.isdigit() else self.row + 1
+            self.col = -1
+        elif local == "mergeCell":
+            self._merge(attrs.get("ref") or "")
+        elif local == "sheetData":
+            self.in_sheet_data = True
+
+    def text(self, data: str) -> None:
+        if self.collected is not None:
+            self.collected.append(data)
+
+    def end(self, name: str) -> None:
+        namespace, _, local = name.rpartition("}")
+        if namespace not in MAIN_NAMESPACES:
+            return
+        if local == "v":
+            if self.collected is not None:
+                self.value_text = "".join(self.collected)
+                self.has_value = self.has_value or bool(self.value_text)
+            self.collected = None
+        elif local == "c":
+            self._cell()
+
+    def _cell(self) -> None:
+        row, col = self.row, self.col
+        if not (1 <= row <= _MAX_ROW and 0 <= col < _MAX_COL):
+            raise SheetError(f"a cell lies outside the sheet (row {row}, column {col + 1})", where=self.where,
+                             hint="the file is damaged; open and save it in Excel or LibreOffice")
+        if self.has_value or self.formula:
+            self._extent(row, col)
+        kind = self.kind
+        if kind == "e":
+            self.errors.append((row, col, self.value_text or "an error"))
+        # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes <v></v> or
+        # nothing for every formula, since it never calculates. An inline string holds its value in <is>.
+        if self.formula and not self.has_value and kind not in ("str", "inlineStr"):
+            self.uncached.append((row, col))
+        if self.style is not None and self.has_value and (kind is None or kind == "n"):
+            width = self.padded_styles.get(self.style)
+            if width:
+                self.padded.setdefault(row, {})[col] = width
+            elif self.style in self.dated_styles:
+                self._early_date(row, col)
+
+    def _early_date(self, row: int, col: int) -> None:
+        try:
+            serial = float(self.value_text)
+        except ValueError:
+            return
+        if serial < 1:
+            self.early_dates.setdefault(row, {})[col] = serial
+
+    def _extent(self, row: int, col: int) -> None:
+        grew = False
+        if row < self.min_row:
+            self.min_row, grew = row, True
+        if row > self.max_row:
+            self.max_row, grew = row, True
+        if col < self.min_col:
+            self.min_col, grew = col, True
+        if col > self.max_col:
+            self.max_col, grew = col, True
+        if grew:
+            area = (self.max_row - self.min_row + 1) * (self.max_col - self.min_col + 1)
+            if area > self.cell_limit:
+                raise limits.CELLS.refuse(
+                    f"the cells holding values span {area:,} cells (rows {self.min_row}-{self.max_row}, "
+                    f"{self.max_col - self.min_col + 1:,} columns)", self.where)
+
+    def _merge(self, ref: str) -> None:
+        first, _, last = ref.partition(":")
+        start = cell_position(first)
+        end = cell_position(last) if last else start
+        if start is None or end is None:
+            return
+        first_row, last_row = sorted((start[0], end[0]))
+        first_col, last_col = sorted((start[1], end[1]))
+        area = (last_row - first_row + 1) * (last_col - first_col + 1)
+        self.merged_area += area
+        if self.merged_area > self.cell_limit:
+            raise limits.CELLS.refuse(f"the merged ranges cover {self.merged_area:,} cells (the last: {ref})",
+                                      self.where)
+        self.merged.append((first_row, first_col, last_row, last_col))
+
+
+def _check_strings(package: Package, part: str) -> None:
+    """Bound the shared strings before calamine holds them all: the part's size and each string's length."""
+    if not package.has(part):
+        return
+    where = f"{package.display} › {part}"
+    limit = limits.STRING_CHARS.value()
+    parser = _parser(where)
+    length = 0
+
+    def start(name: str, _: dict[str, str]) -> None:
+        nonlocal length
+        if name.endswith("}si"):
+            length = 0
+
+    def text(data: str) -> None:
+        nonlocal length
+        length += len(data)
+        if length > limit:
+            raise limits.STRING_CHARS.refuse(f"a shared string holds more than {limit:,} characters", where)
+
+    parser.StartElementHandler = start
+    parser.CharacterDataHandler = text
+    try:
+        for block in package.chunks(part):
+            parser.Parse(block, False)
+        parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
+                         where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
