@@ -21,6 +21,7 @@ import yaml
 from loader.errors import ConfigError
 from loader.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
+from loader.redaction import register_secret
 
 BUILTIN_SANDBOX = "sandbox"
 DEFAULT_CONCURRENCY = 8
@@ -36,6 +37,7 @@ class Secret:
 
     def __init__(self, value: str):
         self._value = value
+        register_secret(value)  # from now on no output boundary lets it through
 
     def reveal(self) -> str:
         return self._value

@@ -23,6 +23,7 @@ import httpx
 
 from loader.api.errors import TokenError
 from loader.config import Secret
+from loader.redaction import register_secret
 
 TOKEN_REQUEST = "loader_token_request"  # request extension marking the token request
 RENEW_MARGIN_S = 60.0
@@ -137,6 +138,7 @@ class TokenAuth(httpx.Auth):
             # No lifetime given: keep the token until the service refuses it (renewed on a 401).
             self.lifetime_s = None
             self._renew_at = float("inf")
+        register_secret(token)  # hidden from every message and log from now on
         self._token = token
         self._generation += 1
 
