@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import yaml
@@ -159,8 +160,10 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
         jsonschema.Draft202012Validator(profile_schema()).iter_errors(data),
         key=lambda e: list(e.absolute_path),
     )
-    if errors:
-        lines = [f"profile.{'.'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
+    lines = [f"profile.{'.'.join(map(str, e.absolute_path)) or '(root)'}: {_message(e)}" for e in errors]
+    if not errors:
+        lines = _path_problems(data)
+    if lines:
         raise ProfileError(
             "the entity profile is invalid:\n  " + "\n  ".join(lines),
             where=source if override else None,
@@ -169,6 +172,38 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
     profile = _build(data)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return replace(profile, fingerprint=f"sha256:{hashlib.sha256(canonical).hexdigest()}")
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """The schema's message without the value itself (a secret pasted into the profile stays out)."""
+    if isinstance(error.instance, str | int | float) and not isinstance(error.instance, bool):
+        return str(error.message).replace(repr(error.instance), "the value")
+    return str(error.message)
+
+
+def is_service_path(value: str) -> bool:
+    """True for a path on the service (`/institution/...`), never an address of its own: no scheme,
+    no `//host`, no backslash or control character that a URL parser could read as one."""
+    if not value.startswith("/") or value.startswith("//"):
+        return False
+    if "\\" in value or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return False
+    parts = urlsplit(value)
+    return not parts.scheme and not parts.netloc
+
+
+def _path_problems(data: Mapping[str, Any]) -> list[str]:
+    """Every path of the profile that is not a plain service path (an override could send the token away)."""
+    found: list[tuple[str, Any]] = [("service.token_path", data.get("service", {}).get("token_path", "/"))]
+    for name, spec in data.get("entities", {}).items():
+        found += [(f"entities.{name}.{key}", spec[key]) for key in ("path", "item_path") if key in spec]
+        found += [(f"entities.{name}.{op}.path", spec[op].get("path")) for op in ("create", "update") if op in spec]
+    return [
+        f"profile.{place}: must be a path on the service starting with one / (e.g. /institution/tags), "
+        "never an address with a scheme or host"
+        for place, value in found
+        if not (isinstance(value, str) and is_service_path(value))
+    ]
 
 
 def _build(data: Mapping[str, Any]) -> Profile:

@@ -84,7 +84,9 @@ class ApiClient:
         self._retry = retry or env.retry
         self._inner_transport = transport
         token_url = env.auth_url + profile.service.token_path.replace("{realm}", quote(env.realm, safe=""))
-        self._auth = TokenAuth(token_url, env.client_id, env.client_secret)
+        self._auth = TokenAuth(
+            token_url, env.client_id, env.client_secret, allowed_origins=(env.base_url, env.auth_url)
+        )
         self._observer = RequestObserver(logging.getLogger(HTTP_LOGGER))
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import signal
 import sqlite3
+import stat
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader.errors import UsageError
@@ -65,6 +67,10 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: use a number from 0 to 65535 (0: any free port)")
+    if args.seed is not None:
+        _check_seed(Path(args.seed))
     if args.token_ttl <= 0 or args.page_token_ttl <= 0:
         raise UsageError("--token-ttl and --page-token-ttl must be > 0")
     return SandboxOptions(
@@ -76,6 +82,16 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
         faults=faults,
         clients=tuple(clients),
     )
+
+
+def _check_seed(path: Path) -> None:
+    """A seed must be a regular file (a FIFO or /dev/zero would hang the start)."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--seed {path}: cannot be read ({getattr(error, 'strerror', None) or error})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"--seed {path}: not a regular file", hint="give a seed JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.steps import Steps
-from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, schema_problems
+from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text, schema_problems
 
 CUSTOM = "custom_attributes"
 
@@ -102,9 +102,8 @@ def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Fin
     Raises OSError when the file cannot be read at all.
     """
     display = display_path(path)
-    text = path.read_text(encoding="utf-8-sig")
     try:
-        doc = load_marked(text, display)
+        doc = load_marked(read_yaml_text(path, display), display)
     except YamlSyntaxError as exc:
         return None, [_error("mapping-yaml", exc.message, exc.place)]
     findings = [_error("mapping-yaml", message, place) for place, message in doc.problems]
