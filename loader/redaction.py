@@ -9,9 +9,11 @@ secret (`Bearer …`, `client_secret=…`) are scrubbed too, registered or not.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable
+from urllib.parse import quote, quote_plus
 
 REDACTED = "***"
 MIN_LENGTH = 4  # shorter values would turn ordinary text into asterisks
@@ -30,10 +32,12 @@ _known: set[str] = set()
 
 
 def register_secret(value: str | None) -> None:
-    """Remember `value` as a secret: from now on `redact` hides it wherever it appears."""
+    """Remember `value` as a secret: from now on `redact` hides it wherever it appears, also in the
+    spellings an echo gives it (form- or URL-encoded, JSON-escaped)."""
     if value and len(value) >= MIN_LENGTH:
+        spellings = {value, quote_plus(value), quote(value, safe=""), json.dumps(value)[1:-1]}
         with _lock:
-            _known.add(value)
+            _known.update(spellings)
 
 
 def known_secrets() -> tuple[str, ...]:

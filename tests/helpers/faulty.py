@@ -22,7 +22,7 @@ from pathlib import Path
 
 CERT = Path(__file__).with_name("selfsigned.pem")  # a self-signed certificate and its key, for 127.0.0.1
 TOKEN = "faulty-token-0123456789abcdefghijklmnop"
-MODES = ("reset", "not-json", "401", "403", "malformed-list", "echo", "tls")
+MODES = ("reset", "not-json", "401", "403", "malformed-list", "echo", "echo-token", "tls")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,12 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "reset":
             self._reset()
             return
+        if "/protocol/openid-connect/token" in self.path and mode == "echo-token":
+            # An identity provider (or a proxy before it) repeating the form it was sent, secret included.
+            form = dict(pair.split("=", 1) for pair in body.decode("latin-1").split("&") if "=" in pair)
+            echoed = {"error": "invalid_request", "error_description": f"cannot handle {form} ({form.get('client_secret')})"}
+            self._send(400, json.dumps(echoed).encode())
+            return
         if "/protocol/openid-connect/token" in self.path:
             token = {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 300}
             self._send(200, json.dumps(token).encode())
@@ -74,7 +80,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(answer).encode())
         elif mode == "echo":
             # A proxy's error page echoing the whole request: headers (the bearer token) and body.
-            echoed = f"{self.requestline}\n{self.headers}\n{body.decode('latin-1')}"
+            credential = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            echoed = f"{self.requestline}\n{self.headers}\n{body.decode('latin-1')} (credential {credential})"
             self._send(502, json.dumps({"code": 502, "message": f"upstream failed for: {echoed}"}).encode())
         else:  # tls: never reached, the handshake fails first
             self._send(200, b"{}")
