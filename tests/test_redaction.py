@@ -73,5 +73,8 @@ def test_the_logging_handler_hides_registered_secrets(capsys: pytest.CaptureFixt
 
 def test_redact_hides_every_spelling_of_a_registered_secret() -> None:
     Secret('a "quoted"/secret+value')
-    text = 'json: "a \\"quoted\\"/secret+value" form: a+%22quoted%22%2Fsecret%2Bvalue url: a%20%22quoted%22%2Fsecret%2Bvalue'
+    text = (
+        'json: "a \\"quoted\\"/secret+value" form: a+%22quoted%22%2Fsecret%2Bvalue '
+        "url: a%20%22quoted%22%2Fsecret%2Bvalue"
+    )
     assert redact(text) == "json: \"***\" form: *** url: ***"

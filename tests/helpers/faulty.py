@@ -62,7 +62,8 @@ class _Handler(BaseHTTPRequestHandler):
         if "/protocol/openid-connect/token" in self.path and mode == "echo-token":
             # An identity provider (or a proxy before it) repeating the form it was sent, secret included.
             form = dict(pair.split("=", 1) for pair in body.decode("latin-1").split("&") if "=" in pair)
-            echoed = {"error": "invalid_request", "error_description": f"cannot handle {form} ({form.get('client_secret')})"}
+            description = f"cannot handle {form} ({form.get('client_secret')})"
+            echoed = {"error": "invalid_request", "error_description": description}
             self._send(400, json.dumps(echoed).encode())
             return
         if "/protocol/openid-connect/token" in self.path:
