@@ -67,7 +67,12 @@ def translate_transport_error(error: httpx.TransportError, method: str, path: st
             hint="check base_url and the network; is the service running?",
         )
     if method in IDEMPOTENT_METHODS:
-        return NoAnswer(f"no answer from the service ({kind})", method=method, path=path)
+        return NoAnswer(
+            f"no answer from the service at {env.base_url} ({kind})",
+            method=method,
+            path=path,
+            hint="the service may be slow or down: try again later, or raise `timeout` in loader.yaml",
+        )
     return OutcomeUnknown(
         f"the answer was lost ({kind}) after the request was sent; it may or may not have been applied",
         method=method,

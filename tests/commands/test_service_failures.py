@@ -10,6 +10,7 @@ fault options cause what they can (500s, latency, refused secret); tiny loopback
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from helpers.faulty import closed_port, faulty_server
 
 from loader.cli import main
 from loader.sandbox.faults import FaultOptions
-from loader.sandbox.server import RunningSandbox, SandboxOptions, serve_in_thread
+from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 SECRET_VARIABLE = "FAILURE_TEST_SECRET"
 SEED = {"institution-a": {"schools": [{"code": "S1", "name": "School 1"}]}}
@@ -73,7 +74,7 @@ FAILURES: dict[str, Callable[[], AbstractContextManager[Target]]] = {
     "403 on every call": lambda: _faulty("403"),
     "500 on every call": lambda: _sandbox(error_rate=1.0),
     "HTML instead of JSON": lambda: _faulty("not-json"),
-    "timeout": lambda: _sandbox(timeout=0.2, latency_ms=1500),
+    "timeout": lambda: _sandbox(timeout=0.1, latency_ms=500),
     "malformed list answers": lambda: _faulty("malformed-list"),
 }
 
@@ -111,24 +112,29 @@ def _no_waiting_retries() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def working_sandbox() -> Iterator[RunningSandbox]:
-    with serve_in_thread(SandboxOptions(seed=SEED)) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, working_sandbox: RunningSandbox) -> Path:
-    """A mapping, its workbook and a plan.json made against a working service, as environment `svc`."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "schools.yaml").write_text(MAPPING, encoding="utf-8")
+def made_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A mapping, its workbook and a plan.json made against a working service, once per module."""
+    folder = tmp_path_factory.mktemp("made")
+    (folder / "schools.yaml").write_text(MAPPING, encoding="utf-8")
     book = openpyxl.Workbook()
     book.active.append(["Code", "Name"])
     book.active.append(["S1", "School One"])
     book.active.append(["S2", "School Two"])
-    book.save(tmp_path / "schools.xlsx")
-    (tmp_path / "loader.yaml").write_text(_loader_yaml(Target(working_sandbox.base_url)), encoding="utf-8")
-    monkeypatch.setenv(SECRET_VARIABLE, working_sandbox.client_secret)
-    assert main(["plan", "schools.yaml", "--out", "plan.json"]) == 0
+    book.save(folder / "schools.xlsx")
+    with serve_in_thread(SandboxOptions(seed=SEED)) as sandbox, pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        patch.setenv(SECRET_VARIABLE, sandbox.client_secret)
+        (folder / "loader.yaml").write_text(_loader_yaml(Target(sandbox.base_url)), encoding="utf-8")
+        assert main(["plan", "schools.yaml", "--out", "plan.json"]) == 0
+    yield folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_project: Path) -> Path:
+    """A copy of the made project (the plan's fingerprints name the files relative to it), as cwd."""
+    for name in ("schools.yaml", "schools.xlsx", "plan.json"):
+        shutil.copy2(made_project / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
