@@ -296,6 +296,13 @@ class _BlockBuilder:
             pattern=pattern,
             max_length=data.get("max_length"),
         )
+        for constant in ("value", "default"):
+            # A list or map would reach the service as Python text ("[1, {'a': 'b'}]").
+            held = data.get(constant)
+            if isinstance(held, dict) or (isinstance(held, list) and steps.type != "list"):
+                self._fail("bad-value", f"{name}: `{constant}` holds {'a map' if isinstance(held, dict) else 'a list'}"
+                           f", but this field takes one {steps.type} value", (*where, constant))
+                return None
         column = data.get("column")
         return FieldSpec(
             name=name,

@@ -92,6 +92,21 @@ def test_a_mapping_that_is_not_a_regular_file_is_refused_at_once(
     assert code == 1 and "not a regular file" in text
 
 
+@pytest.mark.parametrize(
+    ("field", "line", "expected"),
+    [
+        ("name: {value: [1, {a: b}]}", "9:21", "name: `value` holds a list, but this field takes one string value"),
+        ("name: {column: Name, default: {a: b}}", "9:37", "name: `default` holds a map"),
+    ],
+)
+def test_a_list_or_map_constant_for_a_text_field_is_an_error_at_its_place(
+    project: Path, capsys: pytest.CaptureFixture[str], field: str, line: str, expected: str
+) -> None:
+    (project / "bad.yaml").write_text(MAPPING.replace("name: {column: Name}", field), encoding="utf-8")
+    code, text = _run(capsys, "validate", "bad.yaml")
+    assert code == 1 and f"bad.yaml:{line}: {expected}" in text, text
+
+
 # -- loader.yaml --------------------------------------------------------------------------------
 
 
