@@ -7,16 +7,22 @@ logging handler) from one registry of every secret read and token issued (loader
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import stamina
+from helpers.apply import PROFILE, client_for, make_plan, record
 from helpers.faulty import TOKEN, faulty_server
 
 from loader import cli
+from loader.apply.executor import CONFLICT_HIDDEN, apply_plan
 from loader.config import Secret
+from loader.plan.model import FieldChange
 from loader.redaction import redact
+from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 SECRET = "Echoed+secret/value=42"  # characters that form encoding changes: the echo shows %2B, %2F, %3D
 
@@ -36,7 +42,7 @@ environments:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ECHO_SECRET", SECRET)
     stamina.set_testing(True, attempts=1)
@@ -78,3 +84,23 @@ def test_redact_hides_every_spelling_of_a_registered_secret() -> None:
         "url: a%20%22quoted%22%2Fsecret%2Bvalue"
     )
     assert redact(text) == "json: \"***\" form: *** url: ***"
+
+
+def test_a_conflict_naming_another_person_is_masked_when_the_record_holds_pii() -> None:
+    seed = {"institution-a": {"applicants": [{"external_id": "A1", "first_name": "Jane", "last_name": "Citizen"}]}}
+    changes = (FieldChange("external_id", None, "'A1'", False), FieldChange("first_name", None, "(hidden)", True))
+    person = record("applicants", "applicant", "A1", {"external_id": "A1", "first_name": "John"}, changes=changes)
+    school = record("schools", "school", "S1", {"code": "S1", "name": "One"})
+    with serve_in_thread(SandboxOptions(seed=seed)) as sandbox:
+        # A school whose code an applicant cannot hold: no PII, so its 409 stays as the service said.
+        plan = make_plan(("applicants", "applicant", [person]), ("schools", "school", [school]))
+
+        async def go() -> list[str]:
+            async with client_for(sandbox) as client:
+                await client.create("school", {"code": "S1", "name": "Other"})
+                results = await apply_plan(plan, client, PROFILE)
+            return [r.message or "" for r in results.records]
+
+        messages = asyncio.run(go())
+    assert CONFLICT_HIDDEN in messages and not any("Jane" in m or "Citizen" in m for m in messages)
+    assert any("already used by" in m for m in messages if m != CONFLICT_HIDDEN)
