@@ -246,7 +246,11 @@ def parse_config(text: str, path: Path) -> Config:
             where=locate(("default_environment",)),
             hint=f"define it, or use one of: {', '.join(sorted({*environments, BUILTIN_SANDBOX}))}",
         )
-    profile = load_profile(data.get("profile"), source=locate(("profile",))) if data.get("profile") else load_profile()
+    profile = (
+        load_profile(data["profile"], source=locate(("profile",)), locate=lambda keys: locate(("profile", *keys)))
+        if data.get("profile")
+        else load_profile()
+    )
     return Config(
         path=path,
         root=path.parent.resolve(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -151,8 +151,17 @@ def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[st
     return merged
 
 
-def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "loader.yaml") -> Profile:
-    """The packaged profile, with `override` (from loader.yaml `profile:`) merged over it."""
+def load_profile(
+    override: Mapping[str, Any] | None = None,
+    *,
+    source: str = "loader.yaml",
+    locate: Callable[[tuple[str | int, ...]], str] | None = None,
+) -> Profile:
+    """The packaged profile, with `override` (from loader.yaml `profile:`) merged over it.
+
+    `locate` gives the `file:line:col` of a path under `profile:` (loader.yaml's places), so each
+    problem of the override is reported where it is written.
+    """
     data = default_profile_data()
     if override:
         data = _deep_merge(data, override)
@@ -160,9 +169,12 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
         jsonschema.Draft202012Validator(profile_schema()).iter_errors(data),
         key=lambda e: list(e.absolute_path),
     )
-    lines = [f"profile.{'.'.join(map(str, e.absolute_path)) or '(root)'}: {_message(e)}" for e in errors]
-    if not errors:
-        lines = _path_problems(data)
+    found = [(tuple(e.absolute_path), _message(e)) for e in errors] or _path_problems(data)
+    lines = [
+        (f"{locate(path)}: " if locate and override else "")
+        + f"profile.{'.'.join(map(str, path)) or '(root)'}: {message}"
+        for path, message in found
+    ]
     if lines:
         raise ProfileError(
             "the entity profile is invalid:\n  " + "\n  ".join(lines),
@@ -192,16 +204,18 @@ def is_service_path(value: str) -> bool:
     return not parts.scheme and not parts.netloc
 
 
-def _path_problems(data: Mapping[str, Any]) -> list[str]:
+def _path_problems(data: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
     """Every path of the profile that is not a plain service path (an override could send the token away)."""
-    found: list[tuple[str, Any]] = [("service.token_path", data.get("service", {}).get("token_path", "/"))]
+    found: list[tuple[tuple[str | int, ...], Any]] = [
+        (("service", "token_path"), data.get("service", {}).get("token_path", "/"))
+    ]
     for name, spec in data.get("entities", {}).items():
-        found += [(f"entities.{name}.{key}", spec[key]) for key in ("path", "item_path") if key in spec]
-        found += [(f"entities.{name}.{op}.path", spec[op].get("path")) for op in ("create", "update") if op in spec]
+        found += [(("entities", name, key), spec[key]) for key in ("path", "item_path") if key in spec]
+        found += [(("entities", name, op, "path"), spec[op].get("path")) for op in ("create", "update") if op in spec]
     return [
-        f"profile.{place}: must be a path on the service starting with one / (e.g. /institution/tags), "
-        "never an address with a scheme or host"
-        for place, value in found
+        (path, "must be a path on the service starting with one / (e.g. /institution/tags), "
+         "never an address with a scheme or host")
+        for path, value in found
         if not (isinstance(value, str) and is_service_path(value))
     ]
 

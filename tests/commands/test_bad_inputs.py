@@ -146,7 +146,7 @@ def test_a_profile_path_is_never_an_address(project: Path, capsys: pytest.Captur
             f"profile:\n  entities:\n    school:\n      item_path: {path!r}\n", encoding="utf-8"
         )
         code, text = _run(capsys, "validate", "schools.yaml")
-        assert code == 1 and "profile.entities.school.item_path: must be a path on the service" in text, path
+        assert code == 1 and "loader.yaml:4:18: profile.entities.school.item_path: must be a path on the" in text, text
 
 
 def test_schema_and_url_errors_never_repeat_the_value(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
