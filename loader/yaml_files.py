@@ -3,7 +3,7 @@ every node, and JSON Schema errors placed on it.
 
 `read_yaml_file` refuses what is not a small regular file (a FIFO, `/dev/zero`: loader.inputs) and
 text that is not UTF-8 (naming line, column and byte); `load_marked` refuses documents nested
-deeper than MAX_DEPTH (checked on the parser's events before any recursive composing), more than
+deeper than MAX_DEPTH (counted while composing, before the recursion could grow), more than
 _MAX_NODES nodes (aliases included), tags, and NUL characters in keys and values; duplicate keys
 and merge keys are reported as problems at their place.
 
@@ -31,7 +31,6 @@ Path_ = tuple[str | int, ...]
 MAX_DEPTH = 50
 _MAX_NODES = 200_000
 _OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
-_CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
 
@@ -81,40 +80,36 @@ def read_yaml_text(path: Path, file: str) -> str:
         raise YamlSyntaxError(MappingPlace(file, refused.line, refused.column), str(refused)) from None
 
 
-def _check_nesting(loader: yaml.SafeLoader, file: str) -> None:
-    """Walk the parser's events (no recursion) and refuse nesting deeper than MAX_DEPTH."""
-    depth = 0
-    while loader.check_event():
-        event = loader.get_event()
-        if isinstance(event, _OPENING):
-            depth += 1
-            if depth > MAX_DEPTH:
-                mark = event.start_mark
+class _BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """The safe loader, composing no deeper than MAX_DEPTH collections (PyYAML's composer recurses
+    once per level: a deep document would otherwise end in RecursionError)."""
+
+    def __init__(self, stream: str, file: str):
+        super().__init__(stream)
+        self._file = file
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if not self.check_event(*_OPENING):
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
                 raise YamlSyntaxError(
-                    MappingPlace(file, mark.line + 1, mark.column + 1),
+                    MappingPlace(self._file, mark.line + 1, mark.column + 1),
                     f"the document is nested deeper than {MAX_DEPTH} levels",
                 )
-        elif isinstance(event, _CLOSING):
-            depth -= 1
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def load_marked(text: str, file: str) -> MarkedDocument:
     """Parse one YAML document with the safe loader. Raises YamlSyntaxError with a place."""
-    checker: yaml.SafeLoader | None = None
+    loader: _BoundedLoader | None = None
     try:
-        checker = yaml.SafeLoader(text)  # its reader refuses NUL and other control characters at once
-        _check_nesting(checker, file)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        place = MappingPlace(file, mark.line + 1, mark.column + 1) if mark else MappingPlace(file, 1, 1)
-        raise YamlSyntaxError(place, f"invalid YAML: {exc.problem or exc}") from None
-    except yaml.YAMLError as exc:
-        raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None
-    finally:
-        if checker is not None:
-            checker.dispose()
-    loader = yaml.SafeLoader(text)
-    try:
+        loader = _BoundedLoader(text, file)  # its reader refuses NUL and other control characters at once
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -123,7 +118,8 @@ def load_marked(text: str, file: str) -> MarkedDocument:
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     doc = MarkedDocument(file, None)
     if node is None:
         return doc
