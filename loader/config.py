@@ -229,7 +229,7 @@ def parse_config(text: str, path: Path) -> Config:
     if doc.problems:
         raise ConfigError(
             "loader.yaml is not valid:\n  " + "\n  ".join(f"{place}: {message}" for place, message in doc.problems),
-            hint="each setting may appear once",
+            hint="write each setting once; YAML merge keys (<<) are not supported",
         )
     data = doc.data if doc.data is not None else {}
     locate = _Locator(doc)
