@@ -9,18 +9,18 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn, TextIO
 
 from loader import __version__
-from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for
-from loader.private_files import write_private_text
+from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
+from loader.redaction import redact
 
 COMMANDS: dict[str, str] = {
     "validate": "offline: check mapping files and spreadsheets, build every record",
@@ -71,11 +71,18 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class _RedactingFormatter(logging.Formatter):
+    """Formats a record, traceback included, then hides every known secret and token in it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 def _start_logging(verbosity: int) -> logging.Handler:
     """Log the `loader.*` loggers to stderr for one command; undone by `_stop_logging`."""
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = _StderrHandler()
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.setFormatter(_RedactingFormatter("%(message)s"))
     logger = logging.getLogger("loader")
     logger.setLevel(level)
     logger.addHandler(handler)
@@ -88,15 +95,32 @@ def _stop_logging(handler: logging.Handler) -> None:
     logger.setLevel(logging.NOTSET)
 
 
+CRASH_LOG_NAME = "traceback.log"
+
+
+def write_crash_log(error: BaseException) -> Path:
+    """The traceback of `error`, secrets hidden, in a new private folder of the temp directory.
+
+    The temp directory is shared: the folder is made by mkdtemp (a name nobody can guess, mode
+    0700, refused if anything is there), and the file in it with O_EXCL | O_NOFOLLOW, mode 0600
+    (exception texts can hold cell values, personal data), so a planted file or symlink is never
+    followed or overwritten.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="loader-crash-"))
+    log_file = folder / CRASH_LOG_NAME
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(log_file, flags, 0o600), "wb") as handle:
+        handle.write(redact("".join(traceback.format_exception(error))).encode("utf-8", "replace"))
+    return log_file
+
+
 def _report_bug(error: BaseException) -> int:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    log_dir = Path(tempfile.gettempdir())
-    log_file = log_dir / f"loader-crash-{stamp}.log"
-    # 0600: exception texts can hold cell values (personal data) and the temp folder is shared.
-    write_private_text(log_file, "".join(traceback.format_exception(error)))
+    try:
+        where = f"The traceback is in {write_crash_log(error)}; please attach it to a bug report."
+    except OSError as failure:
+        where = f"The traceback could not be written ({failure.strerror or failure}); run again with -vv."
     print(
-        f"loader: internal error ({type(error).__name__}). This is a bug in loader, not in your input.\n"
-        f"  The traceback is in {log_file}; please attach it to a bug report.",
+        f"loader: internal error ({type(error).__name__}). This is a bug in loader, not in your input.\n  {where}",
         file=sys.stderr,
     )
     return EXIT_BUG
@@ -114,13 +138,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args._module.run(args))
         finally:
             _stop_logging(handler)
-    except KeyboardInterrupt:
-        print("loader: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except LoaderError as error:
-        print(f"loader: error: {error}", file=sys.stderr)
-        return exit_code_for(error)
-    except Exception as error:
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as raised:
+        # Errors of concurrent tasks arrive wrapped in an ExceptionGroup: answer the first one
+        # the user can act on, as if it had been raised alone.
+        error = unwrap_error(raised)
+        if isinstance(error, KeyboardInterrupt):
+            print("loader: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if isinstance(error, LoaderError):
+            print(f"loader: error: {redact(str(error))}", file=sys.stderr)
+            return exit_code_for(error)
         return _report_bug(error)
 
 

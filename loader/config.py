@@ -16,11 +16,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jsonschema
-import yaml
 
 from loader.errors import ConfigError
 from loader.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
+from loader.redaction import register_secret
+from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text
 
 BUILTIN_SANDBOX = "sandbox"
 DEFAULT_CONCURRENCY = 8
@@ -36,6 +37,7 @@ class Secret:
 
     def __init__(self, value: str):
         self._value = value
+        register_secret(value)  # from now on no output boundary lets it through
 
     def reveal(self) -> str:
         return self._value
@@ -195,16 +197,18 @@ def check_url(url: str, what: str, where: str | None) -> str:
             where=where,
             hint="remove the `user:password@` part; credentials come from client_id / client_secret",
         )
+    # The URL is never repeated whole (a secret pasted into the wrong setting must not be echoed):
+    # only its host, which the user needs to see.
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{what} {url!r} is not an http(s) address", where=where)
+        raise ConfigError(f"{what} is not an http(s) address", where=where, hint="e.g. https://host/institution")
     if parts.scheme != "https" and not is_loopback_host(parts.hostname):
         raise ConfigError(
-            f"{what} {url!r} must use https://",
+            f"{what} must use https:// (host {parts.hostname})",
             where=where,
             hint="plain http:// is allowed only for loopback hosts (127.0.0.1, ::1, localhost)",
         )
     if parts.query or parts.fragment:
-        raise ConfigError(f"{what} {url!r} must not carry a query or fragment", where=where)
+        raise ConfigError(f"{what} must not carry a query (?...) or fragment (#...)", where=where)
     return url.rstrip("/")
 
 
@@ -217,24 +221,28 @@ def load_config(path: Path | None) -> Config:
         path = candidate
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_yaml_text(path, str(path))
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}", where=str(path)) from None
+    except YamlSyntaxError as error:
+        raise ConfigError(error.message, where=str(error.place)) from None
     return parse_config(text, path)
 
 
 def parse_config(text: str, path: Path) -> Config:
-    """Validate and build a Config from the text of a loader.yaml at `path`."""
+    """Validate and build a Config from the text of a loader.yaml at `path` (the one YAML loader:
+    loader.yaml_files, as for mapping files: duplicate keys, tags, deep nesting are errors)."""
     try:
-        root_node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise ConfigError(f"not valid YAML: {getattr(error, 'problem', None) or error}", where=where) from None
-    if data is None:
-        data = {}
-    locate = _Locator(path, root_node)
+        doc = load_marked(text, str(path))
+    except YamlSyntaxError as error:
+        raise ConfigError(error.message, where=str(error.place)) from None
+    if doc.problems:
+        raise ConfigError(
+            "loader.yaml is not valid:\n  " + "\n  ".join(f"{place}: {message}" for place, message in doc.problems),
+            hint="write each setting once; YAML merge keys (<<) are not supported",
+        )
+    data = doc.data if doc.data is not None else {}
+    locate = _Locator(doc)
     _refuse_literal_secrets(data, locate)
     _validate_schema(data, locate)
     environments = {
@@ -248,7 +256,11 @@ def parse_config(text: str, path: Path) -> Config:
             where=locate(("default_environment",)),
             hint=f"define it, or use one of: {', '.join(sorted({*environments, BUILTIN_SANDBOX}))}",
         )
-    profile = load_profile(data.get("profile"), source=locate(("profile",))) if data.get("profile") else load_profile()
+    profile = (
+        load_profile(data["profile"], source=locate(("profile",)), locate=lambda keys: locate(("profile", *keys)))
+        if data.get("profile")
+        else load_profile()
+    )
     return Config(
         path=path,
         root=path.parent.resolve(),
@@ -270,31 +282,12 @@ def _sandbox_files(spec: Mapping[str, Any] | None, base_dir: Path) -> SandboxFil
 class _Locator:
     """Maps a path of keys/indexes in the loaded data to `file:line:col` of its YAML node."""
 
-    def __init__(self, path: Path, root: yaml.Node | None):
-        self._path = path
-        self._root = root
+    def __init__(self, doc: MarkedDocument):
+        self._doc = doc
 
     def __call__(self, keys: tuple[Any, ...] | list[Any], *, key: bool = False) -> str:
         """The place of the value at `keys` (with `key=True`: of the last key itself)."""
-        node = self._root
-        for position, name in enumerate(keys):
-            child = _child(node, name, key_node_wanted=key and position == len(keys) - 1)
-            if child is None:
-                break
-            node = child
-        if node is None:
-            return str(self._path)
-        return f"{self._path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
-
-
-def _child(node: yaml.Node | None, key: Any, *, key_node_wanted: bool = False) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
-                return key_node if key_node_wanted else value_node
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
-        return node.value[key]
-    return None
+        return str(self._doc.place(tuple(str(k) if not isinstance(k, int) else k for k in keys), key=key))
 
 
 def _refuse_literal_secrets(data: Any, locate: _Locator) -> None:
@@ -341,7 +334,15 @@ def _describe(error: jsonschema.ValidationError) -> str:
     place = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     if error.validator == "oneOf" and error.absolute_path and error.absolute_path[-1] == "client_id":
         return f"{place}: must be a string or {{env: NAME}}"
-    return f"{place}: {error.message}"
+    message = error.message
+    if isinstance(error.instance, str | int | float) and not isinstance(error.instance, bool):
+        # Never repeat a value: a secret pasted into the wrong setting would reach terminals and CI logs.
+        message = message.replace(repr(error.instance), "the value")
+        if error.validator == "pattern":
+            message = "the value is not in the expected form"
+            if error.absolute_path and str(error.absolute_path[-1]).endswith("_url"):
+                message = "the value is not an http(s) address (https://host/path)"
+    return f"{place}: {message}"
 
 
 def _environment_spec(name: str, spec: Mapping[str, Any], base_dir: Path, locate: _Locator) -> EnvironmentSpec:

@@ -60,8 +60,17 @@ class _RichBar:
         self._progress.update(self._task, total=total)
 
     def done(self) -> None:
-        task = self._progress.tasks[self._task]
-        self._progress.update(self._task, total=task.completed)
+        task = next(t for t in self._progress.tasks if t.id == self._task)
+        if task.total:  # a known total: fill the bar up to it
+            self._progress.update(self._task, completed=task.total)
+        else:  # a counter: what was counted is the total
+            self._progress.update(self._task, total=task.completed)
+
+    @property
+    def counts(self) -> tuple[float, float | None]:
+        """(completed, total) as drawn: for tests and for the caller's own summary."""
+        task = next(t for t in self._progress.tasks if t.id == self._task)
+        return task.completed, task.total
 
 
 class _RichBars:

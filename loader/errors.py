@@ -65,6 +65,26 @@ class PlanError(LoaderError):
     """A plan cannot be made or applied as asked."""
 
 
+def unwrap_error(error: BaseException) -> BaseException:
+    """The error to answer for `error`: itself, or for an exception group (concurrent tasks that
+    failed together), its first LoaderError (else its first interruption, else its first error)."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop(0)
+        if isinstance(current, BaseExceptionGroup):
+            pending[:0] = list(current.exceptions)
+        else:
+            leaves.append(current)
+    for wanted in (LoaderError, KeyboardInterrupt):
+        for leaf in leaves:
+            if isinstance(leaf, wanted):
+                return leaf
+    return leaves[0] if leaves else error
+
+
 def exit_code_for(error: BaseException) -> int:
     """The process exit code for an error reaching the command line."""
     if isinstance(error, KeyboardInterrupt):

@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import yaml
@@ -150,8 +151,17 @@ def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[st
     return merged
 
 
-def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "loader.yaml") -> Profile:
-    """The packaged profile, with `override` (from loader.yaml `profile:`) merged over it."""
+def load_profile(
+    override: Mapping[str, Any] | None = None,
+    *,
+    source: str = "loader.yaml",
+    locate: Callable[[tuple[str | int, ...]], str] | None = None,
+) -> Profile:
+    """The packaged profile, with `override` (from loader.yaml `profile:`) merged over it.
+
+    `locate` gives the `file:line:col` of a path under `profile:` (loader.yaml's places), so each
+    problem of the override is reported where it is written.
+    """
     data = default_profile_data()
     if override:
         data = _deep_merge(data, override)
@@ -159,8 +169,13 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
         jsonschema.Draft202012Validator(profile_schema()).iter_errors(data),
         key=lambda e: list(e.absolute_path),
     )
-    if errors:
-        lines = [f"profile.{'.'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors]
+    found = [(tuple(e.absolute_path), _message(e)) for e in errors] or _path_problems(data)
+    lines = [
+        (f"{locate(path)}: " if locate and override else "")
+        + f"profile.{'.'.join(map(str, path)) or '(root)'}: {message}"
+        for path, message in found
+    ]
+    if lines:
         raise ProfileError(
             "the entity profile is invalid:\n  " + "\n  ".join(lines),
             where=source if override else None,
@@ -169,6 +184,40 @@ def load_profile(override: Mapping[str, Any] | None = None, *, source: str = "lo
     profile = _build(data)
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return replace(profile, fingerprint=f"sha256:{hashlib.sha256(canonical).hexdigest()}")
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """The schema's message without the value itself (a secret pasted into the profile stays out)."""
+    if isinstance(error.instance, str | int | float) and not isinstance(error.instance, bool):
+        return str(error.message).replace(repr(error.instance), "the value")
+    return str(error.message)
+
+
+def is_service_path(value: str) -> bool:
+    """True for a path on the service (`/institution/...`), never an address of its own: no scheme,
+    no `//host`, no backslash or control character that a URL parser could read as one."""
+    if not value.startswith("/") or value.startswith("//"):
+        return False
+    if "\\" in value or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return False
+    parts = urlsplit(value)
+    return not parts.scheme and not parts.netloc
+
+
+def _path_problems(data: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every path of the profile that is not a plain service path (an override could send the token away)."""
+    found: list[tuple[tuple[str | int, ...], Any]] = [
+        (("service", "token_path"), data.get("service", {}).get("token_path", "/"))
+    ]
+    for name, spec in data.get("entities", {}).items():
+        found += [(("entities", name, key), spec[key]) for key in ("path", "item_path") if key in spec]
+        found += [(("entities", name, op, "path"), spec[op].get("path")) for op in ("create", "update") if op in spec]
+    return [
+        (path, "must be a path on the service starting with one / (e.g. /institution/tags), "
+         "never an address with a scheme or host")
+        for path, value in found
+        if not (isinstance(value, str) and is_service_path(value))
+    ]
 
 
 def _build(data: Mapping[str, Any]) -> Profile:

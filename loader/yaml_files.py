@@ -1,4 +1,11 @@
-"""YAML loaded safely, remembering where every node is, and JSON Schema errors placed on it.
+"""The one YAML loader (mapping files, loader.yaml and its `profile:`): safe loading, the place of
+every node, and JSON Schema errors placed on it.
+
+`read_yaml_file` refuses what is not a small regular file (a FIFO, `/dev/zero`: loader.inputs) and
+text that is not UTF-8 (naming line, column and byte); `load_marked` refuses documents nested
+deeper than MAX_DEPTH (counted while composing, before the recursion could grow), more than
+_MAX_NODES nodes (aliases included), tags, and NUL characters in keys and values; duplicate keys
+and merge keys are reported as problems at their place.
 
 Mapping keys keep their source text ("Yes" stays "Yes", not True); scalar values are resolved
 by the safe YAML 1.1 rules, and their source text is kept too (`raw`), so a `map:` or `where:`
@@ -10,16 +17,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 
+from loader.inputs import NotUtf8, decode_utf8, read_regular_file
 from loader.places import MappingPlace
 from loader.suggestions import did_you_mean
 
 Path_ = tuple[str | int, ...]
+MAX_DEPTH = 50
 _MAX_NODES = 200_000
+_OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
 
@@ -58,10 +69,47 @@ def _place(file: str, node: yaml.Node) -> MappingPlace:
     return MappingPlace(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+def read_yaml_text(path: Path, file: str) -> str:
+    """The text of the YAML file at `path` (shown as `file`); YamlSyntaxError at the first byte that
+    is not UTF-8. A missing file, or one that is not a small regular file (a FIFO, /dev/zero, a
+    folder: loader.inputs.InputRefused), raises OSError.
+    """
+    try:
+        return decode_utf8(read_regular_file(path))
+    except NotUtf8 as refused:
+        raise YamlSyntaxError(MappingPlace(file, refused.line, refused.column), str(refused)) from None
+
+
+class _BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """The safe loader, composing no deeper than MAX_DEPTH collections (PyYAML's composer recurses
+    once per level: a deep document would otherwise end in RecursionError)."""
+
+    def __init__(self, stream: str, file: str):
+        super().__init__(stream)
+        self._file = file
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        if not self.check_event(*_OPENING):
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise YamlSyntaxError(
+                    MappingPlace(self._file, mark.line + 1, mark.column + 1),
+                    f"the document is nested deeper than {MAX_DEPTH} levels",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 def load_marked(text: str, file: str) -> MarkedDocument:
     """Parse one YAML document with the safe loader. Raises YamlSyntaxError with a place."""
-    loader = yaml.SafeLoader(text)
+    loader: _BoundedLoader | None = None
     try:
+        loader = _BoundedLoader(text, file)  # its reader refuses NUL and other control characters at once
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -70,7 +118,8 @@ def load_marked(text: str, file: str) -> MarkedDocument:
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     doc = MarkedDocument(file, None)
     if node is None:
         return doc
@@ -99,6 +148,8 @@ def _convert(doc: MarkedDocument, loader: yaml.SafeLoader, node: yaml.Node, path
                 doc.problems.append((_place(doc.file, key_node), "YAML merge keys (<<) are not supported"))
                 continue
             key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else str(key_node.start_mark)
+            if "\x00" in key:
+                raise YamlSyntaxError(_place(doc.file, key_node), "a key holds a NUL character")
             if key in result:
                 doc.problems.append((_place(doc.file, key_node), f"duplicate key {key!r}"))
             doc.keys[(*path, key)] = _place(doc.file, key_node)
@@ -108,6 +159,8 @@ def _convert(doc: MarkedDocument, loader: yaml.SafeLoader, node: yaml.Node, path
         return [_convert(doc, loader, item, (*path, i), counter) for i, item in enumerate(node.value)]
     doc.raw[path] = str(node.value)
     value = loader.construct_object(node, deep=True)
+    if isinstance(value, str | bytes) and ("\x00" in value if isinstance(value, str) else b"\x00" in value):
+        raise YamlSyntaxError(_place(doc.file, node), "the value holds a NUL character")
     if isinstance(value, datetime | date):
         return value.isoformat()  # a date constant is meant as its ISO text
     return value

@@ -100,7 +100,7 @@ def test_schema_errors_point_at_the_line_and_column(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, text))
     message = str(caught.value)
-    assert f"{tmp_path / 'loader.yaml'}:2:14: concurrency: 'many' is not of type 'integer'" in message
+    assert f"{tmp_path / 'loader.yaml'}:2:14: concurrency: the value is not of type 'integer'" in message
     assert f"{tmp_path / 'loader.yaml'}:8:5: environments.test.colour: unknown setting 'colour'" in message
 
 

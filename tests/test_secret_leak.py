@@ -78,7 +78,7 @@ def _written_text(root: Path) -> str:
 
 
 def _crash_logs_since(started: float) -> str:
-    logs = Path(tempfile.gettempdir()).glob("loader-crash-*.log")
+    logs = Path(tempfile.gettempdir()).glob("loader-crash-*/traceback.log")
     return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs if p.stat().st_mtime >= started)
 
 

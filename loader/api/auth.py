@@ -17,12 +17,14 @@ import asyncio
 import base64
 import json
 import time
-from collections.abc import AsyncGenerator, Callable, Generator
+from collections.abc import AsyncGenerator, Callable, Generator, Iterable
 
 import httpx
 
 from loader.api.errors import TokenError
 from loader.config import Secret
+from loader.errors import ProfileError
+from loader.redaction import register_secret
 
 TOKEN_REQUEST = "loader_token_request"  # request extension marking the token request
 RENEW_MARGIN_S = 60.0
@@ -38,9 +40,17 @@ class TokenAuth(httpx.Auth):
     """Bearer tokens from `token_url` for one client; renewed before expiry and once on a 401."""
 
     def __init__(
-        self, token_url: str, client_id: str, client_secret: Secret, *, clock: Callable[[], float] = time.monotonic
+        self,
+        token_url: str,
+        client_id: str,
+        client_secret: Secret,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        allowed_origins: Iterable[str] = (),
     ):
         self._token_url = token_url
+        # The token goes to these origins only (base_url's and auth_url's); empty: the token URL's.
+        self._origins = frozenset(origin_of(u) for u in allowed_origins) or frozenset({origin_of(token_url)})
         self._client_id = client_id
         self._client_secret = client_secret
         self._clock = clock
@@ -86,6 +96,7 @@ class TokenAuth(httpx.Auth):
                     token_response = yield self._token_request()
                     await token_response.aread()
                     self._accept(token_response, sent_at)
+        self._check_origin(request.url)
         generation = self._generation
         request.headers["Authorization"] = f"Bearer {self._token}"
         response = yield request
@@ -100,6 +111,16 @@ class TokenAuth(httpx.Auth):
                 self._accept(token_response, sent_at)
         request.headers["Authorization"] = f"Bearer {self._token}"
         yield request
+
+    def _check_origin(self, url: httpx.URL) -> None:
+        """Refuse to attach the token to a request for any other origin than the environment's."""
+        origin = origin_of(str(url))
+        if origin not in self._origins:
+            raise ProfileError(
+                f"refusing to send the access token to {origin}: only base_url and auth_url receive it; "
+                "nothing was sent",
+                hint="every path in the profile (loader.yaml `profile:`) must be a path on the service, not an address",
+            )
 
     def _stale(self) -> bool:
         return self._token is None or self._clock() >= self._renew_at
@@ -137,8 +158,16 @@ class TokenAuth(httpx.Auth):
             # No lifetime given: keep the token until the service refuses it (renewed on a 401).
             self.lifetime_s = None
             self._renew_at = float("inf")
+        register_secret(token)  # hidden from every message and log from now on
         self._token = token
         self._generation += 1
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host:port` of `url` (default ports made explicit), to compare where requests go."""
+    parsed = httpx.URL(url)
+    port = parsed.port or {"https": 443, "http": 80}.get(parsed.scheme, 0)
+    return f"{parsed.scheme}://{parsed.host}:{port}"
 
 
 def _json_or_none(response: httpx.Response) -> object:

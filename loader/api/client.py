@@ -25,8 +25,8 @@ import stamina
 from loader import __version__
 from loader.api.auth import TokenAuth
 from loader.api.errors import (
-    ApiError,
     EnvironmentMismatch,
+    MalformedAnswer,
     NotFound,
     OutcomeUnknown,
     RateLimited,
@@ -84,7 +84,9 @@ class ApiClient:
         self._retry = retry or env.retry
         self._inner_transport = transport
         token_url = env.auth_url + profile.service.token_path.replace("{realm}", quote(env.realm, safe=""))
-        self._auth = TokenAuth(token_url, env.client_id, env.client_secret)
+        self._auth = TokenAuth(
+            token_url, env.client_id, env.client_secret, allowed_origins=(env.base_url, env.auth_url)
+        )
         self._observer = RequestObserver(logging.getLogger(HTTP_LOGGER))
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
@@ -175,10 +177,12 @@ class ApiClient:
         self, entity: str, filters: Mapping[str, Any] | None = None, *, prefetch: int | None = None
     ) -> AsyncIterator[dict[str, Any]]:
         """Every record of `entity`'s collection, all pages; `filters` are equality query parameters."""
-        path = self._profile.entity(entity).path
+        profile = self._profile.entity(entity)
+        path = profile.path
 
         async def fetch_page(params: Mapping[str, str]) -> Page:
-            return page_from_envelope(await self._call("GET", path, params=params), self._envelope)
+            body = await self._call("GET", path, params=params)
+            return page_from_envelope(body, self._envelope, path=path, checked_fields=_matched_fields(profile))
 
         return iter_records(
             fetch_page,
@@ -192,8 +196,9 @@ class ApiClient:
     async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
         """Only the first page of `entity`'s collection (with `total`): a cheap probe."""
         params = {name: _query_value(value) for name, value in (filters or {}).items()}
-        body = await self._call("GET", self._profile.entity(entity).path, params=params)
-        return page_from_envelope(body, self._envelope)
+        profile = self._profile.entity(entity)
+        body = await self._call("GET", profile.path, params=params)
+        return page_from_envelope(body, self._envelope, path=profile.path, checked_fields=_matched_fields(profile))
 
     async def fetch_collection(self, entity: str, filters: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         return [record async for record in self.iter_collection(entity, filters)]
@@ -305,7 +310,7 @@ class ApiClient:
         status = response.status_code
         if 200 <= status < 300:
             if not isinstance(body, dict):
-                raise ApiError(
+                raise MalformedAnswer(
                     f"the service answered HTTP {status} without a JSON envelope",
                     method=method,
                     path=path,
@@ -358,6 +363,11 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
+
+
+def _matched_fields(profile: EntityProfile) -> tuple[str, ...]:
+    """The fields live records are matched by (key and unique fields): checked in every list answer."""
+    return tuple(dict.fromkeys((*profile.key, *sorted(profile.unique))))
 
 
 def _fill(template: str, ident: str) -> str:

@@ -8,6 +8,7 @@
         ├── OutcomeUnknown        a non-idempotent write was sent and its answer was lost
         │                         (timeout, dropped connection, 5xx after sending): the write
         │                         may or may not have happened; the executor decides
+        ├── MalformedAnswer       a 2xx answer whose body breaks the API (not JSON, wrong shapes)
         ├── TokenError            the identity provider refused (`invalid_client`, ...)
         ├── EnvironmentMismatch   the service reports another environment than expected
         └── HttpError             an HTTP error status; `.status`, `.service_message`
@@ -65,6 +66,10 @@ class OutcomeUnknown(ApiError):
     def __init__(self, message: str, *, status: int | None = None, **kw: Any):
         super().__init__(message, **kw)
         self.status = status
+
+
+class MalformedAnswer(ApiError):
+    """The service answered 2xx with a body that breaks its own API (not JSON, wrong shapes)."""
 
 
 class TokenError(ApiError):

@@ -20,7 +20,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from loader.api.errors import HttpError
+from loader.api.errors import HttpError, MalformedAnswer
 from loader.profile import Envelope
 
 MAX_RESTARTS = 3
@@ -45,16 +45,55 @@ FetchPage = Callable[[Mapping[str, str]], Awaitable[Page]]
 _DEFAULT_ENVELOPE = Envelope()
 
 
-def page_from_envelope(body: Mapping[str, Any], names: Envelope = _DEFAULT_ENVELOPE) -> Page:
-    """A Page from a decoded collection envelope; missing or malformed fields become None/empty."""
+MALFORMED_HINT = "the service does not answer as its API says: check base_url, else report it to the platform operator"
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def page_from_envelope(
+    body: Mapping[str, Any],
+    names: Envelope = _DEFAULT_ENVELOPE,
+    *,
+    path: str | None = None,
+    checked_fields: tuple[str, ...] = (),
+) -> Page:
+    """A Page from a decoded collection envelope; missing counts and tokens become None.
+
+    A list that is not a list, a record that is not an object, or a record whose id or one of
+    `checked_fields` (the key and unique fields) is neither a plain value nor a `{"id": ...}`
+    reference raises MalformedAnswer: the planner matches records by these and must not guess.
+    """
     data = body.get(names.data)
-    records = tuple(r for r in data if isinstance(r, dict)) if isinstance(data, list) else ()
+    if data is None:
+        data = []
+    if not isinstance(data, list):
+        raise _malformed(f"`{names.data}` is {type(data).__name__}, not a list of records", path)
+    for position, record in enumerate(data):
+        if not isinstance(record, dict):
+            raise _malformed(f"record {position + 1} of the list is {type(record).__name__}, not an object", path)
+        for name in ("id", *checked_fields):
+            value = record.get(name)
+            if isinstance(value, dict) and isinstance(value.get("id"), _SCALARS):
+                continue
+            if not isinstance(value, _SCALARS):
+                raise _malformed(
+                    f"record {position + 1} of the list has {type(value).__name__} in `{name}`, not a value", path
+                )
+    records = tuple(data)
     token = body.get(names.page_token)
     return Page(
         records=records,
         total=_int_or_none(body.get(names.total)),
         page_total=_int_or_none(body.get(names.page_total)),
         page_token=token if isinstance(token, str) and token else None,
+    )
+
+
+def _malformed(message: str, path: str | None) -> MalformedAnswer:
+    return MalformedAnswer(
+        f"the service answered a malformed list: {message}",
+        method="GET" if path else None,
+        path=path,
+        hint=MALFORMED_HINT,
     )
 
 

@@ -10,7 +10,6 @@ carry one (an exception text, a future debug line).
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from time import perf_counter
@@ -18,29 +17,13 @@ from time import perf_counter
 import httpx
 
 from loader.api.auth import TOKEN_REQUEST
+from loader.redaction import REDACTED, redact
+
+__all__ = ["ATTEMPT", "HTTP_LOGGER", "REDACTED", "RedactionFilter", "RequestObserver", "redact"]
 
 HTTP_LOGGER = "loader.http"
-REDACTED = "***"
 ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
 _STARTED = "loader_started"
-
-_PATTERNS = (
-    re.compile(r"(?i)(bearer\s+)[^\s\"',;]+"),
-    re.compile(
-        r"(?i)((?:access_token|refresh_token|id_token|client_secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"'&,;}]+"
-    ),
-    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)[^\"'\n]+"),
-)
-
-
-def redact(text: str, known: Iterable[str] = ()) -> str:
-    """`text` with token-like and secret-like values, and every value in `known`, replaced."""
-    for value in known:
-        if value and len(value) >= 4:
-            text = text.replace(value, REDACTED)
-    for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
-    return text
 
 
 class RedactionFilter(logging.Filter):

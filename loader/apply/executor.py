@@ -240,7 +240,7 @@ class _Executor:
                     Outcome.FAILED,
                     id=known_id,
                     status=failure.status,
-                    message=failure.message,
+                    message=_shown_message(failure, record),
                     attempts=failure.attempts,
                 )
             )
@@ -369,6 +369,20 @@ def _status_of(record: Mapping[str, Any], entity: EntityProfile) -> str | None:
         return None
     value = record.get(entity.status.field)
     return str(value) if value is not None else entity.status.initial
+
+
+CONFLICT_HIDDEN = (
+    "the service refused it: a record with this key or a unique value already exists (HTTP 409); its message "
+    "is hidden because this record's fields are personal data and it may name another person"
+)
+
+
+def _shown_message(failure: _Failure, record: RecordPlan) -> str:
+    """The failure's message, unless it is a 409 about a record holding PII: the service's message
+    names the existing record (a person, for applicants), so it is not repeated into results."""
+    if failure.status == 409 and any(change.pii for change in record.changes):
+        return CONFLICT_HIDDEN
+    return failure.message
 
 
 def _failure(error: ApiError, *, attempts: int, record_id: str | None = None, doing: str | None = None) -> _Failure:

@@ -39,6 +39,7 @@ from loader.console import console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
 from loader.findings import Finding
+from loader.outputs import check_output
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.results_json import write_results_json
@@ -78,7 +79,9 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
     for path in outputs:
         if path.suffix.lower() not in RESULT_SUFFIXES:
             raise UsageError(f"--results {path}: use a .xlsx or .json file name")
-    guard = parse_max_changes(args.max_changes) if args.max_changes else None
+        check_output(path, "--results")  # before the first write: results written at the end must not be lost
+    # `is not None`: an empty --max-changes "" (an unset CI variable) is a usage error, never "no limit".
+    guard = parse_max_changes(args.max_changes) if args.max_changes is not None else None
     return guard, outputs
 
 
@@ -97,13 +100,16 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(Path(args.config) if args.config else None)
     concurrency = args.concurrency or config.concurrency
     plan_file = read_plan_json(Path(args.plan)) if args.plan else None
+    env_name = args.env
     if plan_file is not None:
         check_fingerprints(plan_file)
         check_profile(plan_file, config.profile)
         check_errors(plan_file, args.partial)
         check_max_changes(plan_file, guard, args.partial)
-        check_target(plan_file, args.env or config.default_environment, None)
-    with open_environment(config, args.env) as env:
+        # Without --env the plan's own environment (it is recorded in the plan); a given one must match.
+        env_name = args.env or plan_file.env_name
+        check_target(plan_file, env_name, None)
+    with open_environment(config, env_name) as env:
         outcome = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
     if outcome is None:
         return EXIT_OK

@@ -40,10 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from loader.config import load_config
     from loader.environments import open_environment
+    from loader.outputs import check_output
     from loader.report.terminal import render
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html)):
+        if path is not None:
+            check_output(path, option)  # before reading and fetching: a lost plan helps nobody
     config = load_config(Path(args.config) if args.config else None)
     with open_environment(config, args.env) as env:
         plan_run = asyncio.run(_plan(args, config, env))

@@ -10,6 +10,7 @@ from typing import Any
 from loader.config import load_config
 from loader.environments import open_environment
 from loader.errors import UsageError
+from loader.outputs import check_output
 from loader.private_files import open_private
 from loader.profile import Profile
 from loader.report.pull_table import SheetTable, records_to_table
@@ -43,7 +44,6 @@ def write_workbook(path: Path, tables: list[SheetTable]) -> None:
         sheet.append(list(table.header))
         for row in table.rows:
             sheet.append(safe_row(row))
-    path.parent.mkdir(parents=True, exist_ok=True)
     with open_private(path) as handle:  # names, e-mails, dates of birth: 0600 before the first byte
         book.save(handle)
 
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in {".xlsx", ".xlsm"}:
         raise UsageError(f"--out {out}: expected a .xlsx file")
+    check_output(out, "--out")  # before fetching: the records would be lost at the end
     config = load_config(Path(args.config) if args.config else None)
     entities = _check_entities(args.entities, config.profile)
     from loader.api.client import ApiClient

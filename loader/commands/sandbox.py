@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
+import stat
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader.errors import UsageError
@@ -48,6 +50,10 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
         if len(parts) != 3 or not all(parts):
             raise UsageError(f"--client {spec!r}: expected ID:SECRET:INSTITUTION")
         clients.append((parts[0], parts[1], parts[2]))
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: use a number from 0 to 65535 (0: any free port)")
+    if args.seed is not None:
+        _check_seed(Path(args.seed))
     try:
         faults = FaultOptions.from_args(args)
         return SandboxOptions(
@@ -61,6 +67,16 @@ def _options(args: argparse.Namespace) -> SandboxOptions:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _check_seed(path: Path) -> None:
+    """A seed must be a regular file (a FIFO or /dev/zero would hang the start)."""
+    try:
+        info = path.stat()
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--seed {path}: cannot be read ({getattr(error, 'strerror', None) or error})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"--seed {path}: not a regular file", hint="give a seed JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,10 +15,13 @@ from typing import Any
 import jsonschema
 
 from loader.errors import PlanError
+from loader.inputs import decode_utf8, read_regular_file
 from loader.package_data import schema as package_schema
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, plan_from_dict, plan_to_dict
 from loader.private_files import write_private_text
+
+MAX_PLAN_BYTES = 1024 * 1024 * 1024  # plans of a million records stay well below
 
 
 @cache
@@ -49,9 +52,11 @@ def read_plan_json(path: Path) -> Plan:
     """A plan.json checked against its schema; PlanError naming every problem otherwise."""
     hint = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(decode_utf8(read_regular_file(path, limit=MAX_PLAN_BYTES)))
     except FileNotFoundError:
         raise PlanError("the plan file is not there", where=str(path), hint=hint) from None
+    except RecursionError:
+        raise PlanError("the plan file cannot be read: it is nested too deeply", where=str(path), hint=hint) from None
     except (OSError, ValueError) as exc:
         raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=hint) from None
     problems = validation_errors(data)

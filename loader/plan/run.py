@@ -160,8 +160,9 @@ def _refs(values: Iterable[Any]) -> Iterable[Ref]:
 
 async def _read(paths: Sequence[Path], profile: Profile, bars: Bars) -> SourceSet:
     # In a thread, so the event loop keeps fetching pages while the sheets are read.
-    bar = bars.add(f"reading {len(paths)} mapping file(s) and their sheets")
+    bar = bars.add(f"reading {len(paths)} mapping file(s) and their sheets", total=len(paths))
     sources = await asyncio.to_thread(read_sources, paths, profile)
+    bar.advance(len(paths))
     bar.done()
     return sources
 

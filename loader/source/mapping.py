@@ -22,7 +22,7 @@ from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.steps import Steps
 from loader.suggestions import did_you_mean
-from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, schema_problems
+from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text, schema_problems
 
 CUSTOM = "custom_attributes"
 
@@ -102,9 +102,8 @@ def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Fin
     Raises OSError when the file cannot be read at all.
     """
     display = display_path(path)
-    text = path.read_text(encoding="utf-8-sig")
     try:
-        doc = load_marked(text, display)
+        doc = load_marked(read_yaml_text(path, display), display)
     except YamlSyntaxError as exc:
         return None, [_error("mapping-yaml", exc.message, exc.place)]
     findings = [_error("mapping-yaml", message, place) for place, message in doc.problems]
@@ -288,6 +287,13 @@ class _BlockBuilder:
             pattern=pattern,
             max_length=data.get("max_length"),
         )
+        for constant in ("value", "default"):
+            # A list or map would reach the service as Python text ("[1, {'a': 'b'}]").
+            held = data.get(constant)
+            if isinstance(held, dict) or (isinstance(held, list) and steps.type != "list"):
+                self._fail("bad-value", f"{name}: `{constant}` holds {'a map' if isinstance(held, dict) else 'a list'}"
+                           f", but this field takes one {steps.type} value", (*where, constant))
+                return None
         column = data.get("column")
         return FieldSpec(
             name=name,

@@ -12,7 +12,7 @@ import pytest
 from helpers.api import FAST_RETRY
 
 from loader.api.client import ApiClient
-from loader.api.errors import ApiError, EnvironmentMismatch, OutcomeUnknown, Unreachable
+from loader.api.errors import ApiError, EnvironmentMismatch, MalformedAnswer, OutcomeUnknown, Unreachable
 from loader.config import Environment, RetrySettings, Secret
 from loader.errors import ConfigError
 from loader.profile import load_profile
@@ -121,7 +121,7 @@ def test_an_answer_that_is_not_an_envelope_is_an_api_error():
         return httpx.Response(200, text="<html>login page</html>")
 
     error, _ = _run(handler, lambda c: c.fetch_collection("school"))
-    assert type(error) is ApiError
+    assert type(error) is MalformedAnswer and isinstance(error, ApiError)
     assert "without a JSON envelope" in str(error) and "base_url" in (error.hint or "")
 
 

@@ -195,6 +195,11 @@ def test_max_changes_refuses_before_any_write(project: Path, sandbox: Any, limit
         ("--env", "local"),
         ("m.yaml", "--plan", "plan.json"),
         ("--plan", "plan.json", "--max-changes", "lots"),
+        ("--plan", "plan.json", "--max-changes", ""),  # an unset CI variable: never "no limit"
+        ("--plan", "plan.json", "--max-changes", "  "),
+        ("--plan", "plan.json", "--max-changes", "1e3"),
+        ("--plan", "plan.json", "--results", "no-such-folder/out.json"),
+        ("--plan", "plan.json", "--results", "."),
         ("--plan", "plan.json", "--results", "out.txt"),
         ("--plan", "plan.json", "--concurrency", "0"),
     ],
@@ -202,6 +207,29 @@ def test_max_changes_refuses_before_any_write(project: Path, sandbox: Any, limit
 def test_misuse_of_the_command_line_is_a_usage_error(project: Path, argv: tuple[str, ...]) -> None:
     with pytest.raises(UsageError):
         _run(*argv)
+
+
+def test_an_unwritable_results_path_is_refused_before_the_first_write(project: Path, sandbox: Any) -> None:
+    plan = _write_plan(project, sandbox)
+    (project / "taken").write_text("a file, not a folder", encoding="utf-8")
+    for results in ("missing/results.xlsx", "taken/results.json", "/proc/results.json"):
+        with pytest.raises(UsageError, match="--results"):
+            _run("--plan", str(plan), "--env", "local", "--results", results)
+    assert {s["name"] for s in _live(sandbox)} == {"School 0", "School 1", "School 2"}
+    assert len(_live(sandbox)) == 3
+
+
+def test_without_env_a_plan_goes_to_the_environment_it_was_made_for(project: Path, sandbox: Any) -> None:
+    # loader.yaml has no default_environment (so: the built-in sandbox); the plan names `local`.
+    plan = _write_plan(project, sandbox)
+    assert _run("--plan", str(plan)) == EXIT_OK
+    assert {s["name"] for s in _live(sandbox)} >= {"Renamed 0", "New school"}
+
+
+def test_an_env_that_is_not_the_plans_is_still_refused(project: Path, sandbox: Any) -> None:
+    plan = _write_plan(project, sandbox)
+    with pytest.raises(PlanError, match="made for environment 'local', not 'sandbox'"):
+        _run("--plan", str(plan), "--env", "sandbox")
 
 
 def test_a_plan_file_that_is_not_json_is_a_plan_error(project: Path) -> None:
