@@ -178,16 +178,11 @@ async def _make_plan(
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
     from loader.plan.run import run_plan
     from loader.report.terminal import render
-    from loader.source.mapping import load_mapping
 
     paths = [Path(m) for m in args.mappings]
     planned = await run_plan(paths, config=config, env=env, client=client)
     render(planned.plan)
-    header_rows: dict[str, int] = {}
-    for path in paths:
-        mapping, _ = load_mapping(path, config.profile)
-        for block in mapping.blocks if mapping else ():
-            header_rows[block.name] = block.header_row
+    header_rows = {b.block: b.header_row for b in planned.sources.blocks}  # as found, for `header_row: auto`
     field_cells = {
         (b.block, rec.row.row): {name: str(cell) for name, cell in rec.cells.items()}
         for b in planned.sources.blocks

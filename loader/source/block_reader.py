@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef
+from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import check_fields
+from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec, did_you_mean
 from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -72,6 +73,19 @@ class _Built:
     errors: tuple[Finding, ...]
 
 
+def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
+    """Every column a block names, with the place in the mapping that names it, in mapping order."""
+    wanted = [(c.column, c.place) for c in block.where]
+    wanted += [(column, s.column_place or s.place) for s in block.fields for column in s.columns]
+    return wanted
+
+
+def _holds_hint(row: int | None) -> str:
+    if row is None:
+        return ""
+    return f"; row {row} holds every column this block names: set `header_row: {row}` (or `header_row: auto`)"
+
+
 def _cell_text(value: CellValue) -> str:
     return "" if value is None else text_of(value).strip(WHITESPACE)
 
@@ -82,13 +96,11 @@ class BlockReader:
         self.profile = profile
         self.entity = profile.entity(block.entity)
         self.data = data
-        header = next((r for r in data.rows if r.number == block.header_row), None)
-        self.header_found = header is not None
-        self.columns: dict[str, int] = {}
-        for index, value in enumerate(header.values if header else ()):
-            name = _cell_text(value)
-            if name and name not in self.columns:
-                self.columns[name] = index
+        self.wanted = _wanted_columns(block)
+        header_row = self._header_row([name for name, _ in self.wanted])
+        self.header = Header.of(header_row) if header_row else None
+        self.header_row = header_row.number if header_row else block.header_row
+        self.columns: Mapping[str, int] = self.header.columns if self.header else {}
         self.key_set = frozenset(block.key)
         self.pii = frozenset(s.name for s in block.fields if s.pii)
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -96,25 +108,73 @@ class BlockReader:
             s.name: self.columns[s.columns[0]] for s in block.fields if not s.has_value and s.columns[0] in self.columns
         })
 
+    def _header_row(self, wanted: list[str]) -> SheetRow | None:
+        rows = self.data.rows
+        if not self.block.header_auto:
+            return next((r for r in rows if r.number == self.block.header_row), None)
+        scores = [(len(wanted) - len(Header.of(row).lacks(wanted)), -i, row) for i, row in enumerate(rows[:SCAN_ROWS])]
+        best = max(scores, default=None, key=lambda s: s[:2])
+        if best is None or best[0] == 0:
+            return find_header_row(rows)
+        return best[2]  # every column named, or the row holding most of them (the others are reported missing)
+
     def header_problems(self) -> list[Finding]:
-        """A missing header row or columns the mapping names but the sheet lacks."""
+        """A missing header row, columns the mapping names but the sheet lacks (with the row that
+        holds them, when one near the top does), and columns it uses whose header occurs twice."""
         where = f"{self.data.file} › {self.data.sheet}" if self.data.sheet else self.data.file
-        if not self.header_found:
-            return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty",
-                            str(self.block.place))]
+        block_place = str(self.block.header_place or self.block.place)
+        names = [name for name, _ in self.wanted]
+        elsewhere = None if self.block.header_auto else self._row_holding(names)
+        if self.header is None:
+            if self.block.header_auto:
+                return [Finding("error", "header-missing", f"no header row in the first {SCAN_ROWS} rows of {where}; "
+                                "set `header_row:` to the row holding the column names", block_place)]
+            return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty"
+                            + _holds_hint(elsewhere), block_place)]
+        missing = self.header.lacks(names)
+        if missing and elsewhere is not None:
+            shown = ", ".join(repr(c) for c in missing[:5])
+            shown += f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            return [Finding("error", "header-elsewhere",
+                            f"header row {self.header_row} of {where} lacks {len(missing)} of the columns this block "
+                            f"names ({shown}){_holds_hint(elsewhere)}", block_place)]
         problems: list[Finding] = []
-        present = list(self.columns)
-        wanted = [(c.column, c.place) for c in self.block.where]
-        wanted += [(column, s.column_place or s.place) for s in self.block.fields for column in s.columns]
-        for column, place in wanted:
-            if column not in self.columns:
-                problems.append(Finding(
-                    "error", "column-missing",
-                    f"no column {column!r} in {where} (header row {self.block.header_row}); "
-                    f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
-                    str(place),
-                ))
+        present = self.header.names()
+        how = ", found by `header_row: auto`" if self.block.header_auto else ""
+        reported: set[str] = set()
+        for column, place in self.wanted:
+            if column in self.header.columns or column in reported:
+                continue
+            reported.add(column)
+            problems.append(Finding(
+                "error", "column-missing",
+                f"no column {column!r} in {where} (header row {self.header_row}{how}); "
+                f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
+                str(place),
+            ))
+        for column, place in self.wanted:
+            at = self.header.repeated.get(column)
+            if at is None or column in reported:
+                continue
+            reported.add(column)
+            cells = [str(self.data.cell(self.header_row, i)) for i in at]
+            picks = " or ".join(f"{column}#{k}" for k in range(1, len(at) + 1))
+            problems.append(Finding(
+                "error", "column-repeated",
+                f"the header {column!r} occurs {len(at)} times: {' and '.join(cells)}; name the one to read as "
+                f"{picks} (in the order of the columns), or rename one of them in the sheet",
+                str(place),
+            ))
         return problems
+
+    def _row_holding(self, names: list[str]) -> int | None:
+        """The number of another row near the top holding every column named, if the header row does not."""
+        if self.header is not None and not self.header.lacks(names):
+            return None
+        for row in self.data.rows[:SCAN_ROWS]:
+            if row.number != self.block.header_row and not Header.of(row).lacks(names):
+                return row.number
+        return None
 
     def read(self, with_sheet_warnings: bool = True) -> BlockResult:
         findings: list[Finding] = []
@@ -126,7 +186,7 @@ class BlockReader:
         conflicted: set[tuple[Any, ...]] = set()
         rows_read = rows_filtered = 0
         for row in self.data.rows:
-            if row.number <= self.block.header_row:
+            if row.number <= self.header_row:
                 continue
             rows_read += 1
             if not all(accept(row) for accept in accepts):

@@ -82,6 +82,8 @@ class Block:
     sheet_place: MappingPlace | None = None
     delimiter: str | None = None
     encoding: str | None = None
+    header_auto: bool = False  # `header_row: auto`: the first row near the top holding every column named
+    header_place: MappingPlace | None = None
 
 
 @dataclass(frozen=True)
@@ -229,7 +231,9 @@ class _BlockBuilder:
             source=source,
             source_display=display_path(source),
             sheet=data.get("sheet"),
-            header_row=data.get("header_row", 1),
+            header_row=1 if data.get("header_row") == "auto" else data.get("header_row", 1),
+            header_auto=data.get("header_row") == "auto",
+            header_place=self.doc.place((*base, "header_row")) if "header_row" in data else None,
             key=tuple(data["key"]),
             fields=tuple(s for s in specs if s is not None),
             where=where,

@@ -37,6 +37,7 @@ class BlockRecords:
     rows_read: int  # non-blank rows below the header
     place: MappingPlace  # where the block is defined
     rows_filtered: int = 0  # rows `where` left out
+    header_row: int = 1  # the header row read (the one found, for `header_row: auto`)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -108,6 +109,7 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
                     rows_read=found.rows_read,
                     place=block.place,
                     rows_filtered=found.rows_filtered,
+                    header_row=reader.header_row,
                 )
             )
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs), tuple(findings))
