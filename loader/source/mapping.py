@@ -11,6 +11,7 @@ import difflib
 import re
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from loader.package_data import schema as package_schema
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names
-from loader.source.steps import Steps
+from loader.source.patterns import Pattern, compile_pattern
+from loader.source.steps import SERIAL, Steps
 from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, schema_problems
 
 CUSTOM = "custom_attributes"
@@ -142,6 +144,21 @@ def did_you_mean(wanted: str, choices: list[str]) -> str:
         return f" (did you mean {folded[wanted.strip().casefold()]!r}?)"
     close = difflib.get_close_matches(wanted, choices, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _format_problem(fmt: str) -> str | None:
+    """Why a `format` entry cannot read dates, or None: it must be `serial` or name a day, month and year."""
+    if fmt == SERIAL:
+        return None
+    has = {code for code in re.findall(r"%(.)", fmt.replace("%%", ""))}
+    if not has & {"d", "j"} or not has & {"m", "b", "B", "j"} or not has & {"Y", "y"}:
+        return (f"format {fmt!r} does not give a whole date: write a strptime pattern with a day, a month and "
+                "a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers")
+    try:
+        datetime(2027, 2, 28).strftime(fmt)
+    except ValueError as exc:
+        return f"format {fmt!r} is not a strptime pattern: {exc}"
+    return None
 
 
 def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
@@ -282,24 +299,43 @@ class _BlockBuilder:
                 template = parse_template(data["template"])
             except ValueError as exc:
                 self._fail("bad-template", f"bad template: {exc}", (*where, "template"))
-        pattern = None
-        if "pattern" in data:
-            try:
-                pattern = re.compile(data["pattern"])
-            except re.error as exc:
-                self._fail("bad-pattern", f"bad regular expression: {exc}", (*where, "pattern"))
+        pattern = replace = None
+        raw_pattern = data.get("pattern")
+        pattern_message = raw_pattern.get("message") if isinstance(raw_pattern, dict) else None
+        if raw_pattern is not None:
+            regex_text, at = ((raw_pattern["regex"], (*where, "pattern", "regex")) if isinstance(raw_pattern, dict)
+                              else (raw_pattern, (*where, "pattern")))
+            pattern = self._regex(regex_text, at)
+        if "replace" in data:
+            compiled = self._regex(data["replace"]["pattern"], (*where, "replace", "pattern"))
+            replace = (compiled, data["replace"]["with"]) if compiled is not None else None
+        kind_given = data.get("type", "string" if ref else kind)
+        formats = data.get("format", ())
+        formats = (formats,) if isinstance(formats, str) else tuple(formats)
+        if formats and kind_given not in ("date", "epoch_ms"):
+            self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
+                       f"{kind_given}", (*where, "format"), key=True)
+        for index, fmt in enumerate(formats):
+            problem = _format_problem(fmt)
+            if problem:
+                self._fail("bad-format", problem, (*where, "format", index) if "format" in data and
+                           isinstance(data["format"], list) else (*where, "format"))
         if len(self.findings) > before:
             return None
         raw_map = dict(data["map"]) if "map" in data else None  # keys keep their source text
         steps = Steps(
             transform=tuple(data.get("transform", ())),
-            type=data.get("type", "string" if ref else kind),
+            type=kind_given,
             split=data.get("split"),
             map=raw_map,
             has_default="default" in data,
             default=data.get("default"),
             pattern=pattern,
             max_length=data.get("max_length"),
+            pattern_message=pattern_message,
+            replace=replace,
+            pad=(data["pad"]["width"], data["pad"].get("with", "0")) if "pad" in data else None,
+            formats=formats,
         )
         column = data.get("column")
         return FieldSpec(
@@ -316,6 +352,13 @@ class _BlockBuilder:
             empty=data.get("empty", "skip"),
             pii=bool(data.get("pii", False)),
         )
+
+    def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
+        try:
+            return compile_pattern(text)
+        except ValueError as exc:
+            self._fail("bad-pattern", f"bad regular expression: {exc}", where)
+            return None
 
     def _ref(self, entity_name: str, name: str, target: str, by: Any, where: tuple[Any, ...]) -> tuple[str, ...]:
         reference = self.profile.entity(entity_name).references.get(name)

@@ -86,3 +86,64 @@ def test_name_hash_k_picks_one_of_the_repeated_headers(workdir: Path) -> None:
 
 def test_a_repeated_header_the_mapping_does_not_use_is_fine(workdir: Path) -> None:
     assert _subjects(workdir, "header_row: 4") == []
+
+
+APPLICANTS = [
+    ["Student ID", "Email", "Born", "Postcode"],
+    ["S001", "ann.lee@example.edu", 38536, 2640],            # a date typed into a General cell: a serial
+    ["S002", "bo at example", "31/02/2005", "0800"],         # numbers stored as text keep their zeros
+    ["S003", "cy@example.edu", "3 Jul 2005", 800],
+]
+
+
+def test_format_pad_and_pattern_messages_at_their_cells(workdir: Path) -> None:
+    write_workbook(workdir / "people.xlsx", {"People": APPLICANTS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: people.xlsx
+entities:
+  people:
+    entity: applicant
+    key: [external_id]
+    fields:
+      external_id: Student ID
+      email_address:
+        column: Email
+        pattern: {regex: '[^@\\s]+@[^@\\s]+\\.[^@\\s]+', message: a valid e-mail address}
+      date_of_birth: {column: Born, format: ["%d/%m/%Y", "%d %b %Y", serial]}
+      custom_attributes:
+        Postcode: {column: Postcode, pad: {width: 4}}
+""")
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == [
+        "people.xlsx › People › B3: email_address: expected a valid e-mail address, got 'bo at example'",
+        "people.xlsx › People › C3: date_of_birth: that date does not exist: '31/02/2005'",
+    ]
+    records = {r.key[0]: r.fields for r in sources.blocks[0].records}
+    assert records["S001"]["date_of_birth"] == "2005-07-03"
+    assert records["S001"]["custom_attributes"] == {"Postcode": "2640"}
+    assert records["S003"]["date_of_birth"] == "2005-07-03"
+    assert records["S003"]["custom_attributes"] == {"Postcode": "0800"}
+
+
+def test_a_format_for_a_text_field_or_without_a_whole_date_is_refused_at_its_place(workdir: Path) -> None:
+    write_workbook(workdir / "people.xlsx", {"People": APPLICANTS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: people.xlsx
+entities:
+  people:
+    entity: applicant
+    key: [external_id]
+    fields:
+      external_id: {column: Student ID, format: "%d/%m/%Y"}
+      date_of_birth: {column: Born, format: ["%m/%Y", serial]}
+      email_address: {column: Email, replace: {pattern: "(", with: ""}}
+""")
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:6:11: key field 'external_id' is not in `fields`; every key field must be mapped",
+        "m.yaml:8:41: `format` is for `type: date` or `type: epoch_ms`; this field's type is string",
+        "m.yaml:9:46: format '%m/%Y' does not give a whole date: write a strptime pattern with a day, a month "
+        "and a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers",
+        "m.yaml:10:57: bad regular expression: missing ), unterminated subpattern at position 0",
+    ]
