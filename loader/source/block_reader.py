@@ -6,7 +6,7 @@ No finding shows the value of a field marked `pii: true` (contract section 7).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.findings import Finding
@@ -71,12 +71,35 @@ class BlockResult:
 class _Built:
     record: DesiredRecord | None
     errors: tuple[Finding, ...]
+    collected: Mapping[str, list[Any]] | None = None  # a `collect` field -> this row's items
+
+
+@dataclass(frozen=True)
+class _FieldReader:
+    spec: FieldSpec
+    extract: Callable[[SheetRow], Any]
+    column: int | None  # the cell's column; None for constants
+    when: tuple[Callable[[SheetRow], bool], ...]
+
+
+@dataclass(frozen=True)
+class _VariantReader:
+    """How a row is read for one value of `repeat` (or the only way, without it)."""
+
+    repeat: str | None
+    accepts: tuple[Callable[[SheetRow], bool], ...]
+    fields: tuple[_FieldReader, ...]
+    layout: CellLayout
 
 
 def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
     """Every column a block names, with the place in the mapping that names it, in mapping order."""
-    wanted = [(c.column, c.place) for c in block.where]
-    wanted += [(column, s.column_place or s.place) for s in block.fields for column in s.columns]
+    wanted: list[tuple[str, MappingPlace]] = []
+    for variant in block.variants:
+        wanted += [(c.column, c.place) for c in variant.where]
+        for s in variant.fields:
+            wanted += [(column, s.column_place or s.place) for column in s.columns]
+            wanted += [(c.column, c.place) for c in s.when]
     return wanted
 
 
@@ -103,9 +126,13 @@ class BlockReader:
         self.columns: Mapping[str, int] = self.header.columns if self.header else {}
         self.key_set = frozenset(block.key)
         self.pii = frozenset(s.name for s in block.fields if s.pii)
+        self.collect = {s.name: s for s in block.fields if s.collect}
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self.layout = CellLayout(data.file, data.sheet, {
-            s.name: self.columns[s.columns[0]] for s in block.fields if not s.has_value and s.columns[0] in self.columns
+        self.layout = self._layout(block.fields)
+
+    def _layout(self, fields: tuple[FieldSpec, ...]) -> CellLayout:
+        return CellLayout(self.data.file, self.data.sheet, {
+            s.name: self.columns[s.columns[0]] for s in fields if not s.has_value and s.columns[0] in self.columns
         })
 
     def _header_row(self, wanted: list[str]) -> SheetRow | None:
@@ -180,33 +207,55 @@ class BlockReader:
         findings: list[Finding] = []
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, str(cell)) for cell, code, message in self.data.warnings]
-        accepts = [self._condition(c) for c in self.block.where]
-        builders = [(spec, self._extractor(spec), self._source_column(spec)) for spec in self.block.fields]
+        variants = [
+            _VariantReader(
+                variant.repeat,
+                tuple(self._condition(c) for c in variant.where),
+                tuple(_FieldReader(spec, self._extractor(spec), self._source_column(spec),
+                                   tuple(self._condition(c) for c in spec.when)) for spec in variant.fields),
+                self._layout(variant.fields) if self.block.repeats else self.layout,
+            )
+            for variant in self.block.variants
+        ]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
+        gathered: dict[tuple[Any, ...], _Gathered] = {}
         conflicted: set[tuple[Any, ...]] = set()
+        collect = frozenset(self.collect)
         rows_read = rows_filtered = 0
         for row in self.data.rows:
             if row.number <= self.header_row:
                 continue
             rows_read += 1
-            if not all(accept(row) for accept in accepts):
+            used = False
+            for variant in variants:
+                if not all(accept(row) for accept in variant.accepts):
+                    continue
+                used = True
+                built = self._build(row, variant)
+                findings.extend(built.errors)
+                record = built.record
+                if record is None:
+                    continue
+                if record.key in conflicted:
+                    findings.append(self._conflict(record, merged.get(record.key) or record))
+                    continue
+                first = merged.get(record.key)
+                if first is None:
+                    merged[record.key] = record
+                    if collect:
+                        gathered[record.key] = _Gathered(record, built.collected or {})
+                elif first.fields == record.fields:
+                    continue
+                elif collect and _without(first.fields, collect) == _without(record.fields, collect):
+                    gathered[record.key].add(record, built.collected or {})
+                else:
+                    findings.append(self._conflict(first, record))
+                    conflicted.add(record.key)
+            if not used:
                 rows_filtered += 1
-                continue
-            built = self._build(row, builders)
-            findings.extend(built.errors)
-            record = built.record
-            if record is None:
-                continue
-            if record.key in conflicted:
-                findings.append(self._conflict(record, merged.get(record.key) or record))
-                continue
-            first = merged.get(record.key)
-            if first is None:
-                merged[record.key] = record
-            elif first.fields != record.fields:
-                findings.append(self._conflict(first, record))
-                conflicted.add(record.key)
-        records = tuple(r for k, r in merged.items() if k not in conflicted)
+        records = tuple(
+            gathered[k].record(self.collect) if k in gathered else r for k, r in merged.items() if k not in conflicted
+        )
         return BlockResult(records, tuple(findings), rows_read, rows_filtered)
 
     # ---- per-row work ------------------------------------------------------------------
@@ -254,34 +303,41 @@ class BlockReader:
             return None
         return self.columns[spec.columns[0]]
 
-    def _build(self, row: SheetRow, builders: list[tuple[FieldSpec, Callable[..., Any], int | None]]) -> _Built:
+    def _build(self, row: SheetRow, variant: _VariantReader) -> _Built:
         fields: dict[str, Any] = {}
         custom: dict[str, Any] = {}
         with_cells: list[str] = []
         errors: list[Finding] = []
+        collected: dict[str, list[Any]] | None = None
         data = self.data
         row_ref = data.row_ref(row.number)
-        for spec, extract, column in builders:
-            raw = extract(row)
+        shown = f" ({variant.repeat})" if variant.repeat else ""
+        for field_reader in variant.fields:
+            spec, column = field_reader.spec, field_reader.column
+            raw = field_reader.extract(row) if all(test(row) for test in field_reader.when) else None
             try:
                 value = apply_steps(raw, spec.steps, pii=spec.pii)
             except StepError as exc:
-                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", self._where(row, column)))
+                errors.append(Finding("error", "bad-value", f"{spec.name}{shown}: {exc}", self._where(row, column)))
                 continue
             if value is EMPTY:
                 if spec.name not in self.key_set and spec.empty == "skip":
                     continue
                 if spec.name not in self.key_set and spec.empty == "error":
-                    errors.append(Finding("error", "empty-value", f"{spec.name}: a value is required here "
+                    errors.append(Finding("error", "empty-value", f"{spec.name}{shown}: a value is required here "
                                           "(the mapping says `empty: error`)", self._where(row, column)))
                     continue
                 value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
             elif spec.ref is not None and value is not None:
                 value = self._ref(spec, value, None if column is None else data.cell(row.number, column))
             if spec.name in self.key_set and (value is None or value == []):
-                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty",
+                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty{shown}",
                                       self._where(row, column)))
                 continue
+            if spec.collect:
+                items = list(value) if isinstance(value, list | tuple) else [value]
+                (collected := collected if collected is not None else {})[spec.name] = items
+                value = _gathered_value(spec, items)
             if spec.name.startswith(CUSTOM + "."):
                 custom[spec.name[len(CUSTOM) + 1:]] = value
             else:
@@ -290,16 +346,17 @@ class BlockReader:
                 with_cells.append(spec.name)
         if custom:
             fields[CUSTOM] = custom
-        cells = RowCells(self.layout, row.number, self._shared(tuple(with_cells)))
+        cells = RowCells(variant.layout, row.number, self._shared(tuple(with_cells)))
         if not errors:
             for problem in check_fields(self.entity, _without_cleared_labels(fields), self.pii):
                 place = cells.get(problem.field) or row_ref
-                label = problem.field or "record"
+                label = (problem.field or "record") + shown
                 errors.append(Finding("error", "schema", f"{label}: {problem.message}", str(place)))
         if errors:
             return _Built(None, tuple(errors))
         key = tuple(fields[k] for k in self.block.key)
-        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
+        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), (),
+                      collected)
 
     def _where(self, row: SheetRow, column: int | None) -> str:
         return str(self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number))
@@ -315,17 +372,19 @@ class BlockReader:
         return Ref(spec.ref, (text_of(value),), spec.by, cell)
 
     def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
-        names = sorted(set(first.fields) | set(later.fields))
-        differing = next((n for n in names if first.fields.get(n) != later.fields.get(n)), None)
+        collect = frozenset(self.collect)
+        a_fields, b_fields = _without(first.fields, collect), _without(later.fields, collect)
+        names = sorted(set(a_fields) | set(b_fields))
+        differing = next((n for n in names if a_fields.get(n) != b_fields.get(n)), None)
         shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.block.key, first.key, strict=True))
         if differing is None:
             return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values",
                            f"{first.row} and {later.row}")
         a, b = first.place(differing), later.place(differing)
         if differing == CUSTOM:
-            labels = sorted(set(first.fields.get(CUSTOM) or {}) | set(later.fields.get(CUSTOM) or {}))
+            labels = sorted(set(a_fields.get(CUSTOM) or {}) | set(b_fields.get(CUSTOM) or {}))
             label = next(lb for lb in labels
-                         if (first.fields.get(CUSTOM) or {}).get(lb) != (later.fields.get(CUSTOM) or {}).get(lb))
+                         if (a_fields.get(CUSTOM) or {}).get(lb) != (b_fields.get(CUSTOM) or {}).get(lb))
             differing = f"{CUSTOM}.{label}"
             a, b = first.place(differing), later.place(differing)
         return Finding(
@@ -340,6 +399,64 @@ class BlockReader:
     def _quoted(self, name: str, value: Any) -> str:
         """A value of field `name` for a message; a PII field's value is hidden."""
         return quoted(value, True) if name in self.pii else _shown(value)
+
+
+class _Gathered:
+    """The items of a record's `collect` fields over every row (and repeat) with its key, first seen first."""
+
+    def __init__(self, first: DesiredRecord, items: Mapping[str, list[Any]]):
+        self.first = first
+        self.items: dict[str, list[Any]] = {name: _unique(values, []) for name, values in items.items()}
+        self.cells: dict[str, CellRef] = {}
+
+    def add(self, later: DesiredRecord, items: Mapping[str, list[Any]]) -> None:
+        for name, values in items.items():
+            if name not in self.items:
+                self.items[name] = []
+                if name in later.cells:
+                    self.cells[name] = later.place(name)
+            _unique(values, self.items[name])
+
+    def record(self, specs: Mapping[str, FieldSpec]) -> DesiredRecord:
+        if not self.items:
+            return self.first
+        fields = dict(self.first.fields)
+        custom = dict(fields.get(CUSTOM) or {})
+        for name, items in self.items.items():
+            value = _gathered_value(specs[name], items)
+            if name.startswith(CUSTOM + "."):
+                custom[name[len(CUSTOM) + 1:]] = value
+            else:
+                fields[name] = value
+        if custom:
+            fields[CUSTOM] = custom
+        cells: Mapping[str, CellRef] = self.first.cells
+        if self.cells:  # a field first given on a later row names that row's cell
+            cells = {**{name: self.first.place(name) for name in self.first.cells}, **self.cells}
+        return replace(self.first, fields=fields, cells=cells)
+
+
+def _unique(values: list[Any], into: list[Any]) -> list[Any]:
+    for value in values:
+        if value not in into:
+            into.append(value)
+    return into
+
+
+def _gathered_value(spec: FieldSpec, items: list[Any]) -> Any:
+    kept = [v for v in items if v is not None]
+    if spec.collect == "join":
+        return spec.separator.join(text_of(display_value(v)) for v in kept)
+    return tuple(kept) if spec.ref else kept
+
+
+def _without(fields: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    """`fields` without the `collect` fields `names` (custom_attributes.<Label> included)."""
+    kept = {k: v for k, v in fields.items() if k not in names}
+    custom = kept.get(CUSTOM)
+    if custom:
+        kept[CUSTOM] = {k: v for k, v in custom.items() if f"{CUSTOM}.{k}" not in names}
+    return kept
 
 
 def _field(record: DesiredRecord, name: str) -> Any:

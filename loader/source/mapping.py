@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -60,12 +61,24 @@ class FieldSpec:
     by: tuple[str, ...] = ()
     empty: str = "skip"
     pii: bool = False
+    when: tuple[Condition, ...] = ()  # the field takes its value only on rows where these hold
+    collect: str | None = None  # "list" or "join": rows sharing a key all contribute
+    separator: str = ", "  # for collect: join
 
     @property
     def columns(self) -> tuple[str, ...]:
         if self.column is not None:
             return (self.column,)
         return tuple(part for part, is_column in self.template if is_column)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A block's fields and `where` for one value of its `repeat` (the only one without `repeat`)."""
+
+    repeat: str | None  # "n=2", named in messages; None without `repeat`
+    fields: tuple[FieldSpec, ...]
+    where: tuple[Condition, ...]
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,12 @@ class Block:
     encoding: str | None = None
     header_auto: bool = False  # `header_row: auto`: the first row near the top holding every column named
     header_place: MappingPlace | None = None
+    repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
+
+    @property
+    def variants(self) -> tuple[Variant, ...]:
+        """What each row is read as: one Variant per `repeat` value, or the block's fields and `where`."""
+        return self.repeats or (Variant(None, self.fields, self.where),)
 
 
 @dataclass(frozen=True)
@@ -195,6 +214,23 @@ def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def _repeat_values(data: Any) -> list[tuple[str, Callable[[str], str]]]:
+    """(`n=2`, text -> text with {n} replaced by 2) for each value of a block's `repeat`."""
+    if not data:
+        return []
+    ((name, values),) = data.items()
+    placeholder = "{" + str(name) + "}"
+
+    def substitute(value: str) -> Callable[[str], str]:
+        return lambda text: text.replace(placeholder, value)
+
+    return [(f"{name}={value}", substitute(str(value))) for value in values]
+
+
 class _BlockBuilder:
     """Turns the schema-valid data of one block into a Block, or records why it cannot."""
 
@@ -203,6 +239,7 @@ class _BlockBuilder:
         self.path = path
         self.profile = profile
         self.findings = findings
+        self.sub: Callable[[str], str] = _same  # puts the current `repeat` value in for its {placeholder}
 
     def _fail(self, code: str, message: str, where: tuple[Any, ...], *, key: bool = False) -> None:
         self.findings.append(_error(code, message, self.doc.place(where, key=key)))
@@ -228,10 +265,18 @@ class _BlockBuilder:
             self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
             return None
         source = (self.path.parent / source_text)
-        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
-                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
-        for label, fdata in data["fields"].get(CUSTOM, {}).items():
-            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        variants = []
+        for index, (shown, substitute) in enumerate(_repeat_values(data.get("repeat"))):
+            self.sub = substitute
+            kept = self.findings
+            if index > 0:
+                self.findings = []  # every value of `repeat` finds the same mistakes: report them once
+            specs = self._fields(entity_name, data, base)
+            variants.append(Variant(shown, tuple(s for s in specs if s is not None),
+                                    self._where(data.get("where"), (*base, "where"))))
+            self.findings = kept
+        self.sub = _same
+        specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         managed = {s.name for s in specs if s is not None}
@@ -239,7 +284,11 @@ class _BlockBuilder:
             if key_field not in managed:
                 self._fail("key-not-mapped", f"key field {key_field!r} is not in `fields`; every key field must be "
                            "mapped", (*base, "key", index))
-        where = self._where(data.get("where"), (*base, "where"))
+        for spec in specs:
+            if spec is not None and spec.collect and spec.name in data["key"]:
+                self._fail("bad-collect", f"key field {spec.name!r} cannot `collect`: rows are gathered by their key",
+                           (*base, "fields", spec.name, "collect"))
+        where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         if len(self.findings) > before:
             return None
         return Block(
@@ -251,6 +300,7 @@ class _BlockBuilder:
             header_row=1 if data.get("header_row") == "auto" else data.get("header_row", 1),
             header_auto=data.get("header_row") == "auto",
             header_place=self.doc.place((*base, "header_row")) if "header_row" in data else None,
+            repeats=tuple(variants) if "repeat" in data else (),
             key=tuple(data["key"]),
             fields=tuple(s for s in specs if s is not None),
             where=where,
@@ -260,6 +310,13 @@ class _BlockBuilder:
             delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
             encoding=data.get("encoding", self.doc.data.get("encoding")),
         )
+
+    def _fields(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[FieldSpec | None]:
+        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
+                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
+        for label, fdata in data["fields"].get(CUSTOM, {}).items():
+            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        return specs
 
     def _field(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
         entity = self.profile.entity(entity_name)
@@ -287,7 +344,7 @@ class _BlockBuilder:
 
     def _spec(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...], kind: str) -> FieldSpec | None:
         if isinstance(data, str):
-            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=data.strip(),
+            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=self.sub(data).strip(),
                              column_place=self.doc.place(where))
         before = len(self.findings)
         ref, by = data.get("ref"), data.get("by")
@@ -296,7 +353,7 @@ class _BlockBuilder:
         template: tuple[tuple[str, bool], ...] = ()
         if "template" in data:
             try:
-                template = parse_template(data["template"])
+                template = parse_template(self.sub(data["template"]))
             except ValueError as exc:
                 self._fail("bad-template", f"bad template: {exc}", (*where, "template"))
         pattern = replace = None
@@ -337,7 +394,8 @@ class _BlockBuilder:
             pad=(data["pad"]["width"], data["pad"].get("with", "0")) if "pad" in data else None,
             formats=formats,
         )
-        column = data.get("column")
+        column = self.sub(data["column"]) if "column" in data else None
+        value = data.get("value")
         return FieldSpec(
             name=name,
             place=self.doc.place(where, key=True),
@@ -346,11 +404,14 @@ class _BlockBuilder:
             column_place=self.doc.place((*where, "column")) if column else self.doc.place((*where, "template")),
             template=template,
             has_value="value" in data,
-            value=data.get("value"),
+            value=self.sub(value) if isinstance(value, str) else value,
             ref=ref,
             by=tuple(by or ()),
             empty=data.get("empty", "skip"),
             pii=bool(data.get("pii", False)),
+            when=self._where(data.get("when"), (*where, "when")),
+            collect=data.get("collect"),
+            separator=data.get("separator", ", "),
         )
 
     def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
@@ -385,9 +446,9 @@ class _BlockBuilder:
             op = next(k for k in cond if k != "column")
             raw = cond[op]
             if op in ("in", "not_in"):
-                values = tuple(self.doc.raw.get((*path, op, i), str(v)) for i, v in enumerate(raw))
+                values = tuple(self.sub(self.doc.raw.get((*path, op, i), str(v))) for i, v in enumerate(raw))
             elif op in ("equals", "not_equals", "matches"):
-                values = (self.doc.raw.get((*path, op), str(raw)),)
+                values = (self.sub(self.doc.raw.get((*path, op), str(raw))),)
             else:
                 values = ()
             pattern = None
@@ -397,5 +458,6 @@ class _BlockBuilder:
                 except re.error as exc:
                     self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
                     continue
-            conditions.append(Condition(cond["column"].strip(), op, values, self.doc.place((*path, "column")), pattern))
+            conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),
+                                        pattern))
         return tuple(conditions)

@@ -147,3 +147,142 @@ entities:
         "and a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers",
         "m.yaml:10:57: bad regular expression: missing ), unterminated subpattern at position 0",
     ]
+
+
+QUALS = [
+    ["Applicant export", None, None, None, None, None, None, None, None],
+    ["Student ID", "Qual 1 Type", "Qual 1 Institution", "Qual 1 Institution Code", "Qual 1 Completed",
+     "Qual 2 Type", "Qual 2 Institution", "Qual 2 Institution Code", "Qual 2 Completed"],
+    ["S001", "Tertiary", "Uni of Somewhere", "USW", "03/07/2005", "Employment", "Acme", "ACME", None],
+    ["S002", "Subject", "Hill High", "HH", "31/02/2005", None, None, None, None],
+]
+
+QUAL_MAPPING = """\
+version: 1
+source: quals.xlsx
+entities:
+  credentials:
+    entity: credential
+    header_row: auto
+    repeat: {n: [1, 2]}
+    where: {column: "Qual {n} Type", not_empty: true}
+    key: [applicant_id, type, name]
+    fields:
+      applicant_id: {ref: applicant, column: Student ID}
+      type: {column: "Qual {n} Type", transform: [strip, upper]}
+      name: {column: "Qual {n} Institution"}
+      institutionCode:
+        column: "Qual {n} Institution Code"
+        when: {column: "Qual {n} Type", not_equals: Employment}
+      completionDate: {column: "Qual {n} Completed", type: date, format: ["%d/%m/%Y", serial]}
+"""
+
+
+def test_repeat_yields_one_record_per_group_and_names_the_repeat_value(workdir: Path) -> None:
+    write_workbook(workdir / "quals.xlsx", {"Applicants 2027": QUALS})
+    write_mapping(workdir / "m.yaml", QUAL_MAPPING)
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == [
+        "quals.xlsx › Applicants 2027 › E4: completionDate (n=1): that date does not exist: '31/02/2005'"
+    ]
+    (block,) = sources.blocks
+    assert block.rows_read == 2 and block.rows_filtered == 0
+    by_type = {r.fields["type"]: r for r in block.records}
+    assert set(by_type) == {"TERTIARY", "EMPLOYMENT"}
+    assert by_type["TERTIARY"].fields["institutionCode"] == "USW"
+    assert "institutionCode" not in by_type["EMPLOYMENT"].fields  # `when` fails: an empty cell, `empty: skip`
+    assert str(by_type["EMPLOYMENT"].place("name")) == "quals.xlsx › Applicants 2027 › G3"
+    assert str(by_type["TERTIARY"].place("completionDate")) == "quals.xlsx › Applicants 2027 › E3"
+
+
+def test_a_missing_repeated_column_is_reported_once_per_value(workdir: Path) -> None:
+    write_workbook(workdir / "quals.xlsx", {"Applicants 2027": [row[:5] for row in QUALS]})
+    write_mapping(workdir / "m.yaml", QUAL_MAPPING)
+    found = messages(read([workdir / "m.yaml"]))
+    assert [m.split(";")[0] for m in found] == [
+        "m.yaml:8:21: no column 'Qual 2 Type' in quals.xlsx › Applicants 2027 (header row 2, found by "
+        "`header_row: auto`)",
+        "m.yaml:13:22: no column 'Qual 2 Institution' in quals.xlsx › Applicants 2027 (header row 2, found by "
+        "`header_row: auto`)",
+        "m.yaml:15:17: no column 'Qual 2 Institution Code' in quals.xlsx › Applicants 2027 (header row 2, "
+        "found by `header_row: auto`)",
+        "m.yaml:17:32: no column 'Qual 2 Completed' in quals.xlsx › Applicants 2027 (header row 2, found by "
+        "`header_row: auto`)",
+    ]
+
+
+OFFERINGS = [
+    ["Subject Code", "Subject Title", "Campus", "Faculty"],
+    [4101, "Chemistry", "Albury", "SCI"],
+    ["04101", "Chemistry", "Online", "SCI"],
+    [4101, "Chemistry", "Albury", "SCI"],
+    ["04102", "Physics", "Online", "SCI"],
+    ["04102", "Physics", "Albury", "ENG"],
+]
+
+
+def test_collect_gathers_values_in_first_seen_order_and_other_fields_must_still_agree(workdir: Path) -> None:
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": OFFERINGS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: {column: Subject Code, pad: {width: 5}}
+      name: Subject Title
+      custom_attributes:
+        Campus: {column: Campus, collect: join}
+        Faculty: Faculty
+""")
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == [
+        "offerings.xlsx › Offerings › D5 and offerings.xlsx › Offerings › D6: key ('04102') has different values "
+        "for custom_attributes.Faculty: 'SCI' and 'ENG'; rows with one key must agree (the record is left out)"
+    ]
+    (record,) = sources.blocks[0].records
+    assert record.key == ("04101",)
+    assert record.fields["custom_attributes"] == {"Campus": "Albury, Online", "Faculty": "SCI"}
+    assert str(record.place("custom_attributes.Campus")) == "offerings.xlsx › Offerings › C2"
+
+
+def test_a_key_field_cannot_collect(workdir: Path) -> None:
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": OFFERINGS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: {column: Subject Code, collect: list}
+""")
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:8:45: key field 'code' cannot `collect`: rows are gathered by their key"
+    ]
+
+
+def test_collect_list_gathers_a_list_field_across_rows_without_duplicates(workdir: Path) -> None:
+    write_workbook(workdir / "people.xlsx", {"People": [
+        ["ID", "Delivery"], ["A1", "ONLINE"], ["A1", "ONCAMPUS; ONLINE"], ["A2", None], ["A2", "ONCAMPUS"],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: people.xlsx
+entities:
+  people:
+    entity: applicant
+    key: [external_id]
+    fields:
+      external_id: ID
+      eligible_deliveries: {column: Delivery, split: ";", collect: list}
+""")
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == []
+    records = {r.key[0]: r for r in sources.blocks[0].records}
+    assert records["A1"].fields["eligible_deliveries"] == ["ONLINE", "ONCAMPUS"]
+    assert records["A2"].fields["eligible_deliveries"] == ["ONCAMPUS"]
+    assert str(records["A2"].place("eligible_deliveries")) == "people.xlsx › People › B5"
