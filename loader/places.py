@@ -23,6 +23,7 @@ class CellRef:
     sheet: str | None = None
     cell: str | None = None
     row: int | None = None
+    repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
 
     def __str__(self) -> str:
         parts = [self.file]
@@ -32,7 +33,7 @@ class CellRef:
             parts.append(self.cell)
         elif self.row is not None:
             parts.append(f"row {self.row}")
-        return PLACE_SEPARATOR.join(parts)
+        return PLACE_SEPARATOR.join(parts) + (f" ({self.repeat})" if self.repeat else "")
 
 
 @dataclass(frozen=True, order=True)

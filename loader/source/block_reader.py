@@ -311,7 +311,10 @@ class BlockReader:
         collected: dict[str, list[Any]] | None = None
         data = self.data
         row_ref = data.row_ref(row.number)
-        shown = f" ({variant.repeat})" if variant.repeat else ""
+        shown = ""
+        if variant.repeat:
+            row_ref = replace(row_ref, repeat=variant.repeat)
+            shown = f" ({variant.repeat})"
         for field_reader in variant.fields:
             spec, column = field_reader.spec, field_reader.column
             raw = field_reader.extract(row) if all(test(row) for test in field_reader.when) else None
