@@ -42,6 +42,17 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class LookupSpec:
+    """`lookup:` a two-column table (`key` -> `value` columns) in a sheet of `source` (None: the block's file)."""
+
+    source: Path | None
+    sheet: str | None
+    key: str
+    value: str
+    place: MappingPlace
+
+
+@dataclass(frozen=True)
 class FieldSpec:
     """Where one field's value comes from and how it is cleaned.
 
@@ -64,6 +75,7 @@ class FieldSpec:
     when: tuple[Condition, ...] = ()  # the field takes its value only on rows where these hold
     collect: str | None = None  # "list" or "join": rows sharing a key all contribute
     separator: str = ", "  # for collect: join
+    lookup: LookupSpec | None = None  # its table is read with the sheets (`loader.source.lookups`)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -412,7 +424,14 @@ class _BlockBuilder:
             when=self._where(data.get("when"), (*where, "when")),
             collect=data.get("collect"),
             separator=data.get("separator", ", "),
+            lookup=self._lookup(data.get("lookup"), (*where, "lookup")),
         )
+
+    def _lookup(self, data: Any, where: tuple[Any, ...]) -> LookupSpec | None:
+        if data is None:
+            return None
+        source = self.path.parent / data["source"] if "source" in data else None
+        return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
 
     def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
         try:

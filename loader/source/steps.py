@@ -1,7 +1,7 @@
 """Value steps: one cell value -> the value a record field holds.
 
 The order (contract sections 4 and 4.1, documented for users in the README):
-transform -> replace -> pad -> split -> map -> type -> default -> pattern -> max_length.
+transform -> replace -> pad -> split -> map/lookup -> type -> default -> pattern -> max_length.
 
 - `transform` works on the cell's text (a number's text never has a trailing ".0"); so do
   `replace` (a regular expression, bounded in time: `loader.source.patterns`) and `pad` (left-pad
@@ -24,12 +24,16 @@ transform -> replace -> pad -> split -> map -> type -> default -> pattern -> max
   since 1899-12-30, a fraction is the time of day). A date-time at midnight is a date; a day the
   month does not have (31/02/2005) is "that date does not exist".
 - `pattern` may carry a `message`, which is what the error says was expected.
+- `lookup` (beside `map`): the text is looked up in a table read from another sheet or file
+  (`loader.source.lookups`); a miss takes `default` when there is one, else is an error naming
+  the table and the closest key (not for a PII field).
 - A field marked `pii: true` never has its value spelt out in a message (contract section 7): the
   message says what was expected and that the value is hidden.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -98,6 +102,8 @@ class Steps:
     replace: tuple[Pattern, str] | None = field(default=None, compare=False)  # (regex, replacement text)
     pad: tuple[int, str] | None = None  # (width, fill character)
     formats: tuple[str, ...] = ()  # strptime patterns for date/epoch_ms text, and/or "serial"
+    lookup: Mapping[str, Any] | None = field(default=None, compare=False)  # a `lookup:` table, text -> value
+    lookup_name: str = ""  # the table for messages: "a Code of codes.xlsx › Faculties"
 
 
 def text_of(value: CellValue | Any) -> str:
@@ -193,7 +199,27 @@ def _mapped(value: Any, steps: Steps) -> Any:
         text = text_of(value)
         if text in steps.map:
             return steps.map[text]
+    if steps.lookup is not None:
+        text = text_of(value).strip(WHITESPACE)
+        if text in steps.lookup:
+            return steps.lookup[text]
+        if steps.has_default:
+            return steps.default
+        close = difflib.get_close_matches(text, list(steps.lookup), n=1)
+        raise _LookupMiss(steps.lookup_name, close[0] if close else None, value)
     return value
+
+
+class _LookupMiss(StepError):
+    """A value not in its `lookup:` table; says the closest key (not for PII fields)."""
+
+    def __init__(self, table: str, close: str | None, found: Any, *, pii: bool = False) -> None:
+        hint = f" (did you mean {close!r}?)" if close is not None and not pii else ""
+        super().__init__(f"expected {table}{hint}, got ", found, pii=pii)
+        self._table, self._close = table, close
+
+    def hidden(self) -> StepError:
+        return self if self.pii else _LookupMiss(self._table, self._close, self._found, pii=True)
 
 
 def _finish(value: Any, steps: Steps) -> Any:

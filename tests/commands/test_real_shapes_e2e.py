@@ -37,11 +37,16 @@ def _intake(path: Path, *, broken: bool = False) -> Path:
     offerings = book.create_sheet("Offerings")
     offerings.append(["Subject offerings 2027"])
     offerings.append([])
-    offerings.append(["Subject Code", "Subject Title", "Program", "Campus", "Status", "Status", "Owner e-mail"])
-    offerings.append([48024, "Applications Programming", "BENGH-SW", "Albury", "Live", "x", "it@example.edu"])
-    offerings.append(["48024", "Applications Programming", "BENGH-SW", "Online", "Live", "y", "it@example.edu"])
+    offerings.append(["Subject Code", "Subject Title", "Program", "Campus", "Status", "Status", "Owner e-mail",
+                      "Faculty"])
+    offerings.append([48024, "Applications Programming", "BENGH-SW", "Albury", "Live", "x", "it@example.edu", 851])
+    offerings.append(["48024", "Applications Programming", "BENGH-SW", "Online", "Live", "y", "it@example.edu", 851])
     offerings.append([4101, "Data Science Studio", "BSC-STAT", "Online", "Live", "z",
-                      "stats@example.edu" if not broken else "stats at example"])
+                      "stats@example.edu" if not broken else "stats at example", "SCI" if not broken else "SIC"])
+    codes = book.create_sheet("Codes")
+    codes.append(["Code", "Faculty"])
+    codes.append(["SCI", "Faculty of Science"])
+    codes.append(["851", "Faculty of Engineering and IT"])  # a number stored as text
     book.save(path)
     return path
 
@@ -79,6 +84,7 @@ entities:
         Campus: {column: Campus, collect: join}
         Status: {column: "Status#1"}
         Owner: {column: Owner e-mail, pattern: {regex: '[^@\\s]+@[^@\\s]+\\.[^@\\s]+', message: a valid e-mail address}}
+        Faculty: {column: Faculty, lookup: {sheet: Codes, key: Code, value: Faculty}}
 """
 
 
@@ -98,7 +104,7 @@ def test_each_construct_validates_plans_and_applies_against_the_sandbox(
     assert main(["validate", "m.yaml"]) == EXIT_OK
     assert main(["plan", "m.yaml", "--out", "plan.json", "--detailed-exitcode"]) == EXIT_CHANGES
     out = capsys.readouterr().out
-    assert "Albury, Online" in out and "04101" in out
+    assert "Albury, Online" in out and "04101" in out and "Faculty of Engineering and IT" in out
     plan = json.loads((project / "plan.json").read_text(encoding="utf-8"))
     text = json.dumps(plan, ensure_ascii=False)
     assert "Intake 2027" not in text  # the title row is not a record
@@ -119,8 +125,8 @@ def test_validate_quotes_every_new_message_at_its_place(
     assert main(["validate", "m.yaml"]) != EXIT_OK
     captured = capsys.readouterr()
     said = " ".join((captured.out + captured.err).split())
-    assert ("m.yaml:20:3: header row 1 of intake.xlsx › Offerings lacks 6 of the columns this block names "
-            "('Subject Code', 'Subject Title', 'Program', 'Campus', 'Status' and 1 more); row 3 holds every column "
+    assert ("m.yaml:20:3: header row 1 of intake.xlsx › Offerings lacks 7 of the columns this block names "
+            "('Subject Code', 'Subject Title', 'Program', 'Campus', 'Status' and 2 more); row 3 holds every column "
             "this block names: set `header_row: 3` (or `header_row: auto`)") in said
     (project / "m.yaml").write_text(MAPPING.replace('{column: "Status#1"}', "{column: Status}"), encoding="utf-8")
     assert main(["validate", "m.yaml"]) != EXIT_OK
@@ -135,3 +141,5 @@ def test_validate_quotes_every_new_message_at_its_place(
     assert "completionDate (n=2): that date does not exist: '31/02/2025'" in said
     assert "intake.xlsx › Applicants 2027 › I7" in said
     assert "custom_attributes.Owner: expected a valid e-mail address, got 'stats at example'" in said
+    assert ("intake.xlsx › Offerings › H6: custom_attributes.Faculty: expected a Code listed in intake.xlsx › Codes "
+            "(did you mean 'SCI'?), got 'SIC'") in said

@@ -286,3 +286,61 @@ entities:
     assert records["A1"].fields["eligible_deliveries"] == ["ONLINE", "ONCAMPUS"]
     assert records["A2"].fields["eligible_deliveries"] == ["ONCAMPUS"]
     assert str(records["A2"].place("eligible_deliveries")) == "people.xlsx › People › B5"
+
+
+def test_lookup_maps_through_a_table_in_another_file_and_a_miss_suggests_the_closest_key(workdir: Path) -> None:
+    write_workbook(workdir / "codes.xlsx", {"Read me": [["Codes used by the faculty office"]],
+                                            "Faculties": [["Faculty codes"], [], ["Code", "Name"],
+                                                          ["SCI", "Faculty of Science"], [851, "Engineering and IT"]]})
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": [
+        ["Subject Code", "Faculty"], ["04101", "SCI"], ["04102", 851], ["04103", "SIC"], ["04104", None],
+    ]})
+    mapping = """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: Subject Code
+      custom_attributes:
+        Faculty: {column: Faculty, lookup: {source: codes.xlsx, sheet: Faculties, key: Code, value: Name}DEFAULT}
+"""
+    write_mapping(workdir / "m.yaml", mapping.replace("DEFAULT", ""))
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == [
+        "offerings.xlsx › Offerings › B4: custom_attributes.Faculty: expected a Code listed in codes.xlsx › Faculties "
+        "(did you mean 'SCI'?), got 'SIC'"
+    ]
+    faculties = {r.key[0]: r.fields.get("custom_attributes") for r in sources.blocks[0].records}
+    assert faculties == {"04101": {"Faculty": "Faculty of Science"}, "04102": {"Faculty": "Engineering and IT"},
+                         "04104": None}
+    assert "codes.xlsx" in sources.fingerprints
+    write_mapping(workdir / "m.yaml", mapping.replace("DEFAULT", ", default: Unknown"))
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == []
+    assert sources.blocks[0].records[2].fields["custom_attributes"] == {"Faculty": "Unknown"}
+
+
+def test_a_lookup_table_that_is_not_there_is_an_error_at_the_lookup(workdir: Path) -> None:
+    write_workbook(workdir / "codes.xlsx", {"Faculties": [["Code", "Title"], ["SCI", "Science"]]})
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": [["Subject Code", "Faculty"], ["04101", "SCI"]]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: Subject Code
+      name: {column: Faculty, lookup: {source: nowhere.xlsx, key: Code, value: Name}}
+      custom_attributes:
+        Faculty: {column: Faculty, lookup: {source: codes.xlsx, key: Code, value: Name}}
+""")
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:9:39: source file not found: nowhere.xlsx",
+        "m.yaml:11:44: no row near the top of codes.xlsx › Faculties holds both 'Code' and 'Name' "
+        "(the first row's columns: 'Code', 'Title')",
+    ]
