@@ -358,8 +358,28 @@ class BlockReader:
         if errors:
             return _Built(None, tuple(errors))
         key = tuple(fields[k] for k in self.block.key)
-        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), (),
-                      collected)
+        warnings = self._not_taken(fields, cells, row_ref, shown) if self.entity.fields_by_type else ()
+        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii),
+                      warnings, collected)
+
+    def _not_taken(self, fields: Mapping[str, Any], cells: RowCells, row_ref: CellRef,
+                   shown: str) -> tuple[Finding, ...]:
+        """Warnings for fields this record's type does not take (the profile's `fields_by_type`)."""
+        rule = self.entity.fields_by_type
+        assert rule is not None
+        kind = fields.get(rule.field)
+        takes = rule.types.get(kind) if isinstance(kind, str) else None
+        if takes is None:
+            return ()
+        return tuple(
+            Finding("warning", "field-not-taken",
+                    f"{name}{shown}: a {self.entity.name} of {rule.field} {kind} does not take {name} (it takes "
+                    f"{', '.join(sorted(takes)) or 'none of them'}); the value is sent as read — leave it out for "
+                    f"such rows with `when: {{column: ..., not_equals: ...}}`",
+                    str(cells.get(name) or row_ref))
+            for name in fields
+            if name in rule.specific and name not in takes and fields[name] not in (None, "", [], ())
+        )
 
     def _where(self, row: SheetRow, column: int | None) -> str:
         return str(self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number))

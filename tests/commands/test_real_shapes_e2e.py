@@ -143,3 +143,16 @@ def test_validate_quotes_every_new_message_at_its_place(
     assert "custom_attributes.Owner: expected a valid e-mail address, got 'stats at example'" in said
     assert ("intake.xlsx › Offerings › H6: custom_attributes.Faculty: expected a Code listed in intake.xlsx › Codes "
             "(did you mean 'SCI'?), got 'SIC'") in said
+
+
+def test_validate_warns_of_a_field_the_credential_type_does_not_take(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _intake(project / "intake.xlsx")
+    (project / "m.yaml").write_text(
+        MAPPING.replace('        when: {column: "Qual {n} Type", not_equals: Employment}\n', ""), encoding="utf-8")
+    assert main(["validate", "m.yaml"]) == EXIT_OK  # a warning, not an error
+    captured = capsys.readouterr()
+    said = " ".join((captured.out + captured.err).split())
+    assert ("intake.xlsx › Applicants 2027 › H5: institutionCode (n=2): a credential of type EMPLOYMENT does not take "
+            "institutionCode (it takes duration)") in said

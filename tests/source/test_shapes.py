@@ -344,3 +344,18 @@ entities:
         "m.yaml:11:44: no row near the top of codes.xlsx › Faculties holds both 'Code' and 'Name' "
         "(the first row's columns: 'Code', 'Title')",
     ]
+
+
+def test_a_field_the_credential_type_does_not_take_is_a_warning_at_its_cell(workdir: Path) -> None:
+    write_workbook(workdir / "quals.xlsx", {"Applicants 2027": QUALS})
+    write_mapping(workdir / "m.yaml", QUAL_MAPPING.replace(
+        '        when: {column: "Qual {n} Type", not_equals: Employment}\n', ""))
+    sources = read([workdir / "m.yaml"])
+    warnings = [f"{f.where}: {f.message}" for b in sources.blocks for f in b.findings if f.severity == "warning"]
+    assert warnings == [
+        "quals.xlsx › Applicants 2027 › H3: institutionCode (n=2): a credential of type EMPLOYMENT does not take "
+        "institutionCode (it takes duration); the value is sent as read — leave it out for such rows with "
+        "`when: {column: ..., not_equals: ...}`"
+    ]
+    by_type = {r.fields["type"]: r for r in sources.blocks[0].records}
+    assert by_type["EMPLOYMENT"].fields["institutionCode"] == "ACME"
