@@ -156,3 +156,21 @@ def test_validate_warns_of_a_field_the_credential_type_does_not_take(
     said = " ".join((captured.out + captured.err).split())
     assert ("intake.xlsx › Applicants 2027 › H5: institutionCode (n=2): a credential of type EMPLOYMENT does not take "
             "institutionCode (it takes duration)") in said
+
+
+@pytest.mark.parametrize("mappings", [
+    ("mappings/curriculum.yaml", "mappings/real-world/offerings.yaml"),
+    ("mappings/applicants.yaml", "mappings/real-world/applicant-export.yaml"),
+    ("mappings/real-world/legacy-applicants.yaml",),
+])
+def test_the_real_world_samples_apply_beside_the_others_and_converge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mappings: tuple[str, ...]
+) -> None:
+    shutil.copytree(REPO / "mappings", tmp_path / "mappings")
+    shutil.copytree(REPO / "samples", tmp_path / "samples", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", *mappings]) == EXIT_OK
+    assert main(["apply", *mappings, "--yes", "--max-changes", "100%", "--results", "results.json"]) == EXIT_OK
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert results["ok"] and results["totals"]["failed"] == 0
+    assert main(["plan", *mappings, "--detailed-exitcode"]) == EXIT_OK

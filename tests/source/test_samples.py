@@ -25,10 +25,33 @@ def _generator() -> ModuleType:
 
 def test_the_generator_reproduces_the_committed_samples_byte_for_byte(tmp_path: Path) -> None:
     written = _generator().write_all(tmp_path)
-    assert len(written) == 4
+    assert len(written) == 7
     for path in written:
         committed = REPO / "samples" / path.relative_to(tmp_path)
         assert path.read_bytes() == committed.read_bytes(), f"{committed} is stale: run samples/make_samples.py"
+
+
+REAL_WORLD = ("mappings/real-world/offerings.yaml", "mappings/real-world/applicant-export.yaml",
+              "mappings/real-world/legacy-applicants.yaml")
+
+
+def test_the_real_world_sample_mappings_read_every_row_without_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    sources = read_sources([Path(m) for m in REAL_WORLD], load_profile())
+    assert sources.findings == () and all(b.findings == () for b in sources.blocks)
+    blocks = {b.block: b for b in sources.blocks}
+    assert {name: len(b.records) for name, b in blocks.items()} == {
+        "offered_subjects": 5, "exported_credentials": 8, "legacy_applicants": 4}
+    subjects = {r.key[0]: r.fields for r in blocks["offered_subjects"].records}
+    assert subjects["48024"]["custom_attributes"] == {
+        "Campus": "City, Online, Albury", "Subject Status": "Active", "Faculty": "Faculty of Engineering and IT"}
+    credentials = {r.key[1:]: r for r in blocks["exported_credentials"].records}
+    assert credentials[("TERTIARY", "Foundation in Science")].fields["completionDate"] == "2026-06-30"  # a serial
+    assert credentials[("TERTIARY", "Graduate Certificate in Data Science")].fields["completionDate"] == "2025-06-30"
+    assert str(credentials[("EMPLOYMENT", "Barista")].row).endswith("Applicants 2027 › row 5 (n=2)")
+    legacy = {r.key[0]: r.fields for r in blocks["legacy_applicants"].records}
+    assert legacy["L-000454"]["last_name"] == "O\u2019Neill" and legacy["L-000452"]["first_name"] == "Jürgen"
+    assert legacy["L-000452"]["date_of_birth"] == "2005-11-02"
 
 
 def test_the_sample_mappings_read_every_row_without_errors(monkeypatch: pytest.MonkeyPatch) -> None:
