@@ -429,16 +429,17 @@ class _Gathered:
 
     def __init__(self, first: DesiredRecord, items: Mapping[str, list[Any]]):
         self.first = first
-        self.items: dict[str, list[Any]] = {name: _unique(values, []) for name, values in items.items()}
+        # dicts as ordered sets: values are JSON scalars or Refs (hashable), gathered in first-seen order
+        self.items: dict[str, dict[Any, None]] = {name: dict.fromkeys(values) for name, values in items.items()}
         self.cells: dict[str, CellRef] = {}
 
     def add(self, later: DesiredRecord, items: Mapping[str, list[Any]]) -> None:
         for name, values in items.items():
             if name not in self.items:
-                self.items[name] = []
+                self.items[name] = {}
                 if name in later.cells:
                     self.cells[name] = later.place(name)
-            _unique(values, self.items[name])
+            self.items[name].update(dict.fromkeys(values))
 
     def record(self, specs: Mapping[str, FieldSpec]) -> DesiredRecord:
         if not self.items:
@@ -446,7 +447,7 @@ class _Gathered:
         fields = dict(self.first.fields)
         custom = dict(fields.get(CUSTOM) or {})
         for name, items in self.items.items():
-            value = _gathered_value(specs[name], items)
+            value = _gathered_value(specs[name], list(items))
             if name.startswith(CUSTOM + "."):
                 custom[name[len(CUSTOM) + 1:]] = value
             else:
@@ -457,13 +458,6 @@ class _Gathered:
         if self.cells:  # a field first given on a later row names that row's cell
             cells = {**{name: self.first.place(name) for name in self.first.cells}, **self.cells}
         return replace(self.first, fields=fields, cells=cells)
-
-
-def _unique(values: list[Any], into: list[Any]) -> list[Any]:
-    for value in values:
-        if value not in into:
-            into.append(value)
-    return into
 
 
 def _gathered_value(spec: FieldSpec, items: list[Any]) -> Any:
