@@ -110,3 +110,24 @@ def test_the_sample_plan_shows_last_cycles_differences(sample_plan: Plan) -> Non
     assert aisha.depends_on == ("applicants/A1000129",)
     olivia = _record(sample_plan, "credentials/A1000123/TERTIARY/Diploma of Information Technology")
     assert olivia.action is Action.UPDATE and olivia.payload == {"result": "6.2"}
+
+
+def _mapping_lines(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip() and not line.lstrip().startswith("#"))
+
+
+def test_the_applicant_export_with_repeat_means_what_six_blocks_meant_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(REPO)
+    after = Path("mappings/real-world/applicant-export.yaml")
+    before = Path("tests/source/applicant-export-without-repeat.yaml")
+    read = {path: read_sources([path], load_profile()) for path in (after, before)}
+
+    def records(path: Path) -> list[tuple[object, ...]]:
+        assert read[path].findings == () and all(b.findings == () for b in read[path].blocks)
+        return sorted((repr(r.key), repr(sorted(r.fields.items()))) for b in read[path].blocks for r in b.records)
+
+    assert records(after) == records(before) and len(records(after)) == 8
+    assert (_mapping_lines(before), _mapping_lines(after)) == (96, 20)  # lines that are not comments
