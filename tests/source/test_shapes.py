@@ -359,3 +359,33 @@ def test_a_field_the_credential_type_does_not_take_is_a_warning_at_its_cell(work
     ]
     by_type = {r.fields["type"]: r for r in sources.blocks[0].records}
     assert by_type["EMPLOYMENT"].fields["institutionCode"] == "ACME"
+
+
+def test_repeat_fills_templates_values_and_where_values_too(workdir: Path) -> None:
+    write_workbook(workdir / "pairs.xlsx", {"Pairs": [
+        ["Code A", "Title A", "Code B", "Title B", "Keep"],
+        ["X1", "Ex one", "Y1", "Why one", "A"],
+        ["X2", "Ex two", "Y2", "Why two", "B"],
+    ]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: pairs.xlsx
+entities:
+  subjects:
+    entity: subject
+    repeat: {side: [A, B]}
+    where: {column: Keep, in: ["{side}", both]}
+    key: [code]
+    fields:
+      code: "Code {side}"
+      name: {template: "{Title {side}} ({side})"}
+      custom_attributes:
+        Side: {value: "side {side}"}
+""")
+    sources = read([workdir / "m.yaml"])
+    assert messages(sources) == []
+    records = {r.key[0]: r.fields for r in sources.blocks[0].records}
+    assert records == {
+        "X1": {"code": "X1", "name": "Ex one (A)", "custom_attributes": {"Side": "side A"}},
+        "Y2": {"code": "Y2", "name": "Why two (B)", "custom_attributes": {"Side": "side B"}},
+    }

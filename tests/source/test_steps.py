@@ -239,3 +239,15 @@ def test_a_catastrophic_pattern_on_a_long_cell_is_stopped_with_an_error_not_a_ha
     with pytest.raises(StepError) as refused:
         apply_steps("a" * 5000 + "!", steps)
     assert "took over 0.25 s on this cell and was stopped" in str(refused.value)
+
+
+def test_a_lookup_miss_suggests_the_closest_key_but_not_for_pii() -> None:
+    steps = Steps(lookup={"SCI": "Faculty of Science", "851": "Engineering"}, lookup_name="a Code listed in c.xlsx")
+    assert apply_steps(851, steps) == "Engineering"
+    with pytest.raises(StepError) as refused:
+        apply_steps("SIC", steps)
+    assert str(refused.value) == "expected a Code listed in c.xlsx (did you mean 'SCI'?), got 'SIC'"
+    with pytest.raises(StepError) as hidden:
+        apply_steps("SIC", steps, pii=True)
+    assert str(hidden.value) == "expected a Code listed in c.xlsx, got (hidden)"
+    assert apply_steps("SIC", Steps(lookup={"SCI": "x"}, has_default=True, default="Unknown")) == "Unknown"
