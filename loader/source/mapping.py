@@ -278,14 +278,14 @@ class _BlockBuilder:
             return None
         source = (self.path.parent / source_text)
         variants = []
-        for index, (shown, substitute) in enumerate(_repeat_values(data.get("repeat"))):
+        for shown, substitute in _repeat_values(data.get("repeat")):
             self.sub = substitute
-            kept = self.findings
-            if index > 0:
-                self.findings = []  # every value of `repeat` finds the same mistakes: report them once
+            kept, self.findings = self.findings, []
             specs = self._fields(entity_name, data, base)
             variants.append(Variant(shown, tuple(s for s in specs if s is not None),
                                     self._where(data.get("where"), (*base, "where"))))
+            # every value of `repeat` finds the same mistakes: each is reported once
+            kept += [f for f in self.findings if f not in kept]
             self.findings = kept
         self.sub = _same
         specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
