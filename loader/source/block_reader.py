@@ -317,7 +317,8 @@ class BlockReader:
             shown = f" ({variant.repeat})"
         for field_reader in variant.fields:
             spec, column = field_reader.spec, field_reader.column
-            raw = field_reader.extract(row) if all(test(row) for test in field_reader.when) else None
+            when = field_reader.when
+            raw = field_reader.extract(row) if not when or all(test(row) for test in when) else None
             try:
                 value = apply_steps(raw, spec.steps, pii=spec.pii)
             except StepError as exc:
