@@ -25,6 +25,7 @@ class CellRef:
     sheet: str | None = None
     cell: str | None = None
     row: int | None = None
+    repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
 
     def __str__(self) -> str:
         parts = [self.file]
@@ -34,7 +35,7 @@ class CellRef:
             parts.append(self.cell)
         elif self.row is not None:
             parts.append(f"row {self.row}")
-        return PLACE_SEPARATOR.join(parts)
+        return PLACE_SEPARATOR.join(parts) + (f" ({self.repeat})" if self.repeat else "")
 
 
 @dataclass(frozen=True, order=True)
@@ -69,15 +70,16 @@ def place_to_dict(place: Place) -> dict[str, Any]:
     if isinstance(place, FilePlace):
         return {"file": place.file}
     return {k: v for k, v in (("file", place.file), ("sheet", place.sheet), ("cell", place.cell),
-                              ("row", place.row)) if v is not None}
+                              ("row", place.row), ("repeat", place.repeat or None)) if v is not None}
 
 
 def place_from_dict(data: Mapping[str, Any]) -> Place:
     """Inverse of place_to_dict."""
     if "line" in data:
         return MappingPlace(str(data["file"]), int(data["line"]), int(data["col"]))
-    if any(k in data for k in ("sheet", "cell", "row")):
+    if any(k in data for k in ("sheet", "cell", "row", "repeat")):
         row = data.get("row")
-        return CellRef(str(data["file"]), data.get("sheet"), data.get("cell"), None if row is None else int(row))
+        return CellRef(str(data["file"]), data.get("sheet"), data.get("cell"), None if row is None else int(row),
+                       str(data.get("repeat", "")))
     return FilePlace(str(data["file"]))
 

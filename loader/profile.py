@@ -66,6 +66,19 @@ class StatusRule:
 
 
 @dataclass(frozen=True)
+class FieldsByType:
+    """Which fields each value of `field` takes (credential types, spec 2.4)."""
+
+    field: str
+    types: Mapping[str, frozenset[str]]
+
+    @property
+    def specific(self) -> frozenset[str]:
+        """The fields some type takes and another does not."""
+        return frozenset().union(*self.types.values())
+
+
+@dataclass(frozen=True)
 class EntityProfile:
     name: str
     path: str
@@ -82,6 +95,7 @@ class EntityProfile:
     set_fields: frozenset[str] = frozenset()
     unique: frozenset[str] = frozenset()  # fields the service refuses duplicates of (409)
     only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    fields_by_type: FieldsByType | None = None
     references: Mapping[str, Reference] = field(default_factory=dict)
     status: StatusRule | None = None
     schema: str | None = None
@@ -258,6 +272,10 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
         set_fields=frozenset(spec.get("set_fields", ())),
         unique=frozenset(spec.get("unique", ())),
         only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
+        fields_by_type=FieldsByType(
+            spec["fields_by_type"]["field"],
+            {t: frozenset(names) for t, names in spec["fields_by_type"]["types"].items()},
+        ) if "fields_by_type" in spec else None,
         references={
             f: Reference(tuple(r["entity"]), r["shape"], r.get("list", False))
             for f, r in spec.get("references", {}).items()

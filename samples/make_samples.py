@@ -212,6 +212,95 @@ def _deterministic_bytes(wb: Workbook) -> bytes:
     return out.getvalue()
 
 
+# ---- the shapes staff really send (contract section 4.1; mappings/real-world/) -----------------
+
+OFFERINGS = [  # subject code (a number where the system exports one), title, program, campus, faculty code,
+    # subject status, offering status — one row per offering, as the curriculum system exports them
+    ("MATH1001", "Calculus I", "BSC-MATH", "City", 851, "Active", "Open"),
+    ("MATH1001", "Calculus I", "BSC-MATH", "Online", 851, "Active", "Open"),
+    ("STAT1001", "Introduction to Statistics", "BSC-STAT", "City", 851, "Active", "Open"),
+    (48024, "Applications Programming", "BENGH-SW", "City", 852, "Active", "Open"),
+    ("48024", "Applications Programming", "BENGH-SW", "Online", 852, "Active", "Waitlist"),
+    (48024, "Applications Programming", "BENGH-SW", "Albury", 852, "Active", "Closed"),
+    ("ACCT1001", "Accounting for Business Decisions", "BCOM-ACC", "City", 853, "Active", "Open"),
+    ("NUTR1001", "Food and Nutrition Science", "BHLTH-NUT", "Online", 855, "Active", "Open"),
+    ("NUTR1001", "Food and Nutrition Science", "BHLTH-NUT", "City", 855, "Active", "Open"),
+]
+
+FACULTIES = [("0851", "Faculty of Science"), ("0852", "Faculty of Engineering and IT"),
+             ("0853", "Business School"), ("0854", "Faculty of Arts and Social Sciences"),
+             ("0855", "Faculty of Health")]
+
+QUALIFICATIONS: dict[str, list[tuple[Any, ...]]] = {  # applicant -> up to three groups of
+    # type (as the CRM words it), name, institution code, institution, country, completed, result type, result
+    "A1000123": [("Tertiary", "Diploma of Information Technology", "TAFENSW", "TAFE NSW", "Australia",
+                  "30/11/2026", "GPA", "6.2")],
+    "A1000124": [("Subject", "HSC Mathematics Extension 1", "NESA", "NSW Education Standards Authority",
+                  "Australia", None, None, None),
+                 ("Employment", "Barista", None, None, None, None, None, None)],
+    "A1000125": [("Tertiary", "Foundation in Science", "TAYLORS", "Taylor's University", "Malaysia",
+                  46203, "Percentage", "78")],  # a date typed into a General cell: an Excel serial number
+    "A1000126": [("Professional", "Certified Practising Accountant", "CPAAU", "CPA Australia", "Australia",
+                  None, None, None),
+                 ("Employment", "Software Developer", None, None, None, None, None, None),
+                 ("Tertiary", "Graduate Certificate in Data Science", "UTS", "University of Technology Sydney",
+                  "Australia", "30 Jun 2025", "GPA", "6.5")],
+    "A1000130": [("Tertiary", "Diploma of Engineering", "TAFEVIC", "Melbourne Polytechnic", "Australia",
+                  date(2026, 12, 10), "GPA", "5.8")],
+}
+
+LEGACY_APPLICANTS = [  # from a legacy student system: Windows-1252 text, `;` between fields, dd.mm.yyyy
+    ("L-000451", "Renée", "Dubois", "renee.dubois@example.fr", "14.03.2006", "France"),
+    ("L-000452", "Jürgen", "Müller", "juergen.mueller@example.de", "02.11.2005", "Germany"),
+    ("L-000453", "Iñaki", "Etxeberria", "inaki.e@example.es", "21.07.2004", "Spain"),
+    ("L-000454", "Siobhán", "O’Neill", "siobhan.oneill@example.ie", "30.05.2007", "Ireland"),
+]
+
+
+def offerings_workbook() -> Workbook:
+    """A flat curriculum export: a title row and an export note above the header, one row per offering."""
+    wb = _new_workbook()
+    ws = wb.create_sheet("Offerings 2027")
+    ws.append(["Subject offerings — Intake 2027"])
+    ws.merge_cells("A1:G1")
+    ws["A1"].font = Font(bold=True, size=14)
+    ws.append(["Exported from the curriculum system on 02/11/2026"])
+    ws.append([])
+    ws.append(["Subject Code", "Subject Title", "Program", "Campus", "Faculty Code", "Status", "Status"])
+    for cell in ws[4]:
+        cell.font = Font(bold=True)
+    for row in OFFERINGS:
+        ws.append(list(row))
+    faculties = wb.create_sheet("Faculties")
+    faculties.append(["Code", "Faculty Name"])
+    for row in FACULTIES:
+        faculties.append(list(row))
+    return wb
+
+
+def applicant_export_workbook() -> Workbook:
+    """An applicant export from the CRM: one row per applicant, up to three qualification groups."""
+    wb = _new_workbook()
+    ws = wb.create_sheet("Applicants 2027")
+    ws.append(["Applicant export — Intake 2027 (confidential)"])
+    ws.merge_cells("A1:F1")
+    ws.append([])
+    group = ["Type", "Name", "Institution Code", "Institution", "Country", "Completed", "Result Type", "Result"]
+    ws.append(["Student ID", *(f"Qual {n} {part}" for n in (1, 2, 3) for part in group)])
+    for student, held in QUALIFICATIONS.items():
+        row: list[Any] = [student]
+        for qual in held:
+            row += list(qual)
+        ws.append(row)
+    return wb
+
+
+def legacy_csv() -> bytes:
+    lines = ["Student No;Given Names;Surname;E-Mail;Born;Citizenship"]
+    lines += [";".join(row) for row in LEGACY_APPLICANTS]
+    return ("\r\n".join(lines) + "\r\n").encode("cp1252")
+
+
 # ---- last cycle's live state (the sandbox seed) -------------------------------------------------
 
 
@@ -336,6 +425,16 @@ def write_all(out: Path) -> list[Path]:
         path = intake / name
         path.write_bytes(_deterministic_bytes(wb))
         written.append(path)
+    shapes = out / "real-world"
+    shapes.mkdir(parents=True, exist_ok=True)
+    for name, wb in (("offerings-export.xlsx", offerings_workbook()),
+                     ("applicant-export.xlsx", applicant_export_workbook())):
+        path = shapes / name
+        path.write_bytes(_deterministic_bytes(wb))
+        written.append(path)
+    legacy = shapes / "legacy-applicants.csv"
+    legacy.write_bytes(legacy_csv())
+    written.append(legacy)
     seed_path = out / "sandbox-seed.json"
     seed_path.write_text(json.dumps(seed(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written.append(seed_path)

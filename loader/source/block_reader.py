@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef
+from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import check_fields
+from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
 from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -71,6 +72,42 @@ class BlockResult:
 class _Built:
     record: DesiredRecord | None
     errors: tuple[Finding, ...]
+    collected: Mapping[str, list[Any]] | None = None  # a `collect` field -> this row's items
+
+
+@dataclass(frozen=True)
+class _FieldReader:
+    spec: FieldSpec
+    extract: Callable[[SheetRow], Any]
+    column: int | None  # the cell's column; None for constants
+    when: tuple[Callable[[SheetRow], bool], ...]
+
+
+@dataclass(frozen=True)
+class _VariantReader:
+    """How a row is read for one value of `repeat` (or the only way, without it)."""
+
+    repeat: str | None
+    accepts: tuple[Callable[[SheetRow], bool], ...]
+    fields: tuple[_FieldReader, ...]
+    layout: CellLayout
+
+
+def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
+    """Every column a block names, with the place in the mapping that names it, in mapping order."""
+    wanted: list[tuple[str, MappingPlace]] = []
+    for variant in block.variants:
+        wanted += [(c.column, c.place) for c in variant.where]
+        for s in variant.fields:
+            wanted += [(column, s.column_place or s.place) for column in s.columns]
+            wanted += [(c.column, c.place) for c in s.when]
+    return wanted
+
+
+def _holds_hint(row: int | None) -> str:
+    if row is None:
+        return ""
+    return f"; row {row} holds every column this block names: set `header_row: {row}` (or `header_row: auto`)"
 
 
 def _cell_text(value: CellValue) -> str:
@@ -83,75 +120,144 @@ class BlockReader:
         self.profile = profile
         self.entity = profile.entity(block.entity)
         self.data = data
-        header = next((r for r in data.rows if r.number == block.header_row), None)
-        self.header_found = header is not None
-        self.columns: dict[str, int] = {}
-        for index, value in enumerate(header.values if header else ()):
-            name = _cell_text(value)
-            if name and name not in self.columns:
-                self.columns[name] = index
+        self.wanted = _wanted_columns(block)
+        header_row = self._header_row([name for name, _ in self.wanted])
+        self.header = Header.of(header_row) if header_row else None
+        self.header_row = header_row.number if header_row else block.header_row
+        self.columns: Mapping[str, int] = self.header.columns if self.header else {}
         self.key_set = frozenset(block.key)
         self.pii = frozenset(s.name for s in block.fields if s.pii)
+        self.collect = {s.name: s for s in block.fields if s.collect}
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self.layout = CellLayout(data.file, data.sheet, {
-            s.name: self.columns[s.columns[0]] for s in block.fields if not s.has_value and s.columns[0] in self.columns
+        self.layout = self._layout(block.fields)
+
+    def _layout(self, fields: tuple[FieldSpec, ...]) -> CellLayout:
+        return CellLayout(self.data.file, self.data.sheet, {
+            s.name: self.columns[s.columns[0]] for s in fields if not s.has_value and s.columns[0] in self.columns
         })
 
+    def _header_row(self, wanted: list[str]) -> SheetRow | None:
+        rows = self.data.rows
+        if not self.block.header_auto:
+            return next((r for r in rows if r.number == self.block.header_row), None)
+        scores = [(len(wanted) - len(Header.of(row).lacks(wanted)), -i, row) for i, row in enumerate(rows[:SCAN_ROWS])]
+        best = max(scores, default=None, key=lambda s: s[:2])
+        if best is None or best[0] == 0:
+            return find_header_row(rows)
+        return best[2]  # every column named, or the row holding most of them (the others are reported missing)
+
     def header_problems(self) -> list[Finding]:
-        """A missing header row or columns the mapping names but the sheet lacks."""
+        """A missing header row, columns the mapping names but the sheet lacks (with the row that
+        holds them, when one near the top does), and columns it uses whose header occurs twice."""
         where = f"{self.data.file} › {self.data.sheet}" if self.data.sheet else self.data.file
-        if not self.header_found:
-            return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty",
-                            self.block.place)]
+        block_place = self.block.header_place or self.block.place
+        names = [name for name, _ in self.wanted]
+        elsewhere = None if self.block.header_auto else self._row_holding(names)
+        if self.header is None:
+            if self.block.header_auto:
+                return [Finding("error", "header-missing", f"no header row in the first {SCAN_ROWS} rows of {where}; "
+                                "set `header_row:` to the row holding the column names", block_place)]
+            return [Finding("error", "header-missing", f"header row {self.block.header_row} of {where} is empty"
+                            + _holds_hint(elsewhere), block_place)]
+        missing = self.header.lacks(names)
+        if missing and elsewhere is not None:
+            shown = ", ".join(repr(c) for c in missing[:5])
+            shown += f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            return [Finding("error", "header-elsewhere",
+                            f"header row {self.header_row} of {where} lacks {len(missing)} of the columns this block "
+                            f"names ({shown}){_holds_hint(elsewhere)}", block_place)]
         problems: list[Finding] = []
-        present = list(self.columns)
-        wanted = [(c.column, c.place) for c in self.block.where]
-        wanted += [(column, s.column_place or s.place) for s in self.block.fields for column in s.columns]
-        for column, place in wanted:
-            if column not in self.columns:
-                problems.append(Finding(
-                    "error", "column-missing",
-                    f"no column {column!r} in {where} (header row {self.block.header_row}); "
-                    f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
-                    place,
-                ))
+        present = self.header.names()
+        how = ", found by `header_row: auto`" if self.block.header_auto else ""
+        reported: set[str] = set()
+        for column, place in self.wanted:
+            if column in self.header.columns or column in reported:
+                continue
+            reported.add(column)
+            problems.append(Finding(
+                "error", "column-missing",
+                f"no column {column!r} in {where} (header row {self.header_row}{how}); "
+                f"the columns are: {', '.join(repr(c) for c in present)}{did_you_mean(column, present)}",
+                place,
+            ))
+        for column, place in self.wanted:
+            at = self.header.repeated.get(column)
+            if at is None or column in reported:
+                continue
+            reported.add(column)
+            cells = [str(self.data.cell(self.header_row, i)) for i in at]
+            picks = " or ".join(f"{column}#{k}" for k in range(1, len(at) + 1))
+            problems.append(Finding(
+                "error", "column-repeated",
+                f"the header {column!r} occurs {len(at)} times: {' and '.join(cells)}; name the one to read as "
+                f"{picks} (in the order of the columns), or rename one of them in the sheet",
+                place,
+            ))
         return problems
+
+    def _row_holding(self, names: list[str]) -> int | None:
+        """The number of another row near the top holding every column named, if the header row does not."""
+        if self.header is not None and not self.header.lacks(names):
+            return None
+        for row in self.data.rows[:SCAN_ROWS]:
+            if row.number != self.block.header_row and not Header.of(row).lacks(names):
+                return row.number
+        return None
 
     def read(self, with_sheet_warnings: bool = True) -> BlockResult:
         findings: list[Finding] = []
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
-        accepts = [self._condition(c) for c in self.block.where]
-        builders = [(spec, self._extractor(spec), self._source_column(spec)) for spec in self.block.fields]
+        variants = [
+            _VariantReader(
+                variant.repeat,
+                tuple(self._condition(c) for c in variant.where),
+                tuple(_FieldReader(spec, self._extractor(spec), self._source_column(spec),
+                                   tuple(self._condition(c) for c in spec.when)) for spec in variant.fields),
+                self._layout(variant.fields) if self.block.repeats else self.layout,
+            )
+            for variant in self.block.variants
+        ]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
-        merged_rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]] = {}
+        gathered: dict[tuple[Any, ...], _Gathered] = {}
+        merged_rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]] = {}  # rows merged into a record
         conflicted: set[tuple[Any, ...]] = set()
+        collect = frozenset(self.collect)
         rows_read = rows_filtered = 0
         for row in self.data.rows:
-            if row.number <= self.block.header_row:
+            if row.number <= self.header_row:
                 continue
             rows_read += 1
-            if not all(accept(row) for accept in accepts):
+            used = False
+            for variant in variants:
+                if not all(accept(row) for accept in variant.accepts):
+                    continue
+                used = True
+                built = self._build(row, variant)
+                findings.extend(built.errors)
+                record = built.record
+                if record is None:
+                    continue
+                if record.key in conflicted:
+                    findings.append(self._conflict(record, merged.get(record.key) or record))
+                    continue
+                first = merged.get(record.key)
+                if first is None:
+                    merged[record.key] = record
+                    if collect:
+                        gathered[record.key] = _Gathered(record, built.collected or {})
+                elif first.fields == record.fields:
+                    _merged_row(merged_rows, first, record)
+                elif collect and _without(first.fields, collect) == _without(record.fields, collect):
+                    gathered[record.key].add(record, built.collected or {})
+                    _merged_row(merged_rows, first, record)
+                else:
+                    findings.append(self._conflict(first, record))
+                    conflicted.add(record.key)
+            if not used:
                 rows_filtered += 1
-                continue
-            built = self._build(row, builders)
-            findings.extend(built.errors)
-            record = built.record
-            if record is None:
-                continue
-            if record.key in conflicted:
-                findings.append(self._conflict(record, merged.get(record.key) or record))
-                continue
-            first = merged.get(record.key)
-            if first is None:
-                merged[record.key] = record
-            elif first.fields != record.fields:
-                findings.append(self._conflict(first, record))
-                conflicted.add(record.key)
-            else:
-                merged_rows.setdefault(record.key, []).append((record.block, record.row))
         records = tuple(
-            replace(r, also_rows=tuple(merged_rows[k])) if k in merged_rows else r
+            _with_rows(gathered[k].record(self.collect) if k in gathered else r, merged_rows.get(k))
             for k, r in merged.items()
             if k not in conflicted
         )
@@ -202,34 +308,45 @@ class BlockReader:
             return None
         return self.columns[spec.columns[0]]
 
-    def _build(self, row: SheetRow, builders: list[tuple[FieldSpec, Callable[..., Any], int | None]]) -> _Built:
+    def _build(self, row: SheetRow, variant: _VariantReader) -> _Built:
         fields: dict[str, Any] = {}
         custom: dict[str, Any] = {}
         with_cells: list[str] = []
         errors: list[Finding] = []
+        collected: dict[str, list[Any]] | None = None
         data = self.data
         row_ref = data.row_ref(row.number)
-        for spec, extract, column in builders:
-            raw = extract(row)
+        shown = ""
+        if variant.repeat:
+            row_ref = replace(row_ref, repeat=variant.repeat)
+            shown = f" ({variant.repeat})"
+        for field_reader in variant.fields:
+            spec, column = field_reader.spec, field_reader.column
+            when = field_reader.when
+            raw = field_reader.extract(row) if not when or all(test(row) for test in when) else None
             try:
                 value = apply_steps(raw, spec.steps, pii=spec.pii)
             except StepError as exc:
-                errors.append(Finding("error", "bad-value", f"{spec.name}: {exc}", self._where(row, column)))
+                errors.append(Finding("error", "bad-value", f"{spec.name}{shown}: {exc}", self._where(row, column)))
                 continue
             if value is EMPTY:
                 if spec.name not in self.key_set and spec.empty == "skip":
                     continue
                 if spec.name not in self.key_set and spec.empty == "error":
-                    errors.append(Finding("error", "empty-value", f"{spec.name}: a value is required here "
+                    errors.append(Finding("error", "empty-value", f"{spec.name}{shown}: a value is required here "
                                           "(the mapping says `empty: error`)", self._where(row, column)))
                     continue
                 value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
             elif spec.ref is not None and value is not None:
                 value = self._ref(spec, value, None if column is None else data.cell(row.number, column))
             if spec.name in self.key_set and (value is None or value == []):
-                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty",
+                errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty{shown}",
                                       self._where(row, column)))
                 continue
+            if spec.collect:
+                items = list(value) if isinstance(value, list | tuple) else [value]
+                (collected := collected if collected is not None else {})[spec.name] = items
+                value = _gathered_value(spec, items)
             if spec.name.startswith(CUSTOM + "."):
                 custom[spec.name[len(CUSTOM) + 1:]] = value
             else:
@@ -238,16 +355,37 @@ class BlockReader:
                 with_cells.append(spec.name)
         if custom:
             fields[CUSTOM] = custom
-        cells = RowCells(self.layout, row.number, self._shared(tuple(with_cells)))
+        cells = RowCells(variant.layout, row.number, self._shared(tuple(with_cells)))
         if not errors:
             for problem in check_fields(self.entity, _without_cleared_labels(fields), self.pii):
                 place = cells.get(problem.field) or row_ref
-                label = problem.field or "record"
+                label = (problem.field or "record") + shown
                 errors.append(Finding("error", "schema", f"{label}: {problem.message}", place))
         if errors:
             return _Built(None, tuple(errors))
         key = tuple(fields[k] for k in self.block.key)
-        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
+        warnings = self._not_taken(fields, cells, row_ref, shown) if self.entity.fields_by_type else ()
+        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii),
+                      warnings, collected)
+
+    def _not_taken(self, fields: Mapping[str, Any], cells: RowCells, row_ref: CellRef,
+                   shown: str) -> tuple[Finding, ...]:
+        """Warnings for fields this record's type does not take (the profile's `fields_by_type`)."""
+        rule = self.entity.fields_by_type
+        assert rule is not None
+        kind = fields.get(rule.field)
+        takes = rule.types.get(kind) if isinstance(kind, str) else None
+        if takes is None:
+            return ()
+        return tuple(
+            Finding("warning", "field-not-taken",
+                    f"{name}{shown}: a {self.entity.name} of {rule.field} {kind} does not take {name} (it takes "
+                    f"{', '.join(sorted(takes)) or 'none of them'}); the value is sent as read — leave it out for "
+                    f"such rows with `when: {{column: ..., not_equals: ...}}`",
+                    cells.get(name) or row_ref)
+            for name in fields
+            if name in rule.specific and name not in takes and fields[name] not in (None, "", [], ())
+        )
 
     def _where(self, row: SheetRow, column: int | None) -> CellRef:
         return self.data.cell(row.number, column) if column is not None else self.data.row_ref(row.number)
@@ -263,17 +401,19 @@ class BlockReader:
         return Ref(spec.ref, (text_of(value),), spec.by, cell)
 
     def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
-        names = sorted(set(first.fields) | set(later.fields))
-        differing = next((n for n in names if first.fields.get(n) != later.fields.get(n)), None)
+        collect = frozenset(self.collect)
+        a_fields, b_fields = _without(first.fields, collect), _without(later.fields, collect)
+        names = sorted(set(a_fields) | set(b_fields))
+        differing = next((n for n in names if a_fields.get(n) != b_fields.get(n)), None)
         shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.block.key, first.key, strict=True))
         if differing is None:
             return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values "
                            f"(also at {first.row})", later.row)
         a, b = first.place(differing), later.place(differing)
         if differing == CUSTOM:
-            labels = sorted(set(first.fields.get(CUSTOM) or {}) | set(later.fields.get(CUSTOM) or {}))
+            labels = sorted(set(a_fields.get(CUSTOM) or {}) | set(b_fields.get(CUSTOM) or {}))
             label = next(lb for lb in labels
-                         if (first.fields.get(CUSTOM) or {}).get(lb) != (later.fields.get(CUSTOM) or {}).get(lb))
+                         if (a_fields.get(CUSTOM) or {}).get(lb) != (b_fields.get(CUSTOM) or {}).get(lb))
             differing = f"{CUSTOM}.{label}"
             a, b = first.place(differing), later.place(differing)
         return Finding(
@@ -288,6 +428,69 @@ class BlockReader:
     def _quoted(self, name: str, value: Any) -> str:
         """A value of field `name` for a message; a PII field's value is hidden."""
         return quoted(value, True) if name in self.pii else _shown(value)
+
+
+def _merged_row(rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]], first: DesiredRecord,
+                later: DesiredRecord) -> None:
+    """Note that `later`'s row merged into `first` (results.xlsx gives every such row the record's outcome)."""
+    if later.row != first.row:
+        rows.setdefault(first.key, []).append((later.block, later.row))
+
+
+def _with_rows(record: DesiredRecord, rows: list[tuple[str, CellRef]] | None) -> DesiredRecord:
+    return replace(record, also_rows=tuple(dict.fromkeys(rows))) if rows else record
+
+
+class _Gathered:
+    """The items of a record's `collect` fields over every row (and repeat) with its key, first seen first."""
+
+    def __init__(self, first: DesiredRecord, items: Mapping[str, list[Any]]):
+        self.first = first
+        # dicts as ordered sets: values are JSON scalars or Refs (hashable), gathered in first-seen order
+        self.items: dict[str, dict[Any, None]] = {name: dict.fromkeys(values) for name, values in items.items()}
+        self.cells: dict[str, CellRef] = {}
+
+    def add(self, later: DesiredRecord, items: Mapping[str, list[Any]]) -> None:
+        for name, values in items.items():
+            if name not in self.items:
+                self.items[name] = {}
+                if name in later.cells:
+                    self.cells[name] = later.place(name)
+            self.items[name].update(dict.fromkeys(values))
+
+    def record(self, specs: Mapping[str, FieldSpec]) -> DesiredRecord:
+        if not self.items:
+            return self.first
+        fields = dict(self.first.fields)
+        custom = dict(fields.get(CUSTOM) or {})
+        for name, items in self.items.items():
+            value = _gathered_value(specs[name], list(items))
+            if name.startswith(CUSTOM + "."):
+                custom[name[len(CUSTOM) + 1:]] = value
+            else:
+                fields[name] = value
+        if custom:
+            fields[CUSTOM] = custom
+        cells: Mapping[str, CellRef] = self.first.cells
+        if self.cells:  # a field first given on a later row names that row's cell
+            cells = {**{name: self.first.place(name) for name in self.first.cells}, **self.cells}
+        return replace(self.first, fields=fields, cells=cells)
+
+
+def _gathered_value(spec: FieldSpec, items: list[Any]) -> Any:
+    kept = [v for v in items if v is not None]
+    if spec.collect == "join":
+        return spec.separator.join(text_of(display_value(v)) for v in kept)
+    return tuple(kept) if spec.ref else kept
+
+
+def _without(fields: Mapping[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    """`fields` without the `collect` fields `names` (custom_attributes.<Label> included)."""
+    kept = {k: v for k, v in fields.items() if k not in names}
+    custom = kept.get(CUSTOM)
+    if custom:
+        kept[CUSTOM] = {k: v for k, v in custom.items() if f"{CUSTOM}.{k}" not in names}
+    return kept
 
 
 def _field(record: DesiredRecord, name: str) -> Any:

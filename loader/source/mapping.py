@@ -8,8 +8,10 @@ Columns are checked later, against the sheet's header (`loader.records`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,8 @@ from loader.package_data import schema as package_schema
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names
-from loader.source.steps import Steps
+from loader.source.patterns import Pattern, compile_pattern
+from loader.source.steps import SERIAL, Steps
 from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text, schema_problems
 
@@ -36,6 +39,17 @@ class Condition:
     values: tuple[str, ...]
     place: MappingPlace
     pattern: re.Pattern[str] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class LookupSpec:
+    """`lookup:` a two-column table (`key` -> `value` columns) in a sheet of `source` (None: the block's file)."""
+
+    source: Path | None
+    sheet: str | None
+    key: str
+    value: str
+    place: MappingPlace
 
 
 @dataclass(frozen=True)
@@ -58,12 +72,25 @@ class FieldSpec:
     by: tuple[str, ...] = ()
     empty: str = "skip"
     pii: bool = False
+    when: tuple[Condition, ...] = ()  # the field takes its value only on rows where these hold
+    collect: str | None = None  # "list" or "join": rows sharing a key all contribute
+    separator: str = ", "  # for collect: join
+    lookup: LookupSpec | None = None  # its table is read with the sheets (`loader.source.lookups`)
 
     @property
     def columns(self) -> tuple[str, ...]:
         if self.column is not None:
             return (self.column,)
         return tuple(part for part, is_column in self.template if is_column)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A block's fields and `where` for one value of its `repeat` (the only one without `repeat`)."""
+
+    repeat: str | None  # "n=2", named in messages; None without `repeat`
+    fields: tuple[FieldSpec, ...]
+    where: tuple[Condition, ...]
 
 
 @dataclass(frozen=True)
@@ -82,6 +109,14 @@ class Block:
     sheet_place: MappingPlace | None = None
     delimiter: str | None = None
     encoding: str | None = None
+    header_auto: bool = False  # `header_row: auto`: the first row near the top holding every column named
+    header_place: MappingPlace | None = None
+    repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
+
+    @property
+    def variants(self) -> tuple[Variant, ...]:
+        """What each row is read as: one Variant per `repeat` value, or the block's fields and `where`."""
+        return self.repeats or (Variant(None, self.fields, self.where),)
 
 
 @dataclass(frozen=True)
@@ -132,6 +167,21 @@ def _error(code: str, message: str, place: MappingPlace) -> Finding:
     return Finding("error", code, message, place)
 
 
+def _format_problem(fmt: str) -> str | None:
+    """Why a `format` entry cannot read dates, or None: it must be `serial` or name a day, month and year."""
+    if fmt == SERIAL:
+        return None
+    has = {code for code in re.findall(r"%(.)", fmt.replace("%%", ""))}
+    if not has & {"d", "j"} or not has & {"m", "b", "B", "j"} or not has & {"Y", "y"}:
+        return (f"format {fmt!r} does not give a whole date: write a strptime pattern with a day, a month and "
+                "a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers")
+    try:
+        datetime(2027, 2, 28).strftime(fmt)
+    except ValueError as exc:
+        return f"format {fmt!r} is not a strptime pattern: {exc}"
+    return None
+
+
 def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
     """"{First Name} {Last Name}" -> parts; {{ and }} are literal braces. Raises ValueError."""
     parts: list[tuple[str, bool]] = []
@@ -166,6 +216,23 @@ def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def _repeat_values(data: Any) -> list[tuple[str, Callable[[str], str]]]:
+    """(`n=2`, text -> text with {n} replaced by 2) for each value of a block's `repeat`."""
+    if not data:
+        return []
+    ((name, values),) = data.items()
+    placeholder = "{" + str(name) + "}"
+
+    def substitute(value: str) -> Callable[[str], str]:
+        return lambda text: text.replace(placeholder, value)
+
+    return [(f"{name}={value}", substitute(str(value))) for value in values]
+
+
 class _BlockBuilder:
     """Turns the schema-valid data of one block into a Block, or records why it cannot."""
 
@@ -174,6 +241,7 @@ class _BlockBuilder:
         self.path = path
         self.profile = profile
         self.findings = findings
+        self.sub: Callable[[str], str] = _same  # puts the current `repeat` value in for its {placeholder}
 
     def _fail(self, code: str, message: str, where: tuple[Any, ...], *, key: bool = False) -> None:
         self.findings.append(_error(code, message, self.doc.place(where, key=key)))
@@ -199,10 +267,18 @@ class _BlockBuilder:
             self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
             return None
         source = (self.path.parent / source_text)
-        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
-                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
-        for label, fdata in data["fields"].get(CUSTOM, {}).items():
-            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        variants = []
+        for shown, substitute in _repeat_values(data.get("repeat")):
+            self.sub = substitute
+            kept, self.findings = self.findings, []
+            specs = self._fields(entity_name, data, base)
+            variants.append(Variant(shown, tuple(s for s in specs if s is not None),
+                                    self._where(data.get("where"), (*base, "where"))))
+            # every value of `repeat` finds the same mistakes: each is reported once
+            kept += [f for f in self.findings if f not in kept]
+            self.findings = kept
+        self.sub = _same
+        specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         managed = {s.name for s in specs if s is not None}
@@ -210,7 +286,11 @@ class _BlockBuilder:
             if key_field not in managed:
                 self._fail("key-not-mapped", f"key field {key_field!r} is not in `fields`; every key field must be "
                            "mapped", (*base, "key", index))
-        where = self._where(data.get("where"), (*base, "where"))
+        for spec in specs:
+            if spec is not None and spec.collect and spec.name in data["key"]:
+                self._fail("bad-collect", f"key field {spec.name!r} cannot `collect`: rows are gathered by their key",
+                           (*base, "fields", spec.name, "collect"))
+        where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         if len(self.findings) > before:
             return None
         return Block(
@@ -219,7 +299,10 @@ class _BlockBuilder:
             source=source,
             source_display=display_path(source),
             sheet=data.get("sheet"),
-            header_row=data.get("header_row", 1),
+            header_row=1 if data.get("header_row") == "auto" else data.get("header_row", 1),
+            header_auto=data.get("header_row") == "auto",
+            header_place=self.doc.place((*base, "header_row")) if "header_row" in data else None,
+            repeats=tuple(variants) if "repeat" in data else (),
             key=tuple(data["key"]),
             fields=tuple(s for s in specs if s is not None),
             where=where,
@@ -229,6 +312,13 @@ class _BlockBuilder:
             delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
             encoding=data.get("encoding", self.doc.data.get("encoding")),
         )
+
+    def _fields(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[FieldSpec | None]:
+        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
+                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
+        for label, fdata in data["fields"].get(CUSTOM, {}).items():
+            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        return specs
 
     def _field(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
         entity = self.profile.entity(entity_name)
@@ -256,7 +346,7 @@ class _BlockBuilder:
 
     def _spec(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...], kind: str) -> FieldSpec | None:
         if isinstance(data, str):
-            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=data.strip(),
+            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=self.sub(data).strip(),
                              column_place=self.doc.place(where))
         before = len(self.findings)
         ref, by = data.get("ref"), data.get("by")
@@ -265,27 +355,46 @@ class _BlockBuilder:
         template: tuple[tuple[str, bool], ...] = ()
         if "template" in data:
             try:
-                template = parse_template(data["template"])
+                template = parse_template(self.sub(data["template"]))
             except ValueError as exc:
                 self._fail("bad-template", f"bad template: {exc}", (*where, "template"))
-        pattern = None
-        if "pattern" in data:
-            try:
-                pattern = re.compile(data["pattern"])
-            except re.error as exc:
-                self._fail("bad-pattern", f"bad regular expression: {exc}", (*where, "pattern"))
+        pattern = replace = None
+        raw_pattern = data.get("pattern")
+        pattern_message = raw_pattern.get("message") if isinstance(raw_pattern, dict) else None
+        if raw_pattern is not None:
+            regex_text, at = ((raw_pattern["regex"], (*where, "pattern", "regex")) if isinstance(raw_pattern, dict)
+                              else (raw_pattern, (*where, "pattern")))
+            pattern = self._regex(regex_text, at)
+        if "replace" in data:
+            compiled = self._regex(data["replace"]["pattern"], (*where, "replace", "pattern"))
+            replace = (compiled, data["replace"]["with"]) if compiled is not None else None
+        kind_given = data.get("type", "string" if ref else kind)
+        formats = data.get("format", ())
+        formats = (formats,) if isinstance(formats, str) else tuple(formats)
+        if formats and kind_given not in ("date", "epoch_ms"):
+            self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
+                       f"{kind_given}", (*where, "format"), key=True)
+        for index, fmt in enumerate(formats):
+            problem = _format_problem(fmt)
+            if problem:
+                self._fail("bad-format", problem, (*where, "format", index) if "format" in data and
+                           isinstance(data["format"], list) else (*where, "format"))
         if len(self.findings) > before:
             return None
         raw_map = dict(data["map"]) if "map" in data else None  # keys keep their source text
         steps = Steps(
             transform=tuple(data.get("transform", ())),
-            type=data.get("type", "string" if ref else kind),
+            type=kind_given,
             split=data.get("split"),
             map=raw_map,
             has_default="default" in data,
             default=data.get("default"),
             pattern=pattern,
             max_length=data.get("max_length"),
+            pattern_message=pattern_message,
+            replace=replace,
+            pad=(data["pad"]["width"], data["pad"].get("with", "0")) if "pad" in data else None,
+            formats=formats,
         )
         for constant in ("value", "default"):
             # A list or map would reach the service as Python text ("[1, {'a': 'b'}]").
@@ -294,7 +403,8 @@ class _BlockBuilder:
                 self._fail("bad-value", f"{name}: `{constant}` holds {'a map' if isinstance(held, dict) else 'a list'}"
                            f", but this field takes one {steps.type} value", (*where, constant))
                 return None
-        column = data.get("column")
+        column = self.sub(data["column"]) if "column" in data else None
+        value = data.get("value")
         return FieldSpec(
             name=name,
             place=self.doc.place(where, key=True),
@@ -303,12 +413,29 @@ class _BlockBuilder:
             column_place=self.doc.place((*where, "column")) if column else self.doc.place((*where, "template")),
             template=template,
             has_value="value" in data,
-            value=data.get("value"),
+            value=self.sub(value) if isinstance(value, str) else value,
             ref=ref,
             by=tuple(by or ()),
             empty=data.get("empty", "skip"),
             pii=bool(data.get("pii", False)),
+            when=self._where(data.get("when"), (*where, "when")),
+            collect=data.get("collect"),
+            separator=data.get("separator", ", "),
+            lookup=self._lookup(data.get("lookup"), (*where, "lookup")),
         )
+
+    def _lookup(self, data: Any, where: tuple[Any, ...]) -> LookupSpec | None:
+        if data is None:
+            return None
+        source = self.path.parent / data["source"] if "source" in data else None
+        return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
+
+    def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
+        try:
+            return compile_pattern(text)
+        except ValueError as exc:
+            self._fail("bad-pattern", f"bad regular expression: {exc}", where)
+            return None
 
     def _ref(self, entity_name: str, name: str, target: str, by: Any, where: tuple[Any, ...]) -> tuple[str, ...]:
         reference = self.profile.entity(entity_name).references.get(name)
@@ -335,9 +462,9 @@ class _BlockBuilder:
             op = next(k for k in cond if k != "column")
             raw = cond[op]
             if op in ("in", "not_in"):
-                values = tuple(self.doc.raw.get((*path, op, i), str(v)) for i, v in enumerate(raw))
+                values = tuple(self.sub(self.doc.raw.get((*path, op, i), str(v))) for i, v in enumerate(raw))
             elif op in ("equals", "not_equals", "matches"):
-                values = (self.doc.raw.get((*path, op), str(raw)),)
+                values = (self.sub(self.doc.raw.get((*path, op), str(raw))),)
             else:
                 values = ()
             pattern = None
@@ -347,5 +474,6 @@ class _BlockBuilder:
                 except re.error as exc:
                     self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
                     continue
-            conditions.append(Condition(cond["column"].strip(), op, values, self.doc.place((*path, "column")), pattern))
+            conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),
+                                        pattern))
         return tuple(conditions)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from loader.errors import MappingError, SheetError
 from loader.findings import Finding
-from loader.fingerprints import fingerprint_inputs
-from loader.places import CellRef, MappingPlace
+from loader.fingerprints import display_path, fingerprint_inputs
+from loader.places import CellRef, MappingPlace, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
+from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, Mapping, load_mapping
 from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
 from loader.source.records import DesiredRecord
@@ -38,7 +39,8 @@ class BlockRecords:
     rows_read: int  # non-blank rows below the header
     place: MappingPlace  # where the block is defined
     rows_filtered: int = 0  # rows `where` left out
-    header_row: int = 1  # how the sheet was read (results.xlsx reads it again the same way)
+    header_row: int = 1  # the header row read (the one found, for `header_row: auto`); with
+    # encoding and delimiter, how the sheet was read (results.xlsx reads it again the same way)
     encoding: str | None = None
     delimiter: str | None = None
 
@@ -89,9 +91,14 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
         for block in mapping.blocks:
             if block.source.is_file():
                 inputs.append(block.source)
+            inputs += lookup_files(block)
             data = sheets.get(block, findings)
             if data is None:
                 continue
+            looked_up = with_lookups(block, sheets.lookup_reader(findings), findings)
+            if looked_up is None:
+                continue
+            block = looked_up
             reader = BlockReader(block, profile, data)
             header_problems = reader.header_problems()
             if header_problems:
@@ -112,7 +119,7 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
                     rows_read=found.rows_read,
                     place=block.place,
                     rows_filtered=found.rows_filtered,
-                    header_row=block.header_row,
+                    header_row=reader.header_row,
                     encoding=block.encoding,
                     delimiter=block.delimiter,
                 )
@@ -133,35 +140,54 @@ class _SheetCache:
         return not seen
 
     def get(self, block: Block, findings: list[Finding]) -> SheetData | None:
-        if not block.source.exists():  # a device or a FIFO is refused by the reader, with its own message
-            findings.append(Finding("error", "source-missing", f"source file not found: {block.source_display}",
-                                    block.source_place))
+        return self.read(block.source, block.sheet, findings, display=block.source_display,
+                         source_place=block.source_place, sheet_place=block.sheet_place or block.place,
+                         delimiter=block.delimiter, encoding=block.encoding)
+
+    def read(
+        self,
+        source: Path,
+        sheet: str | None,
+        findings: list[Finding],
+        *,
+        display: str,
+        source_place: Place,
+        sheet_place: Place,
+        delimiter: str | None = None,
+        encoding: str | None = None,
+    ) -> SheetData | None:
+        if not source.exists():  # a device or a FIFO is refused by the reader, with its own message
+            findings.append(Finding("error", "source-missing", f"source file not found: {display}", source_place))
             return None
-        sheet = block.sheet
-        is_excel = has_sheets(block.source)
+        is_excel = has_sheets(source)
         try:
             if is_excel:
-                names = sheet_names(block.source)
+                names = sheet_names(source)
                 if sheet is None:
-                    sheet = first_visible_sheet(block.source)
+                    sheet = first_visible_sheet(source)
                 if sheet not in names:
                     findings.append(Finding(
                         "error", "sheet-missing",
-                        f"{block.source_display} has no sheet {sheet!r}; its sheets are: "
+                        f"{display} has no sheet {sheet!r}; its sheets are: "
                         f"{', '.join(repr(n) for n in names)}" + did_you_mean(sheet or "", names),
-                        block.sheet_place or block.place,
+                        sheet_place,
                     ))
                     return None
-            key = (block.source.resolve(), sheet if is_excel else None, block.delimiter, block.encoding)
+            key = (source.resolve(), sheet if is_excel else None, delimiter, encoding)
             if key not in self._data:
-                self._data[key] = read_sheet(
-                    block.source, block.source_display, sheet, delimiter=block.delimiter, encoding=block.encoding
-                )
+                self._data[key] = read_sheet(source, display, sheet, delimiter=delimiter, encoding=encoding)
             return self._data[key]
         except SheetError as exc:
             # Readers name a place in the sheet when they can; a bare file name adds nothing to the mapping's place.
-            place = exc.where if isinstance(exc.where, CellRef) else block.source_place
-            shown = f"{exc.where}: " if isinstance(exc.where, str) and exc.where != block.source_display else ""
+            place = exc.where if isinstance(exc.where, CellRef) else source_place
+            shown = f"{exc.where}: " if isinstance(exc.where, str) and exc.where != display else ""
             findings.append(Finding("error", "sheet-unreadable",
                                     shown + exc.message + (f" ({exc.hint})" if exc.hint else ""), place))
             return None
+
+    def lookup_reader(self, findings: list[Finding]) -> ReadSheet:
+        def read(source: Path, sheet: str | None, place: Place) -> SheetData | None:
+            return self.read(source, sheet, findings, display=display_path(source), source_place=place,
+                             sheet_place=place)
+
+        return read

@@ -1,9 +1,11 @@
 """Value steps: one cell value -> the value a record field holds.
 
-The order (contract section 4, documented for users in the README):
-transform -> split -> map -> type -> default -> pattern -> max_length.
+The order (contract sections 4 and 4.1, documented for users in the README):
+transform -> replace -> pad -> split -> map/lookup -> type -> default -> pattern -> max_length.
 
-- `transform` works on the cell's text (a number's text never has a trailing ".0").
+- `transform` works on the cell's text (a number's text never has a trailing ".0"); so do
+  `replace` (a regular expression, bounded in time: `loader.source.patterns`) and `pad` (left-pad
+  to a width: the code 4101 stored as a number becomes "04101").
 - A cell that is empty, or only whitespace (non-breaking spaces included), is empty; so is a
   value that `transform` leaves empty. An empty value takes `default`, else the `empty:` mode
   decides (that is the caller's business: `apply_steps` returns EMPTY).
@@ -17,13 +19,21 @@ transform -> split -> map -> type -> default -> pattern -> max_length.
   text as 2027-02-28 or 28/02/2027 (day first, as Australian users write it), giving
   "2027-02-28". `epoch_ms` accepts the same and date-times, taken as UTC, and whole numbers
   (already milliseconds); a time finer than a millisecond is rounded to the nearest one (a cell
-  Excel shows as 09:30:00 may hold 09:29:59.999999).
+  Excel shows as 09:30:00 may hold 09:29:59.999999). `format` replaces the text forms by its
+  `strptime` patterns, tried in order; with `serial` a number cell is an Excel serial date (days
+  since 1899-12-30, a fraction is the time of day). A date-time at midnight is a date; a day the
+  month does not have (31/02/2005) is "that date does not exist".
+- `pattern` may carry a `message`, which is what the error says was expected.
+- `lookup` (beside `map`): the text is looked up in a table read from another sheet or file
+  (`loader.source.lookups`); a miss takes `default` when there is one, else is an error naming
+  the table and the closest key (not for a PII field).
 - A field marked `pii: true` never has its value spelt out in a message (contract section 7): the
   message says what was expected and that the value is hidden.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -31,6 +41,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 
+from loader.source.patterns import Pattern, PatternTimeout, full_match, substitute
 from loader.source.readers import WHITESPACE, CellValue
 from loader.source.records import quoted
 
@@ -41,6 +52,11 @@ LIST_SEPARATOR: Final = ","
 _TRUE = frozenset({"yes", "true", "y", "1"})
 _FALSE = frozenset({"no", "false", "n", "0"})
 _DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+SERIAL: Final = "serial"
+_SERIAL_BASE = datetime(1899, 12, 30)
+_LAST_SERIAL = 2_958_466  # 10000-01-01
+_SAMPLE = datetime(2027, 2, 28)
 _INTEGER = re.compile(r"[+-]?\d+")
 _SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -80,8 +96,14 @@ class Steps:
     map: Mapping[str, Any] | None = None
     has_default: bool = False
     default: Any = None
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    pattern: Pattern | None = field(default=None, compare=False)
     max_length: int | None = None
+    pattern_message: str | None = None  # what a value failing `pattern` was expected to be, for people
+    replace: tuple[Pattern, str] | None = field(default=None, compare=False)  # (regex, replacement text)
+    pad: tuple[int, str] | None = None  # (width, fill character)
+    formats: tuple[str, ...] = ()  # strptime patterns for date/epoch_ms text, and/or "serial"
+    lookup: Mapping[str, Any] | None = field(default=None, compare=False)  # a `lookup:` table, text -> value
+    lookup_name: str = ""  # the table for messages: "a Code of codes.xlsx › Faculties"
 
 
 def text_of(value: CellValue | Any) -> str:
@@ -138,8 +160,17 @@ def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> A
 
 
 def _applied(value: CellValue | Any, steps: Steps) -> Any:
-    if not _is_empty(value) and steps.transform:
-        value = _transform(text_of(value), steps.transform)
+    if not _is_empty(value) and (steps.transform or steps.replace or steps.pad):
+        original = value
+        text = _transform(text_of(value), steps.transform)
+        if steps.replace is not None:
+            try:
+                text = substitute(steps.replace[0], steps.replace[1], text)
+            except PatternTimeout as exc:
+                raise StepError(f"replace: {exc}; the cell holds ", original) from None
+        if steps.pad is not None and text.strip(WHITESPACE):
+            text = text.rjust(steps.pad[0], steps.pad[1])
+        value = text
     if _is_empty(value):
         return _default(steps)
     if steps.split is not None or steps.type == "list":
@@ -149,8 +180,8 @@ def _applied(value: CellValue | Any, steps: Steps) -> Any:
         if not kept:
             return _default(steps)
         item_type = "string" if steps.type == "list" else steps.type
-        return [_finish(_convert(_mapped(item, steps), item_type), steps) for item in kept]
-    return _finish(_convert(_mapped(value, steps), steps.type), steps)
+        return [_finish(_convert(_mapped(item, steps), item_type, steps.formats), steps) for item in kept]
+    return _finish(_convert(_mapped(value, steps), steps.type, steps.formats), steps)
 
 
 def _default(steps: Steps) -> Any:
@@ -158,8 +189,9 @@ def _default(steps: Steps) -> Any:
         return EMPTY
     if steps.type == "list" or steps.split is not None:
         items = steps.default if isinstance(steps.default, list) else [steps.default]
-        return [_finish(_convert(item, "string" if steps.type == "list" else steps.type), steps) for item in items]
-    return _finish(_convert(steps.default, steps.type), steps)
+        kind = "string" if steps.type == "list" else steps.type
+        return [_finish(_convert(item, kind, steps.formats), steps) for item in items]
+    return _finish(_convert(steps.default, steps.type, steps.formats), steps)
 
 
 def _mapped(value: Any, steps: Steps) -> Any:
@@ -167,19 +199,45 @@ def _mapped(value: Any, steps: Steps) -> Any:
         text = text_of(value)
         if text in steps.map:
             return steps.map[text]
+    if steps.lookup is not None:
+        text = text_of(value).strip(WHITESPACE)
+        if text in steps.lookup:
+            return steps.lookup[text]
+        if steps.has_default:
+            return steps.default
+        close = difflib.get_close_matches(text, list(steps.lookup), n=1)
+        raise _LookupMiss(steps.lookup_name, close[0] if close else None, value)
     return value
+
+
+class _LookupMiss(StepError):
+    """A value not in its `lookup:` table; says the closest key (not for PII fields)."""
+
+    def __init__(self, table: str, close: str | None, found: Any, *, pii: bool = False) -> None:
+        hint = f" (did you mean {close!r}?)" if close is not None and not pii else ""
+        super().__init__(f"expected {table}{hint}, got ", found, pii=pii)
+        self._table, self._close = table, close
+
+    def hidden(self) -> StepError:
+        return self if self.pii else _LookupMiss(self._table, self._close, self._found, pii=True)
 
 
 def _finish(value: Any, steps: Steps) -> Any:
     if steps.pattern is not None and value is not None:
-        if not steps.pattern.fullmatch(text_of(value)):
+        try:
+            matched = full_match(steps.pattern, text_of(value))
+        except PatternTimeout as exc:
+            raise StepError(f"pattern: {exc}; the cell holds ", value) from None
+        if not matched:
+            if steps.pattern_message:
+                raise StepError(f"expected {steps.pattern_message}, got ", value)
             raise StepError(f"expected text matching pattern {steps.pattern.pattern!r}, got ", value)
     if steps.max_length is not None and isinstance(value, str) and len(value) > steps.max_length:
         raise StepError(f"expected at most {steps.max_length} characters, got {len(value)}: ", value)
     return value
 
 
-def _convert(value: Any, kind: str) -> Any:
+def _convert(value: Any, kind: str, formats: tuple[str, ...] = ()) -> Any:
     if value is None:
         return None  # a mapped or default null means "clear"
     if kind in ("string", "list"):
@@ -191,9 +249,9 @@ def _convert(value: Any, kind: str) -> Any:
     if kind == "boolean":
         return _boolean(value)
     if kind == "date":
-        return _date(value).isoformat()
+        return _date(value, formats).isoformat()
     if kind == "epoch_ms":
-        return _epoch_ms(value)
+        return _epoch_ms(value, formats)
     raise StepError(f"expected one of the types {', '.join(TYPES)}, got ", kind)
 
 
@@ -241,51 +299,84 @@ def _boolean(value: Any) -> bool:
     raise StepError("expected yes/no, true/false, y/n or 1/0, got ", value)
 
 
-def _date(value: Any) -> date:
-    if isinstance(value, datetime):
-        if value.time() == time(0):
-            return value.date()
-        raise StepError("expected a date, got a date and time ", value)
-    if isinstance(value, date):
+def _date(value: Any, formats: tuple[str, ...] = ()) -> date:
+    moment = _moment(value, formats)
+    if moment is None:
+        raise StepError(f"expected a date like {_examples(formats)} or a date cell, got ", value)
+    if isinstance(moment, datetime):
+        if moment.time() != time(0):
+            raise StepError("expected a date, got a date and time ", value)
+        return moment.date()
+    return moment
+
+
+def _moment(value: Any, formats: tuple[str, ...]) -> date | datetime | None:
+    """The date or date-time a cell holds, read as `formats` say; None when it holds neither.
+
+    Raises StepError when the text has the shape of a date the calendar does not have.
+    """
+    if isinstance(value, datetime | date):
         return value
-    if isinstance(value, str):
-        text = value.strip(WHITESPACE)
+    if SERIAL in formats and isinstance(value, int | float) and not isinstance(value, bool):
+        return _serial(value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip(WHITESPACE)
+    patterns = [f for f in formats if f != SERIAL]
+    impossible = False
+    if not patterns:
+        found = _DMY.fullmatch(text) or _ISO.fullmatch(text)
+        if found:
+            day, month, year = (int(g) for g in (found.groups() if found.re is _DMY else reversed(found.groups())))
+            try:
+                return date(year, month, day)
+            except ValueError:
+                impossible = True
+    for pattern in patterns:
         try:
-            return date.fromisoformat(text) if len(text) == 10 and text[4] == "-" else _dmy(text)
-        except ValueError:
-            pass
-    raise StepError("expected a date like 2027-02-28 or 28/02/2027 or a date cell, got ", value)
+            return datetime.strptime(text, pattern)
+        except ValueError as exc:
+            impossible = impossible or "out of range" in str(exc)
+    if impossible:
+        raise StepError("that date does not exist: ", value)
+    return None
 
 
-def _dmy(text: str) -> date:
-    found = _DMY.fullmatch(text)
-    if not found:
-        raise ValueError(text)
-    day, month, year = (int(g) for g in found.groups())
-    return date(year, month, day)
+def _serial(value: float) -> datetime | None:
+    """An Excel serial date (the 1900 date system): days since 1899-12-30; the fraction is the time."""
+    if not (1 <= value < _LAST_SERIAL):
+        return None
+    if 60 <= value < 61:
+        raise StepError("that date does not exist (Excel's serial 60 is 29 February 1900): ", value)
+    base = _SERIAL_BASE if value >= 61 else _SERIAL_BASE + timedelta(days=1)
+    return base + timedelta(microseconds=round(value * 86_400_000_000))
 
 
-def _epoch_ms(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
+def _examples(formats: tuple[str, ...]) -> str:
+    shown = [_SAMPLE.strftime(f) for f in formats if f != SERIAL] or ["2027-02-28", "28/02/2027"]
+    if SERIAL in formats:
+        shown.append("an Excel serial number")
+    return " or ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _epoch_ms(value: Any, formats: tuple[str, ...] = ()) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and SERIAL not in formats:
         return value
     if isinstance(value, str) and _INTEGER.fullmatch(value.strip(WHITESPACE)):
         return int(value.strip(WHITESPACE))
-    moment: datetime | None = None
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, date):
-        moment = datetime.combine(value, time(0))
-    elif isinstance(value, str):
-        text = value.strip(WHITESPACE)
+    moment: date | datetime | None = None
+    if isinstance(value, str) and not formats:
         try:
-            moment = datetime.fromisoformat(text)
+            moment = datetime.fromisoformat(value.strip(WHITESPACE))
         except ValueError:
-            try:
-                moment = datetime.combine(_dmy(text), time(0))
-            except ValueError:
-                moment = None
+            moment = None
     if moment is None:
-        raise StepError("expected a date or date-time like 2027-02-28T09:30 or a date cell, got ", value)
+        moment = _moment(value, formats)
+    if moment is None:
+        shown = _examples(formats) if formats else "2027-02-28T09:30"
+        raise StepError(f"expected a date or date-time like {shown} or a date cell, got ", value)
+    if not isinstance(moment, datetime):
+        moment = datetime.combine(moment, time(0))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     # Whole microseconds, rounded to the nearest millisecond: a float timestamp times 1000,

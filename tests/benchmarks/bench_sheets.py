@@ -49,6 +49,55 @@ entities:
 """
 
 
+# The same rows read with `repeat` (two records a row: Name and School as two "groups") and with
+# `collect` (on unique keys: the gathering path for every record; on 40 keys: 5,000 rows each).
+MAPPING_REPEAT = """\
+version: 1
+source: {source}
+entities:
+  applicants:
+    entity: applicant
+    sheet: Data
+    repeat: {{part: [Name, School]}}
+    where: {{column: Status, not_in: [Withdrawn]}}
+    key: [external_id]
+    fields:
+      external_id: {{template: "{{Code}}-{{part}}"}}
+      first_name: {{column: "{{part}}", transform: [strip, collapse_spaces]}}
+      last_name: School
+      email_address: {{column: Email, pii: true}}
+      date_of_birth: Start
+      eligible_deliveries: {{column: Deliveries, split: ";"}}
+      custom_attributes:
+        Points: Points
+        Fee: Fee
+        Faculty: Faculty
+        Notes: Notes
+        Active: {{column: Active, map: {{"TRUE": "yes", "FALSE": "no"}}}}
+        Status: Status
+"""
+
+MAPPING_COLLECT = MAPPING.replace("        Faculty: Faculty\n", "        Faculty: {{column: Faculty, collect: join}}\n")
+
+MAPPING_COLLECT_40 = """\
+version: 1
+source: {source}
+entities:
+  schools:
+    entity: school
+    sheet: Data
+    key: [code]
+    fields:
+      code: School
+      custom_attributes:
+        Faculties: {{column: Faculty, collect: join}}
+        Codes: {{column: Code, collect: join}}
+"""
+
+MAPPINGS = {"end to end (read_sources)": MAPPING, "end to end, repeat x2": MAPPING_REPEAT,
+            "end to end, collect (unique keys)": MAPPING_COLLECT, "end to end, collect (40 keys)": MAPPING_COLLECT_40}
+
+
 def workbook_path(rows: int) -> Path:
     return Path(f"/tmp/loader-bench-{rows}.xlsx")
 
@@ -108,12 +157,12 @@ def work(engine: str, path: Path) -> dict[str, object]:
         data = read_sheet(path, path.name, "Data", engine="openpyxl" if "openpyxl" in engine else "calamine")
         count = len(data.rows) - 1
         digest = _digest([r.values for r in data.rows])
-    elif engine == "end to end (read_sources)":
+    elif engine in MAPPINGS:
         from loader.profile import load_profile
         from loader.source.sources import read_sources
 
-        mapping = Path(f"/tmp/loader-bench-{path.stem}.yaml")
-        mapping.write_text(MAPPING.format(source=path), encoding="utf-8")
+        mapping = Path(f"/tmp/loader-bench-{path.stem}-{len(engine)}.yaml")
+        mapping.write_text(MAPPINGS[engine].format(source=path), encoding="utf-8")
         sources = read_sources([mapping], load_profile())
         block = sources.blocks[0]
         count = block.rows_read
@@ -141,6 +190,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--skip-slow", action="store_true", help="leave out the openpyxl-based engines")
+    parser.add_argument("--only", help="run only the engines whose name contains this text")
     parser.add_argument("--work")
     parser.add_argument("--measure")
     parser.add_argument("--path")
@@ -152,19 +202,21 @@ def main() -> None:
         print(json.dumps(measure(args.measure, Path(args.path))))
         return
     path = generate(args.rows)
-    engines = ["calamine", "pandas+calamine", "loader.sheets (calamine)", "end to end (read_sources)"]
+    engines = ["calamine", "pandas+calamine", "loader.sheets (calamine)", *MAPPINGS]
     if not args.skip_slow:
         engines[2:2] = ["pandas+openpyxl", "openpyxl read_only", "loader.sheets (openpyxl)"]
+    if args.only:
+        engines = [e for e in engines if args.only in e]
     baseline = _wrapped("--measure", "idle", path)  # a child that imports nothing: the interpreter's floor
     print(f"workbook: {path} ({path.stat().st_size / 1e6:.1f} MB, {args.rows} rows x {len(HEADER)} columns)")
-    print(f"{'engine':30} {'rows':>8} {'seconds':>8} {'rows/s':>9} {'peak MB':>8}  check")
+    print(f"{'engine':34} {'rows':>8} {'seconds':>8} {'rows/s':>9} {'peak MB':>8}  check")
     for engine in engines:
         result = _wrapped("--measure", engine, path)
         if "error" in result:
-            print(f"{engine:30} failed: {result['error']}")
+            print(f"{engine:34} failed: {result['error']}")
             continue
         rate = float(result["rows"]) / float(result["seconds"])
-        print(f"{engine:30} {result['rows']:>8} {result['seconds']:>8.2f} {rate:>9.0f} {result['peak_mb']:>8.0f}  "
+        print(f"{engine:34} {result['rows']:>8} {result['seconds']:>8.2f} {rate:>9.0f} {result['peak_mb']:>8.0f}  "
               f"{result['digest']}")
     if "peak_mb" in baseline:
         print(f"(an idle interpreter child: {baseline['peak_mb']:.0f} MB)")

@@ -65,11 +65,13 @@ def test_a_mapping_with_several_mistakes_reports_all_of_them_with_file_line_col(
     mapping, problems = _load(workdir, SEVERAL_MISTAKES)
     assert mapping is not None and mapping.blocks == ()
     assert problems == [
-        "m.yaml:7:17: 0 is less than the minimum of 1",
+        "m.yaml:7:17: expected a row number such as 3, or auto, got a number (0)",
         "m.yaml:10:54: expected one of: strip, upper, lower, title, collapse_spaces; got text ('shout')",
         "m.yaml:11:13: expected exactly one of `column`, `value` or `template` (a `ref` needs `column` or `template`)",
         "m.yaml:11:14: unknown key 'colum'; expected one of: column, value, template, ref, by, transform, type, "
-        "split, map, default, pattern, max_length, empty, pii, description (did you mean 'column'?)",
+        "split, map, default, pattern, replace, pad, format, when, collect, separator, lookup, "
+        "max_length, empty, pii, "
+        "description (did you mean 'column'?)",
         "m.yaml:12:15: expected exactly one of `column`, `value` or `template` (a `ref` needs `column` or `template`)",
         "m.yaml:14:13: unknown entity 'subjekt'; expected one of: applicant, arrangement, course, credential, "
         "program, school, subject (did you mean 'subject'?)",

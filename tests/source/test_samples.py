@@ -25,10 +25,33 @@ def _generator() -> ModuleType:
 
 def test_the_generator_reproduces_the_committed_samples_byte_for_byte(tmp_path: Path) -> None:
     written = _generator().write_all(tmp_path)
-    assert len(written) == 4
+    assert len(written) == 7
     for path in written:
         committed = REPO / "samples" / path.relative_to(tmp_path)
         assert path.read_bytes() == committed.read_bytes(), f"{committed} is stale: run samples/make_samples.py"
+
+
+REAL_WORLD = ("mappings/real-world/offerings.yaml", "mappings/real-world/applicant-export.yaml",
+              "mappings/real-world/legacy-applicants.yaml")
+
+
+def test_the_real_world_sample_mappings_read_every_row_without_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    sources = read_sources([Path(m) for m in REAL_WORLD], load_profile())
+    assert sources.findings == () and all(b.findings == () for b in sources.blocks)
+    blocks = {b.block: b for b in sources.blocks}
+    assert {name: len(b.records) for name, b in blocks.items()} == {
+        "offered_subjects": 5, "exported_credentials": 8, "legacy_applicants": 4}
+    subjects = {r.key[0]: r.fields for r in blocks["offered_subjects"].records}
+    assert subjects["48024"]["custom_attributes"] == {
+        "Campus": "City, Online, Albury", "Subject Status": "Active", "Faculty": "Faculty of Engineering and IT"}
+    credentials = {r.key[1:]: r for r in blocks["exported_credentials"].records}
+    assert credentials[("TERTIARY", "Foundation in Science")].fields["completionDate"] == "2026-06-30"  # a serial
+    assert credentials[("TERTIARY", "Graduate Certificate in Data Science")].fields["completionDate"] == "2025-06-30"
+    assert str(credentials[("EMPLOYMENT", "Barista")].row).endswith("Applicants 2027 › row 5 (n=2)")
+    legacy = {r.key[0]: r.fields for r in blocks["legacy_applicants"].records}
+    assert legacy["L-000454"]["last_name"] == "O\u2019Neill" and legacy["L-000452"]["first_name"] == "Jürgen"
+    assert legacy["L-000452"]["date_of_birth"] == "2005-11-02"
 
 
 def test_the_sample_mappings_read_every_row_without_errors(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,3 +110,24 @@ def test_the_sample_plan_shows_last_cycles_differences(sample_plan: Plan) -> Non
     assert aisha.depends_on == ("applicants/A1000129",)
     olivia = _record(sample_plan, "credentials/A1000123/TERTIARY/Diploma of Information Technology")
     assert olivia.action is Action.UPDATE and olivia.payload == {"result": "6.2"}
+
+
+def _mapping_lines(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip() and not line.lstrip().startswith("#"))
+
+
+def test_the_applicant_export_with_repeat_means_what_six_blocks_meant_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(REPO)
+    after = Path("mappings/real-world/applicant-export.yaml")
+    before = Path("tests/source/applicant-export-without-repeat.yaml")
+    read = {path: read_sources([path], load_profile()) for path in (after, before)}
+
+    def records(path: Path) -> list[tuple[object, ...]]:
+        assert read[path].findings == () and all(b.findings == () for b in read[path].blocks)
+        return sorted((repr(r.key), repr(sorted(r.fields.items()))) for b in read[path].blocks for r in b.records)
+
+    assert records(after) == records(before) and len(records(after)) == 8
+    assert (_mapping_lines(before), _mapping_lines(after)) == (96, 20)  # lines that are not comments

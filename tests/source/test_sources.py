@@ -567,4 +567,7 @@ entities:
     key: [code]
     fields: {code: Code}
 """)
-    assert messages(read([workdir / "m.yaml"])) == ["m.yaml:4:3: header row 4 of h.xlsx › S is empty"]
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:6:17: header row 4 of h.xlsx › S is empty; row 1 holds every column this block names: "
+        "set `header_row: 1` (or `header_row: auto`)"
+    ]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loader.source.patterns import compile_pattern
 from loader.source.steps import EMPTY, TRANSFORMS, TYPES, StepError, Steps, apply_steps, text_of
 
 
@@ -59,7 +59,7 @@ def test_types_convert_what_users_write(value: object, kind: str, expected: obje
     ("value", "kind", "expected"),
     [
         ("next week", "date", "expected a date like 2027-02-28 or 28/02/2027 or a date cell, got 'next week'"),
-        ("31/02/2027", "date", "expected a date like 2027-02-28 or 28/02/2027 or a date cell, got '31/02/2027'"),
+        ("31/02/2027", "date", "that date does not exist: '31/02/2027'"),
         (dt.datetime(2027, 2, 28, 9, 30), "date", "expected a date, got a date and time '2027-02-28T09:30:00'"),
         ("12.5", "integer", "expected a whole number, got '12.5'"),
         ("twelve", "number", "expected a number, got 'twelve'"),
@@ -75,7 +75,7 @@ def test_a_failing_type_says_what_was_expected_and_what_was_found(value: object,
 
 
 def test_split_map_pattern_and_max_length_apply_to_each_item() -> None:
-    steps = Steps(split=";", map={"M": "MATH101"}, pattern=re.compile(r"[A-Z]{4}\d{3}"), max_length=7)
+    steps = Steps(split=";", map={"M": "MATH101"}, pattern=compile_pattern(r"[A-Z]{4}\d{3}"), max_length=7)
     assert apply_steps("M; PHYS101 ;", steps) == ["MATH101", "PHYS101"]
     with pytest.raises(StepError, match="expected text matching pattern"):
         apply_steps("M;phys", steps)
@@ -121,11 +121,11 @@ def test_any_cell_gives_a_value_empty_or_a_step_error_never_a_crash(
     value: object, kind: str, transforms: list[str], split: str | None, pattern: str | None
 ) -> None:
     steps = Steps(transform=tuple(transforms), type=kind, split=split,
-                  pattern=re.compile(pattern) if pattern else None, max_length=20)
+                  pattern=compile_pattern(pattern) if pattern else None, max_length=20)
     try:
         result = apply_steps(value, steps)
     except StepError as error:
-        assert str(error).startswith("expected")
+        assert str(error).startswith(("expected", "that date does not exist"))
         return
     if result is EMPTY:
         return
@@ -142,7 +142,7 @@ def test_any_cell_gives_a_value_empty_or_a_step_error_never_a_crash(
 @pytest.mark.parametrize(
     ("value", "steps", "expected"),
     [
-        ("not-an-email", Steps(pattern=re.compile(r"[^@]+@[^@]+")),
+        ("not-an-email", Steps(pattern=compile_pattern(r"[^@]+@[^@]+")),
          "expected text matching pattern '[^@]+@[^@]+', got (hidden)"),
         ("ann.lee@example.edu", Steps(max_length=5), "expected at most 5 characters, got 19: (hidden)"),
         ("1 January", Steps(type="date"), "expected a date like 2027-02-28 or 28/02/2027 or a date cell, got (hidden)"),
@@ -173,3 +173,81 @@ def test_a_pii_field_s_step_error_says_what_was_expected_without_the_value(
 )
 def test_epoch_ms_rounds_to_the_nearest_millisecond(value: object, expected: int) -> None:
     assert apply_steps(value, Steps(type="epoch_ms")) == expected
+
+
+# ---- contract section 4.1: format, serial, pad, replace, pattern messages, bounded regexes ----
+
+LOCAL = ("%d-%m-%Y", "%d %b %Y", "%d/%m/%y", "%d/%m/%Y %H:%M", "%d/%m/%Y", "serial")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["03-07-2005", "3 Jul 2005", "03/07/05", "03/07/2005 00:00", "3/7/2005", 38536, 38536.0,
+     dt.datetime(2005, 7, 3, 0, 0), dt.date(2005, 7, 3)],
+)
+def test_format_reads_the_local_date_forms_staff_send(value: object) -> None:
+    assert apply_steps(value, Steps(type="date", formats=LOCAL)) == "2005-07-03"
+
+
+def test_a_serial_with_a_time_of_day_is_a_date_time() -> None:
+    assert apply_steps(38536.5, Steps(type="epoch_ms", formats=("serial",))) == 1120392000000
+    with pytest.raises(StepError, match="expected a date, got a date and time"):
+        apply_steps(38536.5, Steps(type="date", formats=("serial",)))
+
+
+@pytest.mark.parametrize(
+    ("value", "formats", "message"),
+    [
+        ("31/02/2005", (), "that date does not exist: '31/02/2005'"),
+        ("31/02/2005", ("%d/%m/%Y",), "that date does not exist: '31/02/2005'"),
+        ("29 Feb 2005", ("%d %b %Y",), "that date does not exist: '29 Feb 2005'"),
+        ("2005-02-29", (), "that date does not exist: '2005-02-29'"),
+        (60, ("serial",), "that date does not exist (Excel's serial 60 is 29 February 1900): '60'"),
+        ("July 3", ("%d/%m/%Y", "%d %b %Y", "serial"),
+         "expected a date like 28/02/2027, 28 Feb 2027 or an Excel serial number or a date cell, got 'July 3'"),
+        (38536, ("%d/%m/%Y",), "expected a date like 28/02/2027 or a date cell, got '38536'"),
+    ],
+)
+def test_impossible_and_unreadable_dates_say_which(value: object, formats: tuple[str, ...], message: str) -> None:
+    with pytest.raises(StepError) as refused:
+        apply_steps(value, Steps(type="date", formats=formats))
+    assert str(refused.value) == message
+
+
+def test_pad_left_pads_codes_stored_as_numbers_and_replace_rewrites_text() -> None:
+    assert apply_steps(4101, Steps(pad=(5, "0"))) == "04101"
+    assert apply_steps("04101", Steps(pad=(5, "0"))) == "04101"
+    assert apply_steps("123456", Steps(pad=(5, "0"))) == "123456"
+    dashes = Steps(replace=(compile_pattern(r"[\s-]+"), ""), pad=(6, "0"))
+    assert apply_steps("12 - 34", dashes) == "001234"
+    assert apply_steps("Dr  Ann Lee", Steps(replace=(compile_pattern(r"^(Dr|Mr|Ms)\s+"), ""))) == "Ann Lee"
+
+
+def test_a_pattern_message_is_what_the_error_says() -> None:
+    email = Steps(pattern=compile_pattern(r"[^@\s]+@[^@\s]+\.[^@\s]+"), pattern_message="a valid e-mail address")
+    assert apply_steps("ann.lee@example.edu", email) == "ann.lee@example.edu"
+    with pytest.raises(StepError) as refused:
+        apply_steps("ann.lee at example", email)
+    assert str(refused.value) == "expected a valid e-mail address, got 'ann.lee at example'"
+    with pytest.raises(StepError) as hidden:
+        apply_steps("ann.lee at example", email, pii=True)
+    assert str(hidden.value) == "expected a valid e-mail address, got (hidden)"
+
+
+def test_a_catastrophic_pattern_on_a_long_cell_is_stopped_with_an_error_not_a_hang() -> None:
+    steps = Steps(pattern=compile_pattern(r"^(a|aa)+$"), pattern_message="only a's")
+    with pytest.raises(StepError) as refused:
+        apply_steps("a" * 5000 + "!", steps)
+    assert "took over 0.25 s on this cell and was stopped" in str(refused.value)
+
+
+def test_a_lookup_miss_suggests_the_closest_key_but_not_for_pii() -> None:
+    steps = Steps(lookup={"SCI": "Faculty of Science", "851": "Engineering"}, lookup_name="a Code listed in c.xlsx")
+    assert apply_steps(851, steps) == "Engineering"
+    with pytest.raises(StepError) as refused:
+        apply_steps("SIC", steps)
+    assert str(refused.value) == "expected a Code listed in c.xlsx (did you mean 'SCI'?), got 'SIC'"
+    with pytest.raises(StepError) as hidden:
+        apply_steps("SIC", steps, pii=True)
+    assert str(hidden.value) == "expected a Code listed in c.xlsx, got (hidden)"
+    assert apply_steps("SIC", Steps(lookup={"SCI": "x"}, has_default=True, default="Unknown")) == "Unknown"
