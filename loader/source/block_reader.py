@@ -59,17 +59,31 @@ class RowCells(Mapping[str, CellRef]):
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A row that errors kept from becoming a record: its key where the key cells were readable.
+
+    The planner reports a live record with this key as blocked, not as "not in source".
+    """
+
+    row: CellRef
+    key: tuple[Any, ...] | None
+    errors: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class BlockResult:
     records: tuple[DesiredRecord, ...]
     findings: tuple[Finding, ...]
     rows_read: int
     rows_filtered: int
+    left_out: tuple[LeftOut, ...] = ()
 
 
 @dataclass(frozen=True)
 class _Built:
     record: DesiredRecord | None
     errors: tuple[Finding, ...]
+    key: tuple[Any, ...] | None = None  # of a row with errors, when its key fields were built
 
 
 def _cell_text(value: CellValue) -> str:
@@ -125,6 +139,7 @@ class BlockReader:
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
         conflicted: set[tuple[Any, ...]] = set()
         rows_read = rows_filtered = 0
+        left_out: list[LeftOut] = []
         for row in self.data.rows:
             if row.number <= self.block.header_row:
                 continue
@@ -136,18 +151,23 @@ class BlockReader:
             findings.extend(built.errors)
             record = built.record
             if record is None:
+                left_out.append(LeftOut(self.data.row_ref(row.number), built.key, built.errors))
                 continue
             if record.key in conflicted:
-                findings.append(self._conflict(record, merged.get(record.key) or record))
+                conflict = self._conflict(record, merged.get(record.key) or record)
+                findings.append(conflict)
+                left_out.append(LeftOut(record.row, record.key, (conflict,)))
                 continue
             first = merged.get(record.key)
             if first is None:
                 merged[record.key] = record
             elif first.fields != record.fields:
-                findings.append(self._conflict(first, record))
+                conflict = self._conflict(first, record)
+                findings.append(conflict)
                 conflicted.add(record.key)
+                left_out += [LeftOut(first.row, first.key, (conflict,)), LeftOut(record.row, record.key, (conflict,))]
         records = tuple(r for k, r in merged.items() if k not in conflicted)
-        return BlockResult(records, tuple(findings), rows_read, rows_filtered)
+        return BlockResult(records, tuple(findings), rows_read, rows_filtered, tuple(left_out))
 
     # ---- per-row work ------------------------------------------------------------------
 
@@ -237,7 +257,9 @@ class BlockReader:
                 label = problem.field or "record"
                 errors.append(Finding("error", "schema", f"{label}: {problem.message}", str(place)))
         if errors:
-            return _Built(None, tuple(errors))
+            key_parts = tuple(fields.get(k) for k in self.block.key)
+            known = all(k in fields for k in self.block.key)
+            return _Built(None, tuple(errors), key_parts if known else None)
         key = tuple(fields[k] for k in self.block.key)
         return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii), ())
 

@@ -15,7 +15,7 @@ from loader.findings import Finding
 from loader.fingerprints import fingerprint_inputs
 from loader.places import MappingPlace
 from loader.profile import Profile
-from loader.source.block_reader import BlockReader
+from loader.source.block_reader import BlockReader, LeftOut
 from loader.source.mapping import Block, Mapping, load_mapping
 from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
 from loader.source.records import DesiredRecord
@@ -37,6 +37,7 @@ class BlockRecords:
     rows_read: int  # non-blank rows below the header
     place: MappingPlace  # where the block is defined
     rows_filtered: int = 0  # rows `where` left out
+    left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -108,6 +109,7 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
                     rows_read=found.rows_read,
                     place=block.place,
                     rows_filtered=found.rows_filtered,
+                    left_out=found.left_out,
                 )
             )
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs), tuple(findings))

@@ -16,6 +16,7 @@ from loader.config import Environment, load_config
 from loader.environments import sandbox_environment
 from loader.findings import Finding
 from loader.plan.run import PlanRun, run_plan
+from loader.source.block_reader import LeftOut
 from loader.source.records import DesiredRecord
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,6 +35,7 @@ class Block:
     source_file: str = "intake.xlsx"
     sheet: str | None = None
     findings: tuple[Finding, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
 
 
 def environment_for(sandbox: Any) -> Environment:
