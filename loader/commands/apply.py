@@ -182,7 +182,7 @@ async def _make_plan(
 
     paths = [Path(m) for m in args.mappings]
     planned = await run_plan(paths, config=config, env=env, client=client)
-    render(planned.plan)
+    render(planned.plan, applying=True)
     header_rows: dict[str, int] = {}
     for path in paths:
         mapping, _ = load_mapping(path, config.profile)
