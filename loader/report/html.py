@@ -16,7 +16,10 @@ PII is masked; a Content-Security-Policy forbids any request.
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -151,7 +154,24 @@ _ROW = "row "
 
 def render_html(plan: Plan) -> str:
     """The whole report as one HTML document."""
-    plan = masked_plan(plan)
+    with _no_collection_pauses():
+        return _render(masked_plan(plan))
+
+
+@contextmanager
+def _no_collection_pauses() -> Iterator[None]:
+    """The garbage collector off while a large page is built: it allocates a few small dicts and lists
+    per record, none in a cycle, and collections over them doubled the time for 100,000 records."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _render(plan: Plan) -> str:
     t = totals(plan)
     title = f"Plan for {clean(plan.environment)}"
     blocks = [_block_data(b) for b in plan.blocks]
