@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
 from helpers.report import HOSTILE, Block, desired, review_plan
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -28,6 +30,7 @@ from loader.plan.plan_file import plan_json_text
 from loader.profile import load_profile
 from loader.report.markdown import CELL_LIMIT, PART_LIMIT, render, render_parts, write_markdown
 from loader.report.terminal import render_text
+from loader.report.view import clean
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 from loader.source.records import Ref
 
@@ -213,3 +216,45 @@ def test_hostile_values_and_pii_stay_inert_in_github_flavoured_markdown() -> Non
     assert "secret" not in text and "old@example.com" not in text
     assert "| 2 | `A1` | email\\_address: ‹hidden› → ‹hidden› |" in text
     assert HOSTILE not in text
+
+
+_SPECIALS = "|`<>[]()!*_~\\\r\n\x1b\u202e&#:/.- ahjsvw"
+
+
+def _table_cells(tokens: list[Token]) -> list[list[str]]:
+    """The text of every body cell of every table, as a reader sees it (code spans' content included)."""
+    rows: list[list[str]] = []
+    in_body = False
+    for token in tokens:
+        if token.type == "tbody_open":
+            in_body = True
+        elif token.type == "tbody_close":
+            in_body = False
+        elif in_body and token.type == "tr_open":
+            rows.append([])
+        elif in_body and token.type == "inline":
+            rows[-1].append("".join(c.content for c in token.children or ()))
+    return rows
+
+
+def _as_code_span_shows(text: str) -> str:
+    shown = clean(text).replace("`", "'")
+    if len(shown) >= 2 and shown[0] == shown[-1] == " " and shown.strip(" "):
+        return shown[1:-1]  # CommonMark strips one space each side of a code span
+    return shown
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(st.sampled_from(list(_SPECIALS)) | st.characters(), min_size=1, max_size=40),
+                min_size=1, max_size=4))
+def test_no_cell_value_breaks_a_table_or_becomes_markup_link_or_html(values: list[str]) -> None:
+    records = [desired("schools", "school", 3 + n, code=f"K{n}{v}", name=v) for n, v in enumerate(values)]
+    plan = plan_changes([Block("schools", "school", ("code",), tuple(records), sheet="schools")], {},
+                        load_profile(), header=PlanHeader("sandbox", "5.1.0"))
+    _, tokens = _gfm(render(plan))
+    creates = [row for row in _table_cells(tokens) if len(row) == 3 and row[0].isdigit()]
+    assert creates == [[str(3 + n), _as_code_span_shows(f"K{n}{v}"), _as_code_span_shows(v)]
+                       for n, v in enumerate(values)]
+    inline = [child for t in tokens if t.children for child in t.children]
+    assert not [t for t in tokens + inline if t.type in ("html_block", "html_inline", "link_open", "image")
+                and "details" not in t.content]
