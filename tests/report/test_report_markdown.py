@@ -90,7 +90,12 @@ def _gfm(text: str) -> tuple[str, list[Token]]:
 
 
 def _tables_keep_their_columns(tokens: list[Token]) -> int:
-    """Every row of every table has as many cells as its header; the number of body rows."""
+    """Every row of every table has as many cells as its header; the number of body rows.
+
+    A GFM renderer pads or drops cells to the header's count, so this mostly counts rows (a line
+    break in a cell would add one); that no cell is split or merged is checked on the cells' text
+    by test_no_cell_value_breaks_a_table_or_becomes_markup_link_or_html.
+    """
     rows, columns, cells = 0, 0, 0
     for token in tokens:
         if token.type == "tr_open":
