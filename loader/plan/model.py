@@ -126,7 +126,7 @@ class BlockPlan:
     @property
     def blocked(self) -> int:
         """Records blocked by errors (their own or a dependency's), and rows left out by errors."""
-        return sum(1 for r in self.records if r.blocked or r.errors) + len(self.blocked_rows)
+        return sum(1 for r in self.records if r.blocked or (r.findings and r.errors)) + len(self.blocked_rows)
 
 
 @dataclass(frozen=True)

@@ -332,7 +332,8 @@ def _block_data(block: BlockPlan) -> dict[str, Any]:
 def _record_data(record: RecordPlan, block: BlockPlan, src: str) -> dict[str, Any]:
     """`s` (what changes) is left out for creates and updates: the script writes it from `f`."""
     action = "blocked" if is_blocked(record) else record.action.value
-    fields = [[clean(c.field), "" if c.old is None and action == "create" else value_text(c.old), value_text(c.new)]
+    creating = action == "create"
+    fields = [[clean(c.field), "" if creating and c.old is None else value_text(c.old), value_text(c.new)]
               for c in record.changes]
     data: dict[str, Any] = {"p": row_cell(record, block), "k": label(record), "a": action, "f": fields}
     if action == "blocked":

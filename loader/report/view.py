@@ -34,7 +34,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 def clean(text: str) -> str:
     """`text` with every control character shown as an escape (`\\r`, `\\e`, `\\u202e`): inert anywhere."""
-    if not _UNSAFE.search(text):
+    if text.isprintable() or not _UNSAFE.search(text):  # isprintable: the fast common case
         return text
     return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
 
