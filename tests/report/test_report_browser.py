@@ -138,6 +138,19 @@ def test_columns_sort_and_details_open_with_the_keyboard(review_page: tuple[Page
     assert page.locator("#block-4 tr.details").count() == 0
 
 
+def test_printing_hides_the_controls_and_builds_every_row(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "plan.html"
+    write_html(many_creates(450), path)
+    page, blocked = _open(browser, path)
+    assert page.eval_on_selector_all("#block-0 tbody tr", "rs => rs.length") == 200  # lazily, a page at a time
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.eval_on_selector_all("#block-0 tbody tr", "rs => rs.length") == 450
+    assert page.is_hidden(".controls") and page.is_hidden("#block-0 .more")
+    assert blocked.urls == []
+    page.close()
+
+
 def many_creates(n: int) -> Plan:
     """A first load of `n` subjects of six fields, built directly (planning them would dominate the test)."""
     records = []
