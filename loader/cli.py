@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "plan": "read inputs, fetch live data, show what would change",
     "apply": "apply creates and updates in dependency order",
     "pull": "export live records to a workbook",
+    "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
 }

@@ -141,7 +141,7 @@ class _Executor:
         if record.ref not in self.results:
             cells = tuple(f.where for f in record.errors if isinstance(f.where, CellRef))
             message = _blocked_reason(record)
-            self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message, cells=cells))
+            self._emit(_result(record, Outcome.SKIPPED, id=record.live_id, message=message, cells=cells, blocked=True))
 
     async def run(self) -> tuple[RecordResult, ...]:
         graph = build_graph(self.records.values(), self.profile.creation_order)

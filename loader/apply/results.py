@@ -33,6 +33,8 @@ class RecordResult:
     `attempts` counts the create/update requests sent for it (lookups not included);
     `adopted` is true when a create's answer was lost and the record was found under its key.
     `cells` names the source cells to highlight when a failure is tied to fields.
+    `blocked` is true for a record skipped because of errors (its own or a dependency's, `--partial`);
+    `message` then names the error that blocked it.
     """
 
     ref: str
@@ -50,6 +52,7 @@ class RecordResult:
     adopted: bool = False
     record_status: str | None = None  # e.g. the arrangement status reached
     cells: tuple[CellRef, ...] = ()
+    blocked: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class BlockSummary:
     name: str
     entity: str
     counts: Mapping[Outcome, int]
+    blocked: int = 0  # of the skipped records, those blocked by errors
 
     def count(self, outcome: Outcome) -> int:
         return self.counts.get(outcome, 0)
@@ -82,13 +86,19 @@ class Results:
     def blocks(self) -> tuple[BlockSummary, ...]:
         order: dict[str, str] = {}
         tallies: dict[str, Counter[Outcome]] = {}
+        blocked: Counter[str] = Counter()
         for name in self.block_sources:
             order.setdefault(name, "")
             tallies.setdefault(name, Counter())
         for r in self.records:
             order[r.block] = r.entity
             tallies.setdefault(r.block, Counter())[r.outcome] += 1
-        return tuple(BlockSummary(name, order[name], dict(tallies[name])) for name in order)
+            blocked[r.block] += r.blocked
+        return tuple(BlockSummary(name, order[name], dict(tallies[name]), blocked[name]) for name in order)
+
+    def blocked(self) -> tuple[RecordResult, ...]:
+        """Records not applied because of errors, each with the error that blocked it in `message`."""
+        return tuple(r for r in self.records if r.blocked)
 
     @property
     def ok(self) -> bool:

@@ -188,7 +188,7 @@ async def _make_plan(
 
     paths = [Path(m) for m in args.mappings]
     planned = await run_plan(paths, config=config, env=env, client=client)
-    render(planned.plan)
+    render(planned.plan, applying=True)
     field_cells = {
         (b.block, rec.row.row): dict(rec.cells)
         for b in planned.sources.blocks

@@ -19,7 +19,7 @@ from loader.places import CellRef
 from loader.plan.compare import same
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, plan_fields
-from loader.plan.model import Action, BlockPlan, Plan, RecordPlan, SourceReading
+from loader.plan.model import Action, BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -91,16 +91,22 @@ def plan_changes(
     first_block_of: dict[str, str] = {}
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
+    blocked_rows = [_blocked_rows(b, resolver, matched) for b in blocks]
+    held = {row.live_id for rows in blocked_rows for row in rows if row.live_id}
     block_plans = []
     for index, b in enumerate(blocks):
-        not_in_source = 0
+        absent: tuple[NotInSource, ...] = ()
         if first_block_of[b.entity] == b.block:
-            not_in_source = sum(1 for rec in resolver.live_records(b.entity) if str(rec.get("id")) not in matched)
+            absent = tuple(
+                NotInSource(tuple(key_text(rec.get(f)) for f in b.key_fields), str(rec.get("id")))
+                for rec in resolver.live_records(b.entity)
+                if str(rec.get("id")) not in matched and str(rec.get("id")) not in held
+            )
         records = tuple(planned[ref] for ref in owner[index])
         block_plans.append(
             BlockPlan(
-                b.block, b.entity, b.source_file, b.sheet, records, not_in_source, tuple(b.findings),
-                key_fields=tuple(b.key_fields),
+                b.block, b.entity, b.source_file, b.sheet, records, not_in_source_records=absent,
+                findings=tuple(b.findings), key_fields=tuple(b.key_fields), blocked_rows=blocked_rows[index],
                 reading=SourceReading(b.header_row, b.encoding, b.delimiter),
             )
         )
@@ -115,6 +121,21 @@ def plan_changes(
         env_name=header.env_name,
         extra=dict(header.extra),
     )
+
+
+def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple[BlockedRow, ...]:
+    """The block's rows left out by errors, each with the live record its key names (if any, and unmatched)."""
+    rows = []
+    index = resolver.live_index(b.entity, tuple(b.key_fields)) if b.key_fields else {}
+    for left in getattr(b, "left_out", ()):
+        live_id = None
+        if left.key is not None and not any(isinstance(p, Ref) for p in left.key):
+            live = index.get(tuple(key_text(p) for p in left.key))
+            if live is not None and live.get("id") and str(live["id"]) not in matched:
+                live_id = str(live["id"])
+        key = None if left.key is None else tuple(_key_json(p) for p in left.key)
+        rows.append(BlockedRow(left.row, left.row.row, key, live_id, tuple(left.errors)))
+    return tuple(rows)
 
 
 def _repeated_block_names(blocks: Sequence[BlockInput]) -> list[Finding]:

@@ -94,19 +94,51 @@ class RecordPlan:
 
 
 @dataclass(frozen=True)
+class NotInSource:
+    """A live record no row of the source names: the service has no delete, so a person retires it."""
+
+    key: tuple[Any, ...]  # its values of the block's key fields
+    id: str
+
+
+@dataclass(frozen=True)
+class BlockedRow:
+    """A source row that errors kept from becoming a record: planned neither way, and not "not in source".
+
+    `key` where its key cells could be read; `live_id` the live record with that key, if any.
+    """
+
+    source: CellRef  # the row's place, shown as "curriculum.xlsx › Courses › row 7"
+    row: int | None
+    key: tuple[Any, ...] | None
+    live_id: str | None
+    errors: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class BlockPlan:
     name: str
     entity: str
     source_file: str
     sheet: str | None
     records: tuple[RecordPlan, ...]
-    not_in_source: int = 0
+    not_in_source_records: tuple[NotInSource, ...] = ()
     findings: tuple[Finding, ...] = ()  # block-level findings (not tied to one record)
     key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
+    blocked_rows: tuple[BlockedRow, ...] = ()
     reading: SourceReading = SourceReading()  # how its source was read (results.xlsx reads it again)
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)
+
+    @property
+    def not_in_source(self) -> int:
+        return len(self.not_in_source_records)
+
+    @property
+    def blocked(self) -> int:
+        """Records blocked by errors (their own or a dependency's), and rows left out by errors."""
+        return sum(1 for r in self.records if r.blocked or (r.findings and r.errors)) + len(self.blocked_rows)
 
 
 @dataclass(frozen=True)
@@ -203,6 +235,16 @@ def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
     return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
 
 
+def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
+    return {
+        "source": place_to_dict(b.source),
+        "row": b.row,
+        "key": None if b.key is None else _encode(list(b.key)),
+        "live_id": b.live_id,
+        "errors": [_finding_to_dict(f) for f in b.errors],
+    }
+
+
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
     """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
     return {
@@ -222,6 +264,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
                 "source_file": b.source_file,
                 "sheet": b.sheet,
                 "not_in_source": b.not_in_source,
+                "not_in_source_records": [{"key": _encode(list(n.key)), "id": n.id} for n in b.not_in_source_records],
+                "blocked_rows": [_blocked_row_to_dict(r) for r in b.blocked_rows],
                 "key_fields": list(b.key_fields),
                 "reading": _reading_to_dict(b.reading),
                 "findings": [_finding_to_dict(f) for f in b.findings],
@@ -250,7 +294,19 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             entity=b["entity"],
             source_file=b["source_file"],
             sheet=b.get("sheet"),
-            not_in_source=b.get("not_in_source", 0),
+            not_in_source_records=tuple(
+                NotInSource(tuple(_decode(n["key"])), n["id"]) for n in b.get("not_in_source_records", ())
+            ),
+            blocked_rows=tuple(
+                BlockedRow(
+                    source=_row_place(r["source"]),
+                    row=r.get("row"),
+                    key=None if r.get("key") is None else tuple(_decode(r["key"])),
+                    live_id=r.get("live_id"),
+                    errors=tuple(_finding_from_dict(f) for f in r.get("errors", ())),
+                )
+                for r in b.get("blocked_rows", ())
+            ),
             key_fields=tuple(b.get("key_fields", ())),
             reading=_reading_from_dict(b.get("reading")),
             findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),

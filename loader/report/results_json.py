@@ -28,6 +28,7 @@ def _record(result: RecordResult) -> dict[str, Any]:
         "record_status": result.record_status,
         "source": result.source,
         "row": result.row,
+        "blocked": result.blocked,
     }
 
 
@@ -42,9 +43,9 @@ def results_to_dict(results: Results) -> dict[str, Any]:
         "ok": results.ok,
         "interrupted": results.interrupted,
         "refused": results.refused,
-        "totals": {o.value: counts.get(o, 0) for o in OUTCOMES},
+        "totals": {**{o.value: counts.get(o, 0) for o in OUTCOMES}, "blocked": len(results.blocked())},
         "blocks": [
-            {"name": b.name, "entity": b.entity, **{o.value: b.count(o) for o in OUTCOMES}}
+            {"name": b.name, "entity": b.entity, **{o.value: b.count(o) for o in OUTCOMES}, "blocked": b.blocked}
             for b in results.blocks()
         ],
         "requests": dict(results.request_counts),

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from loader.apply.results import OUTCOMES, Outcome, Results
+from loader.report.view import clean
 
 SHOWN_PER_OUTCOME = 20
 
 
-def _count_line(counts: Mapping[Outcome, int]) -> str:
-    return ", ".join(f"{counts.get(o, 0)} {o.value}" for o in OUTCOMES)
+def _count_line(counts: Mapping[Outcome, int], blocked: int) -> str:
+    words = [f"{counts.get(o, 0)} {o.value}" for o in OUTCOMES]
+    if blocked:
+        words[OUTCOMES.index(Outcome.SKIPPED)] += f" ({blocked} blocked by errors)"
+    return ", ".join(words)
 
 
 def render_results(results: Results) -> str:
@@ -19,16 +23,20 @@ def render_results(results: Results) -> str:
     blocks = results.blocks()
     width = max((len(b.name) for b in blocks), default=0)
     for block in blocks:
-        lines.append(f"  {block.name:<{width}}  {_count_line(block.counts)}")
-    lines.append(f"  {'total':<{width}}  {_count_line(results.counts())}")
-    for outcome in (Outcome.FAILED, Outcome.SKIPPED):
-        problems = [r for r in results.records if r.outcome is outcome]
+        lines.append(f"  {clean(block.name):<{width}}  {_count_line(block.counts, block.blocked)}")
+    lines.append(f"  {'total':<{width}}  {_count_line(results.counts(), len(results.blocked()))}")
+    groups = (
+        ("Failed", [r for r in results.records if r.outcome is Outcome.FAILED]),
+        ("Blocked by errors", list(results.blocked())),
+        ("Skipped", [r for r in results.records if r.outcome is Outcome.SKIPPED and not r.blocked]),
+    )
+    for title, problems in groups:
         if not problems:
             continue
-        lines.append(f"{outcome.value.capitalize()}:")
+        lines.append(f"{title}:")
         for result in problems[:SHOWN_PER_OUTCOME]:
             status = f"HTTP {result.status}: " if result.status is not None else ""
-            lines.append(f"  {result.source}  {result.ref}: {status}{result.message or ''}")
+            lines.append(f"  {clean(result.source)}  {clean(result.ref)}: {status}{clean(result.message or '')}")
         if len(problems) > SHOWN_PER_OUTCOME:
             lines.append(f"  ... and {len(problems) - SHOWN_PER_OUTCOME} more (see the results file)")
     if results.interrupted:

@@ -1,13 +1,16 @@
-"""The plan in a terminal: counts per block, then the changes with field diffs, then findings.
+"""The plan in a terminal: the summary, errors and warnings, then per block its records.
 
-Colour only on a terminal (rich decides; NO_COLOR is honoured). Long blocks show their first
-`limit` changed records and say how many more there are (`--report plan.md` has them all).
+Colour only on a terminal (rich decides; NO_COLOR is honoured). Long lines are never wrapped
+(soft wrap: a pipe or a CI log gets each line whole). Each block shows at most `limit` records
+with their field diffs and says how many more there are (`--report plan.md` has them all).
+Every text from the plan goes through `view.clean` (no escape code from a cell reaches the
+terminal) and rich's markup escape.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rich.console import Console
 from rich.markup import escape
@@ -15,120 +18,153 @@ from rich.table import Table
 
 from loader.console import console as make_console
 from loader.plan.masking import masked_plan
-from loader.plan.model import Action, Plan, RecordPlan
+from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.view import (
-    action_word,
-    all_findings,
-    changed_records,
+    COUNT_NAMES,
+    block_source,
+    blocked_reason,
+    blocked_records,
+    clean,
+    count_values,
     counts,
+    creates,
+    findings_of,
+    key_label,
     label,
-    status_text,
+    notes,
+    record_place,
+    row_reason,
+    short_place,
+    summary_words,
     totals,
+    updates,
     value_text,
 )
 
 DEFAULT_LIMIT = 50
-_STYLE = {"create": "green", "update": "yellow", "unchanged": "dim", "error": "red"}
-_SIGN = {"create": "+", "update": "~", "unchanged": "=", "error": "✗"}
+NOT_IN_SOURCE_SHOWN = 10
 
 
-def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
-    """Print the plan (PII masked) to `console` (default: stdout)."""
+def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT, applying: bool = False) -> None:
+    """Print the plan (PII masked) to `console` (default: stdout).
+
+    `applying`: printed by `loader apply` before it applies, so the closing line does not say to run it.
+    """
     out = console or make_console()
     plan = masked_plan(plan)
-    out.print(_title(plan))
+
+    def say(text: str = "") -> None:
+        out.print(text, soft_wrap=True)
+
+    say(_title(plan))
     out.print(_counts_table(plan))
+    _findings(say, plan, "error", "Errors", "red", limit * 4)
+    _findings(say, plan, "warning", "Warnings", "yellow", limit * 4)
     for block in plan.blocks:
-        records = changed_records(block)
-        if not records:
-            continue
-        out.print()
-        where = escape(_source(block.source_file, block.sheet))
-        out.print(f"[bold]{escape(block.name)}[/bold] ({block.entity}) · {where}")
-        for record in records[:limit]:
-            for line in _record_lines(record):
-                out.print(line)
-        if len(records) > limit:
-            out.print(f"  … and {len(records) - limit:,} more; write them all with --report plan.md")
-    _findings(out, plan, "warning", "Warnings", "yellow", limit * 4)
-    _findings(out, plan, "error", "Errors", "red", limit * 4)
-    out.print()
-    out.print(_summary_line(plan))
+        lines = list(_block_lines(block, limit))
+        if lines:
+            say()
+            say(f"[bold]{escape(clean(block.name))}[/bold] ({escape(block.entity)}) · {escape(block_source(block))}")
+            for line in lines:
+                say(line)
+    say()
+    say(_summary_line(plan, applying))
 
 
-def render_text(plan: Plan, *, width: int = 120, limit: int = DEFAULT_LIMIT) -> str:
+def render_text(plan: Plan, *, width: int = 120, limit: int = DEFAULT_LIMIT, applying: bool = False) -> str:
     """The same view as plain text, without colour (for logs, tests and `loader apply`)."""
     buffer = io.StringIO()
-    render(plan, Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False), limit=limit)
+    console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False)
+    render(plan, console, limit=limit, applying=applying)
     return buffer.getvalue()
 
 
 def _title(plan: Plan) -> str:
     version = f", API {plan.api_version}" if plan.api_version else ""
-    return f"[bold]Plan[/bold] for environment [bold]{escape(plan.environment)}[/bold]{escape(version)}"
-
-
-def _source(file: str, sheet: str | None) -> str:
-    return f"{file} › {sheet}" if sheet else file
+    return f"[bold]Plan[/bold] for environment [bold]{escape(clean(plan.environment))}[/bold]{escape(clean(version))}"
 
 
 def _counts_table(plan: Plan) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column("block")
-    table.add_column("entity")
-    for name in ("create", "update", "unchanged", "not in source", "warnings", "errors"):
-        table.add_column(name, justify="right")
+    table.add_column("block", no_wrap=True)
+    table.add_column("entity", no_wrap=True)
+    for name in COUNT_NAMES:
+        table.add_column(name, justify="right", no_wrap=True)
+    styles = ("green", "yellow", "", "", "red", "yellow", "red")
     for block in plan.blocks:
-        c = counts(block)
-        table.add_row(
-            escape(block.name), block.entity, _n(c.create, "green"), _n(c.update, "yellow"), str(c.unchanged),
-            str(c.not_in_source), _n(c.warnings, "yellow"), _n(c.errors, "red"),
-        )
+        values = count_values(counts(block))
+        table.add_row(escape(clean(block.name)), block.entity, *(_n(v, s) for v, s in zip(values, styles, strict=True)))
     return table
 
 
 def _n(value: int, style: str) -> str:
-    return f"[{style}]{value}[/{style}]" if value else "0"
+    return f"[{style}]{value}[/{style}]" if value and style else str(value)
 
 
-def _record_lines(record: RecordPlan) -> Iterable[str]:
-    word = action_word(record)
-    style = _STYLE[word]
-    extra = " [dim](blocked)[/dim]" if record.blocked and not record.errors else ""
-    head = f"{_SIGN[word]} {word} {escape(label(record))}"
-    yield f"  [{style}]{head}[/{style}]{extra}  [dim]{escape(str(record.source))}[/dim]"
+def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
+    shown = 0
+    records: list[tuple[str, RecordPlan]] = [("+", r) for r in creates(block)] + [("~", r) for r in updates(block)]
+    for sign, record in records[:limit]:
+        shown += 1
+        yield from _record_lines(sign, record, block)
+    blocked = blocked_records(block)
+    room = max(limit - shown, 0)
+    for record in blocked[:room]:
+        yield (f"  [red]✗ blocked {escape(label(record))}[/red]  [dim]{escape(record_place(record, block))}[/dim]  "
+               f"{escape(blocked_reason(record))}")
+    rows = block.blocked_rows[: max(room - len(blocked), 0)]
+    for row in rows:
+        where = short_place(row.source, block)
+        yield (f"  [red]✗ blocked {escape(key_label(row.key))}[/red]  [dim]{escape(where)}[/dim]  "
+               f"{escape(row_reason(row))}")
+    hidden = len(records) + len(blocked) + len(block.blocked_rows) - shown - len(blocked[:room]) - len(rows)
+    if hidden > 0:
+        yield f"  … and {hidden:,} more; write them all with --report plan.md"
+    if block.not_in_source_records:
+        first = block.not_in_source_records[:NOT_IN_SOURCE_SHOWN]
+        listed = ", ".join(f"{key_label(n.key)} ({clean(n.id)})" for n in first)
+        more = len(block.not_in_source_records) - NOT_IN_SOURCE_SHOWN
+        tail = f", … and {more:,} more" if more > 0 else ""
+        yield (f"  [dim]? not in source ({block.not_in_source}): {escape(listed)}{tail}; "
+               "the service has no delete: retire them by hand[/dim]")
+
+
+def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> Iterable[str]:
+    style = "green" if sign == "+" else "yellow"
+    word = "create" if sign == "+" else "update"
+    where = escape(record_place(record, block))
+    yield f"  [{style}]{sign} {word} {escape(label(record))}[/{style}]  [dim]{where}[/dim]"
     for change in record.changes:
-        if record.action is Action.CREATE and change.old is None:
-            yield f"      {escape(change.field)}: {escape(value_text(change.new))}"
+        if sign == "+" and change.old is None:
+            yield f"      {escape(clean(change.field))}: {escape(value_text(change.new))}"
         else:
-            yield f"      {escape(change.field)}: {escape(value_text(change.old))} → {escape(value_text(change.new))}"
-    if record.status_path:
-        yield f"      status path: {escape(status_text(record))}"
-    for dep in record.depends_on:
-        yield f"      [dim]after {escape(dep)}[/dim]"
+            yield (f"      {escape(clean(change.field))}: {escape(value_text(change.old))} → "
+                   f"{escape(value_text(change.new))}")
+    for note in notes(record):
+        yield f"      {escape(note)}"
 
 
-def _findings(out: Console, plan: Plan, severity: str, title: str, style: str, limit: int) -> None:
-    found = [f for _, f in all_findings(plan) if f.severity == severity]
+def _findings(say: Callable[..., None], plan: Plan, severity: str, title: str, style: str, limit: int) -> None:
+    found = findings_of(plan, severity)
     if not found:
         return
-    out.print()
-    out.print(f"[bold {style}]{title}[/bold {style}] ({len(found)})")
-    for f in found[:limit]:
-        where = f"{f.where}: " if f.where else ""
-        out.print(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(where)}{escape(f.message)}")
+    say()
+    say(f"[bold {style}]{title}[/bold {style}] ({len(found)})")
+    for where, message in found[:limit]:
+        at = f"{where}: " if where else ""
+        say(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(at)}{escape(message)}")
     if len(found) > limit:
-        out.print(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
+        say(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
 
 
-def _summary_line(plan: Plan) -> str:
+def _summary_line(plan: Plan, applying: bool) -> str:
     t = totals(plan)
-    parts = [f"{t.create} to create", f"{t.update} to update", f"{t.unchanged} unchanged",
-             f"{t.not_in_source} not in source", f"{t.warnings} warnings", f"{t.errors} errors"]
     if t.errors:
         verdict = "[red]The plan has errors: records with errors (and what depends on them) will not be applied.[/red]"
-    elif t.changed:
+    elif t.changed and not applying:
         verdict = "Run `loader apply` with the same mapping files to apply these changes."
+    elif t.changed or plan.has_changes:
+        verdict = ""
     else:
         verdict = "[green]No changes: the service already matches the source.[/green]"
-    return "Plan: " + ", ".join(parts) + ".\n" + verdict
+    return f"Plan: {summary_words(t)}." + (f"\n{verdict}" if verdict else "")

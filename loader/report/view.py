@@ -1,18 +1,47 @@
-"""What every plan report shows, computed once: per-block counts, record labels, value text.
+"""What every plan report shows, computed once: per-block counts, record rows, places, safe text.
 
+Reports are organised by record (contract section 7): the summary, then errors and warnings with
+their places, then per block its creates (one row per record, a column per field), updates (one row
+per record, only `field: old → new`), blocked records and rows, and the records not in the source.
 Renderers (terminal, Markdown, HTML) format these; none of them decides what a plan means.
+
+`clean` makes any text safe to print: control characters (a carriage return, an escape sequence),
+line breaks and bidirectional overrides are shown as visible escapes, never passed through.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from json.encoder import encode_basestring
+from pathlib import Path
 from typing import Any
 
 from loader.findings import Finding
+from loader.places import CellRef, Place
 from loader.plan.masking import HIDDEN
-from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
+from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, Plan, RecordPlan
+
+CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+
+
+def clean(text: str) -> str:
+    """`text` with every control character shown as an escape (`\\r`, `\\e`, `\\u202e`): inert anywhere."""
+    if text.isprintable() or not _UNSAFE.search(text):  # isprintable: the fast common case
+        return text
+    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, ending in the cut marker when cut."""
+    return text if len(text) <= limit else text[: max(limit - len(CUT_MARK), 1)] + CUT_MARK
 
 
 @dataclass(frozen=True)
@@ -21,6 +50,7 @@ class BlockCounts:
     update: int
     unchanged: int
     not_in_source: int
+    blocked: int
     warnings: int
     errors: int
 
@@ -29,56 +59,203 @@ class BlockCounts:
         return self.create + self.update
 
 
+def is_blocked(record: RecordPlan) -> bool:
+    return record.blocked or (bool(record.findings) and bool(record.errors))
+
+
 def counts(block: BlockPlan) -> BlockCounts:
-    """Counts of one block; a record with errors counts as an error, not as its action."""
-    ok = [r for r in block.records if not r.errors]
+    """Counts of one block; a blocked record (errors of its own or of a dependency) counts as blocked only."""
+    by_action = dict.fromkeys(Action, 0)
+    warnings = sum(f.severity == "warning" for f in block.findings)
+    errors = sum(f.severity == "error" for f in block.findings)
+    for r in block.records:  # one pass: a block can hold 100,000 records
+        if r.findings:
+            record_errors = len(r.errors)
+            warnings += len(r.findings) - record_errors
+            errors += record_errors
+            if record_errors:
+                continue
+        if not r.blocked:
+            by_action[r.action] += 1
     return BlockCounts(
-        create=sum(1 for r in ok if r.action is Action.CREATE),
-        update=sum(1 for r in ok if r.action is Action.UPDATE),
-        unchanged=sum(1 for r in ok if r.action is Action.UNCHANGED),
+        create=by_action[Action.CREATE],
+        update=by_action[Action.UPDATE],
+        unchanged=by_action[Action.UNCHANGED],
         not_in_source=block.not_in_source,
-        warnings=sum(len(r.warnings) for r in block.records) + sum(f.severity == "warning" for f in block.findings),
-        errors=sum(1 for r in block.records if r.errors) + sum(f.severity == "error" for f in block.findings),
+        blocked=block.blocked,
+        warnings=warnings,
+        errors=errors,
     )
 
 
 def totals(plan: Plan) -> BlockCounts:
     each = [counts(b) for b in plan.blocks]
-    plan_warnings = sum(f.severity == "warning" for f in plan.findings)
-    plan_errors = sum(f.severity == "error" for f in plan.findings)
     return BlockCounts(
         create=sum(c.create for c in each),
         update=sum(c.update for c in each),
         unchanged=sum(c.unchanged for c in each),
         not_in_source=sum(c.not_in_source for c in each),
-        warnings=sum(c.warnings for c in each) + plan_warnings,
-        errors=sum(c.errors for c in each) + plan_errors,
+        blocked=sum(c.blocked for c in each),
+        warnings=sum(c.warnings for c in each) + sum(f.severity == "warning" for f in plan.findings),
+        errors=sum(c.errors for c in each) + sum(f.severity == "error" for f in plan.findings),
     )
 
 
-def changed_records(block: BlockPlan) -> list[RecordPlan]:
-    """Records a reviewer must read: creates, updates, and any record with findings."""
-    return [r for r in block.records if r.has_changes or r.findings]
+COUNT_NAMES = ("create", "update", "unchanged", "not in source", "blocked", "warnings", "errors")
+
+
+def count_values(c: BlockCounts) -> tuple[int, ...]:
+    return (c.create, c.update, c.unchanged, c.not_in_source, c.blocked, c.warnings, c.errors)
+
+
+def summary_words(t: BlockCounts) -> str:
+    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.not_in_source} not in source, "
+            f"{t.blocked} blocked, {t.warnings} warnings, {t.errors} errors")
+
+
+# ---- records of a block, as a reviewer reads them ------------------------------------------
+
+
+def creates(block: BlockPlan) -> list[RecordPlan]:
+    return [r for r in block.records if r.action is Action.CREATE and not is_blocked(r)]
+
+
+def updates(block: BlockPlan) -> list[RecordPlan]:
+    """Updates, and unchanged records that only move along a status path."""
+    return [r for r in block.records if r.action is not Action.CREATE and r.has_changes and not is_blocked(r)]
+
+
+def blocked_records(block: BlockPlan) -> list[RecordPlan]:
+    return [r for r in block.records if is_blocked(r)]
+
+
+def create_columns(records: list[RecordPlan]) -> list[str]:
+    """The fields the creates set, in the order they first appear."""
+    seen: dict[str, None] = {}
+    for r in records:
+        for c in r.changes:
+            seen.setdefault(c.field, None)
+    return list(seen)
+
+
+def create_values(record: RecordPlan) -> dict[str, FieldChange]:
+    return {c.field: c for c in record.changes}
+
+
+def changed(record: RecordPlan) -> list[FieldChange]:
+    return list(record.changes)
 
 
 def label(record: RecordPlan) -> str:
-    """The record as a reviewer names it: its key values."""
-    return "/".join(str(k) if not isinstance(k, list) else "/".join(map(str, k)) for k in record.key)
+    """The record as a reviewer names it: its key values (made safe to print)."""
+    return key_label(record.key)
+
+
+def key_label(key: tuple[Any, ...] | list[Any] | None) -> str:
+    if key is None:
+        return "(key unreadable)"
+    return clean("/".join(str(k) if not isinstance(k, list) else "/".join(map(str, k)) for k in key))
 
 
 def action_word(record: RecordPlan) -> str:
-    if record.errors:
-        return "error"
+    if is_blocked(record):
+        return "blocked"
     return record.action.value
 
 
 def value_text(value: Any) -> str:
-    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›."""
-    if value == HIDDEN:
-        return HIDDEN
+    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›; always one safe line."""
+    if type(value) is str:  # the common case, first: a report can hold a million values
+        return value if value == HIDDEN else clean(encode_basestring(value))
     if value is None:
         return "null"
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return clean(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def cell_text(value: Any) -> str:
+    """A value for a table cell of creates: strings unquoted, everything else as JSON; one safe line."""
+    if isinstance(value, str):
+        return clean(value)
+    return value_text(value)
+
+
+def status_text(record: RecordPlan) -> str:
+    """The status updates in order: `READY → ACTIVE`, or `after the create: READY → ACTIVE`."""
+    steps = " → ".join(clean(s) for s in record.status_path)
+    return f"after the create: {steps}" if record.action is Action.CREATE else steps
+
+
+def notes(record: RecordPlan) -> list[str]:
+    """What the record's row says besides its fields: the status path, what it waits for, its warnings."""
+    out = []
+    if record.status_path:
+        out.append(f"status path: {status_text(record)}")
+    for f in record.warnings:
+        out.append(f"warning: {clean(f.message)}")
+    return out
+
+
+def blocked_reason(record: RecordPlan) -> str:
+    if record.errors:
+        return "; ".join(clean(f.message) for f in record.errors)
+    waits = ", ".join(clean(d) for d in record.depends_on) or "a record with errors"
+    return f"depends on a record with errors ({waits})"
+
+
+def row_reason(row: BlockedRow) -> str:
+    return "; ".join(clean(f.message) for f in row.errors) or "left out by errors"
+
+
+# ---- places ----------------------------------------------------------------------------------
+
+
+def relative(path: str) -> str:
+    """A path relative to the working directory where it lies below it, else as given."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
+
+
+def block_source(block: BlockPlan) -> str:
+    """The block's source, once: `file › sheet`, the file relative to the working directory."""
+    return place(CellRef(block.source_file, block.sheet))
+
+
+def short_place(where: Place | None, block: BlockPlan) -> str:
+    """A place inside the block's sheet without the file and sheet (`row 7`, `D17`); others kept whole."""
+    if where is None:
+        return ""
+    if (isinstance(where, CellRef) and where.sheet == block.sheet
+            and relative(where.file) == relative(block.source_file)):
+        inside = where.cell or (f"row {where.row}" if where.row is not None else "")
+        if inside:
+            return clean(inside + (f" ({where.repeat})" if where.repeat else ""))
+    return place(where)
+
+
+def place(where: Place | None) -> str:
+    """A place as text, its file relative to the working directory where it lies below it."""
+    if where is None:
+        return ""
+    return clean(str(replace(where, file=relative(where.file))))
+
+
+def record_place(record: RecordPlan, block: BlockPlan) -> str:
+    """`row 7`, and the failing cells where the record has errors: `row 7 (D7)`."""
+    row = f"row {record.row}" if record.row is not None else short_place(record.source, block)
+    if not record.findings:
+        return row
+    cells = [short_place(f.where, block) for f in record.errors if f.where]
+    cells = [c for c in dict.fromkeys(cells) if c and c != row]
+    return f"{row} ({', '.join(cells)})" if cells else row
+
+
+def row_cell(record: RecordPlan, block: BlockPlan) -> str:
+    """`record_place` for a column headed "row": `7`, `7 (D7)`."""
+    return record_place(record, block).removeprefix("row ")
 
 
 def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
@@ -93,7 +270,6 @@ def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
                 yield r.ref, f
 
 
-def status_text(record: RecordPlan) -> str:
-    """The status updates in order: `READY → ACTIVE`, or `after the create: READY → ACTIVE`."""
-    steps = " → ".join(record.status_path)
-    return f"after the create: {steps}" if record.action is Action.CREATE else steps
+def findings_of(plan: Plan, severity: str) -> list[tuple[str, str]]:
+    """(place, message) of every finding of one severity, made safe to print."""
+    return [(place(f.where), clean(f.message)) for _, f in all_findings(plan) if f.severity == severity]

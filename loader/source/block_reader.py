@@ -61,11 +61,24 @@ class RowCells(Mapping[str, CellRef]):
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A row that errors kept from becoming a record: its key where the key cells were readable.
+
+    The planner reports a live record with this key as blocked, not as "not in source".
+    """
+
+    row: CellRef
+    key: tuple[Any, ...] | None
+    errors: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
 class BlockResult:
     records: tuple[DesiredRecord, ...]
     findings: tuple[Finding, ...]
     rows_read: int
     rows_filtered: int
+    left_out: tuple[LeftOut, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class _Built:
     record: DesiredRecord | None
     errors: tuple[Finding, ...]
     collected: Mapping[str, list[Any]] | None = None  # a `collect` field -> this row's items
+    key: tuple[Any, ...] | None = None  # of a row with errors, when its key fields were built
 
 
 @dataclass(frozen=True)
@@ -222,6 +236,7 @@ class BlockReader:
         gathered: dict[tuple[Any, ...], _Gathered] = {}
         merged_rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]] = {}  # rows merged into a record
         conflicted: set[tuple[Any, ...]] = set()
+        left_out: list[LeftOut] = []
         collect = frozenset(self.collect)
         rows_read = rows_filtered = 0
         for row in self.data.rows:
@@ -237,9 +252,13 @@ class BlockReader:
                 findings.extend(built.errors)
                 record = built.record
                 if record is None:
+                    if built.errors:
+                        left_out.append(LeftOut(self.data.row_ref(row.number), built.key, built.errors))
                     continue
                 if record.key in conflicted:
-                    findings.append(self._conflict(record, merged.get(record.key) or record))
+                    conflict = self._conflict(record, merged.get(record.key) or record)
+                    findings.append(conflict)
+                    left_out.append(LeftOut(record.row, record.key, (conflict,)))
                     continue
                 first = merged.get(record.key)
                 if first is None:
@@ -252,8 +271,11 @@ class BlockReader:
                     gathered[record.key].add(record, built.collected or {})
                     _merged_row(merged_rows, first, record)
                 else:
-                    findings.append(self._conflict(first, record))
+                    conflict = self._conflict(first, record)
+                    findings.append(conflict)
                     conflicted.add(record.key)
+                    left_out += [LeftOut(first.row, first.key, (conflict,)),
+                                 LeftOut(record.row, record.key, (conflict,))]
             if not used:
                 rows_filtered += 1
         records = tuple(
@@ -261,7 +283,7 @@ class BlockReader:
             for k, r in merged.items()
             if k not in conflicted
         )
-        return BlockResult(records, tuple(findings), rows_read, rows_filtered)
+        return BlockResult(records, tuple(findings), rows_read, rows_filtered, tuple(left_out))
 
     # ---- per-row work ------------------------------------------------------------------
 
@@ -362,7 +384,9 @@ class BlockReader:
                 label = (problem.field or "record") + shown
                 errors.append(Finding("error", "schema", f"{label}: {problem.message}", place))
         if errors:
-            return _Built(None, tuple(errors))
+            key_parts = tuple(fields.get(k) for k in self.block.key)
+            known = all(k in fields for k in self.block.key)
+            return _Built(None, tuple(errors), key=key_parts if known else None)
         key = tuple(fields[k] for k in self.block.key)
         warnings = self._not_taken(fields, cells, row_ref, shown) if self.entity.fields_by_type else ()
         return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii),

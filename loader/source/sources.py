@@ -15,7 +15,7 @@ from loader.findings import Finding
 from loader.fingerprints import display_path, fingerprint_inputs
 from loader.places import CellRef, MappingPlace, Place
 from loader.profile import Profile
-from loader.source.block_reader import BlockReader
+from loader.source.block_reader import BlockReader, LeftOut
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, Mapping, load_mapping
 from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
@@ -43,6 +43,7 @@ class BlockRecords:
     # encoding and delimiter, how the sheet was read (results.xlsx reads it again the same way)
     encoding: str | None = None
     delimiter: str | None = None
+    left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -122,6 +123,7 @@ def read_sources(mapping_paths: Sequence[Path], profile: Profile) -> SourceSet:
                     header_row=reader.header_row,
                     encoding=block.encoding,
                     delimiter=block.delimiter,
+                    left_out=found.left_out,
                 )
             )
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs), tuple(findings))

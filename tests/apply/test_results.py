@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import json
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -106,7 +107,7 @@ def test_results_json_holds_every_record_with_totals_and_is_private(tmp_path: Pa
     out = tmp_path / "results.json"
     write_results_json(_results(tmp_path), out)
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["totals"] == {"created": 1, "updated": 0, "unchanged": 1, "skipped": 0, "failed": 1}
+    assert data["totals"] == {"created": 1, "updated": 0, "unchanged": 1, "skipped": 0, "failed": 1, "blocked": 0}
     assert data["ok"] is False
     assert [r["outcome"] for r in data["records"]] == ["created", "unchanged", "failed"]
     assert data["records"][2]["status"] == 400
@@ -117,6 +118,22 @@ def test_terminal_summary_counts_per_block_and_names_each_failure(tmp_path: Path
     text = render_results(_results(tmp_path))
     assert "courses  1 created, 0 updated, 1 unchanged, 0 skipped, 1 failed" in text
     assert "row 4  courses/BX: HTTP 400: ValidationError: parent not found" in text
+
+
+def test_records_blocked_by_errors_are_counted_per_block_and_listed_with_their_error(tmp_path: Path) -> None:
+    blocked = _result("BY", Outcome.SKIPPED, 5, blocked=True,
+                      message="not applied: no school with code 'NOPE' at curriculum.xlsx › Courses › C5")
+    stale = _result("BZ", Outcome.SKIPPED, 6, message="stale: changed since the plan")
+    results = replace(_results(tmp_path), records=(*_results(tmp_path).records, blocked, stale))
+    text = render_results(results)
+    assert "courses  1 created, 0 updated, 1 unchanged, 2 skipped (1 blocked by errors), 1 failed" in text
+    assert ("Blocked by errors:\n  curriculum.xlsx › Courses › row 5  courses/BY: not applied: no school with code "
+            "'NOPE' at curriculum.xlsx › Courses › C5\nSkipped:\n"
+            "  curriculum.xlsx › Courses › row 6  courses/BZ") in text
+    write_results_json(results, tmp_path / "results.json")
+    data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert data["totals"]["blocked"] == 1 and data["blocks"][0]["blocked"] == 1
+    assert [r["ref"] for r in data["records"] if r["blocked"]] == ["courses/BY"]
 
 
 def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from helpers.apply import client_for, loader_yaml_for, make_plan, record
 from loader.commands import apply as apply_command
 from loader.errors import EXIT_ERROR, EXIT_OK, PlanError, UsageError
 from loader.fingerprints import fingerprint_inputs
+from loader.places import place_from_dict
 from loader.plan.model import Action, plan_to_dict
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
@@ -163,7 +164,9 @@ def test_a_plan_made_against_another_reported_environment_is_refused_before_any_
     assert {s["name"] for s in _live(sandbox)} == {"School 0", "School 1", "School 2"}
 
 
-def test_a_plan_with_errors_is_refused_unless_partial(project: Path, sandbox: Any) -> None:
+def test_a_plan_with_errors_is_refused_unless_partial(
+    project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     plan_path = _write_plan(project, sandbox)
     data = json.loads(plan_path.read_text(encoding="utf-8"))
     bad = data["blocks"][0]["records"][0]
@@ -173,7 +176,12 @@ def test_a_plan_with_errors_is_refused_unless_partial(project: Path, sandbox: An
     plan_path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(PlanError, match="the plan has 1 error"):
         _run("--plan", str(plan_path), "--env", "local")
+    capsys.readouterr()
     assert _run("--plan", str(plan_path), "--env", "local", "--partial") == EXIT_ERROR
+    out = capsys.readouterr().out
+    assert "skipped (1 blocked by errors)" in out
+    shown_row, shown_cell = (str(place_from_dict(p)) for p in (bad["source"], where))
+    assert f"Blocked by errors:\n  {shown_row}  {bad['ref']}: not applied: bad name at {shown_cell}" in out
     names = {s["code"]: s["name"] for s in _live(sandbox)}
     assert names["S0"] == "School 0" and names["S1"] == "Renamed 1"
 

@@ -54,7 +54,7 @@ def test_plan_writes_every_artifact_and_detailed_exitcode_says_there_are_changes
     plan = read_plan_json(fresh_checkout / "plan.json")
     assert {r.action for r in plan.records()} == {Action.CREATE, Action.UPDATE, Action.UNCHANGED}
     assert (fresh_checkout / "plan.md").read_text(encoding="utf-8").startswith("# Plan for `sandbox`")
-    assert "<table id=\"changes\">" in (fresh_checkout / "plan.html").read_text(encoding="utf-8")
+    assert '<section class="block" id="block-0">' in (fresh_checkout / "plan.html").read_text(encoding="utf-8")
     assert "wrote plan.json" in capsys.readouterr().err
 
 
@@ -79,7 +79,7 @@ def test_against_live_data_equal_to_the_source_there_are_no_changes_and_no_warni
     capsys.readouterr()
     assert main(["plan", *SAMPLE_MAPPINGS, "--detailed-exitcode", "--report", "again.md"]) == 0
     out = capsys.readouterr().out
-    assert "0 to create, 0 to update, 55 unchanged, 0 not in source, 0 warnings, 0 errors" in out
+    assert "0 to create, 0 to update, 55 unchanged, 0 not in source, 0 blocked, 0 warnings, 0 errors" in out
     assert "No changes" in (fresh_checkout / "again.md").read_text(encoding="utf-8")
 
 

@@ -16,6 +16,7 @@ from loader.config import Environment, load_config
 from loader.environments import sandbox_environment
 from loader.findings import Finding
 from loader.plan.run import PlanRun, run_plan
+from loader.source.block_reader import LeftOut
 from loader.source.records import DesiredRecord
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,6 +38,7 @@ class Block:
     header_row: int = 1
     encoding: str | None = None
     delimiter: str | None = None
+    left_out: tuple[LeftOut, ...] = ()
 
 
 def environment_for(sandbox: Any) -> Environment:

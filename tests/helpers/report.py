@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from helpers.plan import Block
+from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
 from loader.profile import load_profile
+from loader.source.block_reader import LeftOut
 from loader.source.records import DesiredRecord, Ref
 
 
@@ -45,4 +47,51 @@ def small_plan() -> Plan:
     ]
     return plan_changes(blocks, live, load_profile(), header=PlanHeader(
         "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "ab" * 32},
+        created_at="2026-11-22T00:00:00+00:00"))
+
+
+HOSTILE = "x | `tick` <script>alert(1)</script> [x](javascript:alert(1)) <!-- \r\n# head \x1b[31mred\x1b[0m"
+
+
+def review_plan() -> Plan:
+    """Every kind of row a reviewer meets: creates, updates, status paths, PII, an error and what it
+    blocks, a row left out by errors (its live record blocked), records not in the source, hostile values."""
+    bad_row = CellRef("intake.xlsx", "schools", None, 9)
+    bad_cell = Finding("error", "bad-value", "name: too long", CellRef("intake.xlsx", "schools", "B9", 9))
+    live = {
+        "school": [{"id": "s-1", "code": "SCI", "name": "Science", "type": "SCHOOL"},
+                   {"id": "s-2", "code": "ENG", "name": "Engineering", "type": "SCHOOL"},
+                   {"id": "s-3", "code": "OLD", "name": "Old", "type": "SCHOOL"},
+                   {"id": "s-4", "code": "GONE", "name": "Withdrawn", "type": "SCHOOL"}],
+        "applicant": [{"id": "a-1", "external_id": "A1", "email_address": "old@example.com"}],
+        "arrangement": [{"id": "r-1", "code": "ART1", "name": "Arr", "status": "DRAFT"}],
+    }
+    blocks = [
+        Block("schools", "school", ("code",), (
+            desired("schools", "school", 2, code="SCI", name="Science"),
+            desired("schools", "school", 3, code="ENG", name="Faculty of Engineering"),
+            desired("schools", "school", 4, code="LAW", name="Law"),
+            desired("schools", "school", 5, code="EVIL", name=HOSTILE),
+            desired("schools", "school", 6, code="K\r<!-- x", name="Carriage"),
+        ), sheet="schools", findings=(bad_cell,), left_out=(LeftOut(bad_row, ("OLD",), (bad_cell,)),)),
+        Block("courses", "course", ("code",), (
+            desired("courses", "course", 2, code="BADC", name="Bad", parent=Ref("school", ("NOPE",))),
+            desired("courses", "course", 3, code="GOODC", name="Good", parent=Ref("school", ("LAW",))),
+        ), sheet="courses"),
+        Block("programs", "program", ("code",), (
+            desired("programs", "program", 2, code="P1", name="Waits", parent=Ref("course", ("BADC",))),
+        ), sheet="programs"),
+        Block("applicants", "applicant", ("external_id",), (
+            desired("applicants", "applicant", 2, key=("external_id",), pii=("email_address",), external_id="A1",
+                    email_address="new.secret@example.com"),
+            desired("applicants", "applicant", 3, key=("external_id",), pii=("email_address",), external_id="A2",
+                    email_address="brand.new.secret@example.com"),
+        ), sheet="applicants"),
+        Block("arrangements", "arrangement", ("code",), (
+            desired("arrangements", "arrangement", 2, code="ART1", name="Arr", status="ACTIVE"),
+            desired("arrangements", "arrangement", 3, code="ART2", name="New arrangement", status="ACTIVE"),
+        ), sheet="arrangements"),
+    ]
+    return plan_changes(blocks, live, load_profile(), header=PlanHeader(
+        "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "cd" * 32},
         created_at="2026-11-22T00:00:00+00:00"))

@@ -13,9 +13,10 @@ from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.model import Action, PendingId, Plan, RecordPlan, plan_from_dict, plan_to_dict
+from loader.plan.model import Action, NotInSource, PendingId, Plan, RecordPlan, plan_from_dict, plan_to_dict
 from loader.plan.resolve import show_key
 from loader.profile import load_profile
+from loader.source.block_reader import LeftOut
 from loader.source.records import DesiredRecord, Ref, display_value
 
 PROFILE = load_profile()
@@ -342,6 +343,24 @@ def test_live_records_absent_from_the_source_are_counted_once_per_entity() -> No
     p = plan([block("a", "school", record("a", "school", 2, code="SCI", name="School of Science")),
               block("b", "school", record("b", "school", 2, code="LAW", name="Law"))], live)
     assert [b.not_in_source for b in p.blocks] == [2, 0]
+    assert p.blocks[0].not_in_source_records == (NotInSource(("HUM",), "s-2"), NotInSource(("BUS",), "s-3"))
+
+
+def test_a_live_record_whose_row_errors_left_out_is_blocked_not_absent_from_the_source() -> None:
+    live = {"school": [SCHOOL_SCI, live_record("s-2", code="HUM"), live_record("s-3", code="BUS")]}
+    error = Finding("error", "bad-value", "name: too long", CellRef("intake.xlsx", "schools", "B3", 3))
+    left = (LeftOut(CellRef("intake.xlsx", "schools", None, 3), ("HUM",), (error,)),
+            LeftOut(CellRef("intake.xlsx", "schools", None, 4), None, (error,)),  # its key cell unreadable
+            LeftOut(CellRef("intake.xlsx", "schools", None, 5), ("NEW",), (error,)))  # not live either
+    schools = Block("schools", "school", ("code",), (record("schools", "school", 2, code="SCI", name="Science"),),
+                    sheet="schools", findings=(error,), left_out=left)
+    p = plan([schools], live)
+    (b,) = p.blocks
+    assert b.not_in_source_records == (NotInSource(("BUS",), "s-3"),)
+    assert [(r.row, r.key, r.live_id) for r in b.blocked_rows] == [(3, ("HUM",), "s-2"), (4, None, None),
+                                                                   (5, ("NEW",), None)]
+    assert b.blocked == 3 and b.blocked_rows[0].errors == (error,)
+    assert plan_from_dict(plan_to_dict(p)) == p
 
 
 # ---- references and blocking ----------------------------------------------------------------

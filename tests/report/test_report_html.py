@@ -1,10 +1,17 @@
-"""The HTML report: one self-contained file, every value escaped, PII masked, sortable and filterable."""
+"""The HTML report as a file: self-contained, values only as escaped JSON, PII masked.
+
+How it behaves (chart, filters, sorting, details, no requests) is tested in a real browser in
+test_report_browser.py.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+
+from helpers.report import review_plan
 
 from loader.plan.model import Plan
 from loader.report.html import render_html, write_html
@@ -14,37 +21,51 @@ class _Collect(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.rows = 0
+        self.data: dict[str, str] = {}
+        self._in: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag == "tr" and "data-action" in dict(attrs):
-            self.rows += 1
+        self._in = dict(attrs).get("id") if tag == "script" else None
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self.data[self._in] = self.data.get(self._in, "") + data
+
+
+def _parsed(text: str) -> _Collect:
+    parsed = _Collect()
+    parsed.feed(text)
+    return parsed
 
 
 def test_the_html_report_is_one_self_contained_file(plan: Plan, tmp_path: Path) -> None:
     write_html(plan, tmp_path / "plan.html")
     text = (tmp_path / "plan.html").read_text(encoding="utf-8")
-    parsed = _Collect()
-    parsed.feed(text)
+    parsed = _parsed(text)
     assert not re.search(r"https?://", text)  # nothing fetched: no CDN, no fonts, no base_url
     assert all("src" not in attrs and "href" not in attrs for _, attrs in parsed.tags)
-    assert [t for t, _ in parsed.tags].count("script") == 1 and "<style>" in text
-    assert "default-src 'none'" in text
+    scripts = [attrs for tag, attrs in parsed.tags if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "plan-data"}, {}]
+    assert "<style>" in text and "default-src 'none'" in text and "<svg" in text
 
 
-def test_every_change_and_finding_is_a_row_with_its_action_for_filtering(plan: Plan) -> None:
-    parsed = _Collect()
-    parsed.feed(render_html(plan))
-    expected = sum(len(r.changes) + len(r.findings) + bool(r.status_path) for r in plan.records()
-                   if r.has_changes or r.findings)
-    assert parsed.rows == expected
-    actions = {attrs["data-action"] for tag, attrs in parsed.tags if tag == "tr" and "data-action" in attrs}
-    assert actions == {"create", "update", "warning", "error"}
-    assert "localeCompare" in render_html(plan) and 'id="filter"' in render_html(plan)
+def test_records_travel_as_json_the_page_cannot_mistake_for_markup() -> None:
+    text = render_html(review_plan())
+    parsed = _parsed(text)
+    raw = parsed.data["plan-data"]
+    assert "<" not in raw and ">" not in raw and "&" not in raw and "\r" not in raw
+    data = json.loads(raw)
+    schools = data["blocks"][0]
+    evil = next(r for r in schools["records"] if r["k"] == "EVIL")
+    assert "<script>alert(1)</script>" in evil["f"][1][2] and "\\r\\n" in evil["f"][1][2]
+    assert "\x1b" not in raw and "u001b[31mred" in raw  # escape codes shown, never sent
+    assert [r["a"] for r in schools["records"]] == ["unchanged", "update", "create", "create", "create", "blocked",
+                                                    "not in source"]
+    assert "<script>alert" not in text.split('id="plan-data"')[0]
 
 
 def test_values_are_escaped_and_pii_is_masked(plan: Plan) -> None:
     text = render_html(plan)
-    assert "<b>Engineering</b>" not in text and "&lt;b&gt;Engineering&lt;/b&gt;" in text
+    assert "<b>Engineering</b>" not in text and "\\u003cb\\u003eEngineering\\u003c/b\\u003e" in text
     assert "secret" not in text and "old@example.com" not in text and "‹hidden›" in text

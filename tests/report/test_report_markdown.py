@@ -1,8 +1,11 @@
 """The Markdown report: golden sample, deterministic, folded, split into complete parts, PII masked.
 
-Regenerate the golden file after an intended change of the report or the samples with
+Regenerate the golden files after an intended change of the report or the samples with
     REGENERATE_GOLDEN=1 pytest tests/report/test_report_markdown.py
-and review the diff of tests/golden/sample-plan.md like any other change.
+and review the diff of tests/golden/sample-plan.md and sample-plan.txt like any other change.
+
+Markdown is checked as GitHub would show it, with a real CommonMark renderer with GFM tables
+(markdown-it-py): every part parses, every table row keeps its column count, hostile values stay text.
 """
 
 from __future__ import annotations
@@ -10,22 +13,29 @@ from __future__ import annotations
 import json
 import os
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
 from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
-from helpers.report import Block, desired
+from helpers.report import HOSTILE, Block, desired, review_plan
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
 from loader.plan.plan_file import plan_json_text
 from loader.profile import load_profile
-from loader.report.markdown import PART_LIMIT, render, render_parts, write_markdown
+from loader.report.markdown import CELL_LIMIT, PART_LIMIT, render, render_parts, write_markdown
+from loader.report.terminal import render_text
+from loader.report.view import clean
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 from loader.source.records import Ref
 
 GOLDEN = REPO / "tests" / "golden" / "sample-plan.md"
+GOLDEN_TEXT = REPO / "tests" / "golden" / "sample-plan.txt"
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +48,16 @@ def two_sample_plans() -> tuple[Plan, Plan]:
 
 
 def test_the_sample_plan_report_matches_the_golden_file(two_sample_plans: tuple[Plan, Plan]) -> None:
-    text = render(two_sample_plans[0])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        text = render(two_sample_plans[0])
+        terminal = render_text(two_sample_plans[0])
     if os.environ.get("REGENERATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
+        GOLDEN_TEXT.write_text(terminal, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8")
+    assert terminal == GOLDEN_TEXT.read_text(encoding="utf-8")
+    assert render(two_sample_plans[1]) == text and render_text(two_sample_plans[1]) == terminal
 
 
 def test_planning_twice_gives_byte_identical_markdown_and_json_but_the_time(
@@ -66,6 +82,37 @@ def test_the_header_names_environment_api_version_and_fingerprints_and_no_time(
     assert "127.0.0.1" not in text
 
 
+def _gfm(text: str) -> tuple[str, list[Token]]:
+    """The HTML GitHub-flavoured Markdown makes of `text` (raw HTML allowed, as on GitHub), and its tokens."""
+    md = MarkdownIt("gfm-like")
+    tokens = md.parse(text)
+    return md.renderer.render(tokens, md.options, {}), tokens
+
+
+def _tables_keep_their_columns(tokens: list[Token]) -> int:
+    """Every row of every table has as many cells as its header; the number of body rows.
+
+    A GFM renderer pads or drops cells to the header's count, so this mostly counts rows (a line
+    break in a cell would add one); that no cell is split or merged is checked on the cells' text
+    by test_no_cell_value_breaks_a_table_or_becomes_markup_link_or_html.
+    """
+    rows, columns, cells = 0, 0, 0
+    for token in tokens:
+        if token.type == "tr_open":
+            cells = 0
+        elif token.type in ("th_open", "td_open"):
+            cells += 1
+        elif token.type == "tr_close":
+            if columns == 0:
+                columns = cells
+            else:
+                assert cells == columns
+                rows += 1
+        elif token.type == "table_close":
+            columns = 0
+    return rows
+
+
 def _big_plan(n: int) -> Plan:
     records = tuple(desired("subjects", "subject", row, code=f"S{row:05d}", name=f"Subject number {row}",
                             custom_attributes={"Level": str(row % 5)}) for row in range(2, n + 2))
@@ -75,68 +122,144 @@ def _big_plan(n: int) -> Plan:
 
 
 def test_a_long_report_is_split_into_complete_parts_with_the_summary_first(tmp_path: Path) -> None:
-    plan = _big_plan(1_500)
+    plan = _big_plan(3_000)
     written = write_markdown(plan, tmp_path / "plan.md")
     assert [p.name for p in written[:3]] == ["plan.md", "plan.part2.md", "plan.part3.md"]
     texts = [p.read_text(encoding="utf-8") for p in written]
+    body_rows = 0
     for n, text in enumerate(texts, start=1):
         assert len(text) <= PART_LIMIT
         assert text.count("<details>") == text.count("</details>")
         assert text.startswith(f"# Plan for `sandbox` (part {n} of {len(texts)})")
+        html, tokens = _gfm(text)
+        body_rows += _tables_keep_their_columns(tokens)
+        assert html.count("<details>") == html.count("</details>")
+    assert body_rows == 2 + 1 + 3_000  # the summary's two blocks, the one school, the subjects
     assert "| block | entity | create |" in texts[0]
     assert "This report is split into `plan.md`, `plan.part2.md`" in texts[0]
     assert all("| block | entity | create |" not in t for t in texts[1:])
     every_row = "".join(texts)
-    assert all(f"`S{row:05d}`" in every_row for row in range(2, 1_502))
-    assert texts[1].count("## subjects (subject)\n") == 1 and "## subjects (subject), continued" in texts[2]
-    assert f"…, `plan.part{len(texts)}.md`." in texts[0]
+    assert all(f"| `S{row:05d}` |" in every_row for row in range(2, 3_002))
+    assert every_row.count("## subjects (subject)\n") == 1 and "### subjects (subject): creates, continued" in texts[2]
+    assert f"…, `plan.part{len(texts)}.md`." in texts[0] or len(texts) <= 6
 
 
-def test_a_row_too_long_for_a_part_is_cut_with_a_note_and_every_part_fits(tmp_path: Path) -> None:
-    # Every Markdown special, and prefixes of each length, so the cuts fall at each place among escapes.
+def test_a_first_load_of_1000_records_of_six_fields_fits_in_two_parts() -> None:
+    records = tuple(desired("subjects", "subject", row, code=f"SUBJ{row:04d}", name=f"Introduction to Topic {row}",
+                            parent=Ref("program", ("BSC-STAT",)), access="Open",
+                            custom_attributes={"Level": str(row % 5 + 1), "Credit Points": "6"})
+                    for row in range(2, 1_002))
+    blocks = [Block("programs", "program", ("code",), (desired("programs", "program", 2, code="BSC-STAT",
+                                                                name="Statistics"),)),
+              Block("subjects", "subject", ("code",), records)]
+    plan = plan_changes(blocks, {}, load_profile(), header=PlanHeader("sandbox", "5.1.0"))
+    parts = render_parts(plan)
+    assert len(parts) <= 2 and all(len(p) <= PART_LIMIT for p in parts)
+    assert sum(_tables_keep_their_columns(_gfm(p)[1]) for p in parts) == 2 + 1 + 1_000
+
+
+def test_a_long_value_is_cut_with_a_marker_and_every_part_fits(tmp_path: Path) -> None:
     huge = "x|`<b>_\\" * 15_000
     schools = [desired("schools", "school", row, code=f"S{row}", name="y" * row + huge) for row in range(8)]
-    schools += [desired("schools", "school", 10 + n, code=f"L{n}", name="Law",
-                        parent=Ref("school", ("q" * n + "Q|\\`" * 20_000,))) for n in range(7)]
     schools += [desired("schools", "school", 20, code="ART", name="Arts")]
     plan = plan_changes([Block("schools", "school", ("code",), tuple(schools))], {}, load_profile(),
                         header=PlanHeader("sandbox", "5.1.0"))
     texts = [p.read_text(encoding="utf-8") for p in write_markdown(plan, tmp_path / "plan.md")]
-    assert all(len(text) <= PART_LIMIT for text in texts)
-    note = " … (cut: too long for this report; the full text is in plan.json and the HTML report) |"
-    cut = [line.removesuffix(note) for text in texts for line in text.splitlines() if line.endswith(note)]
-    assert len(cut) == 8 + 2 * 7  # the names; each unresolved reference in the errors and in its record's rows
-    for kept in cut:
-        assert kept.startswith("| ")
-        assert kept.endswith("`") or (len(kept) - len(kept.rstrip("\\"))) % 2 == 0  # no escape cut in two
-    assert sum(kept.startswith("| create | `S") and kept.endswith("`") for kept in cut) == 8  # code closed
-    rendered = "".join(MarkdownIt("commonmark").enable("table").render(text) for text in texts)
-    assert rendered.count("</code> … (cut: too long") == 8 and rendered.count("(cut: too long") == len(cut)
-    every_row = "".join(texts)
-    assert "| create | `ART` | name |" in every_row and "| error | `L0` |" in every_row
+    assert len(texts) == 1 and len(texts[0]) < 20_000
+    rows = [line for line in texts[0].splitlines() if line.startswith("| ") and "…✂`" in line]
+    assert len(rows) == 8
+    html, tokens = _gfm(texts[0])
+    assert _tables_keep_their_columns(tokens) == 9 + 1  # and the summary's one block
+    assert "<b>" not in html and html.count("…✂</code>") == 8
+    cut_cells = re.findall(r"<code>(y*x[^<]*)…✂</code>", html)
+    assert len(cut_cells) == 8 and all(len(unescape(c)) == CELL_LIMIT - len("…✂") for c in cut_cells)
     assert json.dumps(huge, ensure_ascii=False)[1:-1] in plan_json_text(plan)
 
 
 def test_a_shorter_report_removes_the_parts_an_earlier_one_left(tmp_path: Path) -> None:
-    assert len(write_markdown(_big_plan(1_500), tmp_path / "plan.md")) > 2
+    assert len(write_markdown(_big_plan(3_000), tmp_path / "plan.md")) > 2
     (tmp_path / "plan.partial-notes.md").write_text("mine", encoding="utf-8")
     assert write_markdown(_big_plan(3), tmp_path / "plan.md") == [tmp_path / "plan.md"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md", "plan.partial-notes.md"]
 
 
-def test_a_short_report_is_one_file_and_big_blocks_are_folded(plan: Plan, tmp_path: Path) -> None:
+def test_a_short_report_is_one_file_and_big_tables_are_folded(plan: Plan, tmp_path: Path) -> None:
     assert [p.name for p in write_markdown(plan, tmp_path / "plan.md")] == ["plan.md"]
     assert "<details><summary>" not in render(plan).split("Input fingerprints")[1]
     folded = render_parts(_big_plan(30))[0]
-    assert "<details><summary>30 records with changes or findings</summary>" in folded
+    assert "### Creates (30)\n\n<details><summary>30 records to create</summary>" in folded
     assert "<details><summary>1 records" not in folded
 
 
-def test_table_cells_escape_pipes_and_html_and_pii_is_masked(plan: Plan) -> None:
-    text = render(plan)
-    assert '`"New \\| <b>Engineering</b>"`' in text
-    for line in text.splitlines():
-        if line.startswith("| update | `ENG`"):
-            assert len(re.findall(r"(?<!\\)\|", line)) == 7
-    assert "| update | `A1` | email\\_address | ‹hidden› | ‹hidden› |" in text
-    assert "secret" not in text
+def test_records_are_rows_creates_with_a_column_per_field_updates_with_only_what_changes() -> None:
+    text = render(review_plan())
+    assert text.index("## Errors (3)") < text.index("## schools (school)")
+    assert "| row | code | name |\n|--:|---|---|\n| 4 | `LAW` | `Law` |" in text
+    assert '| 3 | `ENG` | name: `"Engineering"` → `"Faculty of Engineering"` |' in text
+    assert "| 2 | `ART1` | status: `\"DRAFT\"` → `\"ACTIVE\"`<br>status path: READY → ACTIVE |" in text
+    assert "| 3 | `ART2` | `New arrangement` | `ACTIVE` | status path: after the create: READY → ACTIVE |" in text
+    # the source file once per block, relative; rows (and failing cells) per record
+    assert text.count("`intake.xlsx › schools`") == 1 and "intake.xlsx › schools › row" not in text
+    assert "| 2 (C2) | `BADC` | no school with code 'NOPE' in the source or live |" in text
+    assert "| 2 | `P1` | blocked: depends on courses/BADC, which cannot be applied |" in text
+    # a row left out by errors: its live record is blocked, not "not in source"
+    assert "| 9 | `OLD` | name: too long |" in text
+    assert "### Not in source (1)" in text and "| `GONE` | `s-4` |" in text and "`OLD` | `s-3`" not in text
+    assert "| schools | school | 3 | 1 | 1 | 1 | 1 | 0 | 1 |" in text  # ... not in source, blocked, warnings, errors
+
+
+def test_hostile_values_and_pii_stay_inert_in_github_flavoured_markdown() -> None:
+    text = render(review_plan())
+    html, tokens = _gfm(text)
+    _tables_keep_their_columns(tokens)
+    assert "<script" not in html and "<!--" not in html and "<a " not in html and "\x1b" not in html
+    assert "\r" not in text and "\x1b" not in text
+    assert "<h1>head" not in html and html.count("<h1>") == 1  # a line break in a value starts no heading
+    assert "<code>K\\r&lt;!-- x</code>" in html  # the carriage return shown, not written raw
+    evil = next(line for line in text.splitlines() if line.startswith("| 5 | `EVIL` |"))
+    assert len(re.findall(r"(?<!\\)\|", evil)) == 4
+    assert "secret" not in text and "old@example.com" not in text
+    assert "| 2 | `A1` | email\\_address: ‹hidden› → ‹hidden› |" in text
+    assert HOSTILE not in text
+
+
+_SPECIALS = "|`<>[]()!*_~\\\r\n\x1b\u202e&#:/.- ahjsvw"
+
+
+def _table_cells(tokens: list[Token]) -> list[list[str]]:
+    """The text of every body cell of every table, as a reader sees it (code spans' content included)."""
+    rows: list[list[str]] = []
+    in_body = False
+    for token in tokens:
+        if token.type == "tbody_open":
+            in_body = True
+        elif token.type == "tbody_close":
+            in_body = False
+        elif in_body and token.type == "tr_open":
+            rows.append([])
+        elif in_body and token.type == "inline":
+            rows[-1].append("".join(c.content for c in token.children or ()))
+    return rows
+
+
+def _as_code_span_shows(text: str) -> str:
+    shown = clean(text).replace("`", "'")
+    if len(shown) >= 2 and shown[0] == shown[-1] == " " and shown.strip(" "):
+        return shown[1:-1]  # CommonMark strips one space each side of a code span
+    return shown
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(st.sampled_from(list(_SPECIALS)) | st.characters(), min_size=1, max_size=40),
+                min_size=1, max_size=4))
+def test_no_cell_value_breaks_a_table_or_becomes_markup_link_or_html(values: list[str]) -> None:
+    records = [desired("schools", "school", 3 + n, code=f"K{n}{v}", name=v) for n, v in enumerate(values)]
+    plan = plan_changes([Block("schools", "school", ("code",), tuple(records), sheet="schools")], {},
+                        load_profile(), header=PlanHeader("sandbox", "5.1.0"))
+    _, tokens = _gfm(render(plan))
+    creates = [row for row in _table_cells(tokens) if len(row) == 3 and row[0].isdigit()]
+    assert creates == [[str(3 + n), _as_code_span_shows(f"K{n}{v}"), _as_code_span_shows(v)]
+                       for n, v in enumerate(values)]
+    inline = [child for t in tokens if t.children for child in t.children]
+    assert not [t for t in tokens + inline if t.type in ("html_block", "html_inline", "link_open", "image")
+                and "details" not in t.content]

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers.report import Block, desired
+from helpers.report import Block, desired, review_plan
 
 from loader.errors import PlanError
 from loader.plan.diff import PlanHeader, plan_changes
@@ -75,3 +75,30 @@ def test_a_broken_plan_file_is_refused_naming_every_problem(plan: Plan, tmp_path
         read_plan_json(tmp_path / "plan.json")
     assert "'environment' is a required property" in str(caught.value)
     assert "blocks/0/records/0/action" in str(caught.value)
+
+
+def test_plan_json_lists_not_in_source_records_by_key_and_id_and_blocked_rows(tmp_path: Path) -> None:
+    plan = review_plan()
+    write_plan_json(plan, tmp_path / "plan.json")
+    data = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+    assert validation_errors(data) == []
+    schools = data["blocks"][0]
+    assert schools["not_in_source"] == 1 and schools["not_in_source_records"] == [{"key": ["GONE"], "id": "s-4"}]
+    assert schools["blocked_rows"] == [{
+        "source": {"file": "intake.xlsx", "sheet": "schools", "row": 9}, "row": 9, "key": ["OLD"], "live_id": "s-3",
+        "errors": [{"severity": "error", "code": "bad-value", "message": "name: too long",
+                    "where": {"file": "intake.xlsx", "sheet": "schools", "cell": "B9", "row": 9}}],
+    }]
+    blocked = [(r["ref"], r["blocked"]) for b in data["blocks"] for r in b["records"] if r["blocked"]]
+    assert blocked == [("courses/BADC", True), ("programs/P1", True)]
+    assert read_plan_json(tmp_path / "plan.json") == masked_plan(plan)
+    schools["not_in_source_records"] = [{"key": ["GONE"]}]
+    assert any("not_in_source_records/0" in p and "'id'" in p for p in validation_errors(data))
+
+
+def test_a_plan_json_of_an_earlier_version_without_the_lists_still_reads(plan: Plan) -> None:
+    data = json.loads(plan_json_text(plan))
+    for block in data["blocks"]:
+        del block["not_in_source_records"], block["blocked_rows"]
+    assert validation_errors(data) == []
+    assert plan_from_dict(data).blocks[0].not_in_source_records == ()

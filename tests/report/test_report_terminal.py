@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
-from helpers.report import Block, desired
+from helpers.report import Block, desired, review_plan
 
 from loader.console import console, progress_bars
 from loader.plan.diff import PlanHeader, plan_changes
@@ -18,10 +19,12 @@ def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Pla
     text = render_text(plan)
     assert "schools" in text and "subjects" in text
     assert '~ update ENG' in text and 'name: "Old | Engineering" → "New | <b>Engineering</b>"' in text
-    assert '+ create LAW' in text and '      name: "Law"' in text
+    assert '+ create LAW  row 4' in text and '      name: "Law"' in text
     assert "intake.xlsx › subjects › C2: access can only be set at creation" in text
     assert "✗ intake.xlsx › subjects › C3: no program with code 'NOPE' in the source or live" in text
-    assert "Plan: 1 to create, 2 to update, 2 unchanged, 0 not in source, 1 warnings, 1 errors." in text
+    assert "✗ blocked PHYS1  row 3 (intake.xlsx › subjects › C3)  no program with code 'NOPE'" in text
+    assert text.index("Errors (1)") < text.index("schools (school) · intake.xlsx › Schools")
+    assert "Plan: 1 to create, 2 to update, 2 unchanged, 0 not in source, 1 blocked, 1 warnings, 1 errors." in text
     assert "The plan has errors" in text
 
 
@@ -33,8 +36,42 @@ def test_pii_values_never_reach_the_terminal(plan: Plan) -> None:
 
 def test_long_blocks_show_the_first_records_and_say_how_many_more(plan: Plan) -> None:
     text = render_text(plan, limit=1)
-    assert "… and 1 more; write them all with --report plan.md" in text
-    assert "+ create LAW" not in text
+    assert "  … and 1 more; write them all with --report plan.md\n\nsubjects" in text
+    assert "+ create LAW" in text and "~ update ENG" not in text
+
+
+def test_blocked_records_and_rows_and_records_not_in_source_are_named() -> None:
+    text = render_text(review_plan())
+    assert "✗ blocked OLD  row 9  name: too long" in text
+    assert "✗ blocked P1  row 2  blocked: depends on courses/BADC, which cannot be applied" in text
+    assert "? not in source (1): GONE (s-4); the service has no delete: retire them by hand" in text
+    assert "status path: after the create: READY → ACTIVE" in text
+    assert "3 blocked" in text
+
+
+def test_no_escape_code_or_carriage_return_from_a_cell_reaches_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for out in (io.StringIO(), _Tty()):
+        render(review_plan(), console(out))
+        text = out.getvalue()
+        assert "\r" not in text and "\x1b[31mred" not in text
+        assert "K\\r<!-- x" in text and "\\u001b[31mred" in text
+
+
+def test_long_lines_are_never_wrapped_when_stdout_is_not_a_terminal() -> None:
+    long_name = "A very long subject name " * 12
+    records = (desired("subjects", "subject", 2, code="LONG1", name=long_name),)
+    p = plan_changes([Block("subjects", "subject", ("code",), records)], {}, load_profile(), header=PlanHeader("x"))
+    out = io.StringIO()
+    render(p, console(out))
+    assert f'      name: "{long_name}"\n' in out.getvalue()
+
+
+def test_apply_does_not_say_to_run_apply() -> None:
+    without_errors = replace(review_plan(), blocks=review_plan().blocks[3:])
+    assert "Run `loader apply`" in render_text(without_errors)
+    applying = render_text(without_errors, applying=True)
+    assert "Run `loader apply`" not in applying and "Plan: 2 to create" in applying
 
 
 def test_many_findings_are_cut_after_four_times_the_limit() -> None:

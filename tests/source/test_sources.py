@@ -482,6 +482,16 @@ def test_findings_about_pii_fields_never_show_their_values(workdir: Path) -> Non
     for secret in ("not-an-email", "secret", "Secret", "di@", "di.ng@", "0400", "+61"):
         assert secret not in shown
     assert [r.key for r in block.records] == []
+    # every row left out, with its key: the planner reports their live records as blocked
+    assert [(str(r.row), r.key, [f.code for f in r.errors]) for r in block.left_out] == [
+        ("people.xlsx › People › row 2", ("A1",), ["schema"]),
+        ("people.xlsx › People › row 3", ("A2",), ["bad-value"]),
+        ("people.xlsx › People › row 4", ("A3",), ["bad-value"]),
+        ("people.xlsx › People › row 5", ("A4",), ["duplicate-key"]),
+        ("people.xlsx › People › row 6", ("A4",), ["duplicate-key"]),
+        ("people.xlsx › People › row 7", ("A5",), ["duplicate-key"]),
+        ("people.xlsx › People › row 8", ("A5",), ["duplicate-key"]),
+    ]
 
 
 def test_reading_leaves_the_garbage_collector_running(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,38 @@
+"""`loader show plan.json [--report plan.md] [--html plan.html]`: a saved plan's reports, no network.
+
+What `terraform show` is to a saved plan: the terminal view, and the Markdown and HTML reports on
+request, rendered from plan.json alone (no configuration read, no service called). plan.json holds
+`changes` with PII already masked, and every renderer masks again. Exit 1 when the plan has errors
+(as `loader plan` does), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from loader.errors import EXIT_ERROR, EXIT_OK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("plan", metavar="plan.json", type=Path, help="a plan written by `loader plan --out`")
+    parser.add_argument("--report", metavar="plan.md", type=Path, help="write the Markdown report (pull requests, CI)")
+    parser.add_argument("--html", metavar="plan.html", type=Path, help="write the self-contained HTML report")
+
+
+def run(args: argparse.Namespace) -> int:
+    from loader.plan.plan_file import read_plan_json
+    from loader.report.html import write_html
+    from loader.report.markdown import write_markdown
+    from loader.report.terminal import render
+
+    plan = read_plan_json(args.plan)
+    render(plan)
+    if args.report:
+        for path in write_markdown(plan, args.report):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.html:
+        write_html(plan, args.html)
+        print(f"wrote {args.html}", file=sys.stderr)
+    return EXIT_ERROR if plan.has_errors else EXIT_OK
