@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from loader.plan.digest import plan_digest
 from loader.plan.model import Plan, RecordPlan
 from loader.report.masking import masked_plan
 from loader.report.view import (
@@ -56,6 +57,7 @@ _JS = """
 
 def render_html(plan: Plan) -> str:
     """The whole report as one HTML document."""
+    digest = plan_digest(plan)  # issue 13: before masking, so every value counts
     plan = masked_plan(plan)
     t = totals(plan)
     rows = [row for block in plan.blocks for record in changed_records(block) for row in _rows(record)]
@@ -73,6 +75,7 @@ def render_html(plan: Plan) -> str:
         f"<code>{escape(plan.env_name)}</code>), API version <code>{escape(plan.api_version or 'unknown')}</code>. "
         f"<strong>{t.create} to create, {t.update} to update</strong>, {t.unchanged} unchanged, "
         f"{t.not_in_source} not in source, {t.warnings} warnings, {t.errors} errors.</p>",
+        f"<p>Plan digest <code>{escape(digest)}</code> (for <code>loader apply --expect-digest</code>).</p>",
         _counts_table(plan),
         '<div class="controls"><input id="filter" type="search" placeholder="Filter: any text (record, field, value,'
         ' cell)"> <select id="action"><option value="">all rows</option><option>create</option>'

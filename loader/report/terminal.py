@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader.console import console as make_console
+from loader.plan.digest import plan_digest
 from loader.plan.model import Action, Plan, RecordPlan
 from loader.report.masking import masked_plan
 from loader.report.view import (
@@ -35,8 +36,9 @@ _SIGN = {"create": "+", "update": "~", "unchanged": "=", "error": "✗"}
 def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT) -> None:
     """Print the plan (PII masked) to `console` (default: stdout)."""
     out = console or make_console()
-    plan = masked_plan(plan)
+    original, plan = plan, masked_plan(plan)
     out.print(_title(plan))
+    out.print(f"Plan digest {plan_digest(original)} (for apply --expect-digest)")  # issue 13
     out.print(_counts_table(plan))
     for block in plan.blocks:
         records = changed_records(block)
