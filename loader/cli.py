@@ -102,7 +102,24 @@ def _report_bug(error: BaseException) -> int:
     return EXIT_BUG
 
 
+def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
+    """With `--format json`, the error is also the one JSON document on stdout; with github, an annotation."""
+    output = getattr(args, "format", "text")
+    if args is None:
+        return
+    if output == "json":
+        from loader.report.machine import dumps, error_document
+
+        print(dumps(error_document(args.command, error.message, error.where, error.hint, exit_code_for(error))))
+    elif output == "github":
+        from loader.findings import Finding
+        from loader.report.github import annotation
+
+        print(annotation(Finding("error", type(error).__name__, error.message, error.where), "loader"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -119,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except LoaderError as error:
         print(f"loader: error: {error}", file=sys.stderr)
+        _machine_error(args, error)
         return exit_code_for(error)
     except Exception as error:
         return _report_bug(error)

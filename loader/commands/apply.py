@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
@@ -25,15 +25,18 @@ from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import (
     MaxChanges,
     changes_to_apply,
+    check_digest,
     check_errors,
     check_fingerprints,
     check_max_changes,
     check_profile,
     check_target,
+    parse_digest,
     parse_max_changes,
 )
 from loader.apply.results import RecordResult, Results
 from loader.apply.stale import find_stale
+from loader.commands.formats import add_format_argument
 from loader.config import Config, Environment, load_config
 from loader.console import console
 from loader.environments import open_environment
@@ -67,6 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N|P%",
         help="refuse to write more than N records, or P%% of the records in scope (live and desired)",
     )
+    parser.add_argument(
+        "--expect-digest",
+        metavar="sha256:HEX",
+        help="refuse, writing nothing, unless the plan made now has this digest (from the reviewed report)",
+    )
+    add_format_argument(parser)
 
 
 def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path]]:
@@ -79,6 +88,13 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
         if path.suffix.lower() not in RESULT_SUFFIXES:
             raise UsageError(f"--results {path}: use a .xlsx or .json file name")
     guard = parse_max_changes(args.max_changes) if args.max_changes else None
+    if args.expect_digest is not None:
+        if args.plan:
+            raise UsageError(
+                "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
+                hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
+            )
+        args.expect_digest = parse_digest(args.expect_digest)
     return guard, outputs
 
 
@@ -103,11 +119,11 @@ def run(args: argparse.Namespace) -> int:
         check_max_changes(plan_file, guard, args.partial)
         check_target(plan_file, args.env or config.default_environment, None)
     with open_environment(config, args.env) as env:
-        outcome = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
-    if outcome is None:
+        results, context, plan = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
+    if results is None:
+        _print_machine(args, None, EXIT_OK, plan)
         return EXIT_OK
-    results, context = outcome
-    print(render_results(results))
+    print(render_results(results), file=_human(args))
     written = True
     for path in outputs:
         try:
@@ -116,8 +132,31 @@ def run(args: argparse.Namespace) -> int:
             print(f"loader: error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
             written = False
     if results.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if results.ok and written else EXIT_ERROR
+        code = EXIT_INTERRUPTED
+    else:
+        code = EXIT_OK if results.ok and written else EXIT_ERROR
+    _print_machine(args, results, code, plan)
+    return code
+
+
+def _human(args: argparse.Namespace) -> TextIO:
+    """Where the human text goes: stdout, or stderr when stdout carries the JSON document."""
+    return sys.stderr if getattr(args, "format", "text") == "json" else sys.stdout
+
+
+def _print_machine(args: argparse.Namespace, results: Results | None, code: int, plan: Plan) -> None:
+    output = getattr(args, "format", "text")
+    if output == "text":
+        return
+    from loader.report.github import apply_summary, failed_annotations, write_summary
+    from loader.report.machine import apply_document, dumps
+
+    document = apply_document(results, code, plan)
+    if output == "json":
+        print(dumps(document))
+    else:
+        failed_annotations(document)
+        write_summary(apply_summary(document))
 
 
 def _write(results: Results, path: Path, context: _SourceContext) -> None:
@@ -143,7 +182,7 @@ async def _apply(
     plan: Plan | None,
     guard: MaxChanges | None,
     concurrency: int,
-) -> tuple[Results, _SourceContext] | None:
+) -> tuple[Results | None, _SourceContext, Plan]:
     from loader.api.client import ApiClient
 
     context = _SourceContext(row_errors={b.name: b.findings for b in plan.blocks} if plan else {})
@@ -156,20 +195,21 @@ async def _apply(
             check_target(plan, env.name, client.environment)
         else:
             plan, context = await _make_plan(args, config, env, client)
+            check_digest(plan, args.expect_digest)
             check_errors(plan, args.partial)
             check_max_changes(plan, guard, args.partial)
             changes = changes_to_apply(plan, args.partial)
             if changes == 0:
-                print("Nothing to apply: the service already matches the source.")
-                return None
+                print("Nothing to apply: the service already matches the source.", file=_human(args))
+                return None, context, plan
             _confirm(args, changes, client.environment or plan.environment)
         stop = asyncio.Event()
         options = ApplyOptions(concurrency=concurrency, partial=args.partial, skip=skip)
-        with _BlockProgress(plan) as listener, _StopOnSigint(stop):
+        with _BlockProgress(plan, enabled=_human(args) is sys.stdout) as listener, _StopOnSigint(stop):
             results = await apply_plan(
                 plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
             )
-        return results, context
+        return results, context, plan
 
 
 async def _make_plan(
@@ -181,8 +221,9 @@ async def _make_plan(
     from loader.source.mapping import load_mapping
 
     paths = [Path(m) for m in args.mappings]
-    planned = await run_plan(paths, config=config, env=env, client=client)
-    render(planned.plan)
+    planned = await run_plan(paths, config=config, env=env, client=client,
+                             progress=False if getattr(args, "format", "text") == "json" else None)
+    render(planned.plan, console(sys.stderr) if getattr(args, "format", "text") == "json" else None)
     header_rows: dict[str, int] = {}
     for path in paths:
         mapping, _ = load_mapping(path, config.profile)
@@ -257,13 +298,14 @@ class _RateColumn(ProgressColumn):
 class _BlockProgress:
     """Progress bars per block (rate and time left) when stdout is a terminal; else nothing."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, *, enabled: bool = True) -> None:
         self.plan = plan
+        self.enabled = enabled
         self.bars: Any = None
         self.tasks: dict[str, Any] = {}
 
     def __enter__(self) -> Callable[[RecordResult], None] | None:
-        if not sys.stdout.isatty():
+        if not (self.enabled and sys.stdout.isatty()):
             return None
         self.bars = Progress(
             TextColumn("{task.description}"),
