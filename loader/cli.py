@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "plan": "read inputs, fetch live data, show what would change",
     "apply": "apply creates and updates in dependency order",
     "pull": "export live records to a workbook",
+    "init": "draft a mapping file from a workbook's headers",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
 }
