@@ -150,3 +150,14 @@ def test_an_entity_given_is_used_and_an_unknown_one_is_a_usage_error(
                                                                         "transform": ["strip"]}
     assert main(["init", "samples/intake-2027/curriculum.xlsx", "--entity", "planet", "--out", "x.yaml"]) == EXIT_USAGE
     assert "one of: school" in capsys.readouterr().err
+
+
+def test_a_csv_file_gets_one_block_without_a_sheet(workdir: Path) -> None:
+    (workdir / "schools.csv").write_text("School Code,School Name,Faculty\nSCI,Science,Science\nENG,Eng,Eng\n",
+                                         encoding="utf-8")
+    assert main(["init", "schools.csv", "--out", "schools.yaml"]) == EXIT_OK
+    data = yaml.safe_load((workdir / "schools.yaml").read_text(encoding="utf-8"))
+    assert data["source"] == "schools.csv"
+    (block,) = data["entities"].values()
+    assert block["entity"] == "school" and "sheet" not in block
+    assert {f: s["column"] for f, s in block["fields"].items()} == {"code": "School Code", "name": "School Name"}
