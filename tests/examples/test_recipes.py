@@ -187,3 +187,44 @@ def test_gitlab_notes_posts_each_part_updates_them_in_place_and_finds_the_digest
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == plan_digest(plan)
     assert "glpat-test-token" not in done.stdout + done.stderr and state.tokens == {"glpat-test-token"}
+
+
+# ---- the github-script steps, run by node against a stand-in for GitHub's API -----------------
+
+
+def _github_script(workflow: str) -> str:
+    data = yaml.safe_load((EXAMPLES / "github-actions" / workflow).read_text(encoding="utf-8"))
+    (script,) = [s["with"]["script"] for job in data["jobs"].values() for s in job["steps"]
+                 if s.get("uses", "").startswith("actions/github-script@")]
+    return str(script)
+
+
+def _run_github_script(workflow: str, state: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    (cwd / "script.js").write_text(_github_script(workflow), encoding="utf-8")
+    (cwd / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    done = subprocess.run([_tool("node"), str(Path(__file__).parent / "github_script_harness.js"), "script.js",
+                           "state.json"], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads((cwd / "state.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_the_pull_request_comments_are_one_per_part_updated_in_place_and_apply_reads_their_digest(
+    tmp_path: Path,
+) -> None:
+    plan = small_plan()
+    (tmp_path / "plan.md").write_text(render(plan), encoding="utf-8")
+    (tmp_path / "plan.part2.md").write_text("# part 2\n", encoding="utf-8")
+    someone = {"id": 100, "body": "LGTM", "user": {"type": "User"}}
+    state = _run_github_script("plan.yml", {"comments": [someone], "nextId": 1, "outputs": {}}, tmp_path)
+    assert [c["body"].splitlines()[0] for c in state["comments"]] == [
+        "LGTM", "<!-- loader-plan-report part 1 -->", "<!-- loader-plan-report part 2 -->"]
+    (tmp_path / "plan.part2.md").unlink()
+    state = _run_github_script("plan.yml", state, tmp_path)
+    assert [c["id"] for c in state["comments"]] == [100, 1]  # part 1 updated in place, part 2 removed
+    state = _run_github_script("apply.yml", state, tmp_path)
+    assert "failed" not in state and state["outputs"] == {"digest": plan_digest(plan), "pull": "5"}
+
+
+def test_apply_fails_when_the_pull_request_has_no_report(tmp_path: Path) -> None:
+    state = _run_github_script("apply.yml", {"comments": [], "nextId": 1, "outputs": {}}, tmp_path)
+    assert state["outputs"] == {} and "has no loader plan report" in state["failed"]
