@@ -3,7 +3,10 @@
 With MAPPING files it plans, shows the plan summary and asks before writing (unless --yes;
 never when stdin is not a terminal). With --plan it applies exactly that reviewed plan after
 checking the inputs' fingerprints, the target environment and stale records; it does not ask
-again. `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json (.json).
+again. With MAPPING files and `--expect-digest sha256:…` it refuses, writing nothing, unless the
+plan it makes has that digest (the reviewed report's). `--results FILE` (repeatable) writes
+results.xlsx (.xlsx) or results.json (.json). `--format json` prints one JSON document on stdout
+(the human text goes to stderr); `--format github` adds annotations and a job summary.
 Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
 """
 
@@ -88,13 +91,11 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
         if path.suffix.lower() not in RESULT_SUFFIXES:
             raise UsageError(f"--results {path}: use a .xlsx or .json file name")
     guard = parse_max_changes(args.max_changes) if args.max_changes else None
-    if args.expect_digest is not None:
-        if args.plan:
-            raise UsageError(
-                "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
-                hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
-            )
-        args.expect_digest = parse_digest(args.expect_digest)
+    if args.expect_digest is not None and args.plan:
+        raise UsageError(
+            "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
+            hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
+        )
     return guard, outputs
 
 
@@ -109,6 +110,7 @@ class _SourceContext:
 
 def run(args: argparse.Namespace) -> int:
     guard, outputs = _check_usage(args)
+    expected_digest = parse_digest(args.expect_digest) if args.expect_digest is not None else None
     config = load_config(Path(args.config) if args.config else None)
     concurrency = args.concurrency or config.concurrency
     plan_file = read_plan_json(Path(args.plan)) if args.plan else None
@@ -119,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
         check_max_changes(plan_file, guard, args.partial)
         check_target(plan_file, args.env or config.default_environment, None)
     with open_environment(config, args.env) as env:
-        results, context, plan = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
+        results, context, plan = asyncio.run(
+            _apply(args, config, env, plan_file, guard, concurrency, expected_digest)
+        )
     if results is None:
         _print_machine(args, None, EXIT_OK, plan)
         return EXIT_OK
@@ -182,6 +186,7 @@ async def _apply(
     plan: Plan | None,
     guard: MaxChanges | None,
     concurrency: int,
+    expected_digest: str | None = None,
 ) -> tuple[Results | None, _SourceContext, Plan]:
     from loader.api.client import ApiClient
 
@@ -195,7 +200,7 @@ async def _apply(
             check_target(plan, env.name, client.environment)
         else:
             plan, context = await _make_plan(args, config, env, client)
-            check_digest(plan, args.expect_digest)
+            check_digest(plan, expected_digest)
             check_errors(plan, args.partial)
             check_max_changes(plan, guard, args.partial)
             changes = changes_to_apply(plan, args.partial)

@@ -311,7 +311,8 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
     if missing:
         # Without its key a block does not validate: name the fields, keyed on the first mapped one.
         notes.append(f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it")
-        key = (fields[0].name,) if fields else key
+        present = tuple(k for k in key if k in mapped)
+        key = present or ((fields[0].name,) if fields else key)
     used = {f.column for f in fields}
     unmatched = tuple(c for c in sample.headers if c not in used)
     return DraftBlock(
