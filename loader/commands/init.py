@@ -16,7 +16,8 @@ from pathlib import Path
 
 from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
-from loader.source.draft import DraftBlock, draft_block, draftable_entities, render_draft, sample_of
+from loader.source.draft import DraftBlock, draft_block, draftable_entities, sample_of
+from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, read_sheet, sheet_names
 from loader.source.sources import read_sources
 

@@ -5,16 +5,15 @@ name, match columns to the entity's fields by name (rapidfuzz over each field's 
 words people use for it), propose `key` from the entity profile, references for columns holding
 codes of other entities, `pii: true` for personal data, value steps the sample rows call for
 (`type: string` for codes stored as numbers, `split` for lists, `map` for status words), and list
-the columns left unmatched as comments. `render_draft` writes the YAML text; it validates as written.
+the columns left unmatched as comments. `loader.source.draft_yaml.render_draft` writes the YAML text;
+it validates as written.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -333,71 +332,3 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
 
 def _block_name(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_") or "block"
-
-
-# ---- YAML text ----------------------------------------------------------------------------
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) and value.lower() not in (
-        "true", "false", "yes", "no", "on", "off", "null", "y", "n"
-    ):
-        return value
-    if isinstance(value, (date, datetime)):
-        return json.dumps(value.isoformat())
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _flow(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_flow(v) for v in value) + "]"
-    return _scalar(value)
-
-
-def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str, workbook: str) -> str:
-    """The mapping file's text: `$schema` line, a review note, then one block per sheet."""
-    lines = [
-        f"# yaml-language-server: $schema={schema_path}",
-        "#",
-        f"# Drafted by `loader init` from {workbook}. Review before you commit it:",
-        "#   - every field's column (matched by name), the key, and `pii: true` on personal data;",
-        "#   - columns no field matched are listed as comments under their block;",
-        "#   - then `loader validate` this file and `loader plan` it.",
-        "version: 1",
-        f"source: {_scalar(source)}",
-        "entities:",
-    ]
-    for n, block in enumerate(blocks):
-        if n:
-            lines.append("")
-        lines += _block_lines(block)
-    return "\n".join(lines) + "\n"
-
-
-def _block_lines(block: DraftBlock) -> list[str]:
-    guessed = "   # guessed from the headers; --entity to choose" if block.entity_guessed else ""
-    lines = [f"  {block.name}:", f"    entity: {block.entity}{guessed}"]
-    if block.sheet is not None:
-        lines.append(f"    sheet: {_scalar(block.sheet)}")
-    if block.header_row != 1:
-        lines.append(f"    header_row: {block.header_row}")
-    lines += [f"    # {note}" for note in block.notes]
-    lines.append(f"    key: {_flow(list(block.key))}")
-    lines.append("    fields:")
-    for f in block.fields:
-        note = f"   # {f.note}" if f.note else ""
-        lines.append(f"      {f.name}: {_flow({'column': f.column, **f.spec})}{note}")
-    if block.unmatched:
-        lines.append("      # Columns no field matched (uncomment as custom attributes, or map them to a field):"
-                     if block.custom_attributes else "      # Columns no field matched:")
-        if block.custom_attributes:
-            lines.append("      # custom_attributes:")
-        for column in block.unmatched:
-            extra = ", type: string" if column in block.numeric_unmatched else ""
-            extra += ", pii: true" if column in block.pii_unmatched else ""
-            lines.append(f"      #   {_scalar(column)}: {{column: {_scalar(column)}{extra}}}")
-    return lines
