@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -161,3 +162,21 @@ def test_a_csv_file_gets_one_block_without_a_sheet(workdir: Path) -> None:
     (block,) = data["entities"].values()
     assert block["entity"] == "school" and "sheet" not in block
     assert {f: s["column"] for f, s in block["fields"].items()} == {"code": "School Code", "name": "School Name"}
+
+
+def test_plans_of_the_sample_drafts_work_against_the_sandbox_with_last_cycles_data(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy_samples(workdir)
+    seed = json.loads((workdir / "samples" / "sandbox-seed.json").read_text(encoding="utf-8"))
+    drafts = []
+    for workbook in ("curriculum", "applicants", "arrangements"):
+        drafts.append(f"drafts/{workbook}.yaml")
+        assert main(["init", f"samples/intake-2027/{workbook}.xlsx", "--out", drafts[-1]]) == EXIT_OK
+    with serve_in_thread(SandboxOptions(seed=seed)) as sandbox:
+        (workdir / "loader.yaml").write_text(loader_yaml_for(sandbox, "INIT_TEST_SECRET"), encoding="utf-8")
+        monkeypatch.setenv("INIT_TEST_SECRET", sandbox.client_secret)
+        capsys.readouterr()
+        assert main(["plan", *drafts, "--env", "local", "--detailed-exitcode"]) == 2
+    out = capsys.readouterr().out
+    assert " 0 errors" in out and "to create" in out and "unchanged" in out
