@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "apply": "apply creates and updates in dependency order",
     "pull": "export live records to a workbook",
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
+    "init": "draft a mapping file from a workbook's headers",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
 }
@@ -127,7 +128,28 @@ def _report_bug(error: BaseException) -> int:
     return EXIT_BUG
 
 
+def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
+    """With `--format json`, the error is also the one JSON document on stdout; with github, an annotation."""
+    output = getattr(args, "format", "text")
+    if args is None:
+        return
+    if output == "json":
+        from loader.report.machine import dumps, error_document
+
+        hint = None if error.hint is None else redact(error.hint)
+        print(dumps(error_document(args.command, redact(error.message), error.where, hint, exit_code_for(error))))
+    elif output == "github":
+        from loader.findings import Finding
+        from loader.report.github import annotation
+
+        # A place named only in words goes into the message; a structured one becomes file/line/col.
+        place = None if isinstance(error.where, str) else error.where
+        message = redact(error.message if place is not None or not error.where else f"{error.where}: {error.message}")
+        print(annotation(Finding("error", type(error).__name__, message, place), "loader"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -150,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         if isinstance(error, LoaderError):
             print(f"loader: error: {redact(str(error))}", file=sys.stderr)
+            _machine_error(args, error)
             return exit_code_for(error)
         return _report_bug(error)
 

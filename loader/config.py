@@ -225,7 +225,7 @@ def load_config(path: Path | None) -> Config:
     except OSError as error:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}", where=str(path)) from None
     except YamlSyntaxError as error:
-        raise ConfigError(error.message, where=str(error.place)) from None
+        raise ConfigError(error.message, where=error.place) from None
     return parse_config(text, path)
 
 
@@ -235,7 +235,7 @@ def parse_config(text: str, path: Path) -> Config:
     try:
         doc = load_marked(text, str(path))
     except YamlSyntaxError as error:
-        raise ConfigError(error.message, where=str(error.place)) from None
+        raise ConfigError(error.message, where=error.place) from None
     if doc.problems:
         raise ConfigError(
             "loader.yaml is not valid:\n  " + "\n  ".join(f"{place}: {message}" for place, message in doc.problems),

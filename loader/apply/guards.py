@@ -1,5 +1,5 @@
 """What `loader apply` checks before its first write: the plan file, the inputs' fingerprints,
-the target environment, errors in the plan, and the `--max-changes` guard rail.
+the target environment, errors in the plan, the `--max-changes` guard rail and `--expect-digest`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loader.errors import PlanError, UsageError
 from loader.fingerprints import fingerprint_file
+from loader.plan.digest import plan_digest
 from loader.plan.model import Plan
 from loader.profile import Profile
 
@@ -130,3 +131,30 @@ def check_target(plan: Plan, env_name: str, reported: str | None) -> None:
         )
 
 
+
+
+def check_digest(plan: Plan, expected: str | None) -> None:
+    """With `--expect-digest`, the plan made now must be the plan that was reviewed, value for value."""
+    if expected is None:
+        return
+    actual = plan_digest(plan)
+    if actual != expected:
+        raise PlanError(
+            f"the plan's digest is {actual}, not the expected {expected}: the inputs or the service changed "
+            "since the plan was reviewed; nothing was applied",
+            hint="run `loader plan` again, review the new report, and apply with its digest",
+        )
+
+
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def parse_digest(text: str) -> str:
+    """`--expect-digest sha256:<64 hex>` (as the report's header prints it)."""
+    digest = text.strip().lower()
+    if not _DIGEST.match(digest):
+        raise UsageError(
+            f"--expect-digest {text!r} is not a plan digest",
+            hint="copy the `sha256:…` line (64 hex digits) from the plan report's header",
+        )
+    return digest

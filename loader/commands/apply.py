@@ -3,7 +3,10 @@
 With MAPPING files it plans, shows the plan summary and asks before writing (unless --yes;
 never when stdin is not a terminal). With --plan it applies exactly that reviewed plan after
 checking the inputs' fingerprints, the target environment and stale records; it does not ask
-again. `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json (.json).
+again. With MAPPING files and `--expect-digest sha256:…` it refuses, writing nothing, unless the
+plan it makes has that digest (the reviewed report's). `--results FILE` (repeatable) writes
+results.xlsx (.xlsx) or results.json (.json). `--format json` prints one JSON document on stdout
+(the human text goes to stderr); `--format github` adds annotations and a job summary.
 Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
 """
 
@@ -16,7 +19,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
@@ -25,15 +28,18 @@ from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import (
     MaxChanges,
     changes_to_apply,
+    check_digest,
     check_errors,
     check_fingerprints,
     check_max_changes,
     check_profile,
     check_target,
+    parse_digest,
     parse_max_changes,
 )
 from loader.apply.results import RecordResult, Results
 from loader.apply.stale import find_stale
+from loader.commands.formats import add_format_argument
 from loader.config import Config, Environment, load_config
 from loader.console import console
 from loader.environments import open_environment
@@ -68,6 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N|P%",
         help="refuse to write more than N records, or P%% of the records in scope (live and desired)",
     )
+    parser.add_argument(
+        "--expect-digest",
+        metavar="sha256:HEX",
+        help="refuse, writing nothing, unless the plan made now has this digest (from the reviewed report)",
+    )
+    add_format_argument(parser)
 
 
 def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path]]:
@@ -82,6 +94,11 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
         check_output(path, "--results")  # before the first write: results written at the end must not be lost
     # `is not None`: an empty --max-changes "" (an unset CI variable) is a usage error, never "no limit".
     guard = parse_max_changes(args.max_changes) if args.max_changes is not None else None
+    if args.expect_digest is not None and args.plan:
+        raise UsageError(
+            "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
+            hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
+        )
     return guard, outputs
 
 
@@ -97,6 +114,7 @@ class _SourceContext:
 
 def run(args: argparse.Namespace) -> int:
     guard, outputs = _check_usage(args)
+    expected_digest = parse_digest(args.expect_digest) if args.expect_digest is not None else None
     config = load_config(Path(args.config) if args.config else None)
     concurrency = args.concurrency or config.concurrency
     plan_file = read_plan_json(Path(args.plan)) if args.plan else None
@@ -110,11 +128,13 @@ def run(args: argparse.Namespace) -> int:
         env_name = args.env or plan_file.env_name
         check_target(plan_file, env_name, None)
     with open_environment(config, env_name) as env:
-        outcome = asyncio.run(_apply(args, config, env, plan_file, guard, concurrency))
-    if outcome is None:
+        results, context, plan = asyncio.run(
+            _apply(args, config, env, plan_file, guard, concurrency, expected_digest)
+        )
+    if results is None:
+        _print_machine(args, None, EXIT_OK, plan)
         return EXIT_OK
-    results, context = outcome
-    print(render_results(results))
+    print(render_results(results), file=_human(args))
     written = True
     for path in outputs:
         try:
@@ -123,8 +143,31 @@ def run(args: argparse.Namespace) -> int:
             print(f"loader: error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
             written = False
     if results.interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if results.ok and written else EXIT_ERROR
+        code = EXIT_INTERRUPTED
+    else:
+        code = EXIT_OK if results.ok and written else EXIT_ERROR
+    _print_machine(args, results, code, plan)
+    return code
+
+
+def _human(args: argparse.Namespace) -> TextIO:
+    """Where the human text goes: stdout, or stderr when stdout carries the JSON document."""
+    return sys.stderr if getattr(args, "format", "text") == "json" else sys.stdout
+
+
+def _print_machine(args: argparse.Namespace, results: Results | None, code: int, plan: Plan) -> None:
+    output = getattr(args, "format", "text")
+    if output == "text":
+        return
+    from loader.report.github import apply_summary, failed_annotations, write_summary
+    from loader.report.machine import apply_document, dumps
+
+    document = apply_document(results, code, plan)
+    if output == "json":
+        print(dumps(document))
+    else:
+        failed_annotations(document)
+        write_summary(apply_summary(document))
 
 
 def _write(results: Results, path: Path, context: _SourceContext) -> None:
@@ -150,7 +193,8 @@ async def _apply(
     plan: Plan | None,
     guard: MaxChanges | None,
     concurrency: int,
-) -> tuple[Results, _SourceContext] | None:
+    expected_digest: str | None = None,
+) -> tuple[Results | None, _SourceContext, Plan]:
     from loader.api.client import ApiClient
 
     context = _SourceContext(row_errors={b.name: b.findings for b in plan.blocks} if plan else {})
@@ -163,20 +207,21 @@ async def _apply(
             check_target(plan, env.name, client.environment)
         else:
             plan, context = await _make_plan(args, config, env, client)
+            check_digest(plan, expected_digest)
             check_errors(plan, args.partial)
             check_max_changes(plan, guard, args.partial)
             changes = changes_to_apply(plan, args.partial)
             if changes == 0:
-                print("Nothing to apply: the service already matches the source.")
-                return None
+                print("Nothing to apply: the service already matches the source.", file=_human(args))
+                return None, context, plan
             _confirm(args, changes, client.environment or plan.environment)
         stop = asyncio.Event()
         options = ApplyOptions(concurrency=concurrency, partial=args.partial, skip=skip)
-        with _BlockProgress(plan) as listener, _StopOnSigint(stop):
+        with _BlockProgress(plan, enabled=_human(args) is sys.stdout) as listener, _StopOnSigint(stop):
             results = await apply_plan(
                 plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
             )
-        return results, replace(context, plan=plan)
+        return results, replace(context, plan=plan), plan
 
 
 async def _make_plan(
@@ -187,8 +232,9 @@ async def _make_plan(
     from loader.report.terminal import render
 
     paths = [Path(m) for m in args.mappings]
-    planned = await run_plan(paths, config=config, env=env, client=client)
-    render(planned.plan, applying=True)
+    planned = await run_plan(paths, config=config, env=env, client=client,
+                             progress=False if getattr(args, "format", "text") == "json" else None)
+    render(planned.plan, console(sys.stderr) if getattr(args, "format", "text") == "json" else None, applying=True)
     field_cells = {
         (b.block, rec.row.row): dict(rec.cells)
         for b in planned.sources.blocks
@@ -258,13 +304,14 @@ class _RateColumn(ProgressColumn):
 class _BlockProgress:
     """Progress bars per block (rate and time left) when stdout is a terminal; else nothing."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, *, enabled: bool = True) -> None:
         self.plan = plan
+        self.enabled = enabled
         self.bars: Any = None
         self.tasks: dict[str, Any] = {}
 
     def __enter__(self) -> Callable[[RecordResult], None] | None:
-        if not sys.stdout.isatty():
+        if not (self.enabled and sys.stdout.isatty()):
             return None
         self.bars = Progress(
             TextColumn("{task.description}"),

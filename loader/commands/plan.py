@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loader.commands.formats import add_format_argument
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--detailed-exitcode", action="store_true", help="exit 2 when there are changes, 0 when none, 1 on errors"
     )
     parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
+    add_format_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,13 +54,31 @@ def run(args: argparse.Namespace) -> int:
     with open_environment(config, args.env) as env:
         plan_run = asyncio.run(_plan(args, config, env))
     plan = plan_run.plan
-    render(plan)
+    output = getattr(args, "format", "text")
+    if output != "json":
+        render(plan)
     log.info(
         "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
         dict(plan_run.request_counts),
     )
     _write_artifacts(args, plan)
+    code = _exit_code(args, plan)
+    if output == "json":
+        from loader.report.machine import dumps, plan_document
+
+        print(dumps(plan_document(plan, code)))
+    elif output == "github":
+        from loader.report.github import print_annotations, write_summary
+        from loader.report.markdown import render as render_markdown
+        from loader.report.view import all_findings
+
+        print_annotations(all_findings(plan))
+        write_summary(render_markdown(plan))
+    return code
+
+
+def _exit_code(args: argparse.Namespace, plan: Plan) -> int:
     if plan.has_errors:
         return EXIT_ERROR
     if args.detailed_exitcode and plan.has_changes:
@@ -72,7 +92,9 @@ async def _plan(args: argparse.Namespace, config: Config, env: Environment) -> P
 
     concurrency = args.concurrency or config.concurrency
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
-        return await run_plan([Path(m) for m in args.mappings], config=config, env=env, client=client)
+        progress = False if getattr(args, "format", "text") == "json" else None
+        return await run_plan([Path(m) for m in args.mappings], config=config, env=env, client=client,
+                              progress=progress)
 
 
 def _write_artifacts(args: argparse.Namespace, plan: Plan) -> None:

@@ -7,21 +7,38 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from loader.commands.formats import add_format_argument
 from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.findings import Finding
+from loader.report.github import print_annotations, validate_summary, write_summary
+from loader.report.machine import dumps, validate_document
 from loader.source.sources import SourceSet, read_sources
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("mappings", nargs="+", metavar="MAPPING", type=Path, help="mapping files (YAML)")
+    add_format_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(Path(args.config) if getattr(args, "config", None) else None)
     sources = read_sources(args.mappings, config.profile)
+    code = EXIT_ERROR if sources.has_errors else EXIT_OK
+    output = getattr(args, "format", "text")
+    if output == "json":
+        print(dumps(validate_document(sources, code)))
+        return code
     print_report(sources, sys.stdout)
-    return EXIT_ERROR if sources.has_errors else EXIT_OK
+    if output == "github":
+        document = validate_document(sources, code)
+        print_annotations(_all_findings(sources))
+        write_summary(validate_summary(document))
+    return code
+
+
+def _all_findings(sources: SourceSet) -> list[tuple[str, Finding]]:
+    return [("", f) for f in sources.findings] + [(b.block, f) for b in sources.blocks for f in b.findings]
 
 
 def _line(finding: Finding) -> str:

@@ -152,6 +152,7 @@ class Plan:
     created_at: str | None = None  # ISO time; the one non-deterministic header field
     env_name: str = "sandbox"  # the loader.yaml environment name it was made for
     extra: Mapping[str, Any] = field(default_factory=dict)
+    digest: str | None = None  # the digest recorded in plan.json (its PII is masked, so it cannot be recomputed)
 
     def records(self) -> tuple[RecordPlan, ...]:
         return tuple(r for b in self.blocks for r in b.records)
@@ -347,5 +348,6 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
         fingerprints=dict(data.get("fingerprints", {})),
         findings=tuple(_finding_from_dict(f) for f in data.get("findings", ())),
         extra=_decode(data.get("extra", {})),
+        digest=data.get("digest"),
         blocks=blocks,
     )

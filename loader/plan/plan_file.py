@@ -17,6 +17,7 @@ import jsonschema
 from loader.errors import PlanError
 from loader.inputs import decode_utf8, read_regular_file
 from loader.package_data import schema as package_schema
+from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, plan_from_dict, plan_to_dict
 from loader.private_files import write_private_text
@@ -30,8 +31,10 @@ def plan_schema() -> dict[str, Any]:
 
 
 def plan_json_text(plan: Plan) -> str:
-    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`."""
-    return json.dumps(plan_to_dict(masked_plan(plan)), indent=2, ensure_ascii=False) + "\n"
+    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`, and its digest."""
+    data = plan_to_dict(masked_plan(plan))
+    data["digest"] = shown_digest(plan)  # computed before masking: every value counts
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def write_plan_json(plan: Plan, path: Path) -> None:

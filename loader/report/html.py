@@ -24,6 +24,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.view import (
@@ -155,7 +156,7 @@ _ROW = "row "
 def render_html(plan: Plan) -> str:
     """The whole report as one HTML document."""
     with _no_collection_pauses():
-        return _render(masked_plan(plan))
+        return _render(masked_plan(plan), shown_digest(plan))  # the digest before masking: every value counts
 
 
 @contextmanager
@@ -171,7 +172,7 @@ def _no_collection_pauses() -> Iterator[None]:
             gc.enable()
 
 
-def _render(plan: Plan) -> str:
+def _render(plan: Plan, digest: str) -> str:
     t = totals(plan)
     title = f"Plan for {clean(plan.environment)}"
     blocks = [_block_data(b) for b in plan.blocks]
@@ -188,6 +189,7 @@ def _render(plan: Plan) -> str:
         f"<code>{escape(clean(plan.env_name))}</code>), API version "
         f"<code>{escape(clean(plan.api_version or 'unknown'))}</code>.</p>",
         f'<p id="summary"><strong>{escape(summary_words(t))}</strong>.</p>',
+        f"<p>Plan digest <code>{escape(digest)}</code> (for <code>loader apply --expect-digest</code>).</p>",
         _chart(plan),
         _counts_table(plan),
         _findings(plan, "error", "Errors"),

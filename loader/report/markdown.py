@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.view import (
@@ -84,9 +85,10 @@ def render_parts(plan: Plan, *, limit: int = PART_LIMIT, file_name: str = "plan.
 
     `file_name` is the first part's file name; the first part lists the others by name.
     """
+    digest = shown_digest(plan)  # before masking: every value counts
     plan = masked_plan(plan)
     budget = max(limit - _RESERVE, 1_000)
-    summary = _summary(plan)
+    summary = _summary(plan, digest)
     tables = _findings_tables(plan, "error", "Errors") + _findings_tables(plan, "warning", "Warnings")
     tables += [t for block in plan.blocks for t in _block_tables(block)]
     parts: list[list[str]] = [[summary]]
@@ -155,11 +157,12 @@ def _part_heading(plan: Plan, n: int, names: list[str]) -> str:
     return f"{title} (part {n} of {len(names)})\n\nThe summary is in `{_code(names[0])}`.\n\n"
 
 
-def _summary(plan: Plan) -> str:
+def _summary(plan: Plan, digest: str) -> str:
     t = totals(plan)
     lines = [
         f"- Environment: `{_code(plan.environment)}` (loader environment `{_code(plan.env_name)}`)",
         f"- API version: `{_code(plan.api_version or 'unknown')}`",
+        f"- Plan digest: `{digest}` (what `loader apply --expect-digest` takes)",
         f"- Result: **{t.create} to create, {t.update} to update**, {t.unchanged} unchanged, "
         f"{t.not_in_source} not in source, {t.blocked} blocked, {t.warnings} warnings, {t.errors} errors",
         "",

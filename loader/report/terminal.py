@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from loader.console import console as make_console
+from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.view import (
@@ -51,12 +52,14 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
     `applying`: printed by `loader apply` before it applies, so the closing line does not say to run it.
     """
     out = console or make_console()
+    digest = shown_digest(plan)  # before masking: every value counts
     plan = masked_plan(plan)
 
     def say(text: str = "") -> None:
         out.print(text, soft_wrap=True)
 
     say(_title(plan))
+    say(f"Plan digest {digest} (for apply --expect-digest)")
     out.print(_counts_table(plan))
     _findings(say, plan, "error", "Errors", "red", limit * 4)
     _findings(say, plan, "warning", "Warnings", "yellow", limit * 4)

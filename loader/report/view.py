@@ -146,6 +146,11 @@ def changed(record: RecordPlan) -> list[FieldChange]:
     return list(record.changes)
 
 
+def changed_records(block: BlockPlan) -> list[RecordPlan]:
+    """Records a reviewer must read: creates, updates, and any record with findings."""
+    return [r for r in block.records if r.has_changes or r.findings]
+
+
 def label(record: RecordPlan) -> str:
     """The record as a reviewer names it: its key values (made safe to print)."""
     return key_label(record.key)

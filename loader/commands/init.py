@@ -1,0 +1,111 @@
+"""`loader init WORKBOOK [--sheet NAME] [--entity ENTITY] [--out FILE] [--force]`: draft a mapping file.
+
+The draft (loader.source.draft) matches the header row's columns to an entity's fields by name,
+proposes the key, references, `pii: true` and value steps, lists unmatched columns as comments, and
+carries the `$schema` line. The command then validates it as `loader validate` would and says so.
+It never overwrites a file unless --force.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib.resources import as_file, files
+from pathlib import Path
+
+from loader.config import load_config
+from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
+from loader.source.draft import DraftBlock, draft_block, draftable_entities, sample_of
+from loader.source.draft_yaml import render_draft
+from loader.source.readers import has_sheets, read_sheet, sheet_names
+from loader.source.sources import read_sources
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("workbook", metavar="WORKBOOK", type=Path, help="the workbook (.xlsx, .xlsm) or CSV file")
+    parser.add_argument("--sheet", metavar="NAME", help="only this sheet (default: every sheet with a header row)")
+    parser.add_argument("--entity", metavar="ENTITY", help="the entity its rows become (default: guessed)")
+    parser.add_argument("--out", metavar="FILE", type=Path, help="the mapping file (default: mappings/<workbook>.yaml)")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
+    workbook: Path = args.workbook
+    out: Path = args.out or Path("mappings") / f"{workbook.stem.lower().replace(' ', '-')}.yaml"
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; not overwriting it", hint="pass --force to replace it, or --out another file")
+    entities = draftable_entities(config.profile)
+    if args.entity is not None and args.entity not in entities:
+        raise UsageError(f"--entity {args.entity!r} is not an entity loader can write",
+                         hint=f"one of: {', '.join(entities)}")
+    display = os.path.relpath(workbook)
+    blocks = _draft(workbook, display, args.sheet, args.entity, config.profile)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
+                        workbook=workbook.name)
+    out.write_text(text, encoding="utf-8")
+    _print_summary(blocks, out)
+    sources = read_sources([out], config.profile)
+    if sources.has_errors:
+        print(f"The draft does not validate yet: run `loader validate {out}` and fix what it names.", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"It validates. Next: review it, then `loader plan {out}`.")
+    return EXIT_OK
+
+
+def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: object) -> list[DraftBlock]:
+    from loader.profile import Profile
+
+    assert isinstance(profile, Profile)
+    if has_sheets(workbook) and workbook.is_file():
+        names = [sheet] if sheet else sheet_names(workbook)
+    else:
+        names = [None]  # type: ignore[list-item]
+    if entity is not None and len(names) > 1:
+        names = names[:1]
+    blocks: list[DraftBlock] = []
+    taken: set[str] = set()
+    for name in names:
+        data = read_sheet(workbook, display, name)
+        sample = sample_of(data)
+        if sample is None:
+            continue
+        block = draft_block(sample, profile, entity)
+        while block.name in taken:
+            block = draft_block(sample, profile, entity, name=f"{block.name}_{len(taken)}")
+        taken.add(block.name)
+        blocks.append(block)
+    if not blocks:
+        raise UsageError(f"{display}: no sheet with a header row in its first 30 rows",
+                         hint="name the sheet with --sheet, or check the file")
+    return blocks
+
+
+def _relative(target: Path, start: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+
+
+def _schema_path(out: Path) -> str:
+    """The project's schemas/mapping.schema.json when there is one, else the one installed with loader."""
+    local = Path("schemas") / "mapping.schema.json"
+    if local.is_file():
+        return _relative(local, out.parent)
+    with as_file(files("loader.schemas") / "mapping.schema.json") as packaged:
+        return _relative(packaged, out.parent)
+
+
+def _print_summary(blocks: list[DraftBlock], out: Path) -> None:
+    print(f"wrote {out}")
+    for block in blocks:
+        where = f"sheet {block.sheet!r}, " if block.sheet else ""
+        guessed = " (guessed)" if block.entity_guessed else ""
+        print(f"  {block.name}: {block.entity}{guessed} from {where}header row {block.header_row}; "
+              f"key {list(block.key)}")
+        for f in block.fields:
+            print(f"    {f.name:<20} ← {f.column!r} ({f.score:.0f}%)")
+        for column in block.unmatched:
+            print(f"    {'(unmatched)':<20}   {column!r}")
+        for note in block.notes:
+            print(f"    note: {note}")

@@ -1,0 +1,159 @@
+"""`--format json`: one JSON document per command on stdout, described by schemas/output.schema.json.
+
+Every document has `command`, `format` (this module's version), `ok` and `exit_code`; findings carry
+their place as a structure (`mapping`: file, line, col; `cell`: file, sheet, cell or row) beside the
+text form. Personal data: plan documents hold counts, record refs, actions and the *names* of
+changed fields, never values; apply documents hold what results.json holds (keys and the
+service's messages), so treat a CI log of them like results.json.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from loader.apply.results import Results
+from loader.findings import Finding
+from loader.places import CellRef, FilePlace, MappingPlace, Place
+from loader.plan.digest import shown_digest
+from loader.plan.model import Plan
+from loader.report.results_json import results_to_dict
+from loader.report.view import all_findings, changed_records, counts, totals
+from loader.source.sources import SourceSet
+
+OUTPUT_FORMAT_VERSION = 1
+
+
+
+def place_of(where: str | Place | None) -> dict[str, Any] | None:
+    """A place as a structure: `mapping` (file, line, col), `cell` (file, sheet, cell, row) or `file`.
+
+    Text (an error that names its place only in words) has no structure: its `where` says it all.
+    """
+    if isinstance(where, MappingPlace):
+        return {"kind": "mapping", "file": where.file, "line": where.line, "col": where.col}
+    if isinstance(where, CellRef):
+        return {"kind": "cell", "file": where.file, "sheet": where.sheet, "cell": where.cell, "row": where.row}
+    if isinstance(where, FilePlace):
+        return {"kind": "file", "file": where.file}
+    return None
+
+
+def finding_json(finding: Finding, context: str = "") -> dict[str, Any]:
+    return {
+        "severity": finding.severity,
+        "code": finding.code,
+        "message": finding.message,
+        "where": None if finding.where is None else str(finding.where),
+        "place": place_of(finding.where),
+        "context": context or None,
+    }
+
+
+def validate_document(sources: SourceSet, exit_code: int) -> dict[str, Any]:
+    findings = [finding_json(f) for f in sources.findings]
+    findings += [finding_json(f, b.block) for b in sources.blocks for f in b.findings]
+    errors = sum(f["severity"] == "error" for f in findings)
+    return {
+        "command": "validate",
+        "format": OUTPUT_FORMAT_VERSION,
+        "ok": not errors,
+        "exit_code": exit_code,
+        "counts": {"errors": errors, "warnings": len(findings) - errors},
+        "blocks": [
+            {
+                "mapping_file": b.mapping_file,
+                "name": b.block,
+                "entity": b.entity,
+                "source_file": b.source_file,
+                "sheet": b.sheet,
+                "rows_read": b.rows_read,
+                "rows_filtered": b.rows_filtered,
+                "records": len(b.records),
+                "errors": sum(f.severity == "error" for f in b.findings),
+                "warnings": sum(f.severity == "warning" for f in b.findings),
+            }
+            for b in sources.blocks
+        ],
+        "findings": findings,
+    }
+
+
+def _counts(plan_counts: Any) -> dict[str, int]:
+    return {
+        "create": plan_counts.create,
+        "update": plan_counts.update,
+        "unchanged": plan_counts.unchanged,
+        "not_in_source": plan_counts.not_in_source,
+        "warnings": plan_counts.warnings,
+        "errors": plan_counts.errors,
+    }
+
+
+def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[str, Any]:
+    """The plan without any value: counts, findings, and which fields of which records change."""
+    return {
+        "command": command,
+        "format": OUTPUT_FORMAT_VERSION,
+        "ok": not plan.has_errors,
+        "exit_code": exit_code,
+        "digest": shown_digest(plan),
+        "environment": plan.environment,
+        "env_name": plan.env_name,
+        "api_version": plan.api_version,
+        "has_changes": plan.has_changes,
+        "totals": _counts(totals(plan)),
+        "blocks": [
+            {
+                "name": b.name,
+                "entity": b.entity,
+                "source_file": b.source_file,
+                "sheet": b.sheet,
+                **_counts(counts(b)),
+                "records": [
+                    {
+                        "ref": r.ref,
+                        "action": r.action.value,
+                        "fields": sorted({c.field for c in r.changes} or set(r.payload)),
+                        "status_path": list(r.status_path),
+                        "blocked": r.blocked,
+                        "source": r.source,
+                    }
+                    for r in changed_records(b)
+                ],
+            }
+            for b in plan.blocks
+        ],
+        "findings": [finding_json(f, context) for context, f in all_findings(plan)],
+    }
+
+
+def apply_document(results: Results | None, exit_code: int, plan: Plan | None = None) -> dict[str, Any]:
+    """Outcomes per record (as results.json), or an empty apply when nothing needed doing."""
+    body: dict[str, Any] = {"command": "apply", "format": OUTPUT_FORMAT_VERSION, "exit_code": exit_code}
+    if plan is not None:
+        body["digest"] = shown_digest(plan)
+    if results is None:
+        return {**body, "ok": exit_code == 0, "nothing_to_apply": True, "totals": {}, "blocks": [], "records": []}
+    data = results_to_dict(results)
+    data.pop("format")
+    return {**body, **data, "ok": results.ok and exit_code == 0, "nothing_to_apply": False}
+
+
+def error_document(
+    command: str, message: str, where: str | Place | None, hint: str | None, exit_code: int
+) -> dict[str, Any]:
+    """A command that stopped with an error (bad input, a refusal) before it had anything else to say."""
+    return {
+        "command": command,
+        "format": OUTPUT_FORMAT_VERSION,
+        "ok": False,
+        "exit_code": exit_code,
+        "error": {"message": message, "where": None if where is None else str(where), "place": place_of(where),
+                  "hint": hint},
+    }
+
+
+def dumps(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str)
+

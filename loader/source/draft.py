@@ -1,0 +1,334 @@
+"""Drafting a mapping file from a workbook's headers (`loader init`).
+
+For each sheet: find the header row, guess the entity (unless given) from the headers and the sheet
+name, match columns to the entity's fields by name (rapidfuzz over each field's name and a few
+words people use for it), propose `key` from the entity profile, references for columns holding
+codes of other entities, `pii: true` for personal data, value steps the sample rows call for
+(`type: string` for codes stored as numbers, `split` for lists, `map` for status words), and list
+the columns left unmatched as comments. `loader.source.draft_yaml.render_draft` writes the YAML text;
+it validates as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from loader.profile import EntityProfile, Profile, Reference
+from loader.source.entity_schemas import schema_of
+from loader.source.headers import find_header_row
+from loader.source.readers import WHITESPACE, SheetData, is_blank
+
+MATCH_THRESHOLD = 85.0  # rapidfuzz ratio (0-100) of normalised names; below it a column stays unmatched
+SAMPLE_ROWS = 200
+
+# Words people put in headers for each field, besides the field's own name.
+_SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "*": {
+        "code": ("code", "{entity} code", "{entity} id"),
+        "name": ("name", "title", "{entity} name", "{entity} title", "description"),
+    },
+    "subject": {"access": ("access", "access type", "visibility")},
+    "applicant": {
+        "external_id": ("applicant id", "applicant number", "applicant no", "student id", "student number",
+                        "student no", "external id", "id"),
+        "first_name": ("first name", "given name", "given names", "forename", "first names"),
+        "last_name": ("last name", "surname", "family name", "last names"),
+        "email_address": ("email", "email address", "e mail", "mail"),
+        "date_of_birth": ("date of birth", "dob", "birth date", "birthdate", "birthday"),
+        "eligible_deliveries": ("eligible deliveries", "deliveries", "delivery", "delivery modes", "delivery mode"),
+    },
+    "credential": {
+        "type": ("credential type", "type", "qualification type", "qual type"),
+        "name": ("credential name", "credential", "qualification", "qualification name", "name"),
+        "institutionCode": ("institution code", "provider code"),
+        "institutionName": ("institution name", "institution", "provider", "provider name"),
+        "country": ("country", "country of study"),
+        "completionDate": ("completion date", "completed", "date completed", "completion"),
+        "resultType": ("result type", "grade type", "score type"),
+        "result": ("result", "grade", "score", "mark", "atar"),
+        "duration": ("duration", "length"),
+    },
+    "arrangement": {"subjects_awarded": ("subjects awarded", "awarded subjects", "credit subjects", "subjects")},
+}
+_REF_WORDS = ("{target} code", "{target} id", "{target}", "parent {target}", "parent code", "parent")
+_PII_FIELDS: Mapping[str, frozenset[str]] = {
+    "applicant": frozenset({"first_name", "last_name", "email_address", "date_of_birth"}),
+}
+_PII_WORDS = ("name", "email", "mail", "phone", "mobile", "address", "birth", "dob", "gender", "sex", "passport",
+              "visa", "tfn", "usi", "postcode", "suburb", "street", "nationality")
+_STATUS_WORDS: Mapping[str, str] = {
+    "live": "ACTIVE", "active": "ACTIVE", "current": "ACTIVE", "open": "ACTIVE", "approved": "ACTIVE",
+    "ready": "READY", "draft": "DRAFT", "new": "DRAFT", "pending": "DRAFT",
+    "retired": "INACTIVE", "inactive": "INACTIVE", "closed": "INACTIVE", "withdrawn": "INACTIVE",
+    "expired": "INACTIVE",
+}
+_LIST_SEPARATORS = (";", "|", ",")
+
+
+def normalise(header: str) -> str:
+    """`E-mail addr.` -> `email addr`, `Given name(s)` -> `given name`, `institutionCode` -> `institution code`."""
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", header)
+    text = text.lower().replace("(s)", "")
+    text = re.sub(r"[.\-'’]", "", text)
+    text = re.sub(r"[^0-9a-z]+", " ", text)
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class ColumnMatch:
+    column: str
+    field: str
+    score: float
+    ref: str | None = None  # the entity a reference column names
+
+
+@dataclass(frozen=True)
+class DraftField:
+    name: str
+    column: str
+    spec: Mapping[str, Any]  # the field spec besides `column`, in order
+    score: float
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DraftBlock:
+    name: str
+    entity: str
+    sheet: str | None
+    header_row: int
+    key: tuple[str, ...]
+    fields: tuple[DraftField, ...]
+    unmatched: tuple[str, ...]  # column names, in sheet order
+    pii_unmatched: frozenset[str] = frozenset()
+    numeric_unmatched: frozenset[str] = frozenset()  # columns holding numbers: `type: string` keeps them as typed
+    notes: tuple[str, ...] = ()
+    entity_guessed: bool = False
+    custom_attributes: bool = False  # the entity takes custom attributes (unmatched columns could be some)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A sheet read for drafting: its header names and the values below them."""
+
+    sheet: str | None
+    header_row: int
+    headers: tuple[str, ...]
+    columns: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+
+def sample_of(data: SheetData) -> Sample | None:
+    """The header row (found as `header_row: auto` finds it) and up to SAMPLE_ROWS values per column."""
+    header = find_header_row(data.rows)
+    if header is None:
+        return None
+    names: list[tuple[int, str]] = [
+        (i, str(v).strip(WHITESPACE)) for i, v in enumerate(header.values) if not is_blank(v)
+    ]
+    below = [r for r in data.rows if r.number > header.number][:SAMPLE_ROWS]
+    columns = {
+        name: tuple(r.values[i] for r in below if i < len(r.values) and not is_blank(r.values[i])) for i, name in names
+    }
+    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns)
+
+
+def _vocabulary(entity: str, profile: EntityProfile) -> dict[str, list[tuple[str, str | None]]]:
+    """field -> [(normalised phrase, referenced entity or None)]."""
+    schema = schema_of(profile) or {}
+    skip = set(profile.read_only) | set(profile.forbidden) | {"custom_attributes", "mapping"}
+    references = dict(profile.references)
+    words: dict[str, list[tuple[str, str | None]]] = {}
+    for name in schema.get("properties", {}):
+        if name in skip and name != "type":
+            continue
+        if name == "type" and entity != "credential":
+            continue
+        reference = references.get(name)
+        if reference is not None:
+            targets = list(reference.entities)
+            phrases: list[tuple[str, str | None]] = [
+                (normalise(w.format(target=t)), t) for t in targets for w in _REF_WORDS
+            ]
+            if name not in ("parent",):
+                phrases.insert(0, (normalise(name), targets[0] if targets else None))
+            if name == "applicant_id":
+                phrases += [(normalise(w), "applicant") for w in _SYNONYMS["applicant"]["external_id"] if w != "id"]
+            if name == "tags":
+                phrases += [("tags", "tag"), ("tag", "tag")]
+            words[name] = phrases
+            continue
+        synonyms = (*_SYNONYMS.get(entity, {}).get(name, ()), *_SYNONYMS["*"].get(name, ()))
+        own: list[tuple[str, str | None]] = [(normalise(name), None)]
+        words[name] = own + [(normalise(s.format(entity=entity)), None) for s in synonyms]
+    return words
+
+
+def match_columns(headers: Sequence[str], entity: str, profile: EntityProfile) -> list[ColumnMatch]:
+    """Each column to at most one field and each field to at most one column, best scores first."""
+    vocabulary = _vocabulary(entity, profile)
+    candidates: list[ColumnMatch] = []
+    for column in headers:
+        wanted = normalise(column)
+        if not wanted:
+            continue
+        for name, phrases in vocabulary.items():
+            best, target = max(((fuzz.ratio(wanted, p), t) for p, t in phrases), key=lambda x: x[0])
+            if best >= MATCH_THRESHOLD:
+                candidates.append(ColumnMatch(column, name, best, target))
+    order = {c: i for i, c in enumerate(headers)}
+    candidates.sort(key=lambda m: (-m.score, order[m.column], m.field))
+    used_columns: set[str] = set()
+    used_fields: set[str] = set()
+    chosen: list[ColumnMatch] = []
+    for match in candidates:
+        if match.column in used_columns or match.field in used_fields:
+            continue
+        used_columns.add(match.column)
+        used_fields.add(match.field)
+        chosen.append(match)
+    return sorted(chosen, key=lambda m: order[m.column])
+
+
+def draftable_entities(profile: Profile) -> list[str]:
+    return [name for name, e in profile.entities.items() if e.schema and e.writable]
+
+
+def guess_entity(sample: Sample, profile: Profile) -> str:
+    """The entity whose fields the headers match best; the sheet's name and a matched key break ties."""
+    sheet = normalise(sample.sheet or "")
+    scored: list[tuple[float, int, str]] = []
+    for position, name in enumerate(draftable_entities(profile)):
+        entity = profile.entities[name]
+        matches = match_columns(sample.headers, name, entity)
+        score = sum(m.score for m in matches) / 100
+        matched = {m.field for m in matches}
+        if set(entity.key) <= matched:
+            score += 1.0
+        if sheet and max(fuzz.partial_ratio(name, sheet), fuzz.ratio(name + "s", sheet)) >= 85:
+            score += 1.5
+        scored.append((score, -position, name))
+    return max(scored)[2]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _separator(values: Sequence[Any]) -> str:
+    texts = [v for v in values if isinstance(v, str)]
+    for separator in _LIST_SEPARATORS:
+        if any(separator in t for t in texts):
+            return separator
+    return ";"
+
+
+def _enum_spec(values: Sequence[Any], allowed: Sequence[str]) -> tuple[dict[str, Any] | None, str | None]:
+    """Steps that turn the column's words into the allowed values, or a note saying which words do not fit."""
+    words = sorted({str(v).strip(WHITESPACE) for v in values})
+    if all(w.upper() in allowed for w in words):
+        return {"transform": ["strip", "upper"]}, None
+    mapped: dict[str, str] = {}
+    unknown: list[str] = []
+    for word in words:
+        target = word.upper() if word.upper() in allowed else _STATUS_WORDS.get(word.lower())
+        if target is not None and target in allowed:
+            mapped[word] = target
+        else:
+            unknown.append(word)
+    if unknown:
+        return None, f"values {', '.join(map(repr, unknown))} are none of {', '.join(allowed)}: add a `map`"
+    return {"transform": ["strip"], "map": mapped}, None
+
+
+def _field_spec(
+    name: str,
+    match: ColumnMatch,
+    schema: Mapping[str, Any],
+    values: Sequence[Any],
+    entity: str,
+    references: Mapping[str, Reference],
+) -> tuple[dict[str, Any] | None, str | None]:
+    prop: Mapping[str, Any] = schema.get("properties", {}).get(name, {})
+    kind = prop.get("type")
+    spec: dict[str, Any] = {}
+    note = None
+    if match.ref is not None or name in references:
+        target = match.ref or references[name].entities[0]
+        spec["ref"] = target
+        if target == "tag":
+            spec["by"] = "name"
+    if kind == "array":
+        spec["split"] = _separator(values)
+    if "enum" in prop:
+        steps, note = _enum_spec(values, prop["enum"])
+        if steps is None:
+            return None, note
+        spec.update(steps)
+    elif prop.get("format") == "date":
+        spec["type"] = "date"
+        if any(isinstance(v, str) for v in values):
+            note = "dates written as text: 2027-02-28 and 28/02/2027 are read; check the others"
+    elif kind in ("string", "array", None) or "ref" in spec:
+        if any(_is_number(v) for v in values) and kind != "array":
+            spec["type"] = "string"  # codes stored as numbers keep their digits, no trailing .0
+        spec["transform"] = ["strip", "lower"] if prop.get("format") == "email" else ["strip"]
+    elif kind in ("integer", "number", "boolean"):
+        spec["type"] = kind
+    if name in _PII_FIELDS.get(entity, ()):
+        spec["pii"] = True
+    return spec, note
+
+
+def _looks_personal(column: str) -> bool:
+    words = normalise(column).split()
+    return any(w in _PII_WORDS for w in words) or "name" in normalise(column)
+
+
+def draft_block(sample: Sample, profile: Profile, entity: str | None = None, name: str | None = None) -> DraftBlock:
+    guessed = entity is None
+    entity = entity or guess_entity(sample, profile)
+    entity_profile = profile.entities[entity]
+    schema = schema_of(entity_profile) or {}
+    references = dict(entity_profile.references)
+    matches = match_columns(sample.headers, entity, entity_profile)
+    fields: list[DraftField] = []
+    notes: list[str] = []
+    for match in matches:
+        spec, note = _field_spec(match.field, match, schema, sample.columns.get(match.column, ()), entity, references)
+        if spec is None:
+            notes.append(f"{match.field} ← {match.column!r} left out: {note}")
+            continue
+        fields.append(DraftField(match.field, match.column, spec, match.score, note))
+    mapped = {f.name for f in fields}
+    key = tuple(entity_profile.key)
+    missing = [k for k in key if k not in mapped]
+    if missing:
+        # Without its key a block does not validate: name the fields, keyed on the first mapped one.
+        notes.append(f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it")
+        present = tuple(k for k in key if k in mapped)
+        key = present or ((fields[0].name,) if fields else key)
+    used = {f.column for f in fields}
+    unmatched = tuple(c for c in sample.headers if c not in used)
+    return DraftBlock(
+        name=name or _block_name(sample.sheet or entity),
+        entity=entity,
+        sheet=sample.sheet,
+        header_row=sample.header_row,
+        key=key,
+        fields=tuple(fields),
+        unmatched=unmatched,
+        pii_unmatched=frozenset(c for c in unmatched if _looks_personal(c)),
+        numeric_unmatched=frozenset(c for c in unmatched if any(_is_number(v) for v in sample.columns.get(c, ()))),
+        notes=tuple(notes),
+        entity_guessed=guessed,
+        custom_attributes="custom_attributes" in schema.get("properties", {}),
+    )
+
+
+def _block_name(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_") or "block"

@@ -1,0 +1,80 @@
+"""The text of a drafted mapping file (`loader init`): comments where a reviewer needs them.
+
+Written by hand rather than by a YAML dumper, so that notes sit beside their fields and unmatched
+columns appear as commented lines; every value is plain or JSON-quoted, which YAML reads back as is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+from loader.source.draft import DraftBlock
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value) and value.lower() not in (
+        "true", "false", "yes", "no", "on", "off", "null", "y", "n"
+    ):
+        return value
+    if isinstance(value, (date, datetime)):
+        return json.dumps(value.isoformat())
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_scalar(k)}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return _scalar(value)
+
+
+def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str, workbook: str) -> str:
+    """The mapping file's text: `$schema` line, a review note, then one block per sheet."""
+    lines = [
+        f"# yaml-language-server: $schema={schema_path}",
+        "#",
+        f"# Drafted by `loader init` from {workbook}. Review before you commit it:",
+        "#   - every field's column (matched by name), the key, and `pii: true` on personal data;",
+        "#   - columns no field matched are listed as comments under their block;",
+        "#   - then `loader validate` this file and `loader plan` it.",
+        "version: 1",
+        f"source: {_scalar(source)}",
+        "entities:",
+    ]
+    for n, block in enumerate(blocks):
+        if n:
+            lines.append("")
+        lines += _block_lines(block)
+    return "\n".join(lines) + "\n"
+
+
+def _block_lines(block: DraftBlock) -> list[str]:
+    guessed = "   # guessed from the headers; --entity to choose" if block.entity_guessed else ""
+    lines = [f"  {block.name}:", f"    entity: {block.entity}{guessed}"]
+    if block.sheet is not None:
+        lines.append(f"    sheet: {_scalar(block.sheet)}")
+    if block.header_row != 1:
+        lines.append(f"    header_row: {block.header_row}")
+    lines += [f"    # {note}" for note in block.notes]
+    lines.append(f"    key: {_flow(list(block.key))}")
+    lines.append("    fields:")
+    for f in block.fields:
+        note = f"   # {f.note}" if f.note else ""
+        lines.append(f"      {f.name}: {_flow({'column': f.column, **f.spec})}{note}")
+    if block.unmatched:
+        lines.append("      # Columns no field matched (uncomment as custom attributes, or map them to a field):"
+                     if block.custom_attributes else "      # Columns no field matched:")
+        if block.custom_attributes:
+            lines.append("      # custom_attributes:")
+        for column in block.unmatched:
+            extra = ", type: string" if column in block.numeric_unmatched else ""
+            extra += ", pii: true" if column in block.pii_unmatched else ""
+            lines.append(f"      #   {_scalar(column)}: {{column: {_scalar(column)}{extra}}}")
+    return lines
