@@ -175,3 +175,12 @@ def test_what_the_structure_pass_reads_but_the_value_reader_cannot_is_said_plain
         read_sheet(path, "norels.xlsx", "S")
     assert caught.value.message.startswith("the sheet's structure reads correctly but its values cannot be read (")
     assert caught.value.where == "norels.xlsx › S"
+
+
+def test_a_row_end_hidden_in_a_comment_cannot_hide_cells_from_the_bounds(tmp_path: Path) -> None:
+    body = _long_sheet(30_000, {
+        2: '<!-- </row> --><row r="2"><c r="A2"><v>2</v></c></row>',
+        30_000: '<row r="1048576"><c r="XFD1048576"><v>1</v></c></row>',
+    })
+    with pytest.raises(SheetError, match="the cells holding values span"):
+        read_sheet(write_raw_workbook(tmp_path / "c.xlsx", [("S", body)]), "c.xlsx", "S")

@@ -9,6 +9,10 @@ Open XML file reads like any other. A DTD or entity declaration is refused. It a
 sheet before calamine reads it: the cells the values would occupy and the area of merged ranges
 (`limits.CELLS`), the inflated bytes of every part it reads (`limits.PART_BYTES`), and the longest
 text of a shared string (`limits.STRING_CHARS`).
+
+Speed: calling Python for every element of a 200,000-row sheet would cost several times the value
+read, so blocks of plain rows that hold nothing this pass wants are left out of the parse after
+byte searches have shown so (`_FastPath`); their extent still counts towards the bounds.
 """
 
 from __future__ import annotations
@@ -246,10 +250,11 @@ class _FastPath:
     def __init__(self, prefix: str, scan: _SheetScan):
         p = (f"{prefix}:" if prefix else "").encode()
         self.scan = scan
+        self.off = False
         self.cell, self.row = b"<" + p + b"c ", b"<" + p + b"row "
         self.any_cell, self.any_row = b"<" + p + b"c", b"<" + p + b"row"
         self.refuse = [
-            b"<" + p + b"f", b"&", b"<!", b"<?", b"xmlns", b"sheetData", b"mergeCell",
+            b"<" + p + b"f", b"&", b"xmlns", b"sheetData", b"mergeCell",
             b'"e"', b"'e'",  # t="e": an error value
         ]
         for style in scan.padded_styles:
@@ -261,6 +266,13 @@ class _FastPath:
         self.first_row = re.compile(re.escape(self.row) + rb'[^>]*?\br="([0-9]+)"')
 
     def skips(self, block: bytes) -> bool:
+        if self.off:
+            return False
+        if b"<!" in block or b"<?" in block:
+            # A comment, CDATA section or processing instruction may hold a "</row>" that a block was
+            # cut at: from here on every block goes through the parser.
+            self.off = True
+            return False
         if any(needle in block for needle in self.refuse):
             return False
         if self.small is not None and self.small.search(block):
