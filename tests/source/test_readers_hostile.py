@@ -156,3 +156,10 @@ def test_a_damaged_zip_is_a_sheet_error(tmp_path: Path) -> None:
     with pytest.raises(SheetError, match="zip structure is damaged"):
         read_sheet(path, "cut.xlsx", "S")
     assert zipfile.is_zipfile(path) is False
+
+
+def test_a_huge_shared_string_in_prefixed_xml_is_refused_too(tmp_path: Path) -> None:
+    sheet = '<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData>'
+    path = write_raw_workbook(tmp_path / "string.xlsx", [("S", sheet)], shared_strings=["ok", "x" * 1_500_000],
+                              prefix="x")
+    assert _refusal(path).message.startswith("a shared string holds more than 1,000,000 characters")

@@ -459,12 +459,36 @@ class _SheetScan:
         self.merged.append((first_row, first_col, last_row, last_col))
 
 
+def _strings_are_short(package: Package, part: str, limit: int) -> bool:
+    """True when every `limit // 2` bytes of the part hold an <si> or </si> tag: then no string can
+    hold `limit` characters (a character is at least a byte, and "<" never stands raw in text).
+    Prefixed tags (<x:si>) or one long gap leave the answer to the parser."""
+    window = max(limit // 2, 1)
+    since = 0  # bytes since the last tag, carried across blocks
+    for block in package.chunks(part):
+        at = 0
+        while at < len(block):
+            end = min(at + window - since, len(block))
+            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
+            if found < 0:
+                since += end - at
+                if since >= window:
+                    return False
+            else:
+                since = 0
+                end = found + 4
+            at = end
+    return True
+
+
 def _check_strings(package: Package, part: str) -> None:
     """Bound the shared strings before calamine holds them all: the part's size and each string's length."""
     if not package.has(part):
         return
     where = f"{package.display} › {part}"
     limit = limits.STRING_CHARS.value()
+    if _strings_are_short(package, part, limit):
+        return
     parser = _parser(where)
     length = 0
 
