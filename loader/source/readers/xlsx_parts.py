@@ -12,20 +12,20 @@ text of a shared string (`limits.STRING_CHARS`).
 
 Speed: calling Python for every element of a 200,000-row sheet would cost several times the value
 read, so blocks of plain rows that hold nothing this pass wants are left out of the parse after
-byte searches have shown so (`_FastPath`); their extent still counts towards the bounds.
+byte searches have shown so (`xlsx_blocks`); their extent still counts towards the bounds.
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
 from loader.errors import SheetError
 from loader.source.readers import limits
+from loader.source.readers.xlsx_blocks import PlainRows, column_index, row_blocks
 from loader.source.readers.xlsx_package import (
     MAIN_NAMESPACES,
     Package,
@@ -57,16 +57,6 @@ class SheetMeta:
     date1904: bool = False
     # row -> {col: serial} for date-formatted numbers below 1, which calamine reads as a time of day
     early_dates: dict[int, dict[int, float]] = field(default_factory=dict)
-
-
-def column_index(letters: bytes | str) -> int:
-    """"A" -> 0, "AA" -> 26."""
-    if isinstance(letters, bytes):
-        letters = letters.decode("ascii")
-    index = 0
-    for ch in letters.upper():
-        index = index * 26 + (ord(ch) - 64)
-    return index - 1
 
 
 def cell_position(ref: str) -> tuple[int, int] | None:
@@ -176,14 +166,8 @@ def _parser(where: str) -> expat.XMLParserType:
 
 
 def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
-    """Feed the worksheet to expat block by block (blocks end on a row's end tag).
-
-    A block of complete rows in which a few byte searches find nothing this pass wants (no formula,
-    error, special style, merge, entity or character reference, markup declaration, namespace
-    declaration, cell or row without its `r`, column beyond ZZ) is left out of the parse: removing
-    whole rows keeps the document well-formed, and such a block adds only its extent, which the
-    searches give. Everything else goes through the parser with its handlers.
-    """
+    """Feed the worksheet to expat block by block (blocks end on a row's end tag); a block of plain
+    rows is left out (see `xlsx_blocks`), everything else goes through the parser with its handlers."""
     where = f"{package.display} › {part}"
     parser = _parser(where)
     parser.StartElementHandler = scan.start
@@ -196,12 +180,12 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
             prefixes.add(prefix)
 
     parser.StartNamespaceDeclHandler = declared
-    fast: _FastPath | None = None
+    fast: PlainRows | None = None
     started = False
     try:
-        for block, whole_rows in _row_blocks(package.chunks(part)):
+        for block, whole_rows in row_blocks(package.chunks(part)):
             if fast is None and started and len(prefixes) == 1:
-                fast = _FastPath(next(iter(prefixes)) or "", scan)
+                fast = PlainRows(next(iter(prefixes)) or "", scan)
             if whole_rows and fast is not None and fast.skips(block):
                 continue
             parser.Parse(block, False)
@@ -211,111 +195,6 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
         raise SheetError(f"the worksheet XML is not well-formed ({expat.errors.messages[exc.code]}, "
                          f"line {exc.lineno}, column {exc.offset})", where=where,
                          hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
-
-
-_ROW_END = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?row\s*>")
-
-
-def _row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """The part in blocks of about `_BLOCK` bytes, each with True when it ends just after a row's end tag."""
-    rest = b""
-    for chunk in chunks:
-        data = rest + chunk if rest else chunk
-        if len(data) < _BLOCK:
-            rest = data
-            continue
-        ends = [m.end() for m in _ROW_END.finditer(data, max(0, len(data) - (64 << 10)))]
-        ends = ends or [m.end() for m in _ROW_END.finditer(data)]
-        if not ends:
-            if len(data) > 4 * _BLOCK:  # no row end in sight: parse it as it comes
-                yield data, False
-                data = b""
-            rest = data
-            continue
-        yield data[:ends[-1]], True
-        rest = data[ends[-1]:]
-    if rest:
-        yield rest, False
-
-
-_BLOCK = 1 << 20
-
-
-class _FastPath:
-    """Decides by byte searches whether a block of rows may be left out of the parse (see `_parse_stream`).
-
-    Every search errs towards parsing: a needle that also matches something harmless only costs time.
-    """
-
-    def __init__(self, prefix: str, scan: _SheetScan):
-        p = (f"{prefix}:" if prefix else "").encode()
-        self.scan = scan
-        self.off = False
-        self.cell, self.row = b"<" + p + b"c ", b"<" + p + b"row "
-        self.any_cell, self.any_row = b"<" + p + b"c", b"<" + p + b"row"
-        self.refuse = [
-            b"<" + p + b"f", b"&", b"xmlns", b"sheetData", b"mergeCell",
-            b'"e"', b"'e'",  # t="e": an error value
-        ]
-        for style in scan.padded_styles:
-            self.refuse += [b's="' + style.encode() + b'"', b"s='" + style.encode() + b"'"]
-        # A date style matters only on a serial below 1 (see `_early_date`).
-        dated = b"|".join(x.encode() for x in sorted(scan.dated_styles))
-        self.small = re.compile(rb's="(?:' + dated + rb')"[^>]*>\s*<' + re.escape(p)
-                                + rb"v>\s*(?:-|0[<.]|\.|[0-9.]+[eE]-)") if dated else None
-        self.first_row = re.compile(re.escape(self.row) + rb'[^>]*?\br="([0-9]+)"')
-
-    def skips(self, block: bytes) -> bool:
-        if self.off:
-            return False
-        if b"<!" in block or b"<?" in block:
-            # A comment, CDATA section or processing instruction may hold a "</row>" that a block was
-            # cut at: from here on every block goes through the parser.
-            self.off = True
-            return False
-        if any(needle in block for needle in self.refuse):
-            return False
-        if self.small is not None and self.small.search(block):
-            return False
-        # Every cell and row must carry its r (else its position is unknown), spelt as the searches expect.
-        cells, rows = block.count(self.cell), block.count(self.row)
-        if cells != block.count(self.any_cell) or rows != block.count(self.any_row):
-            return False
-        if cells + rows != block.count(b' r="') or _WIDE.search(block):
-            return False
-        first = self.first_row.search(block)
-        last = self.first_row.search(block, block.rfind(self.row))
-        if first is None or last is None:
-            return not block.strip()
-        self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), _widest_column(block, self.scan.max_col))
-        return True
-
-
-_WIDE = re.compile(rb'r="[A-Za-z]{3}')
-_TWO_LETTERS = re.compile(rb'r="[A-Za-z]{2}[0-9]')
-_TWO_LETTERS_FOUND = re.compile(rb'r="([A-Za-z]{2})[0-9]')
-
-
-def _widest_column(block: bytes, known: int) -> int:
-    """The largest 0-based column of a block's cells (references of at most two letters), or `known`
-    when none lies beyond it: one search in the usual case."""
-    if known >= 25:
-        found = [column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block))]
-        return max(found) if found else known
-    beyond = chr(66 + known) if known >= 0 else "A"
-    if not re.search(f'r="(?:[{beyond}-Z{beyond.lower()}-z][0-9]|[A-Za-z]{{2}})'.encode(), block):
-        return known
-    if _TWO_LETTERS.search(block):
-        return max(column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block)))
-    low, high = 0, 25  # one letter: a binary search over letter ranges, five searches
-    while low < high:
-        middle = (low + high + 1) // 2
-        upper, lower = chr(65 + middle), chr(97 + middle)
-        if re.search(f'r="[{upper}-Z{lower}-z][0-9]'.encode(), block):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 class _SheetScan:
