@@ -18,7 +18,6 @@ byte searches have shown so (`xlsx_blocks`); their extent still counts towards t
 from __future__ import annotations
 
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
@@ -28,9 +27,11 @@ from loader.source.readers import limits
 from loader.source.readers.xlsx_blocks import PlainRows, column_index, row_blocks
 from loader.source.readers.xlsx_package import (
     MAIN_NAMESPACES,
+    ZIP_FAULTS,
     Package,
     SheetEntry,
     Workbook,
+    damaged,
     dtd_refused,
     open_package,
     read_workbook,
@@ -92,9 +93,8 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
                 _check_strings(package, book.shared_strings)
             scan = _SheetScan(padded, dated, where)
             _parse_stream(package, entry.part, scan)
-        except zipfile.BadZipFile as exc:
-            raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=where,
-                             hint="open it in Excel or LibreOffice and save it again") from exc
+        except ZIP_FAULTS as exc:
+            raise damaged(where, exc) from exc
     return SheetMeta(tuple(scan.merged), tuple(scan.uncached), scan.padded, tuple(scan.errors), book.date1904,
                      scan.early_dates)
 
@@ -102,9 +102,8 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
 def _workbook(package: Package) -> Workbook:
     try:
         return read_workbook(package)
-    except zipfile.BadZipFile as exc:
-        raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=package.display,
-                         hint="open it in Excel or LibreOffice and save it again") from exc
+    except ZIP_FAULTS as exc:
+        raise damaged(package.display, exc) from exc
 
 
 def _special_styles(package: Package, part: str) -> tuple[dict[str, int], set[str]]:
