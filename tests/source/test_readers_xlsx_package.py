@@ -7,6 +7,7 @@ save: Excel's Strict Open XML, the .NET Open XML SDK's prefixed `<x:c>`, parts w
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import openpyxl
@@ -15,6 +16,7 @@ from helpers.raw_xlsx import cells, workbook_parts, write_package, write_raw_wor
 
 from loader.errors import SheetError
 from loader.source.readers import first_visible_sheet, read_sheet, sheet_names
+from loader.source.steps import Steps, apply_steps
 
 _SHAPES = {
     "transitional": {},
@@ -110,6 +112,15 @@ def test_durations_read_as_iso_8601_text(tmp_path: Path) -> None:
     path = write_raw_workbook(tmp_path / "d.xlsx", [("S", body)], styles=_DATE_STYLES)
     assert read_sheet(path, "d.xlsx", "S").rows[0].values == ("PT36H30M", "PT14M24S", "PT12H", "PT1S", "-PT6H",
                                                               "PT0S")
+
+
+def test_a_duration_passes_the_value_steps_as_text(tmp_path: Path) -> None:
+    body = '<sheetData><row r="1"><c r="A1" s="1"><v>1.5208333333333333</v></c></row></sheetData>'
+    value = read_sheet(write_raw_workbook(tmp_path / "d.xlsx", [("S", body)], styles=_DATE_STYLES), "d.xlsx",
+                       "S").rows[0].values[0]
+    assert apply_steps(value, Steps()) == "PT36H30M"
+    assert apply_steps(value, Steps(map={"PT36H30M": "36.5 hours"})) == "36.5 hours"
+    assert apply_steps(value, Steps(pattern=re.compile(r"PT\d+H(\d+M)?"))) == "PT36H30M"
 
 
 def test_durations_written_by_openpyxl_read_the_same_in_both_engines(tmp_path: Path) -> None:
