@@ -102,13 +102,16 @@ class PlainRows:
         cells, rows = block.count(self.cell), block.count(self.row)
         if cells != block.count(self.any_cell) or rows != block.count(self.any_row):
             return False
-        if cells + rows != block.count(b' r="') or _WIDE.search(block):
+        if cells + rows != block.count(b' r="'):
             return False
         first = self.first_row.search(block)
         last = self.first_row.search(block, block.rfind(self.row))
         if first is None or last is None:
             return not block.strip()
-        self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), _widest_column(block, self.scan.max_col))
+        widest = _widest_column(block, self.scan.max_col)
+        if widest is None:
+            return False
+        self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), widest)
         return True
 
 
@@ -117,15 +120,19 @@ _TWO_LETTERS = re.compile(rb'r="[A-Za-z]{2}[0-9]')
 _TWO_LETTERS_FOUND = re.compile(rb'r="([A-Za-z]{2})[0-9]')
 
 
-def _widest_column(block: bytes, known: int) -> int:
-    """The largest 0-based column of a block's cells (references of at most two letters), or `known`
-    when none lies beyond it: one search in the usual case."""
+def _widest_column(block: bytes, known: int) -> int | None:
+    """The largest 0-based column of a block's cells, or `known` when none lies beyond it (one search
+    in the usual case); None when a reference has three letters (the block is then parsed)."""
     if known >= 25:
+        if _WIDE.search(block):
+            return None
         found = [column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block))]
         return max(found) if found else known
     beyond = chr(66 + known) if known >= 0 else "A"
     if not re.search(f'r="(?:[{beyond}-Z{beyond.lower()}-z][0-9]|[A-Za-z]{{2}})'.encode(), block):
         return known
+    if _WIDE.search(block):
+        return None
     if _TWO_LETTERS.search(block):
         return max(column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block)))
     low, high = 0, 25  # one letter: a binary search over letter ranges, five searches
