@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from helpers.raw_xlsx import cells, workbook_parts, write_package, write_raw_workbook
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loader.errors import SheetError
 from loader.source.readers import read_sheet
@@ -156,3 +158,32 @@ def test_a_damaged_zip_is_a_sheet_error(tmp_path: Path) -> None:
     with pytest.raises(SheetError, match="zip structure is damaged"):
         read_sheet(path, "cut.xlsx", "S")
     assert zipfile.is_zipfile(path) is False
+
+
+def test_a_huge_shared_string_in_prefixed_xml_is_refused_too(tmp_path: Path) -> None:
+    sheet = '<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData>'
+    path = write_raw_workbook(tmp_path / "string.xlsx", [("S", sheet)], shared_strings=["ok", "x" * 1_500_000],
+                              prefix="x")
+    assert _refusal(path).message.startswith("a shared string holds more than 1,000,000 characters")
+
+
+_DAMAGE_BASE = workbook_parts(
+    [("S", cells([["Code", "N"], ["A", 5]]) + '<mergeCells count="1"><mergeCell ref="B2:B4"/></mergeCells>')],
+    shared_strings=["a", "b"], styles='<cellXfs count="1"><xf numFmtId="0"/></cellXfs>',
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(damage=st.lists(st.tuples(st.integers(min_value=0), st.integers(0, 255)), min_size=1, max_size=4),
+       cut=st.one_of(st.none(), st.integers(min_value=0)))
+def test_a_damaged_workbook_is_always_a_sheet_error(tmp_path: Path, damage: list[tuple[int, int]],
+                                                    cut: int | None) -> None:
+    data = bytearray(write_package(tmp_path / "base.xlsx", _DAMAGE_BASE).read_bytes())
+    for at, value in damage:
+        data[at % len(data)] = value
+    path = tmp_path / "damaged.xlsx"
+    path.write_bytes(bytes(data[:cut % len(data)] if cut is not None else data))
+    try:
+        read_sheet(path, "damaged.xlsx", "S")
+    except SheetError:
+        pass  # anything else (zlib.error, EOFError, a calamine panic) fails the test

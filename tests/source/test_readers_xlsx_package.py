@@ -14,7 +14,9 @@ import pytest
 from helpers.raw_xlsx import cells, workbook_parts, write_package, write_raw_workbook
 
 from loader.errors import SheetError
+from loader.source.patterns import compile_pattern
 from loader.source.readers import first_visible_sheet, read_sheet, sheet_names
+from loader.source.steps import Steps, apply_steps
 
 _SHAPES = {
     "transitional": {},
@@ -112,6 +114,15 @@ def test_durations_read_as_iso_8601_text(tmp_path: Path) -> None:
                                                               "PT0S")
 
 
+def test_a_duration_passes_the_value_steps_as_text(tmp_path: Path) -> None:
+    body = '<sheetData><row r="1"><c r="A1" s="1"><v>1.5208333333333333</v></c></row></sheetData>'
+    value = read_sheet(write_raw_workbook(tmp_path / "d.xlsx", [("S", body)], styles=_DATE_STYLES), "d.xlsx",
+                       "S").rows[0].values[0]
+    assert apply_steps(value, Steps()) == "PT36H30M"
+    assert apply_steps(value, Steps(map={"PT36H30M": "36.5 hours"})) == "36.5 hours"
+    assert apply_steps(value, Steps(pattern=compile_pattern(r"PT\d+H(\d+M)?"))) == "PT36H30M"
+
+
 def test_durations_written_by_openpyxl_read_the_same_in_both_engines(tmp_path: Path) -> None:
     path = tmp_path / "o.xlsx"
     book = openpyxl.Workbook()
@@ -154,9 +165,14 @@ def test_a_formula_and_an_error_far_down_a_long_sheet_are_still_found(tmp_path: 
     assert len(data.rows) == 29_999  # row 15000 holds only an error: empty
 
 
-def test_cells_far_apart_in_plain_rows_of_a_long_sheet_are_bounded(tmp_path: Path) -> None:
-    body = _long_sheet(30_000, {30_000: '<row r="1048576"><c r="ZZ1048576"><v>1</v></c></row>'})
-    with pytest.raises(SheetError, match=r"the cells holding values span 736,100,352 cells"):
+@pytest.mark.parametrize(("far", "columns"), [("ZZ", "702"), ("XFD", "16,384")])
+def test_cells_far_apart_in_plain_rows_of_a_long_sheet_are_bounded(tmp_path: Path, far: str, columns: str) -> None:
+    # The far column sits in a middle block (left out of the parse for "ZZ", parsed for "XFD"),
+    # the far row in the last block.
+    body = _long_sheet(30_000, {15_000: f'<row r="15000"><c r="{far}15000"><v>1</v></c></row>',
+                                30_000: '<row r="1048576"><c r="A1048576"><v>1</v></c></row>'})
+    shape = rf"the cells holding values span [0-9,]+ cells \(rows 1-[0-9]+, {columns} columns\)"
+    with pytest.raises(SheetError, match=shape):
         read_sheet(write_raw_workbook(tmp_path / "far.xlsx", [("S", body)]), "far.xlsx", "S")
 
 
@@ -175,3 +191,12 @@ def test_what_the_structure_pass_reads_but_the_value_reader_cannot_is_said_plain
         read_sheet(path, "norels.xlsx", "S")
     assert caught.value.message.startswith("the sheet's structure reads correctly but its values cannot be read (")
     assert caught.value.where == "norels.xlsx › S"
+
+
+def test_a_row_end_hidden_in_a_comment_cannot_hide_cells_from_the_bounds(tmp_path: Path) -> None:
+    body = _long_sheet(30_000, {
+        2: '<!-- </row> --><row r="2"><c r="A2"><v>2</v></c></row>',
+        30_000: '<row r="1048576"><c r="XFD1048576"><v>1</v></c></row>',
+    })
+    with pytest.raises(SheetError, match="the cells holding values span"):
+        read_sheet(write_raw_workbook(tmp_path / "c.xlsx", [("S", body)]), "c.xlsx", "S")

@@ -101,7 +101,9 @@ def _calamine_rows(path: Path, display: str, sheet: str) -> Iterator[tuple[int, 
 
     try:
         data = python_calamine.CalamineWorkbook.from_path(str(path)).get_sheet_by_name(sheet)
-    except Exception as exc:  # calamine raises several unrelated types for unreadable files
+    except BaseException as exc:  # calamine raises several unrelated types; a Rust panic is a BaseException
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
         raise SheetError(
             f"the sheet's structure reads correctly but its values cannot be read ({type(exc).__name__}: {exc})",
             where=f"{display} › {sheet}",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import posixpath
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,9 @@ _KINDS = {"worksheet": "worksheet", "chartsheet": "chart sheet", "dialogsheet": 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _READ = 1 << 20
+# What reading a damaged zip raises: bad headers, corrupt deflate data, a cut stream, an unknown
+# zip version or an offset past the end of the file.
+ZIP_FAULTS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError, ValueError)
 
 
 @dataclass(frozen=True)
@@ -138,19 +142,25 @@ class Package:
             )
         if info.file_size > limits.PART_BYTES.value():
             raise limits.PART_BYTES.refuse(f"the part declares {info.file_size:,} bytes", where)
-        return self.archive.open(info)
+        try:
+            return self.archive.open(info)
+        except ZIP_FAULTS as exc:
+            raise damaged(where, exc) from exc
 
     def chunks(self, part: str) -> Iterator[bytes]:
         """The inflated part in blocks, refused as soon as it inflates past the limit."""
         limit = limits.PART_BYTES.value()
         total = 0
-        with self.open(part) as stream:
-            while block := stream.read(_READ):
-                total += len(block)
-                if total > limit:
-                    raise limits.PART_BYTES.refuse(f"the part inflates to more than {limit:,} bytes",
-                                                   f"{self.display} › {part}")
-                yield block
+        where = f"{self.display} › {part}"
+        try:
+            with self.open(part) as stream:
+                while block := stream.read(_READ):
+                    total += len(block)
+                    if total > limit:
+                        raise limits.PART_BYTES.refuse(f"the part inflates to more than {limit:,} bytes", where)
+                    yield block
+        except ZIP_FAULTS as exc:
+            raise damaged(where, exc) from exc
 
     def xml(self, part: str) -> Element:
         """A small part (workbook, relationships, styles) parsed whole, DTDs and entities refused."""
@@ -176,6 +186,11 @@ class Package:
             if (node.get("TargetMode") or "Internal") == "Internal" and target:
                 found[node.get("Id") or ""] = (node.get("Type") or "", resolve(folder, target))
         return found
+
+
+def damaged(where: str, exc: BaseException) -> SheetError:
+    return SheetError(f"the workbook's zip structure is damaged ({type(exc).__name__}: {exc})", where=where,
+                      hint="open it in Excel or LibreOffice and save it again")
 
 
 def dtd_refused(where: str) -> SheetError:
@@ -246,6 +261,5 @@ def open_package(path: Path, display: str) -> zipfile.ZipFile:
     check_container(path, display)
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=display,
-                         hint="open it in Excel or LibreOffice and save it again") from exc
+    except ZIP_FAULTS as exc:
+        raise damaged(display, exc) from exc

@@ -9,24 +9,29 @@ Open XML file reads like any other. A DTD or entity declaration is refused. It a
 sheet before calamine reads it: the cells the values would occupy and the area of merged ranges
 (`limits.CELLS`), the inflated bytes of every part it reads (`limits.PART_BYTES`), and the longest
 text of a shared string (`limits.STRING_CHARS`).
+
+Speed: calling Python for every element of a 200,000-row sheet would cost several times the value
+read, so blocks of plain rows that hold nothing this pass wants are left out of the parse after
+byte searches have shown so (`xlsx_blocks`); their extent still counts towards the bounds.
 """
 
 from __future__ import annotations
 
 import re
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
 from loader.errors import SheetError
 from loader.source.readers import limits
+from loader.source.readers.xlsx_blocks import PlainRows, column_index, row_blocks
 from loader.source.readers.xlsx_package import (
     MAIN_NAMESPACES,
+    ZIP_FAULTS,
     Package,
     SheetEntry,
     Workbook,
+    damaged,
     dtd_refused,
     open_package,
     read_workbook,
@@ -53,16 +58,6 @@ class SheetMeta:
     date1904: bool = False
     # row -> {col: serial} for date-formatted numbers below 1, which calamine reads as a time of day
     early_dates: dict[int, dict[int, float]] = field(default_factory=dict)
-
-
-def column_index(letters: bytes | str) -> int:
-    """"A" -> 0, "AA" -> 26."""
-    if isinstance(letters, bytes):
-        letters = letters.decode("ascii")
-    index = 0
-    for ch in letters.upper():
-        index = index * 26 + (ord(ch) - 64)
-    return index - 1
 
 
 def cell_position(ref: str) -> tuple[int, int] | None:
@@ -98,9 +93,8 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
                 _check_strings(package, book.shared_strings)
             scan = _SheetScan(padded, dated, where)
             _parse_stream(package, entry.part, scan)
-        except zipfile.BadZipFile as exc:
-            raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=where,
-                             hint="open it in Excel or LibreOffice and save it again") from exc
+        except ZIP_FAULTS as exc:
+            raise damaged(where, exc) from exc
     return SheetMeta(tuple(scan.merged), tuple(scan.uncached), scan.padded, tuple(scan.errors), book.date1904,
                      scan.early_dates)
 
@@ -108,9 +102,8 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
 def _workbook(package: Package) -> Workbook:
     try:
         return read_workbook(package)
-    except zipfile.BadZipFile as exc:
-        raise SheetError(f"the workbook's zip structure is damaged ({exc})", where=package.display,
-                         hint="open it in Excel or LibreOffice and save it again") from exc
+    except ZIP_FAULTS as exc:
+        raise damaged(package.display, exc) from exc
 
 
 def _special_styles(package: Package, part: str) -> tuple[dict[str, int], set[str]]:
@@ -172,14 +165,8 @@ def _parser(where: str) -> expat.XMLParserType:
 
 
 def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
-    """Feed the worksheet to expat block by block (blocks end on a row's end tag).
-
-    A block of complete rows in which a few byte searches find nothing this pass wants (no formula,
-    error, special style, merge, entity or character reference, markup declaration, namespace
-    declaration, cell or row without its `r`, column beyond ZZ) is left out of the parse: removing
-    whole rows keeps the document well-formed, and such a block adds only its extent, which the
-    searches give. Everything else goes through the parser with its handlers.
-    """
+    """Feed the worksheet to expat block by block (blocks end on a row's end tag); a block of plain
+    rows is left out (see `xlsx_blocks`), everything else goes through the parser with its handlers."""
     where = f"{package.display} › {part}"
     parser = _parser(where)
     parser.StartElementHandler = scan.start
@@ -192,12 +179,12 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
             prefixes.add(prefix)
 
     parser.StartNamespaceDeclHandler = declared
-    fast: _FastPath | None = None
+    fast: PlainRows | None = None
     started = False
     try:
-        for block, whole_rows in _row_blocks(package.chunks(part)):
+        for block, whole_rows in row_blocks(package.chunks(part)):
             if fast is None and started and len(prefixes) == 1:
-                fast = _FastPath(next(iter(prefixes)) or "", scan)
+                fast = PlainRows(next(iter(prefixes)) or "", scan)
             if whole_rows and fast is not None and fast.skips(block):
                 continue
             parser.Parse(block, False)
@@ -207,103 +194,6 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
         raise SheetError(f"the worksheet XML is not well-formed ({expat.errors.messages[exc.code]}, "
                          f"line {exc.lineno}, column {exc.offset})", where=where,
                          hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
-
-
-_ROW_END = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?row\s*>")
-
-
-def _row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """The part in blocks of about `_BLOCK` bytes, each with True when it ends just after a row's end tag."""
-    rest = b""
-    for chunk in chunks:
-        data = rest + chunk if rest else chunk
-        if len(data) < _BLOCK:
-            rest = data
-            continue
-        ends = [m.end() for m in _ROW_END.finditer(data, max(0, len(data) - (64 << 10)))]
-        ends = ends or [m.end() for m in _ROW_END.finditer(data)]
-        if not ends:
-            if len(data) > 4 * _BLOCK:  # no row end in sight: parse it as it comes
-                yield data, False
-                data = b""
-            rest = data
-            continue
-        yield data[:ends[-1]], True
-        rest = data[ends[-1]:]
-    if rest:
-        yield rest, False
-
-
-_BLOCK = 1 << 20
-
-
-class _FastPath:
-    """Decides by byte searches whether a block of rows may be left out of the parse (see `_parse_stream`).
-
-    Every search errs towards parsing: a needle that also matches something harmless only costs time.
-    """
-
-    def __init__(self, prefix: str, scan: _SheetScan):
-        p = (f"{prefix}:" if prefix else "").encode()
-        self.scan = scan
-        self.cell, self.row = b"<" + p + b"c ", b"<" + p + b"row "
-        self.any_cell, self.any_row = b"<" + p + b"c", b"<" + p + b"row"
-        self.refuse = [
-            b"<" + p + b"f", b"&", b"<!", b"<?", b"xmlns", b"sheetData", b"mergeCell",
-            b'"e"', b"'e'",  # t="e": an error value
-        ]
-        for style in scan.padded_styles:
-            self.refuse += [b's="' + style.encode() + b'"', b"s='" + style.encode() + b"'"]
-        # A date style matters only on a serial below 1 (see `_early_date`).
-        dated = b"|".join(x.encode() for x in sorted(scan.dated_styles))
-        self.small = re.compile(rb's="(?:' + dated + rb')"[^>]*>\s*<' + re.escape(p)
-                                + rb"v>\s*(?:-|0[<.]|\.|[0-9.]+[eE]-)") if dated else None
-        self.first_row = re.compile(re.escape(self.row) + rb'[^>]*?\br="([0-9]+)"')
-
-    def skips(self, block: bytes) -> bool:
-        if any(needle in block for needle in self.refuse):
-            return False
-        if self.small is not None and self.small.search(block):
-            return False
-        # Every cell and row must carry its r (else its position is unknown), spelt as the searches expect.
-        cells, rows = block.count(self.cell), block.count(self.row)
-        if cells != block.count(self.any_cell) or rows != block.count(self.any_row):
-            return False
-        if cells + rows != block.count(b' r="') or _WIDE.search(block):
-            return False
-        first = self.first_row.search(block)
-        last = self.first_row.search(block, block.rfind(self.row))
-        if first is None or last is None:
-            return not block.strip()
-        self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), _widest_column(block, self.scan.max_col))
-        return True
-
-
-_WIDE = re.compile(rb'r="[A-Za-z]{3}')
-_TWO_LETTERS = re.compile(rb'r="[A-Za-z]{2}[0-9]')
-_TWO_LETTERS_FOUND = re.compile(rb'r="([A-Za-z]{2})[0-9]')
-
-
-def _widest_column(block: bytes, known: int) -> int:
-    """The largest 0-based column of a block's cells (references of at most two letters), or `known`
-    when none lies beyond it: one search in the usual case."""
-    if known >= 25:
-        found = [column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block))]
-        return max(found) if found else known
-    beyond = chr(66 + known) if known >= 0 else "A"
-    if not re.search(f'r="(?:[{beyond}-Z{beyond.lower()}-z][0-9]|[A-Za-z]{{2}})'.encode(), block):
-        return known
-    if _TWO_LETTERS.search(block):
-        return max(column_index(pair) for pair in set(_TWO_LETTERS_FOUND.findall(block)))
-    low, high = 0, 25  # one letter: a binary search over letter ranges, five searches
-    while low < high:
-        middle = (low + high + 1) // 2
-        upper, lower = chr(65 + middle), chr(97 + middle)
-        if re.search(f'r="[{upper}-Z{lower}-z][0-9]'.encode(), block):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 class _SheetScan:
@@ -447,12 +337,36 @@ class _SheetScan:
         self.merged.append((first_row, first_col, last_row, last_col))
 
 
+def _strings_are_short(package: Package, part: str, limit: int) -> bool:
+    """True when every `limit // 2` bytes of the part hold an <si> or </si> tag: then no string can
+    hold `limit` characters (a character is at least a byte, and "<" never stands raw in text).
+    Prefixed tags (<x:si>) or one long gap leave the answer to the parser."""
+    window = max(limit // 2, 1)
+    since = 0  # bytes since the last tag, carried across blocks
+    for block in package.chunks(part):
+        at = 0
+        while at < len(block):
+            end = min(at + window - since, len(block))
+            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
+            if found < 0:
+                since += end - at
+                if since >= window:
+                    return False
+            else:
+                since = 0
+                end = found + 4
+            at = end
+    return True
+
+
 def _check_strings(package: Package, part: str) -> None:
     """Bound the shared strings before calamine holds them all: the part's size and each string's length."""
     if not package.has(part):
         return
     where = f"{package.display} › {part}"
     limit = limits.STRING_CHARS.value()
+    if _strings_are_short(package, part, limit):
+        return
     parser = _parser(where)
     length = 0
 
