@@ -219,6 +219,7 @@ class BlockReader:
         ]
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
         gathered: dict[tuple[Any, ...], _Gathered] = {}
+        first_items: dict[tuple[Any, ...], Mapping[str, list[Any]]] = {}  # a key's first row's collected items
         conflicted: set[tuple[Any, ...]] = set()
         collect = frozenset(self.collect)
         rows_read = rows_filtered = 0
@@ -242,11 +243,13 @@ class BlockReader:
                 first = merged.get(record.key)
                 if first is None:
                     merged[record.key] = record
-                    if collect:
-                        gathered[record.key] = _Gathered(record, built.collected or {})
+                    if built.collected:
+                        first_items[record.key] = built.collected
                 elif first.fields == record.fields:
                     continue
                 elif collect and _without(first.fields, collect) == _without(record.fields, collect):
+                    if record.key not in gathered:  # made on a key's second row: most keys have one
+                        gathered[record.key] = _Gathered(first, first_items.pop(record.key, {}))
                     gathered[record.key].add(record, built.collected or {})
                 else:
                     findings.append(self._conflict(first, record))
@@ -339,7 +342,7 @@ class BlockReader:
                                       self._where(row, column)))
                 continue
             if spec.collect:
-                items = list(value) if isinstance(value, list | tuple) else [value]
+                items = list(dict.fromkeys(value)) if isinstance(value, list | tuple) else [value]
                 (collected := collected if collected is not None else {})[spec.name] = items
                 value = _gathered_value(spec, items)
             if spec.name.startswith(CUSTOM + "."):

@@ -268,6 +268,7 @@ entities:
 def test_collect_list_gathers_a_list_field_across_rows_without_duplicates(workdir: Path) -> None:
     write_workbook(workdir / "people.xlsx", {"People": [
         ["ID", "Delivery"], ["A1", "ONLINE"], ["A1", "ONCAMPUS; ONLINE"], ["A2", None], ["A2", "ONCAMPUS"],
+        ["A3", "ONLINE;ONLINE"],
     ]})
     write_mapping(workdir / "m.yaml", """\
 version: 1
@@ -285,6 +286,7 @@ entities:
     records = {r.key[0]: r for r in sources.blocks[0].records}
     assert records["A1"].fields["eligible_deliveries"] == ["ONLINE", "ONCAMPUS"]
     assert records["A2"].fields["eligible_deliveries"] == ["ONCAMPUS"]
+    assert records["A3"].fields["eligible_deliveries"] == ["ONLINE"]  # one row: no duplicates either
     assert str(records["A2"].place("eligible_deliveries")) == "people.xlsx › People › B5"
 
 
