@@ -384,6 +384,9 @@ class _BlockBuilder:
         if formats and kind_given not in ("date", "epoch_ms"):
             self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
                        f"{kind_given}", (*where, "format"), key=True)
+        if data.get("collect") == "list" and kind != "list":
+            self._fail("bad-collect", f"`collect: list` makes a list, but {name} holds one value; use `collect: join` "
+                       "(with `separator:`) to gather its values into one text", (*where, "collect"))
         for index, fmt in enumerate(formats):
             problem = _format_problem(fmt)
             if problem:

@@ -258,7 +258,7 @@ entities:
     entity: subject
     key: [code]
     fields:
-      code: {column: Subject Code, collect: list}
+      code: {column: Subject Code, collect: join}
 """)
     assert messages(read([workdir / "m.yaml"])) == [
         "m.yaml:8:45: key field 'code' cannot `collect`: rows are gathered by their key"
@@ -391,3 +391,23 @@ entities:
         "X1": {"code": "X1", "name": "Ex one (A)", "custom_attributes": {"Side": "side A"}},
         "Y2": {"code": "Y2", "name": "Why two (B)", "custom_attributes": {"Side": "side B"}},
     }
+
+
+def test_collect_list_on_a_field_holding_one_value_is_refused_at_the_mapping(workdir: Path) -> None:
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": OFFERINGS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: Subject Code
+      custom_attributes:
+        Campus: {column: Campus, collect: list}
+""")
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:10:43: `collect: list` makes a list, but custom_attributes.Campus holds one value; use "
+        "`collect: join` (with `separator:`) to gather its values into one text"
+    ]
