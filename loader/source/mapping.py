@@ -38,7 +38,7 @@ class Condition:
     op: str
     values: tuple[str, ...]
     place: MappingPlace
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    pattern: Pattern | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -476,8 +476,8 @@ class _BlockBuilder:
             pattern = None
             if op == "matches":
                 try:
-                    pattern = re.compile(values[0])
-                except re.error as exc:
+                    pattern = compile_pattern(values[0])
+                except ValueError as exc:
                     self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
                     continue
             conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),

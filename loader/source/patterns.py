@@ -40,6 +40,13 @@ def full_match(pattern: Pattern, text: str) -> bool:
         raise PatternTimeout(_too_long(pattern)) from None
 
 
+def search(pattern: Pattern, text: str) -> bool:
+    try:
+        return pattern.search(text, timeout=TIMEOUT_S) is not None
+    except TimeoutError:
+        raise PatternTimeout(_too_long(pattern)) from None
+
+
 def substitute(pattern: Pattern, replacement: str, text: str) -> str:
     try:
         return pattern.sub(replacement, text, timeout=TIMEOUT_S)

@@ -411,3 +411,22 @@ entities:
         "m.yaml:10:43: `collect: list` makes a list, but custom_attributes.Campus holds one value; use "
         "`collect: join` (with `separator:`) to gather its values into one text"
     ]
+
+
+def test_a_where_matches_that_runs_too_long_is_an_error_at_its_row_not_a_hang(workdir: Path) -> None:
+    write_workbook(workdir / "s.xlsx", {"S": [["Code", "Note"], ["X1", "a" * 3000 + "!"], ["X2", "aa"]]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: s.xlsx
+entities:
+  subjects:
+    entity: subject
+    where: {column: Note, matches: "^(a|aa)+$"}
+    key: [code]
+    fields:
+      code: Code
+""")
+    sources = read([workdir / "m.yaml"])
+    (found,) = messages(sources)
+    assert found.startswith("s.xlsx › S › row 2: where: the regular expression '^(a|aa)+$' took over 0.25 s")
+    assert [r.key for r in sources.blocks[0].records] == [("X2",)]
