@@ -2,8 +2,9 @@
 
 A pattern such as `^(a|aa)+$` takes exponential time on a long cell with Python's `re`, which has
 no time limit: one bad `pattern:` could hang `loader validate`. Mapping regexes are compiled with
-the `regex` package (the syntax of `re`) and every match is given `TIMEOUT_S`; a match that runs
-out of time is an error at its cell, not a hang.
+the `regex` package (the syntax of `re`): `pattern`, `replace` and `matches` in `where`/`when`.
+Every match is given `TIMEOUT_S`; a match that runs out of time is an error at its cell or row,
+not a hang.
 """
 
 from __future__ import annotations
