@@ -15,6 +15,7 @@ from loader.profile import Profile
 from loader.source.entity_schemas import check_fields
 from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
+from loader.source.patterns import PatternTimeout, search
 from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 from loader.source.steps import EMPTY, StepError, apply_steps, text_of
@@ -116,6 +117,10 @@ def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
             wanted += [(column, s.column_place or s.place) for column in s.columns]
             wanted += [(c.column, c.place) for c in s.when]
     return wanted
+
+
+def _repeat_note(variant: _VariantReader) -> str:
+    return f" ({variant.repeat})" if variant.repeat else ""
 
 
 def _holds_hint(row: int | None) -> str:
@@ -235,6 +240,7 @@ class BlockReader:
         merged: dict[tuple[Any, ...], DesiredRecord] = {}
         gathered: dict[tuple[Any, ...], _Gathered] = {}
         merged_rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]] = {}  # rows merged into a record
+        first_items: dict[tuple[Any, ...], Mapping[str, list[Any]]] = {}  # a key's first row's collected items
         conflicted: set[tuple[Any, ...]] = set()
         left_out: list[LeftOut] = []
         collect = frozenset(self.collect)
@@ -245,7 +251,13 @@ class BlockReader:
             rows_read += 1
             used = False
             for variant in variants:
-                if not all(accept(row) for accept in variant.accepts):
+                try:
+                    if not all(accept(row) for accept in variant.accepts):
+                        continue
+                except PatternTimeout as exc:
+                    findings.append(Finding("error", "bad-value", f"where{_repeat_note(variant)}: {exc}",
+                                            self.data.row_ref(row.number)))
+                    used = True
                     continue
                 used = True
                 built = self._build(row, variant)
@@ -263,11 +275,13 @@ class BlockReader:
                 first = merged.get(record.key)
                 if first is None:
                     merged[record.key] = record
-                    if collect:
-                        gathered[record.key] = _Gathered(record, built.collected or {})
+                    if built.collected:
+                        first_items[record.key] = built.collected
                 elif first.fields == record.fields:
                     _merged_row(merged_rows, first, record)
                 elif collect and _without(first.fields, collect) == _without(record.fields, collect):
+                    if record.key not in gathered:  # made on a key's second row: most keys have one
+                        gathered[record.key] = _Gathered(first, first_items.pop(record.key, {}))
                     gathered[record.key].add(record, built.collected or {})
                     _merged_row(merged_rows, first, record)
                 else:
@@ -303,7 +317,7 @@ class BlockReader:
             "not_in": lambda row: text(row) not in values,
             "empty": lambda row: text(row) == "",
             "not_empty": lambda row: text(row) != "",
-            "matches": lambda row: pattern is not None and pattern.search(text(row)) is not None,
+            "matches": lambda row: pattern is not None and search(pattern, text(row)),
         }
         return tests[op]
 
@@ -345,7 +359,12 @@ class BlockReader:
         for field_reader in variant.fields:
             spec, column = field_reader.spec, field_reader.column
             when = field_reader.when
-            raw = field_reader.extract(row) if not when or all(test(row) for test in when) else None
+            try:
+                raw = field_reader.extract(row) if not when or all(test(row) for test in when) else None
+            except PatternTimeout as exc:
+                errors.append(Finding("error", "bad-value", f"{spec.name}{shown}: when: {exc}",
+                                      self._where(row, column)))
+                continue
             try:
                 value = apply_steps(raw, spec.steps, pii=spec.pii)
             except StepError as exc:
@@ -366,7 +385,7 @@ class BlockReader:
                                       self._where(row, column)))
                 continue
             if spec.collect:
-                items = list(value) if isinstance(value, list | tuple) else [value]
+                items = list(dict.fromkeys(value)) if isinstance(value, list | tuple) else [value]
                 (collected := collected if collected is not None else {})[spec.name] = items
                 value = _gathered_value(spec, items)
             if spec.name.startswith(CUSTOM + "."):

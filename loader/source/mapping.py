@@ -38,7 +38,7 @@ class Condition:
     op: str
     values: tuple[str, ...]
     place: MappingPlace
-    pattern: re.Pattern[str] | None = field(default=None, compare=False)
+    pattern: Pattern | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -374,6 +374,9 @@ class _BlockBuilder:
         if formats and kind_given not in ("date", "epoch_ms"):
             self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
                        f"{kind_given}", (*where, "format"), key=True)
+        if data.get("collect") == "list" and kind != "list":
+            self._fail("bad-collect", f"`collect: list` makes a list, but {name} holds one value; use `collect: join` "
+                       "(with `separator:`) to gather its values into one text", (*where, "collect"))
         for index, fmt in enumerate(formats):
             problem = _format_problem(fmt)
             if problem:
@@ -470,8 +473,8 @@ class _BlockBuilder:
             pattern = None
             if op == "matches":
                 try:
-                    pattern = re.compile(values[0])
-                except re.error as exc:
+                    pattern = compile_pattern(values[0])
+                except ValueError as exc:
                     self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
                     continue
             conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),

@@ -2,8 +2,9 @@
 
 A pattern such as `^(a|aa)+$` takes exponential time on a long cell with Python's `re`, which has
 no time limit: one bad `pattern:` could hang `loader validate`. Mapping regexes are compiled with
-the `regex` package (the syntax of `re`) and every match is given `TIMEOUT_S`; a match that runs
-out of time is an error at its cell, not a hang.
+the `regex` package (the syntax of `re`): `pattern`, `replace` and `matches` in `where`/`when`.
+Every match is given `TIMEOUT_S`; a match that runs out of time is an error at its cell or row,
+not a hang.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def compile_pattern(text: str) -> Pattern:
 def full_match(pattern: Pattern, text: str) -> bool:
     try:
         return pattern.fullmatch(text, timeout=TIMEOUT_S) is not None
+    except TimeoutError:
+        raise PatternTimeout(_too_long(pattern)) from None
+
+
+def search(pattern: Pattern, text: str) -> bool:
+    try:
+        return pattern.search(text, timeout=TIMEOUT_S) is not None
     except TimeoutError:
         raise PatternTimeout(_too_long(pattern)) from None
 

@@ -40,7 +40,7 @@ def _intake(path: Path, *, broken: bool = False) -> Path:
     offerings.append([])
     offerings.append(["Subject Code", "Subject Title", "Program", "Campus", "Status", "Status", "Owner e-mail",
                       "Faculty"])
-    offerings.append([48024, "Applications Programming", "BENGH-SW", "Albury", "Live", "x", "it@example.edu", 851])
+    offerings.append([48024, "Applications  Programming ", "BENGH-SW", "Albury", "Live", "x", "it@example.edu", 851])
     offerings.append(["48024", "Applications Programming", "BENGH-SW", "Online", "Live", "y", "it@example.edu", 851])
     offerings.append([4101, "Data Science Studio", "BSC-STAT", "Online", "Live", "z",
                       "stats@example.edu" if not broken else "stats at example", "SCI" if not broken else "SIC"])
@@ -79,7 +79,7 @@ entities:
     key: [code]
     fields:
       code: {column: Subject Code, type: string, pad: {width: 5}}
-      name: Subject Title
+      name: {column: Subject Title, replace: {pattern: '\\s+', with: " "}, transform: [strip]}
       parent: {ref: program, column: Program}
       custom_attributes:
         Campus: {column: Campus, collect: join}

@@ -259,7 +259,7 @@ entities:
     entity: subject
     key: [code]
     fields:
-      code: {column: Subject Code, collect: list}
+      code: {column: Subject Code, collect: join}
 """)
     assert messages(read([workdir / "m.yaml"])) == [
         "m.yaml:8:45: key field 'code' cannot `collect`: rows are gathered by their key"
@@ -269,6 +269,7 @@ entities:
 def test_collect_list_gathers_a_list_field_across_rows_without_duplicates(workdir: Path) -> None:
     write_workbook(workdir / "people.xlsx", {"People": [
         ["ID", "Delivery"], ["A1", "ONLINE"], ["A1", "ONCAMPUS; ONLINE"], ["A2", None], ["A2", "ONCAMPUS"],
+        ["A3", "ONLINE;ONLINE"],
     ]})
     write_mapping(workdir / "m.yaml", """\
 version: 1
@@ -286,6 +287,7 @@ entities:
     records = {r.key[0]: r for r in sources.blocks[0].records}
     assert records["A1"].fields["eligible_deliveries"] == ["ONLINE", "ONCAMPUS"]
     assert records["A2"].fields["eligible_deliveries"] == ["ONCAMPUS"]
+    assert records["A3"].fields["eligible_deliveries"] == ["ONLINE"]  # one row: no duplicates either
     assert str(records["A2"].place("eligible_deliveries")) == "people.xlsx › People › B5"
 
 
@@ -390,3 +392,42 @@ entities:
         "X1": {"code": "X1", "name": "Ex one (A)", "custom_attributes": {"Side": "side A"}},
         "Y2": {"code": "Y2", "name": "Why two (B)", "custom_attributes": {"Side": "side B"}},
     }
+
+
+def test_collect_list_on_a_field_holding_one_value_is_refused_at_the_mapping(workdir: Path) -> None:
+    write_workbook(workdir / "offerings.xlsx", {"Offerings": OFFERINGS})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: offerings.xlsx
+entities:
+  subjects:
+    entity: subject
+    key: [code]
+    fields:
+      code: Subject Code
+      custom_attributes:
+        Campus: {column: Campus, collect: list}
+""")
+    assert messages(read([workdir / "m.yaml"])) == [
+        "m.yaml:10:43: `collect: list` makes a list, but custom_attributes.Campus holds one value; use "
+        "`collect: join` (with `separator:`) to gather its values into one text"
+    ]
+
+
+def test_a_where_matches_that_runs_too_long_is_an_error_at_its_row_not_a_hang(workdir: Path) -> None:
+    write_workbook(workdir / "s.xlsx", {"S": [["Code", "Note"], ["X1", "a" * 3000 + "!"], ["X2", "aa"]]})
+    write_mapping(workdir / "m.yaml", """\
+version: 1
+source: s.xlsx
+entities:
+  subjects:
+    entity: subject
+    where: {column: Note, matches: "^(a|aa)+$"}
+    key: [code]
+    fields:
+      code: Code
+""")
+    sources = read([workdir / "m.yaml"])
+    (found,) = messages(sources)
+    assert found.startswith("s.xlsx › S › row 2: where: the regular expression '^(a|aa)+$' took over 0.25 s")
+    assert [r.key for r in sources.blocks[0].records] == [("X2",)]
