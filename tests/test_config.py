@@ -83,7 +83,7 @@ def test_a_literal_secret_is_refused_with_what_to_do_and_where(tmp_path):
         load_config(write(tmp_path, text))
     error = caught.value
     assert error.hint == SECRET_HINT
-    assert error.where == f"{tmp_path / 'loader.yaml'}:16:20"
+    assert str(error.where) == f"{tmp_path / 'loader.yaml'}:16:20"
     assert "hunter2-literal" not in str(error)
 
 
@@ -107,7 +107,7 @@ def test_schema_errors_point_at_the_line_and_column(tmp_path):
 def test_yaml_syntax_errors_name_the_place(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, "environments:\n  test: [unclosed\n"))
-    assert caught.value.where.startswith(f"{tmp_path / 'loader.yaml'}:")
+    assert str(caught.value.where).startswith(f"{tmp_path / 'loader.yaml'}:")
 
 
 def test_plain_http_is_refused_for_a_remote_host(tmp_path):
@@ -115,7 +115,7 @@ def test_plain_http_is_refused_for_a_remote_host(tmp_path):
     with pytest.raises(ConfigError) as caught:
         load_config(write(tmp_path, text))
     assert "must use https://" in str(caught.value)
-    assert caught.value.where == f"{tmp_path / 'loader.yaml'}:6:15"
+    assert str(caught.value.where) == f"{tmp_path / 'loader.yaml'}:6:15"
 
 
 @settings(max_examples=40)
