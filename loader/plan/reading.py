@@ -27,7 +27,7 @@ from loader.source.mapping import load_mapping
 from loader.source.records import DesiredRecord
 from loader.source.sources import BlockRecords, SourceSet, read_sources
 
-CHILD_FROM_BYTES = 4 * 1024 * 1024  # source files at least this large (together) are read in a child process
+CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
 CHUNK_RECORDS = 5_000
 _FAILED = b"failed"
 
