@@ -173,6 +173,9 @@ class _Executor:
         return results_in_plan_order(self.results.values(), graph.refs)
 
     async def _dispatch(self, scheduler: Scheduler, tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
+        # Finished writes arrive through a queue fed by each task's done callback: asyncio.wait over
+        # every task in flight would add and remove a callback per task for each completion.
+        finished: asyncio.Queue[asyncio.Task[tuple[str, bool]]] = asyncio.Queue()
         while True:
             while len(tasks) < self.options.concurrency and not self.stop.is_set():
                 ready = scheduler.next_ready()
@@ -186,10 +189,14 @@ class _Executor:
                     self._emit(_result(record, Outcome.UNCHANGED, id=record.live_id))
                     scheduler.succeeded(ready)
                     continue
-                tasks[asyncio.create_task(self._write(record))] = ready
+                task = asyncio.create_task(self._write(record))
+                task.add_done_callback(finished.put_nowait)
+                tasks[task] = ready
             if not tasks:
                 break
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            done = [await finished.get()]
+            while not finished.empty():
+                done.append(finished.get_nowait())
             for task in done:
                 ref = tasks.pop(task)
                 _, exists = task.result()

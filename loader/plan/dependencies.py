@@ -67,8 +67,8 @@ def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
     on_stack: set[str] = set()
     found: list[list[str]] = []
     for start in drafts:
-        if start in index:
-            continue
+        if start in index or not edges[start]:
+            continue  # a record that depends on nothing here is on no cycle (most records)
         index[start] = low[start] = len(index)
         stack.append(start)
         on_stack.add(start)

@@ -243,9 +243,8 @@ def _plan_record(
         key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
         findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
     live = resolver.match(entry)
-    parts = resolver.key_parts(entry)
     if live is None:
-        near = resolver.near_duplicate(entry, parts)
+        near = resolver.near_duplicate(entry, resolver.key_parts(entry))
         if near is not None:
             findings.append(_near_duplicate(entry, near))
     fp = plan_fields(rec, live, entity, resolver)

@@ -38,55 +38,65 @@ class FieldPlan:
 
 
 def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityProfile, resolver: Resolver) -> FieldPlan:
-    """Compare the managed fields of `record` with `live` (None: the record will be created)."""
+    """Compare the managed fields of `record` with `live` (None: the record will be created).
+
+    This runs for every field of every record (the diff's hot loop): the field's cell, its shown
+    value and its pii flag are only worked out when a change or a finding needs them.
+    """
     out = FieldPlan()
+    forbidden, references, only_when = entity.forbidden, entity.references, entity.only_when
+    status_field = entity.status.field if entity.status is not None else None
     for name, desired in record.fields.items():
-        where = record.cells.get(name) or record.row  # record.place(name), inline: this runs for every field
-        pii = name in record.pii
-        if name in entity.forbidden:
+        if name in forbidden:
             message = f"{entity.name} does not accept {name!r}"
-            out.findings.append(Finding("error", "forbidden-field", message, where))
+            out.findings.append(Finding("error", "forbidden-field", message, _where(record, name)))
             continue
         if name == CUSTOM:
             _custom_attributes(record, desired or {}, live, out)
             continue
-        if entity.status is not None and name == entity.status.field:
-            _status(entity, desired, live, where, out)
+        if name == status_field:
+            _status(entity, desired, live, _where(record, name), out)
             continue
-        if name in entity.only_when and desired is not None:
-            _only_when(record, entity, name, live, where, out)
-        value, shown = desired, display_value(desired)
-        reference = entity.references.get(name)
+        if name in only_when and desired is not None:
+            _only_when(record, entity, name, live, _where(record, name), out)
+        value = desired
+        reference = references.get(name)
         if reference is not None and _has_ref(desired):
-            value = _resolve(desired, reference, name, resolver, where, out)
+            value = _resolve(desired, reference, name, resolver, record, out)
             if value is _UNRESOLVED:
                 continue
         if live is None:
             if name in entity.read_only or value is None or value == [] or value == ():
                 continue
             out.payload[name] = _send_form(value, name, entity)
-            out.changes.append(FieldChange(name, None, shown, pii))
+            out.changes.append(FieldChange(name, None, display_value(desired), name in record.pii))
             continue
         live_value = live.get(name)
         if _same(value, live_value, name, entity):
             continue
         old = _shown_live(live_value, reference, resolver)
+        shown, pii = display_value(desired), name in record.pii
         if name in entity.immutable:
             out.findings.append(
                 Finding("error", "immutable-field",
                         f"{name} cannot change after creation (live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)})", where)
+                        f"source {quoted(shown, pii)})", _where(record, name))
             )
         elif name in entity.read_only or name in entity.create_only:
             out.findings.append(
                 Finding("warning", "read-only-field",
                         f"{name} can only be set at creation: live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)}; not updated", where)
+                        f"source {quoted(shown, pii)}; not updated", _where(record, name))
             )
         else:
             out.payload[name] = _send_form(value, name, entity)
             out.changes.append(FieldChange(name, old, shown, pii))
     return out
+
+
+def _where(record: DesiredRecord, name: str) -> CellRef:
+    """record.place(name): the field's cell, else its row."""
+    return record.cells.get(name) or record.row
 
 
 _UNRESOLVED = object()
@@ -96,32 +106,38 @@ def _has_ref(value: Any) -> bool:
     return isinstance(value, Ref) or (isinstance(value, (list, tuple)) and any(isinstance(v, Ref) for v in value))
 
 
-def _resolve(desired: Any, reference: Reference, name: str, resolver: Resolver, where: CellRef, out: FieldPlan) -> Any:
+def _resolve(
+    desired: Any, reference: Reference, name: str, resolver: Resolver, record: DesiredRecord, out: FieldPlan
+) -> Any:
     refs = list(desired) if isinstance(desired, (list, tuple)) else [desired]
     ids: list[Any] = []
     for ref in refs:
         if not isinstance(ref, Ref):
             ids.append(ref)
             continue
-        cell = ref.cell if ref.cell is not None else where
         if ref.entity not in reference.entities:
             allowed = " or ".join(reference.entities)
             message = f"{name} refers to {allowed}, not {ref.entity}"
-            out.findings.append(Finding("error", "wrong-reference", message, cell))
+            out.findings.append(Finding("error", "wrong-reference", message, _ref_cell(ref, record, name)))
             return _UNRESOLVED
         found = resolver.resolve(ref)
         if found.value is None:
-            out.findings.append(Finding("error", "unresolved-reference", found.problem or "unresolved", cell))
+            problem = found.problem or "unresolved"
+            out.findings.append(Finding("error", "unresolved-reference", problem, _ref_cell(ref, record, name)))
             return _UNRESOLVED
         if found.pending is not None and found.pending not in out.depends_on:
             out.depends_on.append(found.pending)
-            out.depends_at[found.pending] = cell
+            out.depends_at[found.pending] = _ref_cell(ref, record, name)
         elif found.pending is None and found.planned is not None and found.planned not in out.refers_to:
             out.refers_to.append(found.planned)
         ids.append(found.value)
     if reference.is_list or isinstance(desired, (list, tuple)):
         return [_shape(v, reference) for v in ids]
     return _shape(ids[0], reference)
+
+
+def _ref_cell(ref: Ref, record: DesiredRecord, name: str) -> CellRef:
+    return ref.cell if ref.cell is not None else _where(record, name)
 
 
 def _shape(value: Any, reference: Reference) -> Any:
@@ -137,6 +153,13 @@ def _unshape(value: Any) -> Any:
 
 
 def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool:
+    # The common cases first: equal texts, and equal references {"id": text}, are the same value
+    # under every rule below (normalising equal texts gives equal forms; a one-item set of it too).
+    if type(value) is str:
+        if type(live_value) is str and value == live_value:
+            return True
+    elif type(value) is dict and len(value) == 1 and type(value.get("id")) is str and value == live_value:
+        return True
     plain = _unshape(value)
     if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
         return False

@@ -67,6 +67,7 @@ class Resolver:
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
+        self._resolved: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], Resolution] = {}
 
     # ---- live side ---------------------------------------------------------------------------
 
@@ -144,6 +145,18 @@ class Resolver:
 
     def resolve(self, ref: Ref) -> Resolution:
         """A live id, or PendingId of the record this plan creates, or a problem to report."""
+        # Many records name the same target (a program's subjects, an applicant's credentials):
+        # remembered, except while a key is being matched (a key that refers back to itself
+        # resolves differently inside its own match than after it).
+        memo = (ref.entity, ref.by, ref.values)
+        found = self._resolved.get(memo)
+        if found is None:
+            found = self._resolve(ref)
+            if not self._matching:
+                self._resolved[memo] = found
+        return found
+
+    def _resolve(self, ref: Ref) -> Resolution:
         values = tuple(key_text(v) for v in ref.values)
         entry = self._desired_index_for(ref.entity, ref.by).get(values)
         if entry is not None:

@@ -26,10 +26,11 @@ from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
+from loader.plan.reading import read_off_loop
 from loader.profile import Profile
 from loader.source.mapping import load_mapping
 from loader.source.records import Ref
-from loader.source.sources import SourceSet, read_sources
+from loader.source.sources import SourceSet
 
 
 @dataclass(frozen=True, repr=False)
@@ -52,17 +53,27 @@ class PlanRun:
 
 
 async def run_plan(
-    mapping_paths: Sequence[Path], *, config: Config, env: Environment, client: ApiClient, progress: bool | None = None
+    mapping_paths: Sequence[Path],
+    *,
+    config: Config,
+    env: Environment,
+    client: ApiClient,
+    progress: bool | None = None,
+    read_in_child: bool | None = None,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
-    counts (for the plan command's -v and the benchmark)."""
+    counts (for the plan command's -v and the benchmark).
+
+    `read_in_child`: read the sources in a child process (True), in a thread (False), or decide by
+    their size (None, see loader.plan.reading).
+    """
     profile = config.profile
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
     before = dict(client.request_counts)
     with progress_bars(progress) as bars:
         wanted = entities_from_mappings(paths, profile)
-        reading = asyncio.create_task(_timed(_read(paths, profile, bars)))
+        reading = asyncio.create_task(_timed(_read(paths, profile, bars, read_in_child)))
         fetching = asyncio.create_task(_timed(_fetch(client, wanted, bars)))
         try:
             (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
@@ -89,11 +100,17 @@ async def run_plan(
         extra={"profile": config.profile.fingerprint},
     )
     # The inputs live until the end; freezing them keeps the collector from rescanning them each time
-    # the diff allocates (measured: about a fifth of the diffing time at 100,000 records).
+    # the diff allocates (measured: about a fifth of the diffing time at 100,000 records). The diff
+    # itself makes no reference cycles worth collecting, and the collector walking the plan it builds
+    # cost another third of the diff (bench_diff.py, 100,000 records): it is off while the diff runs.
     gc.freeze()
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         plan = plan_changes(sources.blocks, live, profile, header=header)
     finally:
+        if collecting:
+            gc.enable()
         gc.unfreeze()
     now = time.perf_counter()
     after = client.request_counts
@@ -158,11 +175,10 @@ def _refs(values: Iterable[Any]) -> Iterable[Ref]:
 # ---- reading and fetching -----------------------------------------------------------------
 
 
-async def _read(paths: Sequence[Path], profile: Profile, bars: Bars) -> SourceSet:
-    # In a thread, so the event loop keeps fetching pages while the sheets are read.
+async def _read(paths: Sequence[Path], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
+    # Off the event loop's back (a child process for large sources), so pages keep coming meanwhile.
     bar = bars.add(f"reading {len(paths)} mapping file(s) and their sheets", total=len(paths))
-    sources = await asyncio.to_thread(read_sources, paths, profile)
-    bar.advance(len(paths))
+    sources = await read_off_loop(paths, profile, in_child=in_child)
     bar.done()
     return sources
 

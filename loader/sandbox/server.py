@@ -38,7 +38,7 @@ from loader.sandbox.store import Store
 
 __all__ = ["FaultOptions", "RunningSandbox", "SandboxOptions", "open_app", "serve_in_subprocess", "serve_in_thread"]
 
-STARTUP_TIMEOUT_S = 60.0
+STARTUP_TIMEOUT_S = 180.0  # seeding 100,000s of records on a loaded 2-core machine took over 60 s
 LISTENING_PREFIX = "sandbox listening on "
 
 

@@ -183,6 +183,9 @@ class Service:
         self._store.insert(client.institution, entity.collection, body, cols)
         if send_email:
             self._send_confirmation(client.institution, body)
+        if entity.collection in CURRICULUM:
+            # A record just created has a new id, so nothing refers to it yet: no children to look up.
+            return {**body, "children": []}
         return self._with_details(client.institution, entity, body)
 
     def update(self, client: Client, entity: Entity, record_id: str, payload: Any) -> dict[str, Any]:
@@ -204,7 +207,8 @@ class Service:
         self.check_rules(client.institution, entity, body, current.body)
         body["metadata"] = {**body.get("metadata", {}), "updated": {"time": now_ms(), "user": client.user}}
         cols = columns_of(entity, body)
-        self.check_unique(client.institution, entity, body, cols)
+        if cols.ukey != columns_of(entity, current.body).ukey:  # an unchanged unique key is this record's own
+            self.check_unique(client.institution, entity, body, cols)
         self._store.update(record_id, body, cols)
         return self._with_details(client.institution, entity, body)
 

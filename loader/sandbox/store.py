@@ -110,11 +110,11 @@ class Store:
         )
 
     def update(self, record_id: str, body: dict[str, Any], cols: Columns) -> None:
-        with _transaction(self._db):
-            self._db.execute(
-                "UPDATE records SET code = ?, ukey = ?, ref = ?, body = ? WHERE id = ?",
-                (cols.code, cols.ukey, cols.ref, _dumps(body), record_id),
-            )
+        # One statement: atomic on its own (autocommit), so no BEGIN ... COMMIT around it.
+        self._db.execute(
+            "UPDATE records SET code = ?, ukey = ?, ref = ?, body = ? WHERE id = ?",
+            (cols.code, cols.ukey, cols.ref, _dumps(body), record_id),
+        )
 
     def get(self, institution: str, collections: Sequence[str], record_id: str) -> Row | None:
         row = self._db.execute(

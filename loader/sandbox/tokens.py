@@ -15,6 +15,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 
@@ -28,6 +29,11 @@ class Client:
 
     @property
     def user(self) -> dict[str, str]:
+        return dict(self._user)  # a copy: it goes into stored bodies
+
+    @cached_property
+    def _user(self) -> dict[str, str]:
+        # Every write stamps it into `metadata`: worked out once per client, not per request.
         return {
             "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"sandbox-client:{self.client_id}")),
             "email_address": f"{self.client_id}@service.sandbox.invalid",

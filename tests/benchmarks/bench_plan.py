@@ -1,12 +1,18 @@
 """Plan wall time, requests and peak memory for 10,000 and 100,000 desired records.
 
     python tests/benchmarks/bench_plan.py [--sizes 10000 100000] [--latency-ms 20] [--out /tmp/bench_plan]
+                                          [--baseline DIR]
 
 Mixed entities (schools, courses, programs, subjects, applicants, credentials) in two workbooks,
 planned against the sandbox running in a subprocess with injected latency, its live state holding
 70% of the records (a tenth of those with another name). Each size is planned in a fresh child
 process, so its peak RSS is the planner's alone. Prints reading / fetching / diffing / wall times
-(reading and fetching overlap), list requests per collection (against ceil(n / 100)), and peak RSS.
+(reading and fetching overlap), the fetch floor (pages of the largest collection x latency) and the
+plan's ratio to it, the CPU time of the planner and of its reading child (wall time on a shared
+machine mostly measures the neighbours), list requests per collection (against ceil(n / 100)), peak
+RSS of the planner and of the reading child, and the load average while it ran. `--baseline DIR`
+plans with another source tree first (`git archive <commit> | tar -x -C DIR`, with
+`ln -s DIR/schemas DIR/loader/schemas`), against the same sandbox, so both rows share one run.
 """
 
 from __future__ import annotations
@@ -130,9 +136,11 @@ def child(root: Path, base_url: str) -> None:
             return await run_plan([Path("curriculum.yaml"), Path("applicants.yaml")], config=config, env=env,
                                   client=client, progress=False)
 
-    started = time.perf_counter()
+    load = os.getloadavg()[0]
+    started, cpu = time.perf_counter(), time.process_time()
     run = asyncio.run(go())
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     records = run.plan.records()
     print(json.dumps({
         "desired": len(records), "errors": sum(bool(r.errors) for r in records),
@@ -141,6 +149,8 @@ def child(root: Path, base_url: str) -> None:
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "cpu_s": cpu, "reader_child_cpu_s": children.ru_utime + children.ru_stime,
+        "reader_child_rss_mb": children.ru_maxrss / 1024, "load": (load + os.getloadavg()[0]) / 2,
     }))
 
 
@@ -158,23 +168,34 @@ def child_read(root: Path) -> None:
                       "read_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def measure(n: int, out: Path, latency_ms: int) -> dict[str, Any]:
+def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) -> list[dict[str, Any]]:
+    """The figures of one plan of size n; with `baseline` (a source tree), first the baseline's plan
+    against the same sandbox, then this tree's, side by side in one run."""
+    import os
+
     from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
     root = generate(n, out)
     db = root / "sandbox.sqlite3"
     db.unlink(missing_ok=True)
     options = SandboxOptions(data=str(db), seed=str(root / "seed.json"), faults=FaultOptions(latency_ms=latency_ms))
+    runs: list[dict[str, Any]] = []
+    trees = [("baseline", {**os.environ, "PYTHONPATH": str(baseline)})] if baseline else []
+    trees.append(("this tree", dict(os.environ)))
     with serve_in_subprocess(options) as sandbox:
-        sandbox.reset_stats()
-        done = subprocess.run([sys.executable, __file__, "--child", str(root), sandbox.base_url],
-                              capture_output=True, text=True, check=True)
-        figures = json.loads(done.stdout.strip().splitlines()[-1])
-        figures["sandbox_requests"] = sandbox.stats()["requests"]
+        for label, environ in trees:
+            sandbox.reset_stats()
+            done = subprocess.run([sys.executable, __file__, "--child", str(root), sandbox.base_url],
+                                  capture_output=True, text=True, check=True, env=environ)
+            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            figures["sandbox_requests"] = sandbox.stats()["requests"]
+            figures["label"] = label
+            runs.append(figures)
     done = subprocess.run([sys.executable, __file__, "--child-read", str(root)], capture_output=True, text=True,
                           check=True)
-    figures.update(json.loads(done.stdout.strip().splitlines()[-1]))
-    return figures
+    for figures in runs:
+        figures.update(json.loads(done.stdout.strip().splitlines()[-1]))
+    return runs
 
 
 def main() -> int:
@@ -182,6 +203,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--latency-ms", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_plan"))
+    parser.add_argument("--baseline", type=Path, help="a source tree (`git archive`) planned first, side by side")
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child-read", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -191,18 +213,24 @@ def main() -> int:
     if args.child_read:
         child_read(Path(args.child_read))
         return 0
-    print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; planner in a fresh process per size")
-    print(f"{'desired':>8} {'create':>7} {'update':>7} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'plan s':>7} "
-          f"{'wall s':>7} "
-          f"{'GETs':>6} {'min GETs':>8} {'token':>5} {'peak RSS MB':>11}")
+    both = f"; baseline tree {args.baseline} first, then this tree, against the same sandbox" if args.baseline else ""
+    print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; a fresh planner process per size{both}")
+    print("floor = pages of the largest collection x latency (pages are chained by tokens); CPU = the planner "
+          "process's, and its reading child's; load = 1-min load average while it ran")
+    print(f"{'tree':>9} {'desired':>8} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'plan s':>7} {'floor s':>7} "
+          f"{'plan/floor':>10} {'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
+          f"{'RSS MB':>6} {'reader RSS MB':>13} {'load':>5}")
     for n in args.sizes:
-        f = measure(n, args.out, args.latency_ms)
-        floor = sum(max(1, math.ceil(count / 100)) for count in f["live"].values())
-        gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
-        token = sum(v for k, v in f["sandbox_requests"].items() if "openid-connect/token" in k)
-        print(f"{f['desired']:>8} {f['create']:>7} {f['update']:>7} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
-              f"{f['diffing_s']:>7.2f} {f['plan_s']:>7.2f} {f['wall_s']:>7.2f} {gets:>6} {floor:>8} {token:>5} "
-              f"{f['peak_rss_mb']:>11.0f}")
+        for f in measure(n, args.out, args.latency_ms, args.baseline):
+            pages = {entity: max(1, math.ceil(count / 100)) for entity, count in f["live"].items()}
+            floor = max(pages.values()) * args.latency_ms / 1000
+            gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
+            token = sum(v for k, v in f["sandbox_requests"].items() if "openid-connect/token" in k)
+            print(f"{f['label']:>9} {f['desired']:>8} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
+                  f"{f['diffing_s']:>7.2f} {f['plan_s']:>7.2f} {floor:>7.2f} {f['plan_s'] / floor:>10.2f} "
+                  f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
+                  f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} {f['load']:>5.2f}",
+                  flush=True)
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
         print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "

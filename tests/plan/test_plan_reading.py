@@ -1,0 +1,54 @@
+"""Reading the sources in a child process gives exactly what reading them in this process gives."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from helpers.plan import SAMPLE_MAPPINGS, copy_samples
+
+from loader.config import load_config
+from loader.errors import MappingError
+from loader.plan.reading import read_off_loop, source_bytes
+from loader.source.sources import read_sources
+
+
+@pytest.fixture
+def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    monkeypatch.chdir(copy_samples(tmp_path))
+    return [Path(m) for m in SAMPLE_MAPPINGS]
+
+
+@pytest.mark.slow  # a spawned process imports the loader afresh: seconds on a loaded machine
+def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    here = read_sources(samples, profile)
+    there = asyncio.run(read_off_loop(samples, profile, in_child=True))
+    assert there.fingerprints == here.fingerprints
+    assert there.findings == here.findings
+    assert [b.block for b in there.blocks] == [b.block for b in here.blocks]
+    for ours, theirs in zip(here.blocks, there.blocks, strict=True):
+        assert theirs.records == ours.records  # fields, keys, cells (provenance) and pii alike
+        assert theirs.findings == ours.findings
+        assert (theirs.rows_read, theirs.rows_filtered) == (ours.rows_read, ours.rows_filtered)
+        assert theirs.place == ours.place
+    assert sum(len(b.records) for b in there.blocks) > 0
+
+
+@pytest.mark.slow
+def test_a_failure_in_the_child_is_raised_as_reading_here_raises_it(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    missing = [*samples, Path("mappings/nowhere.yaml")]
+    with pytest.raises(MappingError) as here:
+        read_sources(missing, profile)
+    with pytest.raises(MappingError) as there:
+        asyncio.run(read_off_loop(missing, profile, in_child=True))
+    assert str(there.value) == str(here.value)
+
+
+def test_the_choice_of_a_child_process_counts_the_source_files_bytes(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    sizes = {Path(p).stat().st_size for p in Path("samples/intake-2027").iterdir()}
+    assert source_bytes(samples, profile) >= max(sizes) > 0
+    assert source_bytes([Path("mappings/nowhere.yaml")], profile) == 0
