@@ -20,7 +20,7 @@ _watchers: list[Callable[[str, tuple[Any, ...]], None]] = []
 
 
 def _on_event(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open":
+    if _watchers and event == "open":  # cheap for the rest of the session: the hook stays installed
         for watch in list(_watchers):
             watch(event, args)
 
