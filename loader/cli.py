@@ -1,7 +1,9 @@
 """Command-line entry point: argument parsing and dispatch only.
 
-Each subcommand lives in `loader.commands.<name>` and exposes
-`add_arguments(parser)` and `run(args) -> int`.
+Each subcommand lives in `loader.commands.<name>` and exposes `add_arguments(parser)`,
+`request_from(args)` (the argparse namespace -> a frozen value of plain values, usage checked) and
+`run(request, config) -> int`; a command that needs no configuration sets `NEEDS_CONFIG = False`
+and takes `run(request)`. The configuration is loaded here, once, after the usage checks.
 """
 
 from __future__ import annotations
@@ -148,6 +150,18 @@ def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
         print(annotation(Finding("error", type(error).__name__, message, place), "loader"))
 
 
+def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
+    """The command's request from `args`, then the configuration (loaded once, if the command needs
+    one), then the command."""
+    from loader.config import load_config
+
+    request = module.request_from(args)
+    if not getattr(module, "NEEDS_CONFIG", True):
+        return int(module.run(request))
+    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
+    return int(module.run(request, config))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
@@ -158,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exit_code_for(UsageError("no command given"))
         handler = _start_logging(args.verbose)
         try:
-            return int(args._module.run(args))
+            return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)
     except (SystemExit, GeneratorExit):

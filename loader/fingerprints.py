@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 
@@ -24,7 +24,12 @@ def fingerprint_file(path: Path) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def fingerprint_inputs(paths: Iterable[Path]) -> dict[str, str]:
-    """display path -> "sha256:<hex>" for each distinct input file, sorted by path."""
-    found = {display_path(p): fingerprint_file(p) for p in paths}
+def fingerprint_inputs(paths: Iterable[Path], known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """display path -> "sha256:<hex>" for each distinct input file, sorted by path; the files in
+    `known` (display path -> fingerprint, taken when they were read) are not opened again."""
+    found = dict(known or {})
+    for path in paths:
+        shown = display_path(path)
+        if shown not in found:
+            found[shown] = fingerprint_file(path)
     return dict(sorted(found.items()))

@@ -74,8 +74,13 @@ def read_yaml_text(path: Path, file: str) -> str:
     is not UTF-8. A missing file, or one that is not a small regular file (a FIFO, /dev/zero, a
     folder: loader.inputs.InputRefused), raises OSError.
     """
+    return decode_yaml_text(read_regular_file(path), file)
+
+
+def decode_yaml_text(data: bytes, file: str) -> str:
+    """`data`, the bytes of the YAML file `file`, as text; YamlSyntaxError at the first byte that is not UTF-8."""
     try:
-        return decode_utf8(read_regular_file(path))
+        return decode_utf8(data)
     except NotUtf8 as refused:
         raise YamlSyntaxError(MappingPlace(file, refused.line, refused.column), str(refused)) from None
 

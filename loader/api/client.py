@@ -61,6 +61,7 @@ _HINTS = {
     429: "the service is limiting the request rate: lower --concurrency",
 }
 _LIBRARY_LOGGERS = ("httpx", "httpcore")
+PROBE_ENTITY = "tag"  # few records, read-only on the real platform: the cheapest page to ask for
 _FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
 
 
@@ -206,6 +207,18 @@ class ApiClient:
         profile = self._profile.entity(entity)
         body = await self._call("GET", profile.path, params=params)
         return page_from_envelope(body, self._envelope, path=profile.path, checked_fields=_matched_fields(profile))
+
+    async def probe_environment(self) -> str | None:
+        """The environment the service reports, learnt (when no response has told it yet) from the
+        first page of one small collection: tags when the profile has them, else the first entity
+        in creation order. One GET, never a whole collection; None when the service names none."""
+        if self.environment is None:
+            entities = self._profile.entities
+            entity = PROBE_ENTITY if PROBE_ENTITY in entities else next(
+                name for name in self._profile.creation_order if name in entities
+            )
+            await self.first_page(entity)
+        return self.environment
 
     async def fetch_collection(self, entity: str, filters: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         return [record async for record in self.iter_collection(entity, filters)]

@@ -25,22 +25,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from loader.apply.executor import ApplyOptions, apply_plan
-from loader.apply.guards import (
-    MaxChanges,
-    changes_to_apply,
-    check_digest,
-    check_errors,
-    check_fingerprints,
-    check_max_changes,
-    check_profile,
-    check_target,
-    parse_digest,
-    parse_max_changes,
-)
+from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
+from loader.apply.prepare import check_new_plan, check_plan_file, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
-from loader.apply.stale import find_stale
 from loader.commands.formats import add_format_argument
-from loader.config import Config, Environment, load_config
+from loader.config import Config, Environment
 from loader.console import console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
@@ -82,7 +71,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
 
 
-def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path]]:
+@dataclass(frozen=True)
+class ApplyRequest:
+    """What `loader apply` was asked, as plain values (usage already checked)."""
+
+    mappings: tuple[Path, ...]
+    plan: Path | None
+    env: str | None
+    yes: bool
+    concurrency: int | None
+    partial: bool
+    results: tuple[Path, ...]
+    max_changes: MaxChanges | None
+    expected_digest: str | None
+    output: str = "text"  # --format
+
+
+def request_from(args: argparse.Namespace) -> ApplyRequest:
     if bool(args.mappings) == bool(args.plan):
         raise UsageError("give either MAPPING files or --plan PLAN.json", hint="run `loader apply --help`")
     if args.concurrency is not None and not 1 <= args.concurrency <= 256:
@@ -99,7 +104,18 @@ def _check_usage(args: argparse.Namespace) -> tuple[MaxChanges | None, list[Path
             "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
             hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
         )
-    return guard, outputs
+    return ApplyRequest(
+        mappings=tuple(Path(m) for m in args.mappings),
+        plan=Path(args.plan) if args.plan else None,
+        env=args.env,
+        yes=args.yes,
+        concurrency=args.concurrency,
+        partial=args.partial,
+        results=tuple(outputs),
+        max_changes=guard,
+        expected_digest=parse_digest(args.expect_digest) if args.expect_digest is not None else None,
+        output=getattr(args, "format", "text"),
+    )
 
 
 @dataclass(frozen=True)
@@ -112,31 +128,21 @@ class _SourceContext:
     row_errors: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
 
 
-def run(args: argparse.Namespace) -> int:
-    guard, outputs = _check_usage(args)
-    expected_digest = parse_digest(args.expect_digest) if args.expect_digest is not None else None
-    config = load_config(Path(args.config) if args.config else None)
-    concurrency = args.concurrency or config.concurrency
-    plan_file = read_plan_json(Path(args.plan)) if args.plan else None
-    env_name = args.env
+def run(request: ApplyRequest, config: Config) -> int:
+    plan_file = read_plan_json(request.plan) if request.plan else None
+    env_name = request.env
     if plan_file is not None:
-        check_fingerprints(plan_file)
-        check_profile(plan_file, config.profile)
-        check_errors(plan_file, args.partial)
-        check_max_changes(plan_file, guard, args.partial)
-        # Without --env the plan's own environment (it is recorded in the plan); a given one must match.
-        env_name = args.env or plan_file.env_name
-        check_target(plan_file, env_name, None)
-    with open_environment(config, env_name) as env:
-        results, context, plan = asyncio.run(
-            _apply(args, config, env, plan_file, guard, concurrency, expected_digest)
+        env_name = check_plan_file(
+            plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
+    with open_environment(config, env_name) as env:
+        results, context, plan = asyncio.run(_apply(request, config, env, plan_file))
     if results is None:
-        _print_machine(args, None, EXIT_OK, plan)
+        _print_machine(request, None, EXIT_OK, plan)
         return EXIT_OK
-    print(render_results(results), file=_human(args))
+    print(render_results(results), file=_human(request))
     written = True
-    for path in outputs:
+    for path in request.results:
         try:
             _write(results, path, context)
         except OSError as error:
@@ -146,24 +152,23 @@ def run(args: argparse.Namespace) -> int:
         code = EXIT_INTERRUPTED
     else:
         code = EXIT_OK if results.ok and written else EXIT_ERROR
-    _print_machine(args, results, code, plan)
+    _print_machine(request, results, code, plan)
     return code
 
 
-def _human(args: argparse.Namespace) -> TextIO:
+def _human(request: ApplyRequest) -> TextIO:
     """Where the human text goes: stdout, or stderr when stdout carries the JSON document."""
-    return sys.stderr if getattr(args, "format", "text") == "json" else sys.stdout
+    return sys.stderr if request.output == "json" else sys.stdout
 
 
-def _print_machine(args: argparse.Namespace, results: Results | None, code: int, plan: Plan) -> None:
-    output = getattr(args, "format", "text")
-    if output == "text":
+def _print_machine(request: ApplyRequest, results: Results | None, code: int, plan: Plan) -> None:
+    if request.output == "text":
         return
     from loader.report.github import apply_summary, failed_annotations, write_summary
     from loader.report.machine import apply_document, dumps
 
     document = apply_document(results, code, plan)
-    if output == "json":
+    if request.output == "json":
         print(dumps(document))
     else:
         failed_annotations(document)
@@ -187,37 +192,28 @@ def _write(results: Results, path: Path, context: _SourceContext) -> None:
 
 
 async def _apply(
-    args: argparse.Namespace,
-    config: Config,
-    env: Environment,
-    plan: Plan | None,
-    guard: MaxChanges | None,
-    concurrency: int,
-    expected_digest: str | None = None,
+    request: ApplyRequest, config: Config, env: Environment, plan: Plan | None
 ) -> tuple[Results | None, _SourceContext, Plan]:
     from loader.api.client import ApiClient
 
+    concurrency = request.concurrency or config.concurrency
     context = _SourceContext(row_errors={b.name: b.findings for b in plan.blocks} if plan else {})
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         skip: dict[str, str] = {}
         if plan is not None:
-            skip = await find_stale(plan, client)
-            if client.environment is None:
-                await client.fetch_collection("tag")  # one cheap call: learn what the service reports
-            check_target(plan, env.name, client.environment)
+            skip = await prepare_saved_plan(plan, client, env.name)
         else:
-            plan, context = await _make_plan(args, config, env, client)
-            check_digest(plan, expected_digest)
-            check_errors(plan, args.partial)
-            check_max_changes(plan, guard, args.partial)
-            changes = changes_to_apply(plan, args.partial)
+            plan, context = await _make_plan(request, config, env, client)
+            changes = check_new_plan(
+                plan, expected_digest=request.expected_digest, partial=request.partial, guard=request.max_changes
+            )
             if changes == 0:
-                print("Nothing to apply: the service already matches the source.", file=_human(args))
+                print("Nothing to apply: the service already matches the source.", file=_human(request))
                 return None, context, plan
-            _confirm(args, changes, client.environment or plan.environment)
+            _confirm(request, changes, client.environment or plan.environment)
         stop = asyncio.Event()
-        options = ApplyOptions(concurrency=concurrency, partial=args.partial, skip=skip)
-        with _BlockProgress(plan, enabled=_human(args) is sys.stdout) as listener, _StopOnSigint(stop):
+        options = ApplyOptions(concurrency=concurrency, partial=request.partial, skip=skip)
+        with _BlockProgress(plan, enabled=_human(request) is sys.stdout) as listener, _StopOnSigint(stop):
             results = await apply_plan(
                 plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
             )
@@ -225,16 +221,16 @@ async def _apply(
 
 
 async def _make_plan(
-    args: argparse.Namespace, config: Config, env: Environment, client: Any
+    request: ApplyRequest, config: Config, env: Environment, client: Any
 ) -> tuple[Plan, _SourceContext]:
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
     from loader.plan.run import run_plan
     from loader.report.terminal import render
 
-    paths = [Path(m) for m in args.mappings]
-    planned = await run_plan(paths, config=config, env=env, client=client,
-                             progress=False if getattr(args, "format", "text") == "json" else None)
-    render(planned.plan, console(sys.stderr) if getattr(args, "format", "text") == "json" else None, applying=True)
+    quiet = request.output == "json"
+    planned = await run_plan(list(request.mappings), config=config, env=env, client=client,
+                             progress=False if quiet else None)
+    render(planned.plan, console(sys.stderr) if quiet else None, applying=True)
     field_cells = {
         (b.block, rec.row.row): dict(rec.cells)
         for b in planned.sources.blocks
@@ -245,8 +241,8 @@ async def _make_plan(
     return planned.plan, _SourceContext(planned.plan, field_cells, row_errors)
 
 
-def _confirm(args: argparse.Namespace, changes: int, environment: str) -> None:
-    if args.yes:
+def _confirm(request: ApplyRequest, changes: int, environment: str) -> None:
+    if request.yes:
         return
     if not sys.stdin.isatty():
         raise LoaderError(

@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from importlib.resources import as_file, files
 from pathlib import Path
 
-from loader.config import load_config
+from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
 from loader.source.draft import DraftBlock, draft_block, draftable_entities, sample_of
 from loader.source.draft_yaml import render_draft
@@ -30,18 +31,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
 
 
-def run(args: argparse.Namespace) -> int:
-    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
+@dataclass(frozen=True)
+class InitRequest:
+    workbook: Path
+    sheet: str | None
+    entity: str | None
+    out: Path  # the mapping file to write
+    force: bool
+
+
+def request_from(args: argparse.Namespace) -> InitRequest:
     workbook: Path = args.workbook
     out: Path = args.out or Path("mappings") / f"{workbook.stem.lower().replace(' ', '-')}.yaml"
-    if out.exists() and not args.force:
+    return InitRequest(workbook, args.sheet, args.entity, out, args.force)
+
+
+def run(request: InitRequest, config: Config) -> int:
+    workbook, out = request.workbook, request.out
+    if out.exists() and not request.force:
         raise UsageError(f"{out} exists; not overwriting it", hint="pass --force to replace it, or --out another file")
     entities = draftable_entities(config.profile)
-    if args.entity is not None and args.entity not in entities:
-        raise UsageError(f"--entity {args.entity!r} is not an entity loader can write",
+    if request.entity is not None and request.entity not in entities:
+        raise UsageError(f"--entity {request.entity!r} is not an entity loader can write",
                          hint=f"one of: {', '.join(entities)}")
     display = os.path.relpath(workbook)
-    blocks = _draft(workbook, display, args.sheet, args.entity, config.profile)
+    blocks = _draft(workbook, display, request.sheet, request.entity, config.profile)
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
                         workbook=workbook.name)

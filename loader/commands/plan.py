@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,22 +40,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    from loader.config import load_config
-    from loader.environments import open_environment
+@dataclass(frozen=True)
+class PlanRequest:
+    """What `loader plan` was asked, as plain values (usage already checked)."""
+
+    mappings: tuple[Path, ...]
+    env: str | None
+    out: Path | None
+    report: Path | None
+    html: Path | None
+    detailed_exitcode: bool
+    concurrency: int | None
+    output: str = "text"  # --format
+
+
+def request_from(args: argparse.Namespace) -> PlanRequest:
     from loader.outputs import check_output
-    from loader.report.terminal import render
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
     for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html)):
         if path is not None:
             check_output(path, option)  # before reading and fetching: a lost plan helps nobody
-    config = load_config(Path(args.config) if args.config else None)
-    with open_environment(config, args.env) as env:
-        plan_run = asyncio.run(_plan(args, config, env))
+    return PlanRequest(
+        mappings=tuple(Path(m) for m in args.mappings),
+        env=args.env,
+        out=args.out,
+        report=args.report,
+        html=args.html,
+        detailed_exitcode=args.detailed_exitcode,
+        concurrency=args.concurrency,
+        output=getattr(args, "format", "text"),
+    )
+
+
+def run(request: PlanRequest, config: Config) -> int:
+    from loader.environments import open_environment
+    from loader.report.terminal import render
+
+    with open_environment(config, request.env) as env:
+        plan_run = asyncio.run(_plan(request, config, env))
     plan = plan_run.plan
-    output = getattr(args, "format", "text")
+    output = request.output
     if output != "json":
         render(plan)
     log.info(
@@ -62,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
         dict(plan_run.request_counts),
     )
-    _write_artifacts(args, plan)
-    code = _exit_code(args, plan)
+    _write_artifacts(request, plan)
+    code = _exit_code(request, plan)
     if output == "json":
         from loader.report.machine import dumps, plan_document
 
@@ -78,36 +105,35 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _exit_code(args: argparse.Namespace, plan: Plan) -> int:
+def _exit_code(request: PlanRequest, plan: Plan) -> int:
     if plan.has_errors:
         return EXIT_ERROR
-    if args.detailed_exitcode and plan.has_changes:
+    if request.detailed_exitcode and plan.has_changes:
         return EXIT_CHANGES
     return EXIT_OK
 
 
-async def _plan(args: argparse.Namespace, config: Config, env: Environment) -> PlanRun:
+async def _plan(request: PlanRequest, config: Config, env: Environment) -> PlanRun:
     from loader.api.client import ApiClient
     from loader.plan.run import run_plan
 
-    concurrency = args.concurrency or config.concurrency
+    concurrency = request.concurrency or config.concurrency
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
-        progress = False if getattr(args, "format", "text") == "json" else None
-        return await run_plan([Path(m) for m in args.mappings], config=config, env=env, client=client,
-                              progress=progress)
+        progress = False if request.output == "json" else None
+        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress)
 
 
-def _write_artifacts(args: argparse.Namespace, plan: Plan) -> None:
+def _write_artifacts(request: PlanRequest, plan: Plan) -> None:
     from loader.plan.plan_file import write_plan_json
     from loader.report.html import write_html
     from loader.report.markdown import write_markdown
 
-    if args.out:
-        write_plan_json(plan, args.out)
-        print(f"wrote {args.out}", file=sys.stderr)
-    if args.report:
-        for path in write_markdown(plan, args.report):
+    if request.out:
+        write_plan_json(plan, request.out)
+        print(f"wrote {request.out}", file=sys.stderr)
+    if request.report:
+        for path in write_markdown(plan, request.report):
             print(f"wrote {path}", file=sys.stderr)
-    if args.html:
-        write_html(plan, args.html)
-        print(f"wrote {args.html}", file=sys.stderr)
+    if request.html:
+        write_html(plan, request.html)
+        print(f"wrote {request.html}", file=sys.stderr)

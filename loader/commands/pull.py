@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loader.config import load_config
+from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import UsageError
 from loader.outputs import check_output
@@ -48,24 +49,34 @@ def write_workbook(path: Path, tables: list[SheetTable]) -> None:
         book.save(handle)
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class PullRequest:
+    entities: tuple[str, ...]
+    env: str | None
+    out: Path
+
+
+def request_from(args: argparse.Namespace) -> PullRequest:
     out = Path(args.out)
     if out.suffix.lower() not in {".xlsx", ".xlsm"}:
         raise UsageError(f"--out {out}: expected a .xlsx file")
     check_output(out, "--out")  # before fetching: the records would be lost at the end
-    config = load_config(Path(args.config) if args.config else None)
-    entities = _check_entities(args.entities, config.profile)
+    return PullRequest(tuple(args.entities), args.env, out)
+
+
+def run(request: PullRequest, config: Config) -> int:
+    entities = _check_entities(list(request.entities), config.profile)
     from loader.api.client import ApiClient
 
     async def fetch() -> dict[str, list[dict[str, Any]]]:
-        with open_environment(config, args.env) as env:
+        with open_environment(config, request.env) as env:
             async with ApiClient(env, config.profile) as client:
                 return await client.fetch_collections(entities)
 
     live = asyncio.run(fetch())
     tables = [records_to_table(name, live[name]) for name in entities]
-    write_workbook(out, tables)
+    write_workbook(request.out, tables)
     for table in tables:
         print(f"{table.name}: {len(table.rows)} records")
-    print(f"wrote {out}")
+    print(f"wrote {request.out}")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sqlite3
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,12 +80,29 @@ def _check_seed(path: Path) -> None:
         raise UsageError(f"--seed {path}: not a regular file", hint="give a seed JSON file")
 
 
-def run(args: argparse.Namespace) -> int:
+NEEDS_CONFIG = False  # the sandbox is the service: it reads no loader.yaml
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    """`sandbox serve`, as plain values (options already checked)."""
+
+    host: str
+    port: int
+    options: SandboxOptions
+    access_log: bool
+
+
+def request_from(args: argparse.Namespace) -> SandboxRequest:
+    return SandboxRequest(args.host, args.port, _options(args), getattr(args, "verbose", 0) > 0)
+
+
+def run(request: SandboxRequest) -> int:
     from loader.errors import LoaderError
     from loader.sandbox.seed import SeedError
     from loader.sandbox.server import LISTENING_PREFIX, bind_socket, open_app, serve_forever
 
-    options = _options(args)
+    options = request.options
     try:
         app = open_app(options)
     except SeedError as exc:
@@ -92,9 +110,9 @@ def run(args: argparse.Namespace) -> int:
     except sqlite3.Error as exc:
         raise LoaderError(f"cannot open the sandbox database {options.data}: {exc}") from exc
     try:
-        sock = bind_socket(args.host, args.port)
+        sock = bind_socket(request.host, request.port)
     except OSError as exc:
-        raise LoaderError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+        raise LoaderError(f"cannot listen on {request.host}:{request.port}: {exc.strerror}") from exc
     host, port = sock.getsockname()[:2]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{port}"
@@ -105,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"    {client.client_id} / {client.secret}  ({client.institution})")
     print(f"  API browser: {url}/q/swagger-ui/   data: {options.data}   stop with Ctrl-C")
     sys.stdout.flush()
-    serve_forever(app, sock, access_log=getattr(args, "verbose", 0) > 0)
+    serve_forever(app, sock, access_log=request.access_log)
     print("sandbox stopped")
     return 0
 
@@ -122,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(message)s")
     try:
-        return run(args)
+        return run(request_from(args))
     except LoaderError as error:
         print(f"loader: error: {error}", file=sys.stderr)
         return exit_code_for(error)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from loader.errors import EXIT_ERROR, EXIT_OK
@@ -21,18 +22,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="plan.html", type=Path, help="write the self-contained HTML report")
 
 
-def run(args: argparse.Namespace) -> int:
+NEEDS_CONFIG = False  # plan.json alone
+
+
+@dataclass(frozen=True)
+class ShowRequest:
+    plan: Path
+    report: Path | None
+    html: Path | None
+
+
+def request_from(args: argparse.Namespace) -> ShowRequest:
+    return ShowRequest(args.plan, args.report, args.html)
+
+
+def run(request: ShowRequest) -> int:
     from loader.plan.plan_file import read_plan_json
     from loader.report.html import write_html
     from loader.report.markdown import write_markdown
     from loader.report.terminal import render
 
-    plan = read_plan_json(args.plan)
+    plan = read_plan_json(request.plan)
     render(plan)
-    if args.report:
-        for path in write_markdown(plan, args.report):
+    if request.report:
+        for path in write_markdown(plan, request.report):
             print(f"wrote {path}", file=sys.stderr)
-    if args.html:
-        write_html(plan, args.html)
-        print(f"wrote {args.html}", file=sys.stderr)
+    if request.html:
+        write_html(plan, request.html)
+        print(f"wrote {request.html}", file=sys.stderr)
     return EXIT_ERROR if plan.has_errors else EXIT_OK

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from loader.commands.formats import add_format_argument
-from loader.config import load_config
+from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.findings import Finding
 from loader.report.github import print_annotations, validate_summary, write_summary
@@ -21,11 +22,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
-    sources = read_sources(args.mappings, config.profile)
+@dataclass(frozen=True)
+class ValidateRequest:
+    mappings: tuple[Path, ...]
+    output: str = "text"  # --format
+
+
+def request_from(args: argparse.Namespace) -> ValidateRequest:
+    return ValidateRequest(tuple(args.mappings), getattr(args, "format", "text"))
+
+
+def run(request: ValidateRequest, config: Config) -> int:
+    sources = read_sources(list(request.mappings), config.profile)
     code = EXIT_ERROR if sources.has_errors else EXIT_OK
-    output = getattr(args, "format", "text")
+    output = request.output
     if output == "json":
         print(dumps(validate_document(sources, code)))
         return code

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
+from dataclasses import dataclass
 
 from loader.api.client import ApiClient
-from loader.config import Config, Environment, load_config
+from loader.config import Config, Environment
 from loader.environments import open_environment
 
 
@@ -22,9 +22,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: default_environment)")
 
 
-def run(args: argparse.Namespace) -> int:
-    config = load_config(Path(args.config) if getattr(args, "config", None) else None)
-    with open_environment(config, getattr(args, "env", None)) as env:
+@dataclass(frozen=True)
+class WhoamiRequest:
+    env: str | None
+
+
+def request_from(args: argparse.Namespace) -> WhoamiRequest:
+    return WhoamiRequest(getattr(args, "env", None))
+
+
+def run(request: WhoamiRequest, config: Config) -> int:
+    with open_environment(config, request.env) as env:
         lines = asyncio.run(_whoami(config, env))
     sys.stdout.write("".join(f"{label + ':':<20}{value}\n" for label, value in lines))
     return 0

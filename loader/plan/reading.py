@@ -20,10 +20,9 @@ import pickle
 from collections.abc import Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
-from pathlib import Path
 
 from loader.profile import Profile
-from loader.source.mapping import load_mapping
+from loader.source.mapping import LoadedMapping
 from loader.source.records import DesiredRecord
 from loader.source.sources import BlockRecords, SourceSet, read_sources
 
@@ -32,43 +31,40 @@ CHUNK_RECORDS = 5_000
 _FAILED = b"failed"
 
 
-def source_bytes(paths: Sequence[Path], profile: Profile) -> int:
-    """The size of the source files these mapping files name (0 for any that cannot be found)."""
+def source_bytes(mappings: Sequence[LoadedMapping]) -> int:
+    """The size of the source files these mappings name (0 for any that cannot be found)."""
+    sources = {block.source for loaded in mappings if loaded.mapping for block in loaded.mapping.blocks}
     total = 0
-    seen: set[Path] = set()
-    for path in paths:
+    for source in sources:
         try:
-            mapping, _ = load_mapping(path, profile)
-        except (OSError, UnicodeDecodeError):
-            continue
-        for source in {block.source for block in mapping.blocks} if mapping else ():
-            if source not in seen:
-                seen.add(source)
-                try:
-                    total += source.stat().st_size
-                except OSError:
-                    pass
+            total += source.stat().st_size
+        except OSError:
+            pass
     return total
 
 
-async def read_off_loop(paths: Sequence[Path], profile: Profile, *, in_child: bool | None = None) -> SourceSet:
-    """`read_sources(paths, profile)` without holding the event loop's GIL for its duration.
+async def read_off_loop(
+    mappings: Sequence[LoadedMapping], profile: Profile, *, in_child: bool | None = None
+) -> SourceSet:
+    """`read_sources(mappings, profile)` without holding the event loop's GIL for its duration.
+
+    The mappings are parsed already (once per run); a child process gets them pickled.
 
     `in_child`: None decides by the sources' size (CHILD_FROM_BYTES); True or False forces it.
     """
     if in_child is None:
-        in_child = await asyncio.to_thread(source_bytes, paths, profile) >= CHILD_FROM_BYTES
+        in_child = await asyncio.to_thread(source_bytes, mappings) >= CHILD_FROM_BYTES
     if in_child:
-        sources = await _read_in_child(paths, profile)
+        sources = await _read_in_child(mappings, profile)
         if sources is not None:
             return sources
-    return await asyncio.to_thread(read_sources, paths, profile)
+    return await asyncio.to_thread(read_sources, mappings, profile)
 
 
-async def _read_in_child(paths: Sequence[Path], profile: Profile) -> SourceSet | None:
+async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile) -> SourceSet | None:
     context = multiprocessing.get_context("spawn")
     receiving, sending = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=([Path(p) for p in paths], profile, sending), daemon=True)
+    child = context.Process(target=_child, args=(list(mappings), profile, sending), daemon=True)
     child.start()
     sending.close()
     try:
@@ -82,10 +78,10 @@ async def _read_in_child(paths: Sequence[Path], profile: Profile) -> SourceSet |
         await asyncio.to_thread(child.join)
 
 
-def _child(paths: list[Path], profile: Profile, sending: Connection) -> None:
+def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection) -> None:
     try:
         try:
-            sources = read_sources(paths, profile)
+            sources = read_sources(mappings, profile)
         except BaseException:
             sending.send_bytes(_FAILED)
             return

@@ -28,9 +28,9 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
 from loader.plan.reading import read_off_loop
 from loader.profile import Profile
-from loader.source.mapping import load_mapping
+from loader.source.mapping import LoadedMapping
 from loader.source.records import Ref
-from loader.source.sources import SourceSet
+from loader.source.sources import SourceSet, load_mappings
 
 
 @dataclass(frozen=True, repr=False)
@@ -72,8 +72,11 @@ async def run_plan(
     started = time.perf_counter()
     before = dict(client.request_counts)
     with progress_bars(progress) as bars:
-        wanted = entities_from_mappings(paths, profile)
-        reading = asyncio.create_task(_timed(_read(paths, profile, bars, read_in_child)))
+        # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
+        # to read both come from these (MappingError, before any request, if one cannot be read).
+        mappings = load_mappings(paths, profile)
+        wanted = entities_from_mappings(mappings, profile)
+        reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child)))
         fetching = asyncio.create_task(_timed(_fetch(client, wanted, bars)))
         try:
             (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
@@ -129,16 +132,12 @@ async def run_plan(
 # ---- which collections ---------------------------------------------------------------------
 
 
-def entities_from_mappings(paths: Sequence[Path], profile: Profile) -> list[str]:
+def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) -> list[str]:
     """The collections a plan of these mapping files needs, known before any sheet is read."""
     blocks: list[str] = []
     targets: list[str] = []
-    for path in paths:
-        try:
-            mapping, _ = load_mapping(path, profile)
-        except (OSError, UnicodeDecodeError):
-            continue  # read_sources reports it
-        for block in mapping.blocks if mapping else ():
+    for loaded in mappings:
+        for block in loaded.mapping.blocks if loaded.mapping else ():
             blocks.append(block.entity)
             targets += [spec.ref for spec in block.fields if spec.ref]
     return _with_groups([*blocks, *targets], profile)
@@ -175,10 +174,10 @@ def _refs(values: Iterable[Any]) -> Iterable[Ref]:
 # ---- reading and fetching -----------------------------------------------------------------
 
 
-async def _read(paths: Sequence[Path], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
+async def _read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
     # Off the event loop's back (a child process for large sources), so pages keep coming meanwhile.
-    bar = bars.add(f"reading {len(paths)} mapping file(s) and their sheets", total=len(paths))
-    sources = await read_off_loop(paths, profile, in_child=in_child)
+    bar = bars.add(f"reading {len(mappings)} mapping file(s) and their sheets", total=len(mappings))
+    sources = await read_off_loop(mappings, profile, in_child=in_child)
     bar.done()
     return sources
 

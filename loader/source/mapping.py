@@ -1,12 +1,14 @@
 """Mapping files (contract section 4) -> frozen Mapping / Block / FieldSpec values.
 
 Every node keeps its MappingPlace, so every problem names `file:line:col`. Loading never stops
-at the first problem: `load_mapping` returns the blocks it could build and every problem found.
+at the first problem: `load_mapping` returns the blocks it could build and every problem found;
+`read_mapping` does the same from one read of the file, with the fingerprint of the bytes it parsed.
 Columns are checked later, against the sheet's header (`loader.records`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
@@ -18,6 +20,7 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.fingerprints import display_path
+from loader.inputs import read_regular_file
 from loader.package_data import schema as package_schema
 from loader.places import MappingPlace
 from loader.profile import Profile
@@ -25,7 +28,7 @@ from loader.source.entity_schemas import default_type, field_names
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.steps import SERIAL, Steps
 from loader.suggestions import did_you_mean
-from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text, schema_problems
+from loader.yaml_files import MarkedDocument, YamlSyntaxError, decode_yaml_text, load_marked, schema_problems
 
 CUSTOM = "custom_attributes"
 
@@ -131,14 +134,37 @@ def mapping_schema() -> dict[str, Any]:
     return package_schema("mapping.schema.json")
 
 
+@dataclass(frozen=True)
+class LoadedMapping:
+    """One mapping file, read and parsed once: what `load_mapping` returns, and the fingerprint
+    ("sha256:<hex>") of the very bytes parsed (plan.json binds a plan to them)."""
+
+    path: Path
+    mapping: Mapping | None
+    findings: tuple[Finding, ...]
+    fingerprint: str
+
+
+def read_mapping(path: Path, profile: Profile) -> LoadedMapping:
+    """The mapping file at `path`, opened once. Raises OSError when it cannot be read at all."""
+    data = read_regular_file(path)
+    mapping, findings = _parse_mapping(path, data, profile)
+    return LoadedMapping(path, mapping, tuple(findings), f"sha256:{hashlib.sha256(data).hexdigest()}")
+
+
 def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
     """The mapping file's blocks that are valid, and a Finding for every problem (file:line:col).
 
     Raises OSError when the file cannot be read at all.
     """
+    loaded = read_mapping(path, profile)
+    return loaded.mapping, list(loaded.findings)
+
+
+def _parse_mapping(path: Path, data: bytes, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
     display = display_path(path)
     try:
-        doc = load_marked(read_yaml_text(path, display), display)
+        doc = load_marked(decode_yaml_text(data, display), display)
     except YamlSyntaxError as exc:
         return None, [_error("mapping-yaml", exc.message, exc.place)]
     findings = [_error("mapping-yaml", message, place) for place, message in doc.problems]

@@ -17,6 +17,7 @@ import pytest
 from helpers.apply import client_for, loader_yaml_for, make_plan, record
 
 from loader.commands import apply as apply_command
+from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK, PlanError, UsageError
 from loader.fingerprints import fingerprint_inputs
 from loader.places import place_from_dict
@@ -91,7 +92,9 @@ def _run(*argv: str) -> int:
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("--config")
     apply_command.add_arguments(parser)
-    return apply_command.run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    request = apply_command.request_from(args)
+    return apply_command.run(request, load_config(Path(args.config) if args.config else None))
 
 
 def _rename_through_the_api(sandbox: Any, code: str, name: str) -> None:

@@ -35,7 +35,7 @@ def _crash_logs() -> set[Path]:
 
 def test_a_bug_exits_3_and_leaves_its_traceback_in_a_private_file(monkeypatch, capsys):
     # The only stand-in in the suite: no input makes loader fail unexpectedly on purpose.
-    def broken(args: object) -> int:
+    def broken(*_: object) -> int:  # run(request, config)
         raise RuntimeError("cell value 'Jane Citizen' in an exception text")
 
     monkeypatch.setattr(validate, "run", broken)

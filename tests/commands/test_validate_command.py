@@ -9,6 +9,7 @@ import pytest
 from helpers.mapping import write_mapping, write_workbook
 
 from loader.commands import validate
+from loader.config import load_config
 from loader.errors import MappingError
 
 
@@ -16,9 +17,7 @@ def _run(*argv: str) -> int:
     parser = argparse.ArgumentParser()
     validate.add_arguments(parser)
     args = parser.parse_args(list(argv))
-    args.config = None
-    args.verbose = 0
-    return validate.run(args)
+    return validate.run(validate.request_from(args), load_config(None))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 from loader.config import load_config
 from loader.errors import MappingError
 from loader.plan.reading import read_off_loop, source_bytes
-from loader.source.sources import read_sources
+from loader.source.sources import load_mappings, read_sources
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Path]) -> None:
     profile = load_config(None).profile
     here = read_sources(samples, profile)
-    there = asyncio.run(read_off_loop(samples, profile, in_child=True))
+    there = asyncio.run(read_off_loop(load_mappings(samples, profile), profile, in_child=True))
     assert there.fingerprints == here.fingerprints
     assert there.findings == here.findings
     assert [b.block for b in there.blocks] == [b.block for b in here.blocks]
@@ -36,19 +36,20 @@ def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Pat
     assert sum(len(b.records) for b in there.blocks) > 0
 
 
-@pytest.mark.slow
-def test_a_failure_in_the_child_is_raised_as_reading_here_raises_it(samples: list[Path]) -> None:
+def test_a_mapping_file_that_cannot_be_read_fails_before_any_reading_as_reading_here_fails(
+    samples: list[Path],
+) -> None:
     profile = load_config(None).profile
     missing = [*samples, Path("mappings/nowhere.yaml")]
     with pytest.raises(MappingError) as here:
         read_sources(missing, profile)
-    with pytest.raises(MappingError) as there:
-        asyncio.run(read_off_loop(missing, profile, in_child=True))
-    assert str(there.value) == str(here.value)
+    with pytest.raises(MappingError) as loading:
+        load_mappings(missing, profile)  # what run_plan does first, before the child or any request
+    assert str(loading.value) == str(here.value)
 
 
 def test_the_choice_of_a_child_process_counts_the_source_files_bytes(samples: list[Path]) -> None:
     profile = load_config(None).profile
     sizes = {Path(p).stat().st_size for p in Path("samples/intake-2027").iterdir()}
-    assert source_bytes(samples, profile) >= max(sizes) > 0
-    assert source_bytes([Path("mappings/nowhere.yaml")], profile) == 0
+    assert source_bytes(load_mappings(samples, profile)) >= max(sizes) > 0
+    assert source_bytes([]) == 0
