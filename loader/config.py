@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import jsonschema
 
 from loader.errors import ConfigError
-from loader.package_data import schema as package_schema
+from loader.files.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
 from loader.redaction import register_secret
 from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text

@@ -18,8 +18,8 @@ import jsonschema
 import yaml
 
 from loader.errors import ProfileError
-from loader.package_data import read_text
-from loader.package_data import schema as package_schema
+from loader.files.package_data import read_text
+from loader.files.package_data import schema as package_schema
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The one YAML loader (mapping files, loader.yaml and its `profile:`): safe loading, the place of
 every node, and JSON Schema errors placed on it.
 
-`read_yaml_file` refuses what is not a small regular file (a FIFO, `/dev/zero`: loader.inputs) and
+`read_yaml_file` refuses what is not a small regular file (a FIFO, `/dev/zero`: loader.files.inputs) and
 text that is not UTF-8 (naming line, column and byte); `load_marked` refuses documents nested
 deeper than MAX_DEPTH (counted while composing, before the recursion could grow), more than
 _MAX_NODES nodes (aliases included), tags, and NUL characters in keys and values; duplicate keys
@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from loader.inputs import NotUtf8, decode_utf8, read_regular_file
+from loader.files.inputs import NotUtf8, decode_utf8, read_regular_file
 from loader.places import MappingPlace
 from loader.suggestions import did_you_mean
 
@@ -72,7 +72,7 @@ def _place(file: str, node: yaml.Node) -> MappingPlace:
 def read_yaml_text(path: Path, file: str) -> str:
     """The text of the YAML file at `path` (shown as `file`); YamlSyntaxError at the first byte that
     is not UTF-8. A missing file, or one that is not a small regular file (a FIFO, /dev/zero, a
-    folder: loader.inputs.InputRefused), raises OSError.
+    folder: loader.files.inputs.InputRefused), raises OSError.
     """
     return decode_yaml_text(read_regular_file(path), file)
 

@@ -22,6 +22,7 @@ FORBIDDEN = {
     "api": {"source", "plan", "apply", "report", "commands", "cli", "sandbox"},
     "sandbox": {"source", "plan", "apply", "report", "commands", "cli", "api", "config", "environments", "profile"},
     "<top>": {"source", "plan", "apply", "report", "commands"},
+    "files": {"source", "plan", "apply", "report", "commands", "api", "sandbox"},
 }
 # Top-level modules that wire the stages together.
 WIRING = {"cli", "__main__"}
@@ -74,7 +75,7 @@ def _part(module: str) -> str:
     parts = module.split(".")
     if parts[-1] == "__main__":
         return "__main__"  # `python -m loader.sandbox` wires a command, like cli
-    if len(parts) == 2 and parts[1] not in (*STAGES, "api", "sandbox"):
+    if len(parts) == 2 and parts[1] not in (*STAGES, "api", "sandbox", "files"):
         return "<top>" if parts[1] not in WIRING else parts[1]
     return parts[1] if len(parts) > 1 else "<top>"
 
@@ -92,11 +93,11 @@ def test_no_module_imports_against_the_flow(module: str) -> None:
     assert not wrong, f"{module} ({part}) imports {wrong}"
 
 
-def test_only_the_client_uses_httpx_and_only_the_sandbox_the_web_framework() -> None:
+def test_only_the_client_uses_http_clients_and_only_the_sandbox_the_web_framework() -> None:
     def users(top_level: tuple[str, ...]) -> list[str]:
         return sorted(m for m, imports in MODULES.items() if any(i.split(".")[0] in top_level for i in imports))
 
-    httpx_users, web_users = users(("httpx",)), users(WEB_FRAMEWORKS)
+    httpx_users, web_users = users(("httpx", "aiohttp")), users(WEB_FRAMEWORKS)
     assert all(m.startswith("loader.api") for m in httpx_users), httpx_users
     assert all(m.startswith("loader.sandbox") for m in web_users), web_users
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import stat
 
-from loader.private_files import open_private, write_private_text
+from loader.files.private import open_private, write_private_text
 
 
 def test_a_new_file_is_created_owner_only(tmp_path):

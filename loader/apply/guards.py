@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.errors import PlanError, UsageError
-from loader.fingerprints import fingerprint_file
+from loader.files.fingerprints import fingerprint_file
 from loader.plan.digest import plan_digest
 from loader.plan.model import Plan
 from loader.profile import Profile

@@ -33,8 +33,8 @@ from loader.config import Config, Environment
 from loader.console import console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
+from loader.files.outputs import check_output
 from loader.findings import Finding
-from loader.outputs import check_output
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.results_json import write_results_json

@@ -55,7 +55,7 @@ class PlanRequest:
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
-    from loader.outputs import check_output
+    from loader.files.outputs import check_output
 
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")

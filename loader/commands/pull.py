@@ -11,8 +11,8 @@ from typing import Any
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import UsageError
-from loader.outputs import check_output
-from loader.private_files import open_private
+from loader.files.outputs import check_output
+from loader.files.private import open_private
 from loader.profile import Profile
 from loader.report.pull_table import SheetTable, records_to_table
 

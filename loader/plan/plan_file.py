@@ -15,12 +15,12 @@ from typing import Any
 import jsonschema
 
 from loader.errors import PlanError
-from loader.inputs import decode_utf8, read_regular_file
-from loader.package_data import schema as package_schema
+from loader.files.inputs import decode_utf8, read_regular_file
+from loader.files.package_data import schema as package_schema
+from loader.files.private import write_private_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan, plan_from_dict, plan_to_dict
-from loader.private_files import write_private_text
 
 MAX_PLAN_BYTES = 1024 * 1024 * 1024  # plans of a million records stay well below
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.apply.results import OUTCOMES, RecordResult, Results
-from loader.private_files import write_private_text
+from loader.files.private import write_private_text
 
 RESULTS_FORMAT_VERSION = 1
 

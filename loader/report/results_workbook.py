@@ -28,10 +28,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
+from loader.files.private import open_private
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.model import Plan, SourceReading
-from loader.private_files import open_private
 from loader.report.sheet_layout import LayoutError, apply_layout, read_layout
 from loader.safe_cells import set_safe_cell
 from loader.source.readers import read_sheet

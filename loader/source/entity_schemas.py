@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema
 
-from loader.package_data import schema as package_schema
+from loader.files.package_data import schema as package_schema
 from loader.profile import EntityProfile
 from loader.source.records import Ref, quoted
 

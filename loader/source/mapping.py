@@ -18,10 +18,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from loader.files.fingerprints import display_path
+from loader.files.inputs import read_regular_file
+from loader.files.package_data import schema as package_schema
 from loader.findings import Finding
-from loader.fingerprints import display_path
-from loader.inputs import read_regular_file
-from loader.package_data import schema as package_schema
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import default_type, field_names

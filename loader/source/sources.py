@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.errors import MappingError, SheetError
+from loader.files.fingerprints import display_path, fingerprint_inputs
 from loader.findings import Finding
-from loader.fingerprints import display_path, fingerprint_inputs
 from loader.places import CellRef, MappingPlace, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader, LeftOut

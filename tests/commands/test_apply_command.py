@@ -19,7 +19,7 @@ from helpers.apply import client_for, loader_yaml_for, make_plan, record
 from loader.commands import apply as apply_command
 from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK, PlanError, UsageError
-from loader.fingerprints import fingerprint_inputs
+from loader.files.fingerprints import fingerprint_inputs
 from loader.places import place_from_dict
 from loader.plan.model import Action, plan_to_dict
 from loader.sandbox.server import SandboxOptions, serve_in_thread

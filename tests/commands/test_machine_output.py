@@ -14,8 +14,8 @@ from helpers.project import SCHOOLS_SEED, schools_project
 
 from loader.cli import main
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK
+from loader.files.package_data import schema
 from loader.findings import Finding
-from loader.package_data import schema
 from loader.places import CellRef, FilePlace, MappingPlace
 from loader.report.github import annotation
 from loader.report.machine import place_of
