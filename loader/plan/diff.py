@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.compare import same
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, plan_fields
 from loader.plan.model import Action, BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
 from loader.profile import Profile
+from loader.source.equality import same_source_value
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 
 
@@ -195,13 +195,13 @@ def _merge_record(first: DesiredRecord, other: DesiredRecord) -> tuple[DesiredRe
             labels = dict(fields[name])
             for label, v in value.items():
                 cell_name = f"{CUSTOM}.{label}"
-                if label in labels and not same(labels[label], v):
+                if label in labels and not same_source_value(labels[label], v):
                     conflicts.append(_conflict(first, other, cell_name, labels[label], v))
                 else:
                     labels.setdefault(label, v)
                     cells.setdefault(cell_name, other.place(cell_name))
             fields[name] = labels
-        elif name in fields and not _same_source(fields[name], value):
+        elif name in fields and not same_source_value(fields[name], value):
             conflicts.append(_conflict(first, other, name, fields[name], value))
         elif name not in fields:
             fields[name] = value
@@ -209,12 +209,6 @@ def _merge_record(first: DesiredRecord, other: DesiredRecord) -> tuple[DesiredRe
     also_rows = (*first.also_rows, (other.block, other.row), *other.also_rows)
     merged = replace(first, fields=fields, cells=cells, pii=first.pii | other.pii, also_rows=also_rows)
     return merged, conflicts
-
-
-def _same_source(a: Any, b: Any) -> bool:
-    if isinstance(a, Ref) or isinstance(b, Ref) or isinstance(a, tuple | list):
-        return a == b or (isinstance(a, tuple | list) and isinstance(b, tuple | list) and list(a) == list(b))
-    return same(a, b)
 
 
 def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: Any) -> Finding:

@@ -13,6 +13,7 @@ from loader.findings import Finding
 from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.entity_schemas import check_fields
+from loader.source.equality import first_difference
 from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
 from loader.source.patterns import PatternTimeout, search
@@ -277,9 +278,10 @@ class BlockReader:
                     merged[record.key] = record
                     if built.collected:
                         first_items[record.key] = built.collected
-                elif first.fields == record.fields:
+                elif first_difference(first.fields, record.fields) is None:
                     _merged_row(merged_rows, first, record)
-                elif collect and _without(first.fields, collect) == _without(record.fields, collect):
+                elif collect and first_difference(_without(first.fields, collect),
+                                                  _without(record.fields, collect)) is None:
                     if record.key not in gathered:  # made on a key's second row: most keys have one
                         gathered[record.key] = _Gathered(first, first_items.pop(record.key, {}))
                     gathered[record.key].add(record, built.collected or {})
@@ -446,19 +448,12 @@ class BlockReader:
     def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
         collect = frozenset(self.collect)
         a_fields, b_fields = _without(first.fields, collect), _without(later.fields, collect)
-        names = sorted(set(a_fields) | set(b_fields))
-        differing = next((n for n in names if a_fields.get(n) != b_fields.get(n)), None)
+        differing = first_difference(a_fields, b_fields)
         shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.block.key, first.key, strict=True))
         if differing is None:
             return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values "
                            f"(also at {first.row})", later.row)
         a, b = first.place(differing), later.place(differing)
-        if differing == CUSTOM:
-            labels = sorted(set(a_fields.get(CUSTOM) or {}) | set(b_fields.get(CUSTOM) or {}))
-            label = next(lb for lb in labels
-                         if (a_fields.get(CUSTOM) or {}).get(lb) != (b_fields.get(CUSTOM) or {}).get(lb))
-            differing = f"{CUSTOM}.{label}"
-            a, b = first.place(differing), later.place(differing)
         return Finding(
             "error", "duplicate-key",
             f"key ({shown_key}) has different values for {differing}: "

@@ -1,0 +1,94 @@
+"""When two values are the same: one notion for rows that must agree, the plan, and apply.
+
+Spreadsheets and the service spell one value several ways: "101" and 101, 6.0 and 6, a date and
+its midnight timestamp, an absent field and null. Values are compared normalised, so rows of one
+key that differ only in spelling agree, and a re-run on unchanged inputs shows no change; the value
+sent is still the one the source gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from loader.source.records import Ref
+
+CUSTOM = "custom_attributes"
+
+_MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?)?$")
+
+
+def normalise(value: Any) -> Any:
+    """A comparable form: empties become None, numbers text (6.0 as "6"), dates ISO, maps sorted."""
+    if value is None:
+        return None
+    if type(value) is str:
+        if value == "":
+            return None
+        midnight = _MIDNIGHT.match(value) if len(value) >= 10 and value[4] == "-" else None
+        return midnight.group(1) if midnight else value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, datetime):
+        if (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0):
+            return value.date().isoformat()
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return normalise(str(value))
+    if isinstance(value, Mapping):
+        items = {k: normalise(v) for k, v in value.items()}
+        return {k: v for k, v in sorted(items.items()) if v is not None} or None
+    if isinstance(value, (list, tuple)):
+        return tuple(normalise(v) for v in value) or None
+    return value
+
+
+def same(desired: Any, live: Any, *, as_set: bool = False) -> bool:
+    """Whether `desired` and `live` are the same value (lists compared as sets when `as_set`)."""
+    if as_set:
+        return set_form(desired) == set_form(live)
+    return bool(normalise(desired) == normalise(live))
+
+
+def set_form(value: Any) -> frozenset[Any]:
+    """A list that carries no order, as a set of normalised items (None and [] are empty)."""
+    if value is None:
+        return frozenset()
+    items = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+    return frozenset(n for n in (normalise(v) for v in items) if n is not None)
+
+
+def fold(value: Any) -> str:
+    """The case- and whitespace-folded form used to spot near-duplicate keys."""
+    return "".join(str(normalise(value) or "").split()).casefold()
+
+
+def same_source_value(a: Any, b: Any) -> bool:
+    """Whether two rows give one field the same value: references and lists exactly (a list's order
+    is the source's), everything else normalised."""
+    if isinstance(a, Ref) or isinstance(b, Ref) or isinstance(a, tuple | list):
+        return a == b or (isinstance(a, tuple | list) and isinstance(b, tuple | list) and list(a) == list(b))
+    return same(a, b)
+
+
+def first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+    """The first field (in name order; `custom_attributes.<Label>` for a label) whose value differs
+    between two rows' fields, or None when they agree. A field one row lacks differs."""
+    for name in sorted(set(a) | set(b)):
+        if name not in a or name not in b:
+            return name
+        if name == CUSTOM and isinstance(a[name], Mapping) and isinstance(b[name], Mapping):
+            label = first_difference(a[name], b[name])
+            if label is not None:
+                return f"{CUSTOM}.{label}"
+        elif not same_source_value(a[name], b[name]):
+            return name
+    return None
