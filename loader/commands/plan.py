@@ -125,15 +125,10 @@ async def _plan(request: PlanRequest, config: Config, env: Environment) -> PlanR
 
 def _write_artifacts(request: PlanRequest, plan: Plan) -> None:
     from loader.plan.plan_file import write_plan_json
-    from loader.report.html import write_html
-    from loader.report.markdown import write_markdown
+    from loader.report import write_review_files
 
     if request.out:
         write_plan_json(plan, request.out)
         print(f"wrote {request.out}", file=sys.stderr)
-    if request.report:
-        for path in write_markdown(plan, request.report):
-            print(f"wrote {path}", file=sys.stderr)
-    if request.html:
-        write_html(plan, request.html)
-        print(f"wrote {request.html}", file=sys.stderr)
+    for path in write_review_files(plan, report=request.report, html=request.html):
+        print(f"wrote {path}", file=sys.stderr)

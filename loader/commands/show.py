@@ -38,16 +38,11 @@ def request_from(args: argparse.Namespace) -> ShowRequest:
 
 def run(request: ShowRequest) -> int:
     from loader.plan.plan_file import read_plan_json
-    from loader.report.html import write_html
-    from loader.report.markdown import write_markdown
+    from loader.report import write_review_files
     from loader.report.terminal import render
 
     plan = read_plan_json(request.plan)
     render(plan)
-    if request.report:
-        for path in write_markdown(plan, request.report):
-            print(f"wrote {path}", file=sys.stderr)
-    if request.html:
-        write_html(plan, request.html)
-        print(f"wrote {request.html}", file=sys.stderr)
+    for path in write_review_files(plan, report=request.report, html=request.html):
+        print(f"wrote {path}", file=sys.stderr)
     return EXIT_ERROR if plan.has_errors else EXIT_OK
