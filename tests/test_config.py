@@ -65,7 +65,9 @@ def test_a_valid_file_gives_environments_whose_secrets_come_from_the_environment
     config = load_config(write(tmp_path, VALID))
     monkeypatch.setenv("LOADER_TEST_CLIENT_ID", "client-7")
     monkeypatch.setenv("LOADER_TEST_CLIENT_SECRET", "s3cret-value")
-    env = config.spec("test").resolve()
+    spec = config.spec("test")
+    assert spec is not None
+    env = spec.resolve()
     assert env.base_url == "https://api.test.example.edu.au/institution-api"
     assert env.client_id == "client-7"
     assert env.client_secret.reveal() == "s3cret-value"
@@ -74,6 +76,7 @@ def test_a_valid_file_gives_environments_whose_secrets_come_from_the_environment
     assert config.concurrency == 4
     assert "s3cret-value" not in repr(env) and "s3cret-value" not in str(env)
     local = config.spec("local")
+    assert local is not None
     assert local.timeout == 5.0 and local.retry.attempts == 3 and local.retry.wait_max == 2
 
 
@@ -89,8 +92,10 @@ def test_a_literal_secret_is_refused_with_what_to_do_and_where(tmp_path):
 
 def test_a_missing_variable_is_named_when_the_environment_is_used(tmp_path):
     config = load_config(write(tmp_path, VALID))  # loading alone needs no variable
+    local = config.spec("local")
+    assert local is not None
     with pytest.raises(ConfigError, match="LOADER_LOCAL_SECRET"):
-        config.spec("local").resolve()
+        local.resolve()
 
 
 def test_schema_errors_point_at_the_line_and_column(tmp_path):
@@ -149,7 +154,9 @@ def test_a_ca_bundle_must_name_a_file_relative_to_the_config(tmp_path):
         load_config(write(tmp_path, missing))
     (tmp_path / "certs").mkdir()
     (tmp_path / "certs" / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
-    assert load_config(write(tmp_path, missing)).spec("test").ca_bundle == tmp_path / "certs" / "ca.pem"
+    spec = load_config(write(tmp_path, missing)).spec("test")
+    assert spec is not None
+    assert spec.ca_bundle == tmp_path / "certs" / "ca.pem"
 
 
 def test_an_unknown_environment_lists_the_known_ones(tmp_path):
@@ -204,4 +211,5 @@ environments:
     client_secret: {env: LOADER_TEST_CLIENT_SECRET}
 """
     spec = load_config(write(tmp_path, example)).spec(None)
+    assert spec is not None
     assert (spec.name, spec.realm, spec.expect_environment) == ("test", "advance", "test")

@@ -43,6 +43,7 @@ def test_an_override_changes_only_what_it_names():
         }
     )
     course = profile.entity("course")
+    assert course.update is not None
     assert (course.update.method, course.update.path) == ("PUT", "/v2/courses/{id}")
     assert course.create is not None and course.create.path == "/institution/catalogue/courses"
     assert profile.service.envelope.version == "apiVersion"

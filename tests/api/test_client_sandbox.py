@@ -69,6 +69,7 @@ def test_get_finds_a_record_by_id_and_by_code_and_returns_none_when_absent(start
     async def go() -> tuple[Any, ...]:
         async with ApiClient(environment_for(sb), profile) as client:
             by_code = await client.get("school", "S00001")
+            assert by_code is not None
             by_id = await client.get("school", by_code["id"])
             absent = await client.get("school", "NOPE")
             # A code is one path segment: a slash in it must not walk to another record.

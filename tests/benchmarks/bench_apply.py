@@ -164,10 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         table: dict[int, tuple[float, float]] = {}
         for c in levels:
             print(f"concurrency {c}:")
-            ours = _timed_print("executor (apply_plan)", lambda c=c: asyncio.run(_executor(sandbox, n, c, f"x{c}")),
-                                2 * n)
-            bare = _timed_print("bare async httpx loop", lambda c=c: asyncio.run(_bare_loop(sandbox, n, c, f"b{c}")),
-                                2 * n)
+            def executor(c: int = c) -> float:
+                return asyncio.run(_executor(sandbox, n, c, f"x{c}"))
+
+            def bare_loop(c: int = c) -> float:
+                return asyncio.run(_bare_loop(sandbox, n, c, f"b{c}"))
+
+            ours = _timed_print("executor (apply_plan)", executor, 2 * n)
+            bare = _timed_print("bare async httpx loop", bare_loop, 2 * n)
             table[c] = (ours, bare)
         script = None
         if not args.skip_sequential:

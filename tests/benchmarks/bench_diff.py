@@ -76,6 +76,7 @@ def child(root: Path, profile_to: str | None) -> None:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if profiler:
         profiler.disable()
+        assert profile_to is not None  # the profiler exists only when profile_to was given
         profiler.dump_stats(profile_to)
     records = plan.records()
     print(json.dumps({

@@ -118,7 +118,10 @@ def main() -> None:
         for round_ in range(args.rounds):
             order = list(urls) if round_ % 2 == 0 else list(reversed(urls))
             for name in order:
-                rates[name].append(_rate(args.requests, lambda i, url=urls[name]: http.get(url, headers=headers), 200))
+                def get(i: int, url: str = urls[name]) -> httpx.Response:
+                    return http.get(url, headers=headers)
+
+                rates[name].append(_rate(args.requests, get, 200))
         create_rate = _rate(
             args.requests * 2,
             lambda i: http.post("/institution/tags", headers=headers, json={"name": f"bench-{i}"}),

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ["Code", "Name", "School", "Points", "Fee", "Start", "Status", "Faculty", "Email", "Deliveries",
@@ -222,10 +223,10 @@ def main() -> None:
         print(f"(an idle interpreter child: {baseline['peak_mb']:.0f} MB)")
 
 
-def _wrapped(flag: str, engine: str, path: Path) -> dict[str, object]:
+def _wrapped(flag: str, engine: str, path: Path) -> dict[str, Any]:
     if engine == "idle":
-        done = subprocess.run([sys.executable, "-c", "pass"], check=False)
-        return {"peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024} if not done.returncode else {}
+        idle = subprocess.run([sys.executable, "-c", "pass"], check=False)
+        return {"peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024} if not idle.returncode else {}
     done = subprocess.run([sys.executable, __file__, flag, engine, "--path", str(path)],
                           capture_output=True, text=True, check=False, cwd=ROOT)
     if done.returncode != 0:

@@ -268,6 +268,6 @@ def test_progress_bars_per_block_show_on_a_terminal_only(monkeypatch: pytest.Mon
     with apply_command._BlockProgress(plan) as listener:
         assert listener is not None
         for rec in plan.records():
-            listener(RecordResult(rec.ref, rec.block, rec.entity, rec.key, Outcome.CREATED, rec.source))
+            listener(RecordResult(rec.ref, rec.block, rec.entity, rec.key, Outcome.CREATED, str(rec.source)))
     shown = screen.getvalue()
     assert "schools" in shown and "courses" in shown and "2/2" in shown and "/s" in shown

@@ -59,8 +59,8 @@ def test_a_crash_log_never_follows_a_planted_symlink_nor_lands_at_a_guessable_na
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     victim = tmp_path / "victim.txt"
     victim.write_text("precious", encoding="utf-8")
-    for second in range(60):
-        (tmp_path / f"loader-crash-{second:02d}.log").symlink_to(victim)
+    for at_second in range(60):
+        (tmp_path / f"loader-crash-{at_second:02d}.log").symlink_to(victim)
     first = cli.write_crash_log(RuntimeError("one"))
     second = cli.write_crash_log(RuntimeError("two"))
     assert victim.read_text(encoding="utf-8") == "precious"

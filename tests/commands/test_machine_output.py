@@ -40,7 +40,7 @@ def _document(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     document = json.loads(out)  # the whole of stdout is one JSON document
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in VALIDATOR.iter_errors(document)]
     assert errors == []
-    return document  # type: ignore[no-any-return]
+    return document
 
 
 def test_the_output_schema_is_a_valid_json_schema() -> None:

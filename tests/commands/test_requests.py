@@ -33,7 +33,7 @@ def test_a_command_gets_a_frozen_request_of_plain_values(
     monkeypatch.chdir(tmp_path)
     args = build_parser().parse_args(ARGV[name])
     request = _command_module(name).request_from(args)
-    assert dataclasses.is_dataclass(request) and type(request).__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert dataclasses.is_dataclass(request) and type(request).__dataclass_params__.frozen  # type: ignore[union-attr]  # typeshed's DataclassInstance has no __dataclass_params__
     for item in dataclasses.fields(request):
         assert not isinstance(getattr(request, item.name), argparse.Namespace)
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -60,7 +61,7 @@ def _faulty(mode: str) -> Iterator[Target]:
 
 
 @contextmanager
-def _sandbox(secret: str = "sandbox-secret", timeout: float = 5.0, **faults: float) -> Iterator[Target]:
+def _sandbox(secret: str = "sandbox-secret", timeout: float = 5.0, **faults: Any) -> Iterator[Target]:
     with serve_in_thread(SandboxOptions(seed=SEED, faults=FaultOptions(**faults))) as sandbox:
         yield Target(sandbox.base_url, secret, timeout)
 

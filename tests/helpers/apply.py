@@ -65,7 +65,7 @@ def school_course_plan(schools: int, courses_per_school: int, prefix: str = "") 
         record("schools", "school", f"{prefix}S{i}", {"code": f"{prefix}S{i}", "name": f"School {i}"}, row=i + 2)
         for i in range(schools)
     ]
-    course_records = []
+    course_records: list[RecordPlan] = []
     for i in range(schools):
         for j in range(courses_per_school):
             code = f"{prefix}C{i}-{j}"

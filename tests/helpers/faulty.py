@@ -63,8 +63,8 @@ class _Handler(BaseHTTPRequestHandler):
             # An identity provider (or a proxy before it) repeating the form it was sent, secret included.
             form = dict(pair.split("=", 1) for pair in body.decode("latin-1").split("&") if "=" in pair)
             description = f"cannot handle {form} ({form.get('client_secret')})"
-            echoed = {"error": "invalid_request", "error_description": description}
-            self._send(400, json.dumps(echoed).encode())
+            refusal = {"error": "invalid_request", "error_description": description}
+            self._send(400, json.dumps(refusal).encode())
             return
         if "/protocol/openid-connect/token" in self.path:
             token = {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 300}

@@ -58,7 +58,9 @@ def worlds(draw: st.DrawFn) -> tuple[list[Block], dict[str, list[dict[str, Any]]
     blocks = [Block("schools", "school", ("code",), tuple(schools)),
               Block("courses", "course", ("code",), tuple(courses)),
               Block("arrangements", "arrangement", ("code",), tuple(arrangements))]
-    live = {"school": live_schools, "course": live_courses, "arrangement": live_arrangements}
+    live: dict[str, list[dict[str, Any]]] = {
+        "school": live_schools, "course": live_courses, "arrangement": live_arrangements,
+    }
     return blocks, live
 
 

@@ -1,8 +1,10 @@
+from typing import Any
+
 from loader.report.pull_table import records_to_table
 
 
 def test_nested_values_become_named_columns_with_identifying_fields_first() -> None:
-    records = [
+    records: list[dict[str, Any]] = [
         {
             "id": "u1",
             "name": "Bachelor of Science",

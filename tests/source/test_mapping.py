@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loader.profile import load_profile
-from loader.source.mapping import load_mapping, mapping_schema, parse_template
+from loader.source.mapping import Mapping, load_mapping, mapping_schema, parse_template
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _load(workdir: Path, text: str) -> tuple[object, list[str]]:
+def _load(workdir: Path, text: str) -> tuple[Mapping | None, list[str]]:
     path = workdir / "m.yaml"
     path.write_text(text, encoding="utf-8")
     mapping, findings = load_mapping(path, load_profile())
@@ -125,9 +125,11 @@ entities:
       code: {column: A, map: {Yes: Y, 007: Bond, null: nothing}}
 """)
     assert problems == []
+    assert mapping is not None
     block = mapping.blocks[0]
     assert block.where[0].values == ("Yes", "00851", "1.50")
     assert block.where[1].op == "not_empty"
+    assert block.fields[0].steps.map is not None
     assert dict(block.fields[0].steps.map) == {"Yes": "Y", "007": "Bond", "null": "nothing"}
 
 
@@ -147,6 +149,7 @@ entities:
         Score: {column: Score, type: number}
 """)
     assert problems == []
+    assert mapping is not None
     kinds = {f.name: f.steps.type for f in mapping.blocks[0].fields}
     assert kinds == {"external_id": "string", "date_of_birth": "date", "eligible_deliveries": "list",
                      "custom_attributes.Score": "number"}
@@ -214,6 +217,7 @@ entities:
       subjects_awarded: {ref: subject, column: Subjects Awarded, split: ";"}
 """)
     assert problems == []
+    assert mapping is not None
     assert [b.name for b in mapping.blocks] == ["courses", "arrangements"]
     assert mapping.blocks[0].source.name == "curriculum.xlsx"
     assert str(mapping.blocks[1].place) == "m.yaml:18:3"

@@ -12,7 +12,7 @@ from loader.source.readers import read_sheet
 
 
 def _values(path: Path, **options: str) -> list[tuple[int, tuple[object, ...]]]:
-    data = read_sheet(path, path.name, None, **options)  # type: ignore[arg-type]
+    data = read_sheet(path, path.name, None, **options)
     return [(r.number, r.values) for r in data.rows]
 
 

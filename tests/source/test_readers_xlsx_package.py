@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -18,7 +19,7 @@ from loader.source.patterns import compile_pattern
 from loader.source.readers import first_visible_sheet, read_sheet, sheet_names
 from loader.source.steps import Steps, apply_steps
 
-_SHAPES = {
+_SHAPES: dict[str, dict[str, Any]] = {
     "transitional": {},
     "strict": {"strict": True},
     "prefixed": {"prefix": "x"},

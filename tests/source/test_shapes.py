@@ -4,6 +4,7 @@ and the newer value steps, through `read_sources` (validate and plan read throug
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.mapping import messages, read, write_mapping, write_workbook
@@ -88,7 +89,7 @@ def test_a_repeated_header_the_mapping_does_not_use_is_fine(workdir: Path) -> No
     assert _subjects(workdir, "header_row: 4") == []
 
 
-APPLICANTS = [
+APPLICANTS: list[list[Any]] = [
     ["Student ID", "Email", "Born", "Postcode"],
     ["S001", "ann.lee@example.edu", 38536, 2640],            # a date typed into a General cell: a serial
     ["S002", "bo at example", "31/02/2005", "0800"],         # numbers stored as text keep their zeros
@@ -149,7 +150,7 @@ entities:
     ]
 
 
-QUALS = [
+QUALS: list[list[Any]] = [
     ["Applicant export", None, None, None, None, None, None, None, None],
     ["Student ID", "Qual 1 Type", "Qual 1 Institution", "Qual 1 Institution Code", "Qual 1 Completed",
      "Qual 2 Type", "Qual 2 Institution", "Qual 2 Institution Code", "Qual 2 Completed"],
@@ -211,7 +212,7 @@ def test_a_missing_repeated_column_is_reported_once_per_value(workdir: Path) -> 
     ]
 
 
-OFFERINGS = [
+OFFERINGS: list[list[Any]] = [
     ["Subject Code", "Subject Title", "Campus", "Faculty"],
     [4101, "Chemistry", "Albury", "SCI"],
     ["04101", "Chemistry", "Online", "SCI"],

@@ -125,7 +125,9 @@ offerings = st.dictionaries(st.sampled_from([4101, 4102, 48024]),
 def test_offering_rows_shuffled_within_each_subject_s_order_give_identical_plans(
     data: dict[int, list[str]], random: Any
 ) -> None:
-    rows = [[code, f"Subject {code}", campus] for code, campuses in data.items() for campus in campuses]
+    rows: list[list[Any]] = [
+        [code, f"Subject {code}", campus] for code, campuses in data.items() for campus in campuses
+    ]
     shuffled_positions = list(range(len(rows)))
     random.shuffle(shuffled_positions)
     # Each subject keeps its rows in their order (collect follows first-seen order) at shuffled places.

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from loader.errors import MappingError
 from loader.places import CellRef
+from loader.source import readers
 from loader.source import sources as records
 from loader.source.readers import SheetData
 from loader.source.records import Ref
@@ -497,7 +498,7 @@ def test_findings_about_pii_fields_never_show_their_values(workdir: Path) -> Non
 def test_reading_leaves_the_garbage_collector_running(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The planner reads on a worker thread while its event loop fetches pages: gc is process-wide."""
     seen: list[bool] = []
-    reader = records.read_sheet
+    reader = readers.read_sheet  # what loader.source.sources imported and calls
 
     def read_sheet(*args: Any, **kwargs: Any) -> SheetData:
         seen.append(gc.isenabled())
