@@ -249,7 +249,9 @@ def _confirm(request: ApplyRequest, changes: int, environment: str) -> None:
             "not asking for confirmation: stdin is not a terminal; nothing was applied",
             hint="pass --yes to apply without asking",
         )
-    answer = input(f"Apply {changes} changes to {environment}? [y/N] ")
+    # The question goes to stderr: stdout may carry the one JSON document of --format json.
+    print(f"Apply {changes} changes to {environment}? [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = input()
     if answer.strip().lower() not in ("y", "yes"):
         raise PlanError("not applied: the answer was not yes")
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.errors import EXIT_ERROR, EXIT_OK
+from loader.files.outputs import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +34,9 @@ class ShowRequest:
 
 
 def request_from(args: argparse.Namespace) -> ShowRequest:
+    for option, path in (("--report", args.report), ("--html", args.html)):
+        if path is not None:
+            check_output(path, option)  # before any work, as `loader plan` does
     return ShowRequest(args.plan, args.report, args.html)
 
 

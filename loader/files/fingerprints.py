@@ -31,5 +31,8 @@ def fingerprint_inputs(paths: Iterable[Path], known: Mapping[str, str] | None = 
     for path in paths:
         shown = display_path(path)
         if shown not in found:
-            found[shown] = fingerprint_file(path)
+            try:
+                found[shown] = fingerprint_file(path)
+            except OSError:
+                continue  # not readable: reading it was reported as an error at its place
     return dict(sorted(found.items()))

@@ -48,11 +48,6 @@ def shown_digest(plan: Plan) -> str:
     return plan.digest or plan_digest(plan)
 
 
-def short_digest(digest: str) -> str:
-    """The first 12 hex digits, for narrow places (the full digest is what `--expect-digest` takes)."""
-    return digest.removeprefix(DIGEST_PREFIX)[:12]
-
-
 def _content(plan: Plan) -> dict[str, Any]:
     return {
         "environment": plan.environment,

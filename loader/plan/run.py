@@ -87,7 +87,7 @@ async def run_plan(
             await asyncio.gather(reading, fetching, return_exceptions=True)
             raise
         missing = [e for e in live_entities(sources, profile) if e not in live]
-        if missing:  # only when the mapping files could not tell (e.g. they changed while being read)
+        if missing:  # a safety net: the sources name a collection the mapping files did not
             more, more_s = await _timed(_fetch(client, missing, bars))
             live = {**live, **more}
             fetching_s += more_s

@@ -24,6 +24,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from loader.files.private import write_private_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
@@ -204,7 +205,7 @@ def _render(plan: Plan, digest: str) -> str:
 
 
 def write_html(plan: Plan, path: Path) -> None:
-    path.write_text(render_html(plan), encoding="utf-8")
+    write_private_text(path, render_html(plan))  # masked, but unmarked personal data may be there
 
 
 def _json_for_script(value: Any) -> str:

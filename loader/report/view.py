@@ -162,12 +162,6 @@ def key_label(key: tuple[Any, ...] | list[Any] | None) -> str:
     return clean("/".join(str(k) if not isinstance(k, list) else "/".join(map(str, k)) for k in key))
 
 
-def action_word(record: RecordPlan) -> str:
-    if is_blocked(record):
-        return "blocked"
-    return record.action.value
-
-
 def value_text(value: Any) -> str:
     """A value as JSON text (strings quoted), a masked PII value as ‹hidden›; always one safe line."""
     if type(value) is str:  # the common case, first: a report can hold a million values

@@ -83,12 +83,16 @@ def first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
     """The first field (in name order; `custom_attributes.<Label>` for a label) whose value differs
     between two rows' fields, or None when they agree. A field one row lacks differs."""
     for name in sorted(set(a) | set(b)):
-        if name not in a or name not in b:
-            return name
-        if name == CUSTOM and isinstance(a[name], Mapping) and isinstance(b[name], Mapping):
-            label = first_difference(a[name], b[name])
+        labels_a, labels_b = a.get(name), b.get(name)
+        if name == CUSTOM and isinstance(labels_a or {}, Mapping) and isinstance(labels_b or {}, Mapping):
+            # Label by label, also when one row has none: a difference names its label, so a PII
+            # label's value is masked like any PII field's.
+            label = first_difference(labels_a or {}, labels_b or {})
             if label is not None:
                 return f"{CUSTOM}.{label}"
+            continue
+        if name not in a or name not in b:
+            return name
         elif not same_source_value(a[name], b[name]):
             return name
     return None

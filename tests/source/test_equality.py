@@ -30,3 +30,9 @@ def test_the_first_difference_names_a_field_or_a_label_and_a_field_one_row_lacks
     )
     assert first_difference(row, {k: v for k, v in row.items() if k != "name"}) == "name"
     assert first_difference({"n": 6}, {"n": "6"}) is None  # what the plan would call the same value
+
+
+def test_a_label_one_row_lacks_is_named_by_its_label_so_a_pii_label_stays_masked() -> None:
+    with_label = {"code": "S1", "custom_attributes": {"Tfn": "123-456-789"}}
+    assert first_difference(with_label, {"code": "S1"}) == "custom_attributes.Tfn"
+    assert first_difference({"code": "S1"}, with_label) == "custom_attributes.Tfn"

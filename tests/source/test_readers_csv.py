@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from loader.errors import SheetError
+from loader.places import CellRef
 from loader.source.readers import read_sheet
 
 
@@ -29,7 +30,7 @@ def test_an_unterminated_quote_is_an_error_at_its_row_not_a_silent_swallow(tmp_p
         read_sheet(path, "q.csv")
     assert caught.value.message == ("a quoted value that starts on line 3 is never closed, so every following line "
                                     "would be read into it")
-    assert caught.value.where == "q.csv › row 3"
+    assert caught.value.where == CellRef("q.csv", row=3)
 
 
 def test_a_byte_order_mark_in_the_middle_does_not_stay_in_values(tmp_path: Path) -> None:

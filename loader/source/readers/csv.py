@@ -17,6 +17,7 @@ import io
 from pathlib import Path
 
 from loader.errors import SheetError
+from loader.places import CellRef
 from loader.source.readers import limits
 from loader.source.readers.rows import SheetData, SheetRow, is_blank, unneutralised
 
@@ -33,7 +34,11 @@ def read(path: Path, display: str, *, delimiter: str | None, encoding: str | Non
     size = path.stat().st_size
     if size > limits.CSV_BYTES.value():
         raise limits.CSV_BYTES.refuse(f"the file holds {size:,} bytes", display)
-    text = _decode(path.read_bytes(), display, encoding).replace("\ufeff", "")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SheetError(f"cannot read the file: {exc.strerror or exc}", where=display) from None
+    text = _decode(data, display, encoding).replace("\ufeff", "")
     sep = delimiter or _sniff(text)
     rows: list[SheetRow] = []
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
@@ -50,10 +55,10 @@ def read(path: Path, display: str, *, delimiter: str | None, encoding: str | Non
         if "unexpected end of data" in str(exc):
             raise SheetError(
                 f"a quoted value that starts on line {started} is never closed, so every following line "
-                "would be read into it", where=f"{display} › row {number + 1}",
+                "would be read into it", where=CellRef(display, row=number + 1),
                 hint="close the quote (a quote inside a quoted value is written twice: \"\")",
             ) from exc
-        raise SheetError(f"malformed CSV: {exc}", where=f"{display} › row {number + 1} (line {started})",
+        raise SheetError(f"malformed CSV (line {started}): {exc}", where=CellRef(display, row=number + 1),
                          hint="a quote inside a quoted value is written twice (\"\")") from exc
     return SheetData(display, None, tuple(rows))
 
