@@ -26,43 +26,23 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
 
-from helpers.apply import PROFILE, client_for, make_plan, record
+from helpers.apply import (
+    PROFILE,
+    client_for,
+    existing_schools_seed,
+    school_writes,
+    school_writes_plan,
+)
 
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.results import Outcome
-from loader.plan.model import Action, Plan
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
 SCHOOLS = "/institution/catalogue/schools"
 
 
-def _existing_id(i: int) -> str:
-    return f"00000000-0000-4000-8000-{i:012d}"
-
-
-def _seed(n: int) -> dict[str, Any]:
-    schools = [{"id": _existing_id(i), "code": f"U{i}", "name": f"Existing {i}"} for i in range(n)]
-    return {"institution-a": {"schools": schools}}
-
-
-def _requests(n: int, tag: str) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    creates = [{"code": f"C{tag}-{i}", "name": f"Created {tag} {i}"} for i in range(n)]
-    updates = [(_existing_id(i), {"name": f"Updated {tag} {i}"}) for i in range(n)]
-    return creates, updates
-
-
-def _plan(n: int, tag: str) -> Plan:
-    creates, updates = _requests(n, tag)
-    records = [record("creates", "school", c["code"], c, row=i + 2) for i, c in enumerate(creates)]
-    records += [
-        record("updates", "school", f"U{i}", payload, action=Action.UPDATE, live_id=rid, row=i + 2)
-        for i, (rid, payload) in enumerate(updates)
-    ]
-    return make_plan(("schools", "school", records))
-
-
 async def _executor(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
-    plan = _plan(n, tag)
+    plan = school_writes_plan(n, tag)
     async with client_for(sandbox, concurrency=concurrency) as client:
         started = time.perf_counter()
         results = await apply_plan(plan, client, PROFILE, ApplyOptions(concurrency=concurrency))
@@ -101,7 +81,7 @@ async def _send_stubbornly(http: httpx.AsyncClient, method: str, path: str, body
 
 
 async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
-    creates, updates = _requests(n, tag)
+    creates, updates = school_writes(n, tag)
     work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
     work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
     headers = {"Authorization": f"Bearer {_token(sandbox)}"}
@@ -123,7 +103,7 @@ async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
 
 def _sequential_script(sandbox: Any, n: int, tag: str) -> float:
     """What a user might write: one row at a time, look the record up by code, then create or update."""
-    creates, _ = _requests(n, tag)
+    creates, _ = school_writes(n, tag)
     rows = [(c["code"], c["name"]) for c in creates] + [(f"U{i}", f"Updated {tag} {i}") for i in range(n)]
     headers = {"Authorization": f"Bearer {_token(sandbox)}"}
     with httpx.Client(base_url=sandbox.base_url, headers=headers, timeout=30) as http:
@@ -158,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
-    options = SandboxOptions(seed=_seed(n), faults=FaultOptions(latency_ms=args.latency_ms))
+    options = SandboxOptions(seed=existing_schools_seed(n), faults=FaultOptions(latency_ms=args.latency_ms))
     print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run")
     with serve_in_subprocess(options) as sandbox:
         table: dict[int, tuple[float, float]] = {}

@@ -31,42 +31,27 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
 
-from helpers.apply import PROFILE, client_for, make_plan, record
+from helpers.apply import (
+    PROFILE,
+    client_for,
+    existing_school_id,
+    school_writes,
+    school_writes_plan,
+)
 
 from loader.api.transport import AiohttpTransport
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.results import Outcome
-from loader.plan.model import Action, Plan
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
 SCHOOLS = "/institution/catalogue/schools"
 
 
-def _existing_id(i: int) -> str:
-    return f"00000000-0000-4000-8000-{i:012d}"
-
-
-def _requests(n: int, tag: str) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
-    creates = [{"code": f"C{tag}-{i}", "name": f"Created {tag} {i}"} for i in range(n)]
-    updates = [(_existing_id(i), {"name": f"Updated {tag} {i}"}) for i in range(n)]
-    return creates, updates
-
-
-def _plan(n: int, tag: str) -> Plan:
-    creates, updates = _requests(n, tag)
-    records = [record("creates", "school", c["code"], c, row=i + 2) for i, c in enumerate(creates)]
-    records += [
-        record("updates", "school", f"U{i}", payload, action=Action.UPDATE, live_id=rid, row=i + 2)
-        for i, (rid, payload) in enumerate(updates)
-    ]
-    return make_plan(("schools", "school", records))
-
-
 async def _executor(sandbox: Any, n: int, concurrency: int, tag: str, profiler: cProfile.Profile | None) -> float:
     """CPU seconds of one apply_plan run (the plan is built before the clock starts)."""
-    plan = _plan(n, tag)
+    plan = school_writes_plan(n, tag)
     async with client_for(sandbox, concurrency=concurrency) as client:
-        await client.get("school", _existing_id(0))  # token and environment check outside the timing
+        await client.get("school", existing_school_id(0))  # token and environment check outside the timing
         if profiler:
             profiler.enable()
         cpu = time.process_time()
@@ -85,7 +70,7 @@ async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str, ours: boo
 
     `ours`: through the loader's transport (loader.api.transport) instead of httpx's default one.
     """
-    creates, updates = _requests(n, tag)
+    creates, updates = school_writes(n, tag)
     work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
     work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
     limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency + 2)  # as ApiClient
@@ -125,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
     total = 2 * n * args.repeat * len(levels) * 3
-    seed = {"institution-a": {"schools": [{"id": _existing_id(i), "code": f"U{i}", "name": f"Existing {i}"}
+    seed = {"institution-a": {"schools": [{"id": existing_school_id(i), "code": f"U{i}", "name": f"Existing {i}"}
                                           for i in range(n)]}}
     options = SandboxOptions(seed=seed, faults=FaultOptions(latency_ms=args.latency_ms))
     print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run, "

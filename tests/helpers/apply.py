@@ -104,3 +104,34 @@ def loader_yaml_for(sandbox: Any, secret_variable: str, *, top: str = "", settin
         f"    client_secret: {{env: {secret_variable}}}\n"
         f"{settings}"
     )
+
+
+# ---- the write workload of the apply benchmarks: n creates of new schools and n updates of seeded ones
+
+
+def existing_school_id(i: int) -> str:
+    return f"00000000-0000-4000-8000-{i:012d}"
+
+
+def existing_schools_seed(n: int) -> dict[str, Any]:
+    """A sandbox seed with n schools the updates of `school_writes` change."""
+    schools = [{"id": existing_school_id(i), "code": f"U{i}", "name": f"Existing {i}"} for i in range(n)]
+    return {"institution-a": {"schools": schools}}
+
+
+def school_writes(n: int, tag: str) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, Any]]]]:
+    """n create bodies and n (id, update body) pairs; `tag` keeps codes unique across runs."""
+    creates = [{"code": f"C{tag}-{i}", "name": f"Created {tag} {i}"} for i in range(n)]
+    updates = [(existing_school_id(i), {"name": f"Updated {tag} {i}"}) for i in range(n)]
+    return creates, updates
+
+
+def school_writes_plan(n: int, tag: str) -> Plan:
+    """The plan that sends exactly `school_writes(n, tag)`."""
+    creates, updates = school_writes(n, tag)
+    records = [record("creates", "school", c["code"], c, row=i + 2) for i, c in enumerate(creates)]
+    records += [
+        record("updates", "school", f"U{i}", payload, action=Action.UPDATE, live_id=rid, row=i + 2)
+        for i, (rid, payload) in enumerate(updates)
+    ]
+    return make_plan(("schools", "school", records))
