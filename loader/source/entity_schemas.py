@@ -143,8 +143,38 @@ def _values(value_check: Check) -> Check:
     return lambda v: not isinstance(v, dict) or all(value_check(i) for i in v.values())
 
 
+def _object(properties: Mapping[str, Check], required: tuple[str, ...], closed: bool) -> Check:
+    def check(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        if any(name not in v for name in required):
+            return False
+        for name, item in v.items():
+            item_check = properties.get(name)
+            if item_check is None:
+                if closed:
+                    return False
+            elif not item_check(item):
+                return False
+        return True
+
+    return check
+
+
 def _compile(spec: Mapping[str, Any]) -> Check | None:
     checks: list[Check] = []
+    if "properties" in spec:
+        # An object of known fields ({"id": ...}): every property simple, extra ones either refused
+        # (`additionalProperties: false`) or unchecked (absent).
+        extra = spec.get("additionalProperties", True)
+        properties = {name: _compile(item) for name, item in spec["properties"].items()}
+        if extra not in (True, False) or not all(isinstance(name, str) for name in spec.get("required", [])):
+            return None
+        known = {name: item for name, item in properties.items() if item is not None}
+        if len(known) < len(properties):
+            return None
+        checks.append(_object(known, tuple(spec.get("required", ())), closed=extra is False))
+        spec = {k: v for k, v in spec.items() if k not in ("properties", "required", "additionalProperties")}
     for keyword, expected in spec.items():
         if keyword in _NEUTRAL:
             continue

@@ -62,7 +62,8 @@ def test_default_types_follow_the_schema() -> None:
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
     | st.sampled_from(["2027-02-28", "a@b.cd", "TERTIARY", "ACTIVE", ""]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["id", "x"]), inner, max_size=2),  # a reference's {"id": ...} shape
     max_leaves=6,
 )
 
