@@ -38,10 +38,24 @@ _ROW_END = re.compile(rb"</(?:[A-Za-z_][\w.-]*:)?row\s*>")
 
 
 def row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """The part in blocks of about `_BLOCK` bytes, each with True when it ends just after a row's end tag."""
+    """The part in blocks of about `_BLOCK` bytes, each with True when it ends just after a row's end tag.
+
+    The first block ends after the first row: the parser must see the sheet's head before any block
+    can be left out, and a whole first megabyte through the parser cost more than the rest together.
+    """
     rest = b""
+    head = True
     for chunk in chunks:
         data = rest + chunk if rest else chunk
+        if head:
+            first_end = _ROW_END.search(data)
+            if first_end is None and len(data) < 4 * _BLOCK:
+                rest = data
+                continue
+            head = False
+            if first_end is not None:
+                yield data[:first_end.end()], True
+                data = data[first_end.end():]
         if len(data) < _BLOCK:
             rest = data
             continue
@@ -56,6 +70,13 @@ def row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
         yield data[:ends[-1]], True
         rest = data[ends[-1]:]
     if rest:
+        # The rows up to the last row end may still be left out; only the sheet's tail must be parsed.
+        last_end = None
+        for last_end in _ROW_END.finditer(rest, max(0, len(rest) - (64 << 10))):
+            pass
+        if last_end is not None:
+            yield rest[:last_end.end()], True
+            rest = rest[last_end.end():]
         yield rest, False
 
 
