@@ -5,61 +5,24 @@ No finding shows the value of a field marked `pii: true` (contract section 7).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
-from loader.source.entity_schemas import check_fields
+from loader.source.block_rows import Built, CellLayout, FieldReader, RowCells, VariantReader
+from loader.source.column_builder import BlockContext, build_columns, can_build_columns
+from loader.source.entity_schemas import check_fields, fields_checker
 from loader.source.equality import first_difference
 from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
 from loader.source.patterns import PatternTimeout, search
-from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
+from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
-from loader.source.steps import EMPTY, StepError, apply_steps, text_of
+from loader.source.steps import EMPTY, StepError, compile_steps, text_of
 from loader.suggestions import did_you_mean
-
-
-@dataclass(frozen=True)
-class CellLayout:
-    """Where each field of a block reads from: the same for every row."""
-
-    file: str
-    sheet: str | None
-    columns: Mapping[str, int]  # field (or custom_attributes.<Label>) -> 0-based column
-
-
-class RowCells(Mapping[str, CellRef]):
-    """`DesiredRecord.cells` of one row, made on demand.
-
-    Holding a CellRef per field per row cost about 3 KB a row (measured: 200,000 rows x 12
-    fields); this holds a row number and a shared tuple of field names.
-    """
-
-    __slots__ = ("_layout", "_names", "_row")
-
-    def __init__(self, layout: CellLayout, row: int, names: tuple[str, ...]):
-        self._layout = layout
-        self._row = row
-        self._names = names
-
-    def __getitem__(self, name: str) -> CellRef:
-        if name not in self._names:
-            raise KeyError(name)
-        column = self._layout.columns[name]
-        return CellRef(self._layout.file, self._layout.sheet, f"{column_letter(column)}{self._row}", self._row)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
-
-    def __repr__(self) -> str:
-        return f"RowCells({ {name: str(self[name]) for name in self._names} })"
 
 
 @dataclass(frozen=True)
@@ -83,32 +46,6 @@ class BlockResult:
     left_out: tuple[LeftOut, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Built:
-    record: DesiredRecord | None
-    errors: tuple[Finding, ...]
-    collected: Mapping[str, list[Any]] | None = None  # a `collect` field -> this row's items
-    key: tuple[Any, ...] | None = None  # of a row with errors, when its key fields were built
-
-
-@dataclass(frozen=True)
-class _FieldReader:
-    spec: FieldSpec
-    extract: Callable[[SheetRow], Any]
-    column: int | None  # the cell's column; None for constants
-    when: tuple[Callable[[SheetRow], bool], ...]
-
-
-@dataclass(frozen=True)
-class _VariantReader:
-    """How a row is read for one value of `repeat` (or the only way, without it)."""
-
-    repeat: str | None
-    accepts: tuple[Callable[[SheetRow], bool], ...]
-    fields: tuple[_FieldReader, ...]
-    layout: CellLayout
-
-
 def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
     """Every column a block names, with the place in the mapping that names it, in mapping order."""
     wanted: list[tuple[str, MappingPlace]] = []
@@ -120,7 +57,7 @@ def _wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
     return wanted
 
 
-def _repeat_note(variant: _VariantReader) -> str:
+def _repeat_note(variant: VariantReader) -> str:
     return f" ({variant.repeat})" if variant.repeat else ""
 
 
@@ -135,8 +72,10 @@ def _cell_text(value: CellValue) -> str:
 
 
 class BlockReader:
-    def __init__(self, block: Block, profile: Profile, data: SheetData):
+    def __init__(self, block: Block, profile: Profile, data: SheetData, *, by_columns: bool = True):
+        """`by_columns=False` builds every row the general way (`_build`); the records are the same."""
         self.block = block
+        self.by_columns = by_columns
         self.profile = profile
         self.entity = profile.entity(block.entity)
         self.data = data
@@ -150,6 +89,9 @@ class BlockReader:
         self.collect = {s.name: s for s in block.fields if s.collect}
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.layout = self._layout(block.fields)
+        self.valid = fields_checker(self.entity)
+        self.context = BlockContext(block.name, block.entity, block.key, self.pii, self.valid, self._shared,
+                                    self._not_taken if self.entity.fields_by_type else None)
 
     def _layout(self, fields: tuple[FieldSpec, ...]) -> CellLayout:
         return CellLayout(self.data.file, self.data.sheet, {
@@ -229,11 +171,10 @@ class BlockReader:
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
         variants = [
-            _VariantReader(
+            VariantReader(
                 variant.repeat,
                 tuple(self._condition(c) for c in variant.where),
-                tuple(_FieldReader(spec, self._extractor(spec), self._source_column(spec),
-                                   tuple(self._condition(c) for c in spec.when)) for spec in variant.fields),
+                tuple(self._field_reader(spec) for spec in variant.fields),
                 self._layout(variant.fields) if self.block.repeats else self.layout,
             )
             for variant in self.block.variants
@@ -246,28 +187,29 @@ class BlockReader:
         left_out: list[LeftOut] = []
         collect = frozenset(self.collect)
         rows_read = rows_filtered = 0
-        for row in self.data.rows:
-            if row.number <= self.header_row:
-                continue
+        body = [row for row in self.data.rows if row.number > self.header_row]
+        outcomes = [self._outcomes(body, variant) for variant in variants]
+        for index in range(len(body)):
             rows_read += 1
             used = False
-            for variant in variants:
-                try:
-                    if not all(accept(row) for accept in variant.accepts):
-                        continue
-                except PatternTimeout as exc:
-                    findings.append(Finding("error", "bad-value", f"where{_repeat_note(variant)}: {exc}",
-                                            self.data.row_ref(row.number)))
-                    used = True
+            for of_variant in outcomes:
+                outcome = of_variant[index]
+                if outcome is None:
                     continue
                 used = True
-                built = self._build(row, variant)
-                findings.extend(built.errors)
-                record = built.record
-                if record is None:
-                    if built.errors:
-                        left_out.append(LeftOut(self.data.row_ref(row.number), built.key, built.errors))
+                if isinstance(outcome, Finding):
+                    findings.append(outcome)
                     continue
+                if isinstance(outcome, DesiredRecord):
+                    record, collected = outcome, None
+                elif outcome.record is None:
+                    findings.extend(outcome.errors)
+                    if outcome.errors:
+                        left_out.append(LeftOut(self.data.row_ref(body[index].number), outcome.key, outcome.errors))
+                    continue
+                else:
+                    findings.extend(outcome.errors)
+                    record, collected = outcome.record, outcome.collected
                 if record.key in conflicted:
                     conflict = self._conflict(record, merged.get(record.key) or record)
                     findings.append(conflict)
@@ -276,15 +218,15 @@ class BlockReader:
                 first = merged.get(record.key)
                 if first is None:
                     merged[record.key] = record
-                    if built.collected:
-                        first_items[record.key] = built.collected
+                    if collected:
+                        first_items[record.key] = collected
                 elif first_difference(first.fields, record.fields) is None:
                     _merged_row(merged_rows, first, record)
                 elif collect and first_difference(_without(first.fields, collect),
                                                   _without(record.fields, collect)) is None:
                     if record.key not in gathered:  # made on a key's second row: most keys have one
                         gathered[record.key] = _Gathered(first, first_items.pop(record.key, {}))
-                    gathered[record.key].add(record, built.collected or {})
+                    gathered[record.key].add(record, collected or {})
                     _merged_row(merged_rows, first, record)
                 else:
                     conflict = self._conflict(first, record)
@@ -300,6 +242,27 @@ class BlockReader:
             if k not in conflicted
         )
         return BlockResult(records, tuple(findings), rows_read, rows_filtered, tuple(left_out))
+
+    def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[DesiredRecord | Built | Finding | None]:
+        """What each row of the body gives for one variant: None where its `where` leaves the row out,
+        a Finding where `where` ran out of time; rows that need no finding are built a column at a time."""
+        outcomes: list[DesiredRecord | Built | Finding | None] = [None] * len(body)
+        taken: list[int] = []
+        for index, row in enumerate(body):
+            try:
+                if not all(accept(row) for accept in variant.accepts):
+                    continue
+            except PatternTimeout as exc:
+                outcomes[index] = Finding("error", "bad-value", f"where{_repeat_note(variant)}: {exc}",
+                                          self.data.row_ref(row.number))
+                continue
+            taken.append(index)
+        rows = [body[index] for index in taken]
+        fast = self.by_columns and can_build_columns(variant)
+        built = build_columns(rows, variant, self.context) if fast else [None] * len(rows)
+        for index, row, outcome in zip(taken, rows, built, strict=True):
+            outcomes[index] = self._build(row, variant) if outcome is None else outcome
+        return outcomes
 
     # ---- per-row work ------------------------------------------------------------------
 
@@ -340,24 +303,27 @@ class BlockReader:
 
         return render
 
+    def _field_reader(self, spec: FieldSpec) -> FieldReader:
+        return FieldReader(
+            spec, self._extractor(spec), self._source_column(spec), tuple(self._condition(c) for c in spec.when),
+            compile_steps(spec.steps, pii=spec.pii), spec.name in self.key_set,
+            spec.steps.split is not None or spec.steps.type == "list",
+            spec.name[len(CUSTOM) + 1:] if spec.name.startswith(CUSTOM + ".") else None,
+        )
+
     def _source_column(self, spec: FieldSpec) -> int | None:
         """The column a field's cell is in: its column, or a template's first column; None for constants."""
         if spec.has_value:
             return None
         return self.columns[spec.columns[0]]
 
-    def _build(self, row: SheetRow, variant: _VariantReader) -> _Built:
+    def _build(self, row: SheetRow, variant: VariantReader) -> Built:
         fields: dict[str, Any] = {}
         custom: dict[str, Any] = {}
         with_cells: list[str] = []
         errors: list[Finding] = []
         collected: dict[str, list[Any]] | None = None
-        data = self.data
-        row_ref = data.row_ref(row.number)
-        shown = ""
-        if variant.repeat:
-            row_ref = replace(row_ref, repeat=variant.repeat)
-            shown = f" ({variant.repeat})"
+        shown = f" ({variant.repeat})" if variant.repeat else ""
         for field_reader in variant.fields:
             spec, column = field_reader.spec, field_reader.column
             when = field_reader.when
@@ -368,21 +334,25 @@ class BlockReader:
                                       self._where(row, column)))
                 continue
             try:
-                value = apply_steps(raw, spec.steps, pii=spec.pii)
+                value = field_reader.convert(raw)
             except StepError as exc:
                 errors.append(Finding("error", "bad-value", f"{spec.name}{shown}: {exc}", self._where(row, column)))
                 continue
             if value is EMPTY:
-                if spec.name not in self.key_set and spec.empty == "skip":
+                if not field_reader.is_key and spec.empty == "skip":
                     continue
-                if spec.name not in self.key_set and spec.empty == "error":
+                if not field_reader.is_key and spec.empty == "error":
                     errors.append(Finding("error", "empty-value", f"{spec.name}{shown}: a value is required here "
                                           "(the mapping says `empty: error`)", self._where(row, column)))
                     continue
-                value = [] if (spec.steps.split is not None or spec.steps.type == "list") else None
+                value = field_reader.empty()
+                if field_reader.is_key:
+                    errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty{shown}",
+                                          self._where(row, column)))
+                    continue
             elif spec.ref is not None and value is not None:
-                value = self._ref(spec, value, None if column is None else data.cell(row.number, column))
-            if spec.name in self.key_set and (value is None or value == []):
+                value = self._ref(spec, value, None if column is None else self.data.cell(row.number, column))
+            elif field_reader.is_key and (value is None or value == []):
                 errors.append(Finding("error", "empty-key", f"key field {spec.name!r} is empty{shown}",
                                       self._where(row, column)))
                 continue
@@ -390,16 +360,19 @@ class BlockReader:
                 items = list(dict.fromkeys(value)) if isinstance(value, list | tuple) else [value]
                 (collected := collected if collected is not None else {})[spec.name] = items
                 value = _gathered_value(spec, items)
-            if spec.name.startswith(CUSTOM + "."):
-                custom[spec.name[len(CUSTOM) + 1:]] = value
+            if field_reader.label is not None:
+                custom[field_reader.label] = value
             else:
                 fields[spec.name] = value
             if column is not None:
                 with_cells.append(spec.name)
         if custom:
             fields[CUSTOM] = custom
+        row_ref = self.data.row_ref(row.number)
+        if variant.repeat:
+            row_ref = replace(row_ref, repeat=variant.repeat)
         cells = RowCells(variant.layout, row.number, self._shared(tuple(with_cells)))
-        if not errors:
+        if not errors and not self.valid(fields):
             for problem in check_fields(self.entity, _without_cleared_labels(fields), self.pii):
                 place = cells.get(problem.field) or row_ref
                 label = (problem.field or "record") + shown
@@ -407,10 +380,10 @@ class BlockReader:
         if errors:
             key_parts = tuple(fields.get(k) for k in self.block.key)
             known = all(k in fields for k in self.block.key)
-            return _Built(None, tuple(errors), key=key_parts if known else None)
+            return Built(None, tuple(errors), key=key_parts if known else None)
         key = tuple(fields[k] for k in self.block.key)
         warnings = self._not_taken(fields, cells, row_ref, shown) if self.entity.fields_by_type else ()
-        return _Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii),
+        return Built(DesiredRecord(self.block.name, self.block.entity, key, fields, row_ref, cells, self.pii),
                       warnings, collected)
 
     def _not_taken(self, fields: Mapping[str, Any], cells: RowCells, row_ref: CellRef,
@@ -440,7 +413,11 @@ class BlockReader:
         return self._name_sets.setdefault(names, names)
 
     def _ref(self, spec: FieldSpec, value: Any, cell: CellRef | None) -> Ref | tuple[Ref, ...]:
+        """The Refs of a reference field. Only a `collect` field's Refs name their cell: the record
+        names every other field's cell (`DesiredRecord.place`), and a collected item may come from
+        another row."""
         assert spec.ref is not None
+        cell = cell if spec.collect else None
         if isinstance(value, list):
             return tuple(Ref(spec.ref, (text_of(v),), spec.by, cell) for v in value)
         return Ref(spec.ref, (text_of(value),), spec.by, cell)

@@ -36,9 +36,10 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from functools import partial
 from typing import Any, Final
 
 from loader.source.patterns import Pattern, PatternTimeout, full_match, substitute
@@ -106,6 +107,10 @@ class Steps:
     lookup_name: str = ""  # the table for messages: "a Code of codes.xlsx › Faculties"
 
 
+_PLAIN_TEXT: Final = Steps()
+_STRIPPED_TEXT: Final = Steps(transform=("strip",))
+
+
 def text_of(value: CellValue | Any) -> str:
     """The text a user sees for a value: 101 -> "101", a date -> "2027-02-28"."""
     if isinstance(value, str):
@@ -157,6 +162,32 @@ def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> A
         if not pii:
             raise
         raise refused.hidden() from None
+
+
+def compile_steps(steps: Steps, *, pii: bool = False) -> Callable[[Any], Any]:
+    """`apply_steps(value, steps, pii=pii)`, made once per field: a text field without steps (the
+    most common), or with only `strip`, skips the general path; every other field takes it."""
+    plain = steps.pattern is None and steps.replace is None and steps.lookup is None
+    if plain and steps == _PLAIN_TEXT:
+        return _plain_text
+    if plain and steps == _STRIPPED_TEXT:
+        return _stripped_text
+    return partial(apply_steps, steps=steps, pii=pii)
+
+
+def _plain_text(value: CellValue | Any) -> Any:
+    if value is None:
+        return EMPTY
+    if isinstance(value, str):
+        return value if value.strip(WHITESPACE) else EMPTY
+    return text_of(value)
+
+
+def _stripped_text(value: CellValue | Any) -> Any:
+    if value is None:
+        return EMPTY
+    text = (value if isinstance(value, str) else text_of(value)).strip(WHITESPACE)
+    return text if text else EMPTY
 
 
 def _applied(value: CellValue | Any, steps: Steps) -> Any:

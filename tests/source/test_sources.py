@@ -121,8 +121,8 @@ def test_messy_workbook_gives_exactly_the_expected_records(workdir: Path) -> Non
     assert [(f.severity, f.code, str(f.where)) for f in courses.findings] == [
         ("warning", "formula-uncached", "messy.xlsx › Curriculum › D7"),
     ]
-    merged_parent = courses.records[2].fields["parent"]
-    assert merged_parent.cell == CellRef("messy.xlsx", "Curriculum", "A4", 4)
+    # A reference names its cell through the record (the planner's unresolved-reference place).
+    assert courses.records[2].place("parent") == CellRef("messy.xlsx", "Curriculum", "A4", 4)
     assert str(courses.records[0].place("custom_attributes.CRICOS")) == "messy.xlsx › Curriculum › E2"
 
 

@@ -18,7 +18,7 @@ CellValue = str | int | float | bool | date | datetime | time | None
 
 WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
 # How `loader.safe_cells` writes text that could be read as a formula.
-_NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
+NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def column_letter(index: int) -> str:
 
 def unneutralised(text: str) -> str:
     """`text` without the quote the loader puts before text that could be read as a formula."""
-    return text[1:] if text.startswith(_NEUTRALISED) else text
+    return text[1:] if text.startswith(NEUTRALISED) else text
 
 
 def is_blank(value: CellValue) -> bool:

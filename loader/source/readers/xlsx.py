@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import cast
 
 from loader.errors import SheetError
-from loader.source.readers.rows import CellValue, SheetData, SheetRow, is_blank, unneutralised
+from loader.source.readers.rows import (
+    NEUTRALISED,
+    WHITESPACE,
+    CellValue,
+    SheetData,
+    SheetRow,
+    unneutralised,
+)
 from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta, sheet_entries
 
 SUFFIXES = frozenset({".xlsx", ".xlsm"})
@@ -208,7 +215,9 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
     for r, c, _ in meta.errors:
         error_cells.setdefault(r, []).append(c)
     for number, values in _with_merged_rows(raw, meta.merged) if meta.merged else raw:
-        normal = list(map(_normal, values))
+        # Text (most cells) without a call: _normal's first case, inline.
+        normal = [((v[1:] if v.startswith(NEUTRALISED) else v) or None) if type(v) is str else _normal(v)
+                  for v in values]
         for c in error_cells.get(number, ()):
             if c < len(normal):
                 normal[c] = None  # openpyxl gives "#DIV/0!", calamine "": an error is no value
@@ -224,8 +233,11 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
                 if c < len(normal):
                     normal[c] = _early_date(serial, meta.date1904)
         fill.apply(number, normal)
-        if all(is_blank(v) for v in normal):
-            continue
+        for v in normal:
+            if v is not None and (type(v) is not str or v.strip(WHITESPACE)):
+                break
+        else:
+            continue  # a blank row
         while normal and normal[-1] is None:
             normal.pop()
         rows.append(SheetRow(number, tuple(normal)))

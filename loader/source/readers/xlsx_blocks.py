@@ -71,12 +71,10 @@ def row_blocks(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
         rest = data[ends[-1]:]
     if rest:
         # The rows up to the last row end may still be left out; only the sheet's tail must be parsed.
-        last_end = None
-        for last_end in _ROW_END.finditer(rest, max(0, len(rest) - (64 << 10))):
-            pass
-        if last_end is not None:
-            yield rest[:last_end.end()], True
-            rest = rest[last_end.end():]
+        ends = [m.end() for m in _ROW_END.finditer(rest, max(0, len(rest) - (64 << 10)))]
+        if ends:
+            yield rest[:ends[-1]], True
+            rest = rest[ends[-1]:]
         yield rest, False
 
 

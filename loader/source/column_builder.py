@@ -1,0 +1,142 @@
+"""The rows of a block that need no finding, built a column at a time.
+
+Reading a block row by row (`BlockReader._build`) spends most of its time dispatching each field
+of each row. Most rows hold nothing wrong, so `build_columns` runs each field's compiled steps
+over its whole column (one `map`), then assembles the records from the columns. A row where
+anything would need a finding (a step error, an empty key, an `empty: error` field left empty, a
+value the schema refuses) comes back as None, for `_build` to read it and say what is wrong.
+Both ways give the same records (tests/source/test_column_builder.py).
+
+A block with `when:` or `collect:` fields is read row by row throughout (`can_build_columns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from loader.findings import Finding
+from loader.places import CellRef
+from loader.source.block_rows import Built, FieldReader, RowCells, VariantReader
+from loader.source.mapping import CUSTOM, FieldSpec
+from loader.source.readers import SheetRow
+from loader.source.records import DesiredRecord, Ref
+from loader.source.steps import EMPTY, StepError, text_of
+
+_ROW_BY_ROW: Final = object()  # a value whose row needs a finding
+_LEFT_OUT: Final = object()  # an empty cell of an `empty: skip` field: the record has no such field
+
+
+@dataclass(frozen=True)
+class BlockContext:
+    """What every record of a block shares."""
+
+    block: str
+    entity: str
+    key: tuple[str, ...]
+    pii: frozenset[str]
+    valid: Callable[[Mapping[str, Any]], bool]  # `entity_schemas.fields_checker`
+    shared: Callable[[tuple[str, ...]], tuple[str, ...]]  # one tuple object for equal tuples of names
+    # warnings for fields a record's type does not take (the profile's `fields_by_type`), when it has such a rule
+    not_taken: Callable[[Mapping[str, Any], RowCells, CellRef, str], tuple[Finding, ...]] | None
+
+
+def can_build_columns(variant: VariantReader) -> bool:
+    return all(not reader.when and not reader.spec.collect for reader in variant.fields)
+
+
+def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
+                  context: BlockContext) -> list[DesiredRecord | Built | None]:
+    """A record (or a record with warnings) per row, or None where the row needs a finding."""
+    slow = [False] * len(rows)
+    columns = [_column(rows, reader, slow) for reader in variant.fields]
+    ordered = [(reader.spec.name, reader.label, reader.column is not None, values)
+               for reader, values in zip(variant.fields, columns, strict=True)]
+    plain = [(name, values) for name, label, _, values in ordered if label is None]
+    labelled = [(label, values) for _, label, _, values in ordered if label is not None]
+    every_cell = context.shared(tuple(name for name, _, has_cell, _ in ordered if has_cell))
+    shown = f" ({variant.repeat})" if variant.repeat else ""
+    layout, valid, not_taken = variant.layout, context.valid, context.not_taken
+    outcomes: list[DesiredRecord | Built | None] = []
+    for j, row in enumerate(rows):
+        if slow[j]:
+            outcomes.append(None)
+            continue
+        fields: dict[str, Any] = {}
+        left_out = False
+        for name, values in plain:
+            value = values[j]
+            if value is _LEFT_OUT:
+                left_out = True
+            else:
+                fields[name] = value
+        if labelled:
+            custom: dict[str, Any] = {}
+            for label, values in labelled:
+                value = values[j]
+                if value is _LEFT_OUT:
+                    left_out = True
+                else:
+                    custom[label] = value
+            if custom:
+                fields[CUSTOM] = custom
+        if not valid(fields):
+            outcomes.append(None)
+            continue
+        names = every_cell if not left_out else context.shared(
+            tuple(name for name, _, has_cell, values in ordered if has_cell and values[j] is not _LEFT_OUT))
+        row_ref = CellRef(layout.file, layout.sheet, None, row.number, variant.repeat or "")
+        cells = RowCells(layout, row.number, names)
+        record = DesiredRecord(context.block, context.entity, tuple(fields[k] for k in context.key), fields,
+                               row_ref, cells, context.pii)
+        warnings = not_taken(fields, cells, row_ref, shown) if not_taken is not None else ()
+        outcomes.append(Built(record, warnings) if warnings else record)
+    return outcomes
+
+
+def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> list[Any]:
+    """One field's values over the rows, `slow` set for the rows it cannot give a value without a finding."""
+    index = reader.column
+    if reader.spec.column is not None and index is not None:
+        raw = [row.values[index] if index < len(row.values) else None for row in rows]
+    else:
+        extract = reader.extract
+        raw = [extract(row) for row in rows]
+    convert = reader.convert
+    try:
+        values = list(map(convert, raw))
+    except StepError:
+        values = [_converted(convert, value) for value in raw]
+    spec = reader.spec
+    if spec.ref is not None:
+        values = [v if v is None or v is EMPTY or v is _ROW_BY_ROW else _reference(spec, v) for v in values]
+    must_have = reader.is_key or spec.empty == "error"
+    if _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values)):
+        for j, value in enumerate(values):
+            if value is _ROW_BY_ROW:
+                slow[j] = True
+            elif value is EMPTY:
+                if must_have:
+                    slow[j] = True
+                else:
+                    values[j] = _LEFT_OUT if spec.empty == "skip" else reader.empty()
+            elif reader.is_key and (value is None or value == []):
+                slow[j] = True
+    return values
+
+
+def _converted(convert: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return convert(value)
+    except StepError:
+        return _ROW_BY_ROW
+
+
+def _reference(spec: FieldSpec, value: Any) -> Ref | tuple[Ref, ...]:
+    """A reference field's value as Refs. Their cell is the field's cell, which the record names
+    (`DesiredRecord.place`), so a Ref here holds none."""
+    assert spec.ref is not None
+    if isinstance(value, list):
+        return tuple(Ref(spec.ref, (text_of(v),), spec.by) for v in value)
+    return Ref(spec.ref, (text_of(value),), spec.by)
