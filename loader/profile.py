@@ -11,6 +11,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,7 +73,7 @@ class FieldsByType:
     field: str
     types: Mapping[str, frozenset[str]]
 
-    @property
+    @cached_property
     def specific(self) -> frozenset[str]:
         """The fields some type takes and another does not."""
         return frozenset().union(*self.types.values())

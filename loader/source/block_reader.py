@@ -14,7 +14,7 @@ from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.block_rows import Built, CellLayout, FieldReader, RowCells, VariantReader
 from loader.source.column_builder import BlockContext, build_columns, can_build_columns
-from loader.source.entity_schemas import check_fields, fields_checker
+from loader.source.entity_schemas import check_fields, fields_checker, value_checks
 from loader.source.equality import first_difference
 from loader.source.headers import SCAN_ROWS, Header, find_header_row
 from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
@@ -90,7 +90,8 @@ class BlockReader:
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.layout = self._layout(block.fields)
         self.valid = fields_checker(self.entity)
-        self.context = BlockContext(block.name, block.entity, block.key, self.pii, self.valid, self._shared,
+        self.context = BlockContext(block.name, block.entity, block.key, self.pii, value_checks(self.entity),
+                                    self._shared,
                                     self._not_taken if self.entity.fields_by_type else None)
 
     def _layout(self, fields: tuple[FieldSpec, ...]) -> CellLayout:

@@ -19,6 +19,7 @@ from typing import Any, Final
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.source.block_rows import Built, FieldReader, RowCells, VariantReader
+from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import CUSTOM, FieldSpec
 from loader.source.readers import SheetRow
 from loader.source.records import DesiredRecord, Ref
@@ -36,7 +37,7 @@ class BlockContext:
     entity: str
     key: tuple[str, ...]
     pii: frozenset[str]
-    valid: Callable[[Mapping[str, Any]], bool]  # `entity_schemas.fields_checker`
+    checks: ValueChecks  # the schema's checks of one value
     shared: Callable[[tuple[str, ...]], tuple[str, ...]]  # one tuple object for equal tuples of names
     # warnings for fields a record's type does not take (the profile's `fields_by_type`), when it has such a rule
     not_taken: Callable[[Mapping[str, Any], RowCells, CellRef, str], tuple[Finding, ...]] | None
@@ -51,13 +52,16 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
     """A record (or a record with warnings) per row, or None where the row needs a finding."""
     slow = [False] * len(rows)
     columns = [_column(rows, reader, slow) for reader in variant.fields]
+    for reader, values in zip(variant.fields, columns, strict=True):
+        check = context.checks.fields.get(reader.spec.name) if reader.label is None else context.checks.label
+        _check_column(values, check, slow)
     ordered = [(reader.spec.name, reader.label, reader.column is not None, values)
                for reader, values in zip(variant.fields, columns, strict=True)]
     plain = [(name, values) for name, label, _, values in ordered if label is None]
     labelled = [(label, values) for _, label, _, values in ordered if label is not None]
     every_cell = context.shared(tuple(name for name, _, has_cell, _ in ordered if has_cell))
     shown = f" ({variant.repeat})" if variant.repeat else ""
-    layout, valid, not_taken = variant.layout, context.valid, context.not_taken
+    layout, not_taken = variant.layout, context.not_taken
     outcomes: list[DesiredRecord | Built | None] = []
     for j, row in enumerate(rows):
         if slow[j]:
@@ -81,9 +85,6 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
                     custom[label] = value
             if custom:
                 fields[CUSTOM] = custom
-        if not valid(fields):
-            outcomes.append(None)
-            continue
         names = every_cell if not left_out else context.shared(
             tuple(name for name, _, has_cell, values in ordered if has_cell and values[j] is not _LEFT_OUT))
         row_ref = CellRef(layout.file, layout.sheet, None, row.number, variant.repeat or "")
@@ -124,6 +125,20 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> 
             elif reader.is_key and (value is None or value == []):
                 slow[j] = True
     return values
+
+
+def _check_column(values: list[Any], check: Callable[[Any], bool] | None, slow: list[bool]) -> None:
+    """Set `slow` for the rows whose value the schema may refuse (None clears a field: never refused)."""
+    if check is None:
+        for j, value in enumerate(values):
+            if value is not None and value is not _LEFT_OUT:
+                slow[j] = True
+        return
+    if all(map(check, values)):
+        return
+    for j, value in enumerate(values):
+        if value is not None and value is not _LEFT_OUT and not check(value):
+            slow[j] = True
 
 
 def _converted(convert: Callable[[Any], Any], value: Any) -> Any:

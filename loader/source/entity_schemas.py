@@ -76,6 +76,27 @@ def _placeholder(entity: EntityProfile, field: str, value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class ValueChecks:
+    """Predicates over one value that is not None, made once per block: True only when
+    `check_fields` would find nothing wrong with that value (a Ref checked as its placeholder).
+    A field without a predicate (and a label, without `label`) must go through `check_fields`."""
+
+    fields: Mapping[str, Callable[[Any], bool]]
+    label: Callable[[Any], bool] | None  # one custom attribute's value
+
+
+def value_checks(entity: EntityProfile) -> ValueChecks:
+    if not entity.schema:
+        return ValueChecks({}, None)
+    checks = {name: _with_references(entity, name, check) for name, check in _fast_checks(entity.schema).items()}
+    custom = payload_schema(entity.schema).get("properties", {}).get("custom_attributes", {})
+    label_spec = custom.get("additionalProperties")
+    plain_map = set(custom) - _NEUTRAL <= {"type", "additionalProperties"} and custom.get("type") == "object"
+    label = _compile(label_spec) if plain_map and isinstance(label_spec, Mapping) else None
+    return ValueChecks(checks, label)
+
+
 def fields_checker(entity: EntityProfile) -> Callable[[Mapping[str, Any]], bool]:
     """A predicate made once per block: True only when `check_fields(entity, fields)` would find
     nothing (False sends the record to `check_fields` for the findings).
@@ -147,6 +168,7 @@ _SIMPLE_TYPES: dict[str, Check] = {
     "array": lambda v: isinstance(v, list | tuple),
 }
 _NEUTRAL = frozenset({"description", "title", "format", "$comment", "examples"})
+_TOP_LEVEL = frozenset({"$schema", "$id", "type", "additionalProperties", "properties"})
 
 
 @cache
@@ -155,7 +177,11 @@ def _fast_checks(name: str) -> dict[str, Check]:
 
     A predicate only ever says True when jsonschema would accept the value too.
     """
-    properties = payload_schema(name).get("properties", {})
+    schema = payload_schema(name)
+    if set(schema) - _NEUTRAL - _TOP_LEVEL or schema.get("type") != "object" or \
+            schema.get("additionalProperties") is not False:
+        return {}  # a keyword over the whole record (`required`, ...): jsonschema decides every record
+    properties = schema.get("properties", {})
     compiled = {field: _compile(spec) for field, spec in properties.items()}
     return {field: check for field, check in compiled.items() if check is not None}
 
