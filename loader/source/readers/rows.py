@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time
+from typing import NamedTuple
 
 from openpyxl.utils import get_column_letter
 
@@ -21,9 +22,9 @@ WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
 NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
 
 
-@dataclass(frozen=True)
-class SheetRow:
-    """One non-blank row: 1-based `number` and the values from column A on."""
+class SheetRow(NamedTuple):
+    """One non-blank row: 1-based `number` and the values from column A on (a named tuple: a sheet
+    makes one per row, and a tuple costs a quarter of a frozen dataclass to make)."""
 
     number: int
     values: tuple[CellValue, ...]

@@ -209,6 +209,7 @@ def _early_date(serial: float, date1904: bool) -> date | datetime:
 def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object]]], meta: SheetMeta) -> SheetData:
     rows: list[SheetRow] = []
     fill = _MergedFill(meta.merged)
+    merged = bool(meta.merged)
     padded = meta.zero_padded
     early = meta.early_dates
     error_cells: dict[int, list[int]] = {}
@@ -218,21 +219,23 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
         # Text (most cells) without a call: _normal's first case, inline.
         normal = [((v[1:] if v.startswith(NEUTRALISED) else v) or None) if type(v) is str else _normal(v)
                   for v in values]
-        for c in error_cells.get(number, ()):
-            if c < len(normal):
-                normal[c] = None  # openpyxl gives "#DIV/0!", calamine "": an error is no value
-        widths = padded.get(number)
+        if error_cells:
+            for c in error_cells.get(number, ()):
+                if c < len(normal):
+                    normal[c] = None  # openpyxl gives "#DIV/0!", calamine "": an error is no value
+        widths = padded.get(number) if padded else None
         if widths:
             for c, width in widths.items():
                 value = normal[c] if c < len(normal) else None
                 if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                     normal[c] = str(value).zfill(width)
-        serials = early.get(number)
+        serials = early.get(number) if early else None
         if serials:
             for c, serial in serials.items():
                 if c < len(normal):
                     normal[c] = _early_date(serial, meta.date1904)
-        fill.apply(number, normal)
+        if merged:
+            fill.apply(number, normal)
         for v in normal:
             if v is not None and (type(v) is not str or v.strip(WHITESPACE)):
                 break
