@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
 
+from loader.collector import collector_paused
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
 from loader.source.records import DesiredRecord
@@ -81,7 +82,8 @@ async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile) ->
 def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection) -> None:
     try:
         try:
-            sources = read_sources(mappings, profile)
+            with collector_paused():  # this process only reads: see loader.collector
+                sources = read_sources(mappings, profile)
         except BaseException:
             sending.send_bytes(_FAILED)
             return
