@@ -57,43 +57,59 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
         _check_column(values, check, slow)
     ordered = [(reader.spec.name, reader.label, reader.column is not None, values)
                for reader, values in zip(variant.fields, columns, strict=True)]
-    plain = [(name, values) for name, label, _, values in ordered if label is None]
-    labelled = [(label, values) for _, label, _, values in ordered if label is not None]
+    plain_names = tuple(name for name, label, _, _ in ordered if label is None)
+    labels = tuple(label for _, label, _, _ in ordered if label is not None)
+    nothing = [()] * len(rows)
+    plain = list(zip(*(v for _, label, _, v in ordered if label is None), strict=True)) if plain_names else nothing
+    labelled = list(zip(*(v for _, label, _, v in ordered if label is not None), strict=True)) if labels else nothing
+    left_out = _rows_left_out(columns)
     every_cell = context.shared(tuple(name for name, _, has_cell, _ in ordered if has_cell))
     shown = f" ({variant.repeat})" if variant.repeat else ""
-    layout, not_taken = variant.layout, context.not_taken
+    file, sheet, repeat_note = variant.layout.file, variant.layout.sheet, variant.repeat or ""
+    layout, not_taken, shared = variant.layout, context.not_taken, context.shared
+    block, entity, pii = context.block, context.entity, context.pii
+    key_of = _key_getter(context.key)
     outcomes: list[DesiredRecord | Built | None] = []
-    for j, row in enumerate(rows):
+    for j, (row, plain_values, label_values) in enumerate(zip(rows, plain, labelled, strict=True)):
         if slow[j]:
             outcomes.append(None)
             continue
-        fields: dict[str, Any] = {}
-        left_out = False
-        for name, values in plain:
-            value = values[j]
-            if value is _LEFT_OUT:
-                left_out = True
-            else:
-                fields[name] = value
-        if labelled:
-            custom: dict[str, Any] = {}
-            for label, values in labelled:
-                value = values[j]
-                if value is _LEFT_OUT:
-                    left_out = True
-                else:
-                    custom[label] = value
-            if custom:
-                fields[CUSTOM] = custom
-        names = every_cell if not left_out else context.shared(
-            tuple(name for name, _, has_cell, values in ordered if has_cell and values[j] is not _LEFT_OUT))
-        row_ref = CellRef(layout.file, layout.sheet, None, row.number, variant.repeat or "")
-        cells = RowCells(layout, row.number, names)
-        record = DesiredRecord(context.block, context.entity, tuple(fields[k] for k in context.key), fields,
-                               row_ref, cells, context.pii)
+        names = every_cell
+        if left_out[j]:
+            fields = {n: v for n, v in zip(plain_names, plain_values, strict=True) if v is not _LEFT_OUT}
+            custom = {n: v for n, v in zip(labels, label_values, strict=True) if v is not _LEFT_OUT}
+            names = shared(tuple(name for name, _, has_cell, values in ordered
+                                 if has_cell and values[j] is not _LEFT_OUT))
+        else:
+            fields = dict(zip(plain_names, plain_values, strict=True))
+            custom = dict(zip(labels, label_values, strict=True)) if labels else {}
+        if custom:
+            fields[CUSTOM] = custom
+        number = row.number
+        row_ref = CellRef(file, sheet, None, number, repeat_note)
+        cells = RowCells(layout, number, names)
+        record = DesiredRecord(block, entity, key_of(fields), fields, row_ref, cells, pii)
         warnings = not_taken(fields, cells, row_ref, shown) if not_taken is not None else ()
         outcomes.append(Built(record, warnings) if warnings else record)
     return outcomes
+
+
+def _rows_left_out(columns: list[list[Any]]) -> list[bool]:
+    """For each row, whether a field of it is left out (an empty cell of an `empty: skip` field)."""
+    left_out = [False] * (len(columns[0]) if columns else 0)
+    for values in columns:
+        if _LEFT_OUT in values:
+            for j, value in enumerate(values):
+                if value is _LEFT_OUT:
+                    left_out[j] = True
+    return left_out
+
+
+def _key_getter(key: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    if len(key) == 1:
+        name = key[0]
+        return lambda fields: (fields[name],)
+    return lambda fields: tuple(fields[name] for name in key)
 
 
 def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> list[Any]:
@@ -111,7 +127,7 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> 
         values = [_converted(convert, value) for value in raw]
     spec = reader.spec
     if spec.ref is not None:
-        values = [v if v is None or v is EMPTY or v is _ROW_BY_ROW else _reference(spec, v) for v in values]
+        values = _references(spec, values)
     must_have = reader.is_key or spec.empty == "error"
     if _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values)):
         for j, value in enumerate(values):
@@ -148,10 +164,21 @@ def _converted(convert: Callable[[Any], Any], value: Any) -> Any:
         return _ROW_BY_ROW
 
 
-def _reference(spec: FieldSpec, value: Any) -> Ref | tuple[Ref, ...]:
-    """A reference field's value as Refs. Their cell is the field's cell, which the record names
-    (`DesiredRecord.place`), so a Ref here holds none."""
+def _references(spec: FieldSpec, values: list[Any]) -> list[Any]:
+    """A reference field's values as Refs; rows naming the same record share one Ref (they are
+    immutable). A Ref's cell is the field's cell, which the record names (`DesiredRecord.place`),
+    so a Ref here holds none."""
     assert spec.ref is not None
-    if isinstance(value, list):
-        return tuple(Ref(spec.ref, (text_of(v),), spec.by) for v in value)
-    return Ref(spec.ref, (text_of(value),), spec.by)
+    entity, by = spec.ref, spec.by
+    made: dict[str, Ref] = {}
+
+    def one(value: Any) -> Ref:
+        text = text_of(value)
+        ref = made.get(text)
+        if ref is None:
+            ref = made[text] = Ref(entity, (text,), by)
+        return ref
+
+    return [v if v is None or v is EMPTY or v is _ROW_BY_ROW
+            else tuple(one(item) for item in v) if isinstance(v, list) else one(v)
+            for v in values]
