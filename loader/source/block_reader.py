@@ -248,8 +248,8 @@ class BlockReader:
         """What each row of the body gives for one variant: None where its `where` leaves the row out,
         a Finding where `where` ran out of time; rows that need no finding are built a column at a time."""
         outcomes: list[DesiredRecord | Built | Finding | None] = [None] * len(body)
-        taken: list[int] = []
-        for index, row in enumerate(body):
+        taken: list[int] = [] if variant.accepts else list(range(len(body)))
+        for index, row in enumerate(body if variant.accepts else ()):
             try:
                 if not all(accept(row) for accept in variant.accepts):
                     continue

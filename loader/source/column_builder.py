@@ -51,7 +51,8 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
                   context: BlockContext) -> list[DesiredRecord | Built | None]:
     """A record (or a record with warnings) per row, or None where the row needs a finding."""
     slow = [False] * len(rows)
-    columns = [_column(rows, reader, slow) for reader in variant.fields]
+    left_out = [False] * len(rows)
+    columns = [_column(rows, reader, slow, left_out) for reader in variant.fields]
     for reader, values in zip(variant.fields, columns, strict=True):
         check = context.checks.fields.get(reader.spec.name) if reader.label is None else context.checks.label
         _check_column(values, check, slow)
@@ -62,7 +63,6 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
     nothing = [()] * len(rows)
     plain = list(zip(*(v for _, label, _, v in ordered if label is None), strict=True)) if plain_names else nothing
     labelled = list(zip(*(v for _, label, _, v in ordered if label is not None), strict=True)) if labels else nothing
-    left_out = _rows_left_out(columns)
     every_cell = context.shared(tuple(name for name, _, has_cell, _ in ordered if has_cell))
     shown = f" ({variant.repeat})" if variant.repeat else ""
     file, sheet, repeat_note = variant.layout.file, variant.layout.sheet, variant.repeat or ""
@@ -94,17 +94,6 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
     return outcomes
 
 
-def _rows_left_out(columns: list[list[Any]]) -> list[bool]:
-    """For each row, whether a field of it is left out (an empty cell of an `empty: skip` field)."""
-    left_out = [False] * (len(columns[0]) if columns else 0)
-    for values in columns:
-        if _LEFT_OUT in values:
-            for j, value in enumerate(values):
-                if value is _LEFT_OUT:
-                    left_out[j] = True
-    return left_out
-
-
 def _key_getter(key: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
     if len(key) == 1:
         name = key[0]
@@ -112,8 +101,9 @@ def _key_getter(key: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any
     return lambda fields: tuple(fields[name] for name in key)
 
 
-def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> list[Any]:
-    """One field's values over the rows, `slow` set for the rows it cannot give a value without a finding."""
+def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool], left_out: list[bool]) -> list[Any]:
+    """One field's values over the rows; `slow` set for the rows it cannot give a value without a finding,
+    `left_out` for the rows without this field (an empty cell of an `empty: skip` field)."""
     index = reader.column
     if reader.spec.column is not None and index is not None:
         raw = [row.values[index] if index < len(row.values) else None for row in rows]
@@ -126,10 +116,12 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> 
     except StepError:
         values = [_converted(convert, value) for value in raw]
     spec = reader.spec
+    # Looked for before the values become Refs, whose (dataclass) equality costs a call per value.
+    special = _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values))
     if spec.ref is not None:
         values = _references(spec, values)
     must_have = reader.is_key or spec.empty == "error"
-    if _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values)):
+    if special:
         for j, value in enumerate(values):
             if value is _ROW_BY_ROW:
                 slow[j] = True
@@ -138,6 +130,7 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool]) -> 
                     slow[j] = True
                 else:
                     values[j] = _LEFT_OUT if spec.empty == "skip" else reader.empty()
+                    left_out[j] = left_out[j] or spec.empty == "skip"
             elif reader.is_key and (value is None or value == []):
                 slow[j] = True
     return values
