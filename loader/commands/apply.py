@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from loader import event_loop
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
 from loader.apply.prepare import check_new_plan, check_plan_file, prepare_saved_plan
@@ -136,7 +137,7 @@ def run(request: ApplyRequest, config: Config) -> int:
             plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
     with open_environment(config, env_name) as env:
-        results, context, plan = asyncio.run(_apply(request, config, env, plan_file))
+        results, context, plan = event_loop.run(_apply(request, config, env, plan_file))
     if results is None:
         _print_machine(request, None, EXIT_OK, plan)
         return EXIT_OK

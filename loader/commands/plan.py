@@ -9,13 +9,13 @@ and 0 when there are none; otherwise 0.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loader import event_loop
 from loader.commands.formats import add_format_argument
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 
@@ -79,7 +79,7 @@ def run(request: PlanRequest, config: Config) -> int:
     from loader.report.terminal import render
 
     with open_environment(config, request.env) as env:
-        plan_run = asyncio.run(_plan(request, config, env))
+        plan_run = event_loop.run(_plan(request, config, env))
     plan = plan_run.plan
     output = request.output
     if output != "json":

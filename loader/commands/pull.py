@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loader import event_loop
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import UsageError
@@ -73,7 +73,7 @@ def run(request: PullRequest, config: Config) -> int:
             async with ApiClient(env, config.profile) as client:
                 return await client.fetch_collections(entities)
 
-    live = asyncio.run(fetch())
+    live = event_loop.run(fetch())
     tables = [records_to_table(name, live[name]) for name in entities]
     write_workbook(request.out, tables)
     for table in tables:

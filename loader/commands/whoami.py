@@ -9,10 +9,10 @@ is shown only when the token itself names it (a JWT's `preferred_username`, as K
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from dataclasses import dataclass
 
+from loader import event_loop
 from loader.api.client import ApiClient
 from loader.config import Config, Environment
 from loader.environments import open_environment
@@ -33,7 +33,7 @@ def request_from(args: argparse.Namespace) -> WhoamiRequest:
 
 def run(request: WhoamiRequest, config: Config) -> int:
     with open_environment(config, request.env) as env:
-        lines = asyncio.run(_whoami(config, env))
+        lines = event_loop.run(_whoami(config, env))
     sys.stdout.write("".join(f"{label + ':':<20}{value}\n" for label, value in lines))
     return 0
 
