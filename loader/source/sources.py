@@ -61,6 +61,27 @@ class SourceSet:
         return any(f.severity == "error" for f in self.findings) or any(b.errors for b in self.blocks)
 
 
+def files_read(mapping: LoadedMapping) -> set[Path]:
+    """The files reading this mapping's blocks opens: sources and lookup tables, resolved."""
+    files: set[Path] = set()
+    for block in mapping.mapping.blocks if mapping.mapping else ():
+        files |= {path.resolve() for path in (block.source, *lookup_files(block))}
+    return files
+
+
+def joined(parts: Sequence[SourceSet]) -> SourceSet:
+    """The SourceSets of consecutive runs of mapping files, sharing no file, as one: what reading
+    them all at once gives (each sheet's warnings are said once per run, so no file may be shared)."""
+    fingerprints: dict[str, str] = {}
+    for part in parts:
+        fingerprints.update(part.fingerprints)
+    return SourceSet(
+        tuple(block for part in parts for block in part.blocks),
+        dict(sorted(fingerprints.items())),
+        tuple(finding for part in parts for finding in part.findings),
+    )
+
+
 def load_mappings(mapping_paths: Sequence[Path], profile: Profile) -> list[LoadedMapping]:
     """Each mapping file read and parsed once, in the order given.
 

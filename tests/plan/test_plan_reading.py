@@ -10,7 +10,7 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
-from loader.plan.reading import read_off_loop, source_bytes
+from loader.plan.reading import read_off_loop, source_bytes, split_for_children
 from loader.source.sources import load_mappings, read_sources
 
 
@@ -53,3 +53,21 @@ def test_the_choice_of_a_child_process_counts_the_source_files_bytes(samples: li
     sizes = {Path(p).stat().st_size for p in Path("samples/intake-2027").iterdir()}
     assert source_bytes(load_mappings(samples, profile)) >= max(sizes) > 0
     assert source_bytes([]) == 0
+
+
+def test_mapping_files_are_split_between_child_processes_only_where_no_file_is_read_on_both_sides(
+    samples: list[Path],
+) -> None:
+    profile = load_config(None).profile
+    loaded = load_mappings(samples, profile)
+    names = [[m.path.name for m in part] for part in split_for_children(loaded, 2)]
+    assert names == [["curriculum.yaml"], ["applicants.yaml", "arrangements.yaml"]]  # runs in order, bytes even
+    assert len(split_for_children(loaded, 1)) == 1
+    assert [m for part in split_for_children(loaded, 3) for m in part] == loaded
+    # a second mapping over the curriculum workbook cannot be read apart from the first
+    again = Path("mappings/curriculum-again.yaml")
+    again.write_text(Path(samples[0]).read_text(encoding="utf-8"), encoding="utf-8")
+    shared = load_mappings([samples[0], samples[1], again], profile)
+    assert [[m.path.name for m in part] for part in split_for_children(shared, 2)] == [
+        ["curriculum.yaml", "applicants.yaml", "curriculum-again.yaml"],
+    ]
