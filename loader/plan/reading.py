@@ -132,7 +132,17 @@ def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection)
 
 
 def _receive(receiving: Connection) -> SourceSet | None:
-    """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL)."""
+    """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL).
+
+    The collector is paused while the records are made again (`loader.collector`): unpickling
+    100,000 records took 3.0 s with it and 0.7 s without. It is process-wide, so the event loop
+    fetching pages meanwhile runs without it too, which costs the fetch nothing.
+    """
+    with collector_paused():
+        return _unpickled(receiving)
+
+
+def _unpickled(receiving: Connection) -> SourceSet | None:
     head = receiving.recv_bytes()
     if head == _FAILED:
         return None
