@@ -18,7 +18,7 @@ from loader.profile import Profile
 from loader.source.block_reader import BlockReader, LeftOut
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, LoadedMapping, read_mapping
-from loader.source.readers import SheetData, first_visible_sheet, has_sheets, read_sheet, sheet_names
+from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
 from loader.source.records import DesiredRecord
 from loader.suggestions import did_you_mean
 
@@ -198,22 +198,20 @@ class _SheetCache:
             return None
         is_excel = has_sheets(source)
         try:
-            if is_excel:
-                names = sheet_names(source)
-                if sheet is None:
-                    sheet = first_visible_sheet(source)
-                if sheet not in names:
-                    findings.append(Finding(
-                        "error", "sheet-missing",
-                        f"{display} has no sheet {sheet!r}; its sheets are: "
-                        f"{', '.join(repr(n) for n in names)}" + did_you_mean(sheet or "", names),
-                        sheet_place,
-                    ))
-                    return None
+            if is_excel and sheet is None:
+                sheet = first_visible_sheet(source)  # blocks naming it and blocks naming none share one read
             key = (source.resolve(), sheet if is_excel else None, delimiter, encoding)
             if key not in self._data:
                 self._data[key] = read_sheet(source, display, sheet, delimiter=delimiter, encoding=encoding)
             return self._data[key]
+        except MissingSheet as exc:
+            findings.append(Finding(
+                "error", "sheet-missing",
+                f"{display} has no sheet {exc.sheet!r}; its sheets are: "
+                f"{', '.join(repr(n) for n in exc.names)}" + did_you_mean(exc.sheet or "", exc.names),
+                sheet_place,
+            ))
+            return None
         except SheetError as exc:
             # Readers name a place in the sheet when they can; a bare file name adds nothing to the mapping's place.
             place = exc.where if isinstance(exc.where, CellRef) else source_place

@@ -17,6 +17,7 @@ from loader.suggestions import closest
 __all__ = [
     "WHITESPACE",
     "CellValue",
+    "MissingSheet",
     "SheetData",
     "SheetRow",
     "column_letter",
@@ -71,11 +72,20 @@ def read_sheet(
     if sheet is None:
         sheet = xlsx.first_visible_sheet(path, display)
     if sheet is None or sheet not in names:
-        raise SheetError(
+        raise MissingSheet(sheet, names, display)
+    return xlsx.read(path, display, sheet, engine=engine)
+
+
+class MissingSheet(SheetError):
+    """The workbook has no sheet of that name (or no worksheet at all, for `sheet` None)."""
+
+    def __init__(self, sheet: str | None, names: list[str], display: str):
+        super().__init__(
             f"no sheet named {sheet!r}; the sheets are: {', '.join(repr(n) for n in names)}",
             where=display,
             hint=f"did you mean {close!r}?" if (close := closest(sheet or "", names)) else None,
         )
-    return xlsx.read(path, display, sheet, engine=engine)
+        self.sheet = sheet
+        self.names = names
 
 
