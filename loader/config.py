@@ -25,6 +25,7 @@ from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read
 
 BUILTIN_SANDBOX = "sandbox"
 DEFAULT_CONCURRENCY = 8
+MAX_CONCURRENCY = 256  # for plan and apply, on the command line and in loader.yaml
 DEFAULT_TIMEOUT_S = 30.0
 CONFIG_FILE_NAME = "loader.yaml"
 SECRET_HINT = "write client_secret: {env: LOADER_TEST_CLIENT_SECRET} and export that variable"

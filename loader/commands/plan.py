@@ -55,10 +55,11 @@ class PlanRequest:
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
+    from loader.config import MAX_CONCURRENCY
     from loader.files.outputs import check_output
 
-    if args.concurrency is not None and args.concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
+    if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to {MAX_CONCURRENCY}")
     for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html)):
         if path is not None:
             check_output(path, option)  # before reading and fetching: a lost plan helps nobody

@@ -83,8 +83,12 @@ def test_against_live_data_equal_to_the_source_there_are_no_changes_and_no_warni
     assert "No changes" in (fresh_checkout / "again.md").read_text(encoding="utf-8")
 
 
-def test_a_bad_concurrency_is_a_usage_error(fresh_checkout: Path) -> None:
-    assert main(["plan", "mappings/curriculum.yaml", "--concurrency", "0"]) == 64
+@pytest.mark.parametrize("concurrency", ["0", "257"])
+def test_a_bad_concurrency_is_a_usage_error_with_the_bounds_apply_has(
+    fresh_checkout: Path, capsys: pytest.CaptureFixture[str], concurrency: str
+) -> None:
+    assert main(["plan", "mappings/curriculum.yaml", "--concurrency", concurrency]) == 64
+    assert f"--concurrency {concurrency}: use a number from 1 to 256" in capsys.readouterr().err
 
 
 def test_a_missing_mapping_file_is_an_error_not_a_crash(
