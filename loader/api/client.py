@@ -33,6 +33,7 @@ from loader.api.errors import (
     ServerError,
     error_class_for,
 )
+from loader.api.json_body import decoded
 from loader.api.paging import Page, iter_records, page_from_envelope
 from loader.api.requestlog import (
     ATTEMPT,
@@ -322,7 +323,7 @@ class ApiClient:
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         try:
-            body = response.json()
+            body = decoded(response.content)
         except ValueError:
             body = None
         if isinstance(body, dict):
