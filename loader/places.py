@@ -38,6 +38,14 @@ class CellRef:
         return PLACE_SEPARATOR.join(parts) + (f" ({self.repeat})" if self.repeat else "")
 
 
+def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellRef:
+    """CellRef(file, sheet, None, row, repeat), made the fast way (reading makes one per row; see
+    `loader.source.records.desired_record`)."""
+    made = object.__new__(CellRef)
+    made.__dict__.update(file=file, sheet=sheet, cell=None, row=row, repeat=repeat)
+    return made
+
+
 @dataclass(frozen=True, order=True)
 class MappingPlace:
     """A place in a mapping file: `mappings/curriculum.yaml:14:7` (1-based line and column)."""

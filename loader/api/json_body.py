@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 
-
 _LONG_NUMBER = re.compile(rb"[0-9]{19}")
 
 

@@ -21,7 +21,7 @@ from loader.source.mapping import CUSTOM, Block, Condition, FieldSpec
 from loader.source.patterns import PatternTimeout, search
 from loader.source.readers import WHITESPACE, CellValue, SheetData, SheetRow, is_blank
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
-from loader.source.steps import EMPTY, StepError, compile_steps, text_of
+from loader.source.steps import EMPTY, StepError, compile_steps, gives_text, text_of
 from loader.suggestions import did_you_mean
 
 
@@ -237,11 +237,14 @@ class BlockReader:
                                  LeftOut(record.row, record.key, (conflict,))]
             if not used:
                 rows_filtered += 1
-        records = tuple(
-            _with_rows(gathered[k].record(self.collect) if k in gathered else r, merged_rows.get(k))
-            for k, r in merged.items()
-            if k not in conflicted
-        )
+        if gathered or merged_rows or conflicted:
+            records = tuple(
+                _with_rows(gathered[k].record(self.collect) if k in gathered else r, merged_rows.get(k))
+                for k, r in merged.items()
+                if k not in conflicted
+            )
+        else:  # every key on one row: the records as built
+            records = tuple(merged.values())
         return BlockResult(records, tuple(findings), rows_read, rows_filtered, tuple(left_out))
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[DesiredRecord | Built | Finding | None]:
@@ -310,6 +313,7 @@ class BlockReader:
             compile_steps(spec.steps, pii=spec.pii), spec.name in self.key_set,
             spec.steps.split is not None or spec.steps.type == "list",
             spec.name[len(CUSTOM) + 1:] if spec.name.startswith(CUSTOM + ".") else None,
+            gives_text(spec.steps),
         )
 
     def _source_column(self, spec: FieldSpec) -> int | None:

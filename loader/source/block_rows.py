@@ -79,6 +79,7 @@ class FieldReader:
     is_key: bool
     empty_list: bool  # an empty cell gives a field that keeps it [] (a list field), else None
     label: str | None  # the label of a custom attribute, else None
+    gives_text: bool = False  # its value is always text that is not empty (`steps.gives_text`)
 
     def empty(self) -> list[Any] | None:
         """What an empty cell gives this field when the field is kept (`empty: clear`)."""

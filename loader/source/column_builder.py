@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from loader.findings import Finding
-from loader.places import CellRef
+from loader.places import CellRef, row_place
 from loader.source.block_rows import Built, FieldReader, RowCells, VariantReader
 from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import CUSTOM, FieldSpec
-from loader.source.readers import SheetRow
-from loader.source.records import DesiredRecord, Ref
-from loader.source.steps import EMPTY, StepError, text_of
+from loader.source.readers import WHITESPACE, SheetRow
+from loader.source.records import DesiredRecord, Ref, desired_record
+from loader.source.steps import EMPTY, StepError, plain_text, text_of
 
 _ROW_BY_ROW: Final = object()  # a value whose row needs a finding
 _LEFT_OUT: Final = object()  # an empty cell of an `empty: skip` field: the record has no such field
@@ -53,8 +53,12 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
     slow = [False] * len(rows)
     left_out = [False] * len(rows)
     columns = [_column(rows, reader, slow, left_out) for reader in variant.fields]
+    checks = context.checks
     for reader, values in zip(variant.fields, columns, strict=True):
-        check = context.checks.fields.get(reader.spec.name) if reader.label is None else context.checks.label
+        if reader.gives_text and (checks.label_any_text if reader.label is not None
+                                  else reader.spec.name in checks.any_text):
+            continue  # text that is never empty: the schema takes every value this field can give
+        check = checks.fields.get(reader.spec.name) if reader.label is None else checks.label
         _check_column(values, check, slow)
     ordered = [(reader.spec.name, reader.label, reader.column is not None, values)
                for reader, values in zip(variant.fields, columns, strict=True)]
@@ -86,9 +90,9 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
         if custom:
             fields[CUSTOM] = custom
         number = row.number
-        row_ref = CellRef(file, sheet, None, number, repeat_note)
+        row_ref = row_place(file, sheet, number, repeat_note)
         cells = RowCells(layout, number, names)
-        record = DesiredRecord(block, entity, key_of(fields), fields, row_ref, cells, pii)
+        record = desired_record(block, entity, key_of(fields), fields, row_ref, cells, pii)
         warnings = not_taken(fields, cells, row_ref, shown) if not_taken is not None else ()
         outcomes.append(Built(record, warnings) if warnings else record)
     return outcomes
@@ -112,7 +116,10 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool], lef
         raw = [extract(row) for row in rows]
     convert = reader.convert
     try:
-        values = list(map(convert, raw))
+        if convert is plain_text:  # the most common field, without a call for a cell of text
+            values = [(v if v.strip(WHITESPACE) else EMPTY) if type(v) is str else plain_text(v) for v in raw]
+        else:
+            values = list(map(convert, raw))
     except StepError:
         values = [_converted(convert, value) for value in raw]
     spec = reader.spec

@@ -84,6 +84,8 @@ class ValueChecks:
 
     fields: Mapping[str, Callable[[Any], bool]]
     label: Callable[[Any], bool] | None  # one custom attribute's value
+    any_text: frozenset[str] = frozenset()  # fields whose schema takes any text that is not empty
+    label_any_text: bool = False  # the same for a custom attribute's value
 
 
 def value_checks(entity: EntityProfile) -> ValueChecks:
@@ -94,7 +96,18 @@ def value_checks(entity: EntityProfile) -> ValueChecks:
     label_spec = custom.get("additionalProperties")
     plain_map = set(custom) - _NEUTRAL <= {"type", "additionalProperties"} and custom.get("type") == "object"
     label = _compile(label_spec) if plain_map and isinstance(label_spec, Mapping) else None
-    return ValueChecks(checks, label)
+    properties = payload_schema(entity.schema).get("properties", {})
+    any_text = frozenset(name for name in checks if name not in entity.references and _takes_any_text(properties[name]))
+    label_any_text = label is not None and isinstance(label_spec, Mapping) and _takes_any_text(label_spec)
+    return ValueChecks(checks, label, any_text, label_any_text)
+
+
+def _takes_any_text(spec: Mapping[str, Any]) -> bool:
+    """`type: string`, with at most `minLength: 1` (and words for people): every text but "" passes."""
+    keywords = set(spec) - _NEUTRAL
+    if spec.get("type") != "string" or not keywords <= {"type", "minLength"}:
+        return False
+    return int(spec.get("minLength", 0)) <= 1
 
 
 def fields_checker(entity: EntityProfile) -> Callable[[Mapping[str, Any]], bool]:

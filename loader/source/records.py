@@ -74,3 +74,17 @@ class DesiredRecord:
     def place(self, field_name: str) -> CellRef:
         """The cell a field came from, or the row when the field has no single cell."""
         return self.cells.get(field_name, self.row)
+
+
+def desired_record(
+    block: str, entity: str, key: tuple[Any, ...], fields: Mapping[str, Any], row: CellRef,
+    cells: Mapping[str, CellRef], pii: frozenset[str], /,
+) -> DesiredRecord:
+    """DesiredRecord(block, entity, key, fields, row, cells, pii), made the fast way: reading makes one
+    per row. A frozen dataclass's __init__ sets each field through object.__setattr__ (1.8 µs here,
+    against 0.5 µs for filling its __dict__ at once); the instance is the same
+    (tests/source/test_column_builder.py compares records made both ways)."""
+    made = object.__new__(DesiredRecord)
+    made.__dict__.update(block=block, entity=entity, key=key, fields=fields, row=row, cells=cells, pii=pii,
+                         also_rows=())
+    return made

@@ -169,13 +169,21 @@ def compile_steps(steps: Steps, *, pii: bool = False) -> Callable[[Any], Any]:
     most common), or with only `strip`, skips the general path; every other field takes it."""
     plain = steps.pattern is None and steps.replace is None and steps.lookup is None
     if plain and steps == _PLAIN_TEXT:
-        return _plain_text
+        return plain_text
     if plain and steps == _STRIPPED_TEXT:
         return _stripped_text
     return partial(apply_steps, steps=steps, pii=pii)
 
 
-def _plain_text(value: CellValue | Any) -> Any:
+def gives_text(steps: Steps) -> bool:
+    """True when the field's value is always text, never empty text (or EMPTY, or a StepError): a
+    text field without steps but `strip`."""
+    plain = steps.pattern is None and steps.replace is None and steps.lookup is None
+    return plain and steps in (_PLAIN_TEXT, _STRIPPED_TEXT)
+
+
+def plain_text(value: CellValue | Any) -> Any:
+    """A text field's value without steps: the cell's text, EMPTY for an empty cell."""
     if value is None:
         return EMPTY
     if isinstance(value, str):
