@@ -17,9 +17,18 @@ from typing import Any, Protocol
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
-from loader.plan.fields import CUSTOM, plan_fields
+from loader.plan.fields import CUSTOM, FieldRules, plan_fields
 from loader.plan.model import Action, BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
-from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
+from loader.plan.resolve import (
+    Entry,
+    LiveRecord,
+    Resolver,
+    all_text,
+    exact_key,
+    key_text,
+    show_key,
+    unique_clashes,
+)
 from loader.profile import Profile
 from loader.source.equality import same_source_value
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -78,16 +87,23 @@ def plan_changes(
     for group in profile.unique_groups.values():
         for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
+    rules: dict[str, FieldRules] = {}
     drafts: dict[str, RecordPlan] = {}
     depends_at: dict[str, Mapping[str, CellRef]] = {}
+    matched: set[str] = set()
     for e in entries:
-        drafts[e.ref], depends_at[e.ref] = _plan_record(
-            e, resolver, profile, merge_findings.get(e.ref, []), clashes.get(e.ref, [])
+        entity_rules = rules.get(e.record.entity)
+        if entity_rules is None:
+            entity_rules = rules[e.record.entity] = FieldRules(profile.entity(e.record.entity))
+        draft, refs_at, live_rec = _plan_record(
+            e, resolver, entity_rules, merge_findings.get(e.ref, ()), clashes.get(e.ref, ())
         )
+        drafts[e.ref] = draft
+        if refs_at:
+            depends_at[e.ref] = refs_at
+        if live_rec is not None and live_rec.get("id"):
+            matched.add(str(live_rec["id"]))
     planned = block_dependents(refuse_cycles(drafts, depends_at))
-    matched = {
-        str(live_rec["id"]) for e in entries if (live_rec := resolver.match(e)) is not None and live_rec.get("id")
-    }
     first_block_of: dict[str, str] = {}
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
@@ -168,16 +184,18 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
     for b in blocks:
         refs: list[str] = []
         owner.append(refs)
+        key_fields = tuple(b.key_fields)
         for rec in b.records:
-            identity = (rec.entity, b.key_fields, _hashable(rec.key))
+            exact = exact_key(rec.key)
+            identity = (rec.entity, key_fields, exact if exact is not None else _hashable(rec.key))
             first = entries.get(identity)
             if first is None:
                 ref = f"{b.block}/{show_key(rec.key)}"
-                entries[identity] = Entry(ref, rec, tuple(b.key_fields))
+                entries[identity] = Entry(ref, rec, key_fields, exact)
                 refs.append(ref)
                 continue
             merged, conflicts = _merge_record(first.record, rec)
-            entries[identity] = replace(first, record=merged)
+            entries[identity] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
     return list(entries.values()), findings, owner
 
@@ -227,11 +245,10 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 
 
 def _plan_record(
-    entry: Entry, resolver: Resolver, profile: Profile, merge_findings: list[Finding], clashes: list[str]
-) -> tuple[RecordPlan, Mapping[str, CellRef]]:
-    """The record's plan, and the cell of each reference to a record this plan creates."""
+    entry: Entry, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding], clashes: Sequence[str]
+) -> tuple[RecordPlan, Mapping[str, CellRef], LiveRecord | None]:
+    """The record's plan, the cell of each reference to a record this plan creates, and its live record."""
     rec = entry.record
-    entity = profile.entity(rec.entity)
     findings = list(merge_findings)
     if clashes:
         key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
@@ -241,7 +258,7 @@ def _plan_record(
         near = resolver.near_duplicate(entry, resolver.key_parts(entry))
         if near is not None:
             findings.append(_near_duplicate(entry, near))
-    fp = plan_fields(rec, live, entity, resolver)
+    fp = plan_fields(rec, live, rules, resolver)
     findings += fp.findings
     if live is None:
         action = Action.CREATE
@@ -254,7 +271,7 @@ def _plan_record(
         ref=entry.ref,
         block=rec.block,
         entity=rec.entity,
-        key=tuple(_key_json(p) for p in rec.key),
+        key=_plan_key(rec.key),
         action=action,
         payload=fp.payload,
         source=rec.row,
@@ -266,8 +283,16 @@ def _plan_record(
         refers_to=tuple(fp.refers_to),
         findings=tuple(findings),
         row=rec.row.row,
-        also_rows=tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None),
-    ), fp.depends_at
+        also_rows=tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None)
+        if rec.also_rows else (),
+    ), fp.depends_at, live
+
+
+def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key as the plan shows it: references by their values (a key of texts as it is)."""
+    if all_text(key):
+        return key if type(key) is tuple else tuple(key)
+    return tuple(_key_json(p) for p in key)
 
 
 def _key_json(part: Any) -> Any:

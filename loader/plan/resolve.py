@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from loader.plan.compare import fold, normalise
 from loader.plan.model import PendingId
@@ -32,16 +32,39 @@ def key_text(value: Any) -> Any:
 
 def show_key(key: Sequence[Any]) -> str:
     """Key parts joined by '/', a Ref shown by its values."""
+    if all_text(key):
+        return "/".join(key)
     return "/".join(str(display_value(part)) for part in key)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One desired record after merging across blocks, with its plan ref and key fields."""
+def all_text(parts: Sequence[Any]) -> bool:
+    """Whether every part is a text (str itself: its own exact, shown and JSON form)."""
+    for part in parts:
+        if type(part) is not str:
+            return False
+    return True
+
+
+class Entry(NamedTuple):
+    """One desired record after merging across blocks, with its plan ref and key fields.
+
+    `exact_key` is the key as matched (`key_text` of each part) when no part is a reference, else
+    None (the parts are resolved when matching). A tuple: one is made per desired record.
+    """
 
     ref: str
     record: DesiredRecord
     key_fields: tuple[str, ...]
+    exact_key: tuple[Any, ...] | None = None
+
+
+def exact_key(key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """`key_text` of each part, or None when a part is a reference (it must be resolved first)."""
+    if all_text(key):  # the common case: texts are their own exact form
+        return key if type(key) is tuple else tuple(key)
+    if any(isinstance(p, Ref) for p in key):
+        return None
+    return tuple(key_text(p) for p in key)
 
 
 @dataclass(frozen=True)
@@ -117,6 +140,10 @@ class Resolver:
         """The live record with exactly this entry's key, resolving reference key parts first."""
         if entry.ref in self._matches:
             return self._matches[entry.ref]
+        if entry.exact_key is not None:  # nothing to resolve: a lookup that cannot recurse
+            found = self.live_index(entry.record.entity, entry.key_fields).get(entry.exact_key)
+            self._matches[entry.ref] = found
+            return found
         if entry.ref in self._matching:  # a key that refers back to itself cannot match
             return None
         self._matching.add(entry.ref)
@@ -132,6 +159,8 @@ class Resolver:
 
     def key_parts(self, entry: Entry) -> tuple[Any, ...] | None:
         """The key with references resolved, or None when a part cannot be resolved."""
+        if entry.exact_key is not None:
+            return entry.exact_key
         parts = []
         for part in entry.record.key:
             if isinstance(part, Ref):
@@ -185,9 +214,8 @@ class Resolver:
         """A live record whose key equals this entry's after case/space folding (no exact match)."""
         if parts is None:
             return None
-        folded = _fold_key(parts)
         index = self._folded_index(entry.record.entity, entry.key_fields)
-        return index.get(folded)
+        return index.get(_fold_key(parts)) if index else None
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
         name = ("~folded", *by)
@@ -201,7 +229,14 @@ class Resolver:
 
 
 def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(fold(p) if isinstance(p, str) else p for p in parts)
+    return tuple(_fold_text(p) if type(p) is str else fold(p) if isinstance(p, str) else p for p in parts)
+
+
+def _fold_text(text: str) -> str:
+    """fold(text), without normalising a text that cannot be a date (normalise leaves it as is)."""
+    if len(text) >= 10 and text[4] == "-":
+        return fold(text)
+    return "".join(text.split()).casefold()
 
 
 def _desired_text(value: Any) -> Any:
@@ -217,19 +252,24 @@ def unique_clashes(
     """entry ref -> messages for values of a unique group's field claimed by another member entity."""
     field_name, members = group
     clashes: dict[str, list[str]] = {}
-    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}
-    for entity in members:
-        for rec in resolver.live_records(entity):
-            live_by_value.setdefault(key_text(rec.get(field_name)), []).append((entity, rec))
     desired_by_value: dict[Any, list[Entry]] = {}
     for entry in entries:
         if entry.record.entity in members and field_name in entry.record.fields:
             desired_by_value.setdefault(key_text(entry.record.fields[field_name]), []).append(entry)
+    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the values the source claims
+    for entity in members:
+        for rec in resolver.live_records(entity):
+            value = key_text(rec.get(field_name))
+            if value in desired_by_value:
+                live_by_value.setdefault(value, []).append((entity, rec))
     for value, claimants in desired_by_value.items():
+        live_claims = live_by_value.get(value, ())
+        if _claimed_by_one_entity(claimants[0].record.entity, live_claims, claimants):
+            continue  # the common case: a value of one record, or of one entity, is no clash
         for entry in claimants:
             messages = [
                 f"{field_name} {value!r} is already used live by {describe(rec)}"
-                for entity, rec in live_by_value.get(value, ())
+                for entity, rec in live_claims
                 if entity != entry.record.entity
             ]
             messages += [
@@ -241,3 +281,15 @@ def unique_clashes(
             if messages:
                 clashes[entry.ref] = messages
     return clashes
+
+
+def _claimed_by_one_entity(
+    entity: str, live_claims: Sequence[tuple[str, LiveRecord]], claimants: Sequence[Entry]
+) -> bool:
+    for live_entity, _ in live_claims:
+        if live_entity != entity:
+            return False
+    for other in claimants:
+        if other.record.entity != entity:
+            return False
+    return True
