@@ -18,7 +18,16 @@ from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, FieldRules, plan_fields
-from loader.plan.model import Action, BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
+from loader.plan.model import (
+    Action,
+    BlockedRow,
+    BlockPlan,
+    NotInSource,
+    Plan,
+    RecordPlan,
+    SourceReading,
+    record_plan,
+)
 from loader.plan.resolve import (
     Entry,
     LiveRecord,
@@ -267,7 +276,7 @@ def _plan_record(
     else:
         action = Action.UNCHANGED
     updated = ((live or {}).get("metadata") or {}).get("updated") or {}
-    return RecordPlan(
+    return record_plan(
         ref=entry.ref,
         block=rec.block,
         entity=rec.entity,

@@ -16,7 +16,7 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.compare import merge_labels, same, sorted_list
-from loader.plan.model import FieldChange, PendingId
+from loader.plan.model import FieldChange, PendingId, field_change
 from loader.plan.resolve import LiveRecord, Resolver
 from loader.profile import EntityProfile, Reference
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -135,7 +135,7 @@ def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity:
     if name in entity.read_only or value is None or value == [] or value == ():
         return
     out.payload[name] = value if type(value) is str else _send_form(value, name, entity)
-    out.changes.append(FieldChange(name, None, _shown(desired), name in record.pii))
+    out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
 
 
 def _changed(
@@ -159,7 +159,7 @@ def _changed(
         )
     else:
         out.payload[name] = _send_form(value, name, entity)
-        out.changes.append(FieldChange(name, old, shown, pii))
+        out.changes.append(field_change(name, old, shown, pii))
 
 
 def _shown(value: Any) -> Any:
@@ -284,7 +284,7 @@ def _custom_attributes(
     merged, changed = merge_labels(live_map, desired)
     for label in changed:
         pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
-        out.changes.append(FieldChange(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
+        out.changes.append(field_change(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
     if changed:
         out.payload[CUSTOM] = merged
 
@@ -311,7 +311,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
         out.payload[rule.field] = desired
-        out.changes.append(FieldChange(rule.field, None, desired))
+        out.changes.append(field_change(rule.field, None, desired))
         return
     path = rule.path(current, desired)
     if path is None:
@@ -324,10 +324,10 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
         return
     out.status_path = path
     if live is None:
-        out.changes.append(FieldChange(rule.field, None, desired))
+        out.changes.append(field_change(rule.field, None, desired))
     elif path:
         out.status_changed = True
-        out.changes.append(FieldChange(rule.field, current, desired))
+        out.changes.append(field_change(rule.field, current, desired))
 
 
 def _only_when(
