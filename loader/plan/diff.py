@@ -104,14 +104,15 @@ def plan_changes(
         entity_rules = rules.get(e.record.entity)
         if entity_rules is None:
             entity_rules = rules[e.record.entity] = FieldRules(profile.entity(e.record.entity))
-        draft, refs_at, live_rec = _plan_record(
-            e, resolver, entity_rules, merge_findings.get(e.ref, ()), clashes.get(e.ref, ())
+        draft, refs_at = _plan_record(
+            e, resolver, entity_rules,
+            merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
         )
         drafts[e.ref] = draft
         if refs_at:
             depends_at[e.ref] = refs_at
-        if live_rec is not None and live_rec.get("id"):
-            matched.add(str(live_rec["id"]))
+        if draft.live_id is not None:
+            matched.add(draft.live_id)
     planned = block_dependents(refuse_cycles(drafts, depends_at))
     first_block_of: dict[str, str] = {}
     for b in blocks:
@@ -127,7 +128,7 @@ def plan_changes(
                 for rec in resolver.live_records(b.entity)
                 if str(rec.get("id")) not in matched and str(rec.get("id")) not in held
             )
-        records = tuple(planned[ref] for ref in owner[index])
+        records = tuple(map(planned.__getitem__, owner[index]))
         block_plans.append(
             BlockPlan(
                 b.block, b.entity, b.source_file, b.sheet, records, not_in_source_records=absent,
@@ -195,11 +196,16 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
         owner.append(refs)
         key_fields = tuple(b.key_fields)
         for rec in b.records:
-            exact = exact_key(rec.key)
-            identity = (rec.entity, key_fields, exact if exact is not None else _hashable(rec.key))
+            key = rec.key
+            if type(key) is tuple and all_text(key):  # the common case: texts are their own exact and shown form
+                exact: tuple[Any, ...] | None = key
+                shown = "/".join(key)
+            else:
+                exact, shown = exact_key(key), show_key(key)
+            identity = (rec.entity, key_fields, exact if exact is not None else _hashable(key))
             first = entries.get(identity)
             if first is None:
-                ref = f"{b.block}/{show_key(rec.key)}"
+                ref = f"{b.block}/{shown}"
                 entries[identity] = Entry(ref, rec, key_fields, exact)
                 refs.append(ref)
                 continue
@@ -255,37 +261,34 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 
 def _plan_record(
     entry: Entry, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding], clashes: Sequence[str]
-) -> tuple[RecordPlan, Mapping[str, CellRef], LiveRecord | None]:
-    """The record's plan, the cell of each reference to a record this plan creates, and its live record."""
+) -> tuple[RecordPlan, Mapping[str, CellRef]]:
+    """The record's plan, and the cell of each reference to a record this plan creates."""
     rec = entry.record
-    findings = list(merge_findings)
-    if clashes:
-        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
-        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else []
     live = resolver.match(entry)
     if live is None:
         near = resolver.near_duplicate(entry, resolver.key_parts(entry))
         if near is not None:
             findings.append(_near_duplicate(entry, near))
     fp = plan_fields(rec, live, rules, resolver)
-    findings += fp.findings
+    if fp.findings:
+        findings += fp.findings
     if live is None:
         action = Action.CREATE
     elif fp.payload or fp.status_changed:
         action = Action.UPDATE
     else:
         action = Action.UNCHANGED
-    updated = ((live or {}).get("metadata") or {}).get("updated") or {}
     return record_plan(
         ref=entry.ref,
         block=rec.block,
         entity=rec.entity,
-        key=_plan_key(rec.key),
+        key=rec.key if entry.exact_key is rec.key else _plan_key(rec.key),  # a key of texts is its exact key
         action=action,
         payload=fp.payload,
         source=rec.row,
         live_id=str(live["id"]) if live is not None and live.get("id") else None,
-        live_updated_time=updated.get("time"),
+        live_updated_time=None if live is None else _updated_time(live),
         changes=tuple(fp.changes),
         status_path=fp.status_path,
         depends_on=tuple(fp.depends_on),
@@ -294,7 +297,23 @@ def _plan_record(
         row=rec.row.row,
         also_rows=tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None)
         if rec.also_rows else (),
-    ), fp.depends_at, live
+    ), fp.depends_at
+
+
+def _source_findings(entry: Entry, merge_findings: Sequence[Finding], clashes: Sequence[str]) -> list[Finding]:
+    """The findings of the record's source rows: values its rows disagree on, codes other records claim."""
+    rec = entry.record
+    findings = list(merge_findings)
+    if clashes:
+        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
+        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    return findings
+
+
+def _updated_time(live: LiveRecord) -> Any:
+    """The live record's metadata.updated.time (None when it has none)."""
+    updated = (live.get("metadata") or {}).get("updated") or {}
+    return updated.get("time")
 
 
 def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:

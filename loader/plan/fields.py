@@ -9,7 +9,6 @@ paths, and references (resolved by `loader.resolve.Resolver`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -24,18 +23,24 @@ from loader.source.records import DesiredRecord, Ref, display_value, quoted
 CUSTOM = "custom_attributes"
 
 
-@dataclass
 class FieldPlan:
-    """What comparing one record's fields gives (built up, then frozen into a RecordPlan)."""
+    """What comparing one record's fields gives (built up, then frozen into a RecordPlan).
 
-    payload: dict[str, Any] = field(default_factory=dict)
-    changes: list[FieldChange] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    depends_on: list[str] = field(default_factory=list)
-    depends_at: dict[str, CellRef] = field(default_factory=dict)  # dependency ref -> the cell referring to it
-    refers_to: list[str] = field(default_factory=list)  # records of this plan referred to by their live id
-    status_path: tuple[str, ...] = ()
-    status_changed: bool = False
+    A plain class with slots: one is made per desired record.
+    """
+
+    __slots__ = ("changes", "depends_at", "depends_on", "findings", "payload", "refers_to", "status_changed",
+                 "status_path")
+
+    def __init__(self) -> None:
+        self.payload: dict[str, Any] = {}
+        self.changes: list[FieldChange] = []
+        self.findings: list[Finding] = []
+        self.depends_on: list[str] = []
+        self.depends_at: dict[str, CellRef] = {}  # dependency ref -> the cell referring to it
+        self.refers_to: list[str] = []  # records of this plan referred to by their live id
+        self.status_path: tuple[str, ...] = ()
+        self.status_changed = False
 
 
 class FieldKind(Enum):
@@ -43,7 +48,8 @@ class FieldKind(Enum):
 
     PLAIN = "plain"  # neither forbidden, custom attributes, the status, conditional nor a reference
     LABELS = "labels"  # custom attributes, label by label
-    SPECIAL = "special"  # forbidden, the status, conditional (only_when) or a reference
+    REFERENCE = "reference"  # a reference, and none of the above
+    SPECIAL = "special"  # forbidden, the status, or conditional (only_when)
 
 
 class FieldRules:
@@ -66,9 +72,16 @@ class FieldRules:
             return FieldKind.SPECIAL
         if name == CUSTOM:
             return FieldKind.LABELS
-        if name in entity.only_when or name in entity.references:
+        if name in entity.only_when:
             return FieldKind.SPECIAL
+        if name in entity.references:
+            return FieldKind.REFERENCE
         return FieldKind.PLAIN
+
+
+# An Enum member looked up on its class costs about three plain attribute lookups; the loop over
+# every field of every record compares with these instead.
+_PLAIN, _LABELS, _REFERENCE = FieldKind.PLAIN, FieldKind.LABELS, FieldKind.REFERENCE
 
 
 def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRules, resolver: Resolver) -> FieldPlan:
@@ -82,7 +95,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
     entity, kinds = rules.entity, rules.kinds
     for name, desired in record.fields.items():
         kind = kinds.get(name) or rules.kind(name)
-        if kind is FieldKind.PLAIN:
+        if kind is _PLAIN:
             if live is None:
                 _created(record, name, desired, desired, entity, out)
                 continue
@@ -91,7 +104,9 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
                 continue  # the common case: an unchanged text
             if not _same(desired, live_value, name, entity):
                 _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
-        elif kind is FieldKind.LABELS:
+        elif kind is _REFERENCE:
+            _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
+        elif kind is _LABELS:
             _custom_attributes(record, desired or {}, live, out)
         else:
             _special_field(record, name, desired, live, rules, resolver, out)
@@ -116,9 +131,21 @@ def _special_field(
         return
     if name in entity.only_when and desired is not None:
         _only_when(record, entity, name, live, _where(record, name), out)
+    _value_field(record, name, desired, live, entity.references.get(name), entity, resolver, out)
+
+
+def _value_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, reference: Reference | None,
+    entity: EntityProfile, resolver: Resolver, out: FieldPlan,
+) -> None:
+    """A field compared as a value, its references (if it holds any) resolved first."""
     value = desired
-    reference = entity.references.get(name)
-    if reference is not None and _has_ref(desired):
+    if reference is not None and type(desired) is Ref:  # the common case: one reference
+        value = _resolve_one(desired, reference, name, resolver, record, out)
+        if value is _UNRESOLVED:
+            return
+        value = [_shape(value, reference)] if reference.is_list else _shape(value, reference)
+    elif reference is not None and _has_ref(desired):
         value = _resolve(desired, reference, name, resolver, record, out)
         if value is _UNRESOLVED:
             return
@@ -134,7 +161,12 @@ def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity:
     """A field of a record to create: sent, unless read-only or empty."""
     if name in entity.read_only or value is None or value == [] or value == ():
         return
-    out.payload[name] = value if type(value) is str else _send_form(value, name, entity)
+    if type(value) is str:
+        out.payload[name] = value
+        out.changes.append(field_change(name, None, desired if type(desired) is str else _shown(desired),
+                                        name in record.pii))
+        return
+    out.payload[name] = _send_form(value, name, entity)
     out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
 
 

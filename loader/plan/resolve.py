@@ -8,7 +8,6 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from loader.plan.compare import fold, normalise
@@ -67,8 +66,7 @@ def exact_key(key: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(key_text(p) for p in key)
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """What a Ref resolved to: a live id, a PendingId, or nothing (with a message)."""
 
     value: str | PendingId | None
@@ -138,11 +136,14 @@ class Resolver:
 
     def match(self, entry: Entry) -> LiveRecord | None:
         """The live record with exactly this entry's key, resolving reference key parts first."""
-        if entry.ref in self._matches:
-            return self._matches[entry.ref]
+        matches = self._matches
+        if entry.ref in matches:
+            return matches[entry.ref]
         if entry.exact_key is not None:  # nothing to resolve: a lookup that cannot recurse
-            found = self.live_index(entry.record.entity, entry.key_fields).get(entry.exact_key)
-            self._matches[entry.ref] = found
+            index = self._live_index.get((entry.record.entity, entry.key_fields))
+            if index is None:
+                index = self.live_index(entry.record.entity, entry.key_fields)
+            found = matches[entry.ref] = index.get(entry.exact_key)
             return found
         if entry.ref in self._matching:  # a key that refers back to itself cannot match
             return None
@@ -186,8 +187,11 @@ class Resolver:
         return found
 
     def _resolve(self, ref: Ref) -> Resolution:
-        values = tuple(key_text(v) for v in ref.values)
-        entry = self._desired_index_for(ref.entity, ref.by).get(values)
+        values = ref.values if type(ref.values) is tuple and all_text(ref.values) else tuple(map(key_text, ref.values))
+        index = self._desired_index.get((ref.entity, ref.by))
+        if index is None:
+            index = self._desired_index_for(ref.entity, ref.by)
+        entry = index.get(values)
         if entry is not None:
             live = self.match(entry)
             if live is not None and live.get("id"):
