@@ -166,7 +166,7 @@ def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity:
         out.changes.append(field_change(name, None, desired if type(desired) is str else _shown(desired),
                                         name in record.pii))
         return
-    out.payload[name] = _send_form(value, name, entity)
+    out.payload[name] = value if type(value) is dict else _send_form(value, name, entity)  # a dict is sent as is
     out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
 
 
@@ -309,7 +309,10 @@ def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> 
 def _custom_attributes(
     record: DesiredRecord, desired: Mapping[str, Any], live: LiveRecord | None, out: FieldPlan
 ) -> None:
-    live_labels = (live or {}).get(CUSTOM) or {}
+    if live is None:
+        _created_labels(record, desired, out)
+        return
+    live_labels = live.get(CUSTOM) or {}
     if type(live_labels) is dict and _labels_unchanged(desired, live_labels):
         return
     live_map = dict(live_labels)
@@ -318,6 +321,19 @@ def _custom_attributes(
         pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
         out.changes.append(field_change(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
     if changed:
+        out.payload[CUSTOM] = merged
+
+
+def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: FieldPlan) -> None:
+    """The labels of a record to create: those with a value (as merge_labels gives them against no live map)."""
+    merged = {}
+    for label, value in desired.items():
+        if same(value, None):
+            continue
+        merged[label] = value
+        pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
+        out.changes.append(field_change(f"{CUSTOM}.{label}", None, value, pii))
+    if merged:
         out.payload[CUSTOM] = merged
 
 

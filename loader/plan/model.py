@@ -104,7 +104,7 @@ def record_plan(
     ref: str, block: str, entity: str, key: tuple[Any, ...], action: Action, payload: Mapping[str, Any],
     source: CellRef, live_id: str | None, live_updated_time: int | None, changes: tuple[FieldChange, ...],
     status_path: tuple[str, ...], depends_on: tuple[str, ...], findings: tuple[Finding, ...], row: int | None,
-    refers_to: tuple[str, ...], also_rows: tuple[tuple[str, int], ...],
+    refers_to: tuple[str, ...], also_rows: tuple[tuple[str, int], ...], /,
 ) -> RecordPlan:
     """RecordPlan(...) not yet blocked, made the fast way: the planner makes one per desired record.
 

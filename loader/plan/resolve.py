@@ -85,6 +85,7 @@ class Resolver:
         self._live = live
         self._live_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}
         self._desired_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], Entry]] = {}
+        self._folded: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}  # by folded values
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
@@ -222,17 +223,18 @@ class Resolver:
         return index.get(_fold_key(parts)) if index else None
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
-        name = ("~folded", *by)
-        index = self._live_index.get((entity, name))
+        index = self._folded.get((entity, by))
         if index is None:
             index = {}
             for values, rec in self.live_index(entity, by).items():
                 index.setdefault(_fold_key(values), rec)
-            self._live_index[(entity, name)] = index
+            self._folded[(entity, by)] = index
         return index
 
 
 def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
+    if len(parts) == 1 and type(parts[0]) is str:  # the common case: a key of one text
+        return (_fold_text(parts[0]),)
     return tuple(_fold_text(p) if type(p) is str else fold(p) if isinstance(p, str) else p for p in parts)
 
 
@@ -256,20 +258,31 @@ def unique_clashes(
     """entry ref -> messages for values of a unique group's field claimed by another member entity."""
     field_name, members = group
     clashes: dict[str, list[str]] = {}
-    desired_by_value: dict[Any, list[Entry]] = {}
+    claimed: dict[Any, Entry] = {}  # value -> the first entry claiming it
+    repeated: dict[Any, list[Entry]] = {}  # value -> every entry claiming it, for values claimed more than once
     for entry in entries:
-        if entry.record.entity in members and field_name in entry.record.fields:
-            desired_by_value.setdefault(key_text(entry.record.fields[field_name]), []).append(entry)
-    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the values the source claims
+        fields = entry.record.fields
+        if field_name in fields and entry.record.entity in members:
+            value = key_text(fields[field_name])
+            first = claimed.setdefault(value, entry)
+            if first is not entry:
+                repeated.setdefault(value, [first]).append(entry)
+    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the claims that can clash
     for entity in members:
         for rec in resolver.live_records(entity):
             value = key_text(rec.get(field_name))
-            if value in desired_by_value:
+            claimant = claimed.get(value)
+            if claimant is not None and (claimant.record.entity != entity or value in repeated):
                 live_by_value.setdefault(value, []).append((entity, rec))
-    for value, claimants in desired_by_value.items():
+    for value, first in claimed.items():
         live_claims = live_by_value.get(value, ())
-        if _claimed_by_one_entity(claimants[0].record.entity, live_claims, claimants):
-            continue  # the common case: a value of one record, or of one entity, is no clash
+        claimants = repeated.get(value)
+        if claimants is None:
+            if not live_claims:
+                continue  # the common case: a value one record claims, live only in its own entity if at all
+            claimants = [first]
+        elif _claimed_by_one_entity(first.record.entity, live_claims, claimants):
+            continue
         for entry in claimants:
             messages = [
                 f"{field_name} {value!r} is already used live by {describe(rec)}"
