@@ -188,31 +188,40 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
 
     Returns the entries in source order, findings per entry ref, and the entry refs of each block.
     """
-    entries: dict[tuple[Any, ...], Entry] = {}
+    entries: list[Entry] = []
+    positions: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {}  # entity, key fields -> key -> index
     findings: dict[str, list[Finding]] = {}
     owner: list[list[str]] = []
     for b in blocks:
         refs: list[str] = []
         owner.append(refs)
         key_fields = tuple(b.key_fields)
+        prefix = f"{b.block}/"
+        entity: str | None = None
+        at: dict[tuple[Any, ...], int] = {}
         for rec in b.records:
+            if rec.entity != entity:  # a block's records are of its entity: this is looked up once a block
+                entity = rec.entity
+                at = positions.setdefault((entity, key_fields), {})
             key = rec.key
             if type(key) is tuple and all_text(key):  # the common case: texts are their own exact and shown form
                 exact: tuple[Any, ...] | None = key
-                shown = "/".join(key)
+                identity, shown = key, "/".join(key)
             else:
                 exact, shown = exact_key(key), show_key(key)
-            identity = (rec.entity, key_fields, exact if exact is not None else _hashable(key))
-            first = entries.get(identity)
-            if first is None:
-                ref = f"{b.block}/{shown}"
-                entries[identity] = Entry(ref, rec, key_fields, exact)
+                identity = exact if exact is not None else _hashable(key)
+            index = at.get(identity)
+            if index is None:
+                at[identity] = len(entries)
+                ref = prefix + shown
+                entries.append(Entry(ref, rec, key_fields, exact))
                 refs.append(ref)
                 continue
+            first = entries[index]
             merged, conflicts = _merge_record(first.record, rec)
-            entries[identity] = first._replace(record=merged)
+            entries[index] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
-    return list(entries.values()), findings, owner
+    return entries, findings, owner
 
 
 def _hashable(key: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -264,15 +273,15 @@ def _plan_record(
 ) -> tuple[RecordPlan, Mapping[str, CellRef]]:
     """The record's plan, and the cell of each reference to a record this plan creates."""
     rec = entry.record
-    findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else []
+    findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
     live = resolver.match(entry)
     if live is None:
         near = resolver.near_duplicate(entry, resolver.key_parts(entry))
         if near is not None:
-            findings.append(_near_duplicate(entry, near))
+            findings = [*(findings or ()), _near_duplicate(entry, near)]
     fp = plan_fields(rec, live, rules, resolver)
     if fp.findings:
-        findings += fp.findings
+        findings = [*(findings or ()), *fp.findings]
     if live is None:
         action = Action.CREATE
     elif fp.payload or fp.status_changed:
@@ -293,7 +302,7 @@ def _plan_record(
         tuple(fp.changes),
         fp.status_path,
         tuple(fp.depends_on),
-        tuple(findings),
+        tuple(findings) if findings else (),
         rec.row.row,
         tuple(fp.refers_to),
         also_rows,

@@ -45,7 +45,8 @@ class FieldChange:
 def field_change(field: str, old: Any, new: Any, pii: bool = False) -> FieldChange:
     """FieldChange(field, old, new, pii), made the fast way (see `record_plan`)."""
     made = object.__new__(FieldChange)
-    made.__dict__.update(field=field, old=old, new=new, pii=pii)
+    values = made.__dict__
+    values["field"], values["old"], values["new"], values["pii"] = field, old, new, pii
     return made
 
 
