@@ -14,9 +14,9 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.compare import merge_labels, same, sorted_list
+from loader.plan.compare import merge_labels, normalise, same, sorted_list
 from loader.plan.model import FieldChange, PendingId, field_change
-from loader.plan.resolve import LiveRecord, Resolver
+from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.profile import EntityProfile, Reference
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 
@@ -285,10 +285,18 @@ def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool
             return True
     elif type(value) is dict and len(value) == 1 and type(value.get("id")) is str and value == live_value:
         return True
+    elif type(value) is list and type(live_value) is list and name in entity.set_fields and all_text(value) \
+            and all_text(live_value):
+        return _text_set(value) == _text_set(live_value)  # set_form of each, without the general walk
     plain = _unshape(value)
     if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
         return False
     return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
+
+
+def _text_set(texts: list[str]) -> set[Any]:
+    """set_form(texts) of a list of texts: each normalised, the empty ones left out."""
+    return {n for n in map(normalise, texts) if n is not None}
 
 
 def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
