@@ -126,7 +126,7 @@ def plan_changes(
             absent = tuple(
                 NotInSource(tuple(key_text(rec.get(f)) for f in b.key_fields), str(rec.get("id")))
                 for rec in resolver.live_records(b.entity)
-                if str(rec.get("id")) not in matched and str(rec.get("id")) not in held
+                if (live_id := str(rec.get("id"))) not in matched and live_id not in held
             )
         records = tuple(map(planned.__getitem__, owner[index]))
         block_plans.append(

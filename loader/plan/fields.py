@@ -97,10 +97,14 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
         kind = kinds.get(name) or rules.kind(name)
         if kind is _PLAIN:
             if live is None:
-                _created(record, name, desired, desired, entity, out)
+                if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
+                    out.payload[name] = desired
+                    out.changes.append(field_change(name, None, desired, name in record.pii))
+                else:
+                    _created(record, name, desired, desired, entity, out)
                 continue
             live_value = live.get(name)
-            if type(desired) is str and type(live_value) is str and desired == live_value:
+            if desired == live_value and type(desired) is str:
                 continue  # the common case: an unchanged text
             if not _same(desired, live_value, name, entity):
                 _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
