@@ -121,7 +121,7 @@ def _special_field(
     record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
     out: FieldPlan,
 ) -> None:
-    """A field that is not plain: forbidden, custom attributes, the status, conditional or a reference."""
+    """A field that is forbidden, the status or conditional (only_when); a conditional one is then compared."""
     entity = rules.entity
     if name in entity.forbidden:
         message = f"{entity.name} does not accept {name!r}"
