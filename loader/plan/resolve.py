@@ -101,8 +101,14 @@ class Resolver:
         index = self._live_index.get((entity, by))
         if index is None:
             index = {}
-            for rec in self.live_records(entity):
-                index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
+            if len(by) == 1:  # the common case: a key of one field
+                (name,) = by
+                for rec in self.live_records(entity):
+                    value = rec.get(name)
+                    index.setdefault((value if type(value) is str else key_text(value),), rec)
+            else:
+                for rec in self.live_records(entity):
+                    index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
             self._live_index[(entity, by)] = index
         return index
 
@@ -125,11 +131,19 @@ class Resolver:
         index = self._desired_index.get((entity, by))
         if index is None:
             index = {}
-            for entry in self.entries(entity):
-                fields = entry.record.fields
-                if all(f in fields for f in by):
-                    values = tuple(_desired_text(fields[f]) for f in by)
-                    index.setdefault(values, entry)
+            if len(by) == 1:  # the common case: records referred to by one field
+                (name,) = by
+                for entry in self.entries(entity):
+                    fields = entry.record.fields
+                    if name in fields:
+                        value = fields[name]
+                        index.setdefault((value if type(value) is str else _desired_text(value),), entry)
+            else:
+                for entry in self.entries(entity):
+                    fields = entry.record.fields
+                    if all(f in fields for f in by):
+                        values = tuple(_desired_text(fields[f]) for f in by)
+                        index.setdefault(values, entry)
             self._desired_index[(entity, by)] = index
         return index
 
