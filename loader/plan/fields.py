@@ -180,7 +180,7 @@ def _changed(
 ) -> None:
     """A field whose value differs from live: an update, or a finding when it cannot change."""
     old = _shown_live(live_value, reference, resolver)
-    shown, pii = display_value(desired), name in record.pii
+    shown, pii = _shown(desired), name in record.pii
     if name in entity.immutable:
         out.findings.append(
             Finding("error", "immutable-field",
@@ -285,8 +285,11 @@ def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool
     # The common cases first: equal texts, and equal references {"id": text}, are the same value
     # under every rule below (normalising equal texts gives equal forms; a one-item set of it too).
     if type(value) is str:
-        if type(live_value) is str and value == live_value:
-            return True
+        if type(live_value) is str:
+            if value == live_value:
+                return True
+            if _as_is(value) and _as_is(live_value):
+                return False  # two different texts that normalise leaves as they are
     elif type(value) is dict and len(value) == 1 and type(value.get("id")) is str and value == live_value:
         return True
     elif type(value) is list and type(live_value) is list and name in entity.set_fields and all_text(value) \
@@ -296,6 +299,11 @@ def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool
     if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
         return False
     return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
+
+
+def _as_is(text: str) -> bool:
+    """Whether normalise(text) is text itself: neither empty nor possibly a date at midnight."""
+    return text != "" and (len(text) < 10 or text[4] != "-")
 
 
 def _text_set(texts: list[str]) -> set[Any]:
