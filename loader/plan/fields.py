@@ -348,7 +348,7 @@ def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: Fiel
     """The labels of a record to create: those with a value (as merge_labels gives them against no live map)."""
     merged = {}
     for label, value in desired.items():
-        if same(value, None):
+        if value == "" if type(value) is str else same(value, None):  # a text is empty only when it is ""
             continue
         merged[label] = value
         pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii

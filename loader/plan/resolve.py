@@ -277,14 +277,16 @@ def unique_clashes(
     for entry in entries:
         fields = entry.record.fields
         if field_name in fields and entry.record.entity in members:
-            value = key_text(fields[field_name])
+            value = fields[field_name]
+            value = value if type(value) is str else key_text(value)
             first = claimed.setdefault(value, entry)
             if first is not entry:
                 repeated.setdefault(value, [first]).append(entry)
     live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the claims that can clash
     for entity in members:
         for rec in resolver.live_records(entity):
-            value = key_text(rec.get(field_name))
+            value = rec.get(field_name)
+            value = value if type(value) is str else key_text(value)
             claimant = claimed.get(value)
             if claimant is not None and (claimant.record.entity != entity or value in repeated):
                 live_by_value.setdefault(value, []).append((entity, rec))
