@@ -29,8 +29,11 @@ def refuse_cycles(
     `depends_on`: the records are blocked anyway, and the executor's graph must stay acyclic for
     the rest of the plan to be applied (`apply --partial`).
     """
+    components = _cycles(drafts)
+    if not components:  # the common case: nothing to change
+        return dict(drafts)
     out = dict(drafts)
-    for component in _cycles(drafts):
+    for component in components:
         members = frozenset(component)
         for ref in component:
             plan = drafts[ref]
@@ -57,17 +60,17 @@ def refuse_cycles(
 def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
     """The strongly connected components of depends_on that hold a cycle, members in plan order.
 
-    Tarjan's algorithm, iterative: a chain of references can be as long as a sheet.
+    Tarjan's algorithm, iterative: a chain of references can be as long as a sheet. Only records
+    that depend on another have edges (most records depend on none).
     """
-    order = {ref: i for i, ref in enumerate(drafts)}
-    edges = {ref: [d for d in plan.depends_on if d in order] for ref, plan in drafts.items()}
+    edges = {ref: [d for d in plan.depends_on if d in drafts] for ref, plan in drafts.items() if plan.depends_on}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     found: list[list[str]] = []
-    for start in drafts:
-        if start in index or not edges[start]:
+    for start, start_edges in edges.items():
+        if start in index or not start_edges:
             continue  # a record that depends on nothing here is on no cycle (most records)
         index[start] = low[start] = len(index)
         stack.append(start)
@@ -75,9 +78,10 @@ def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
         work = [(start, 0)]
         while work:
             ref, i = work[-1]
-            if i < len(edges[ref]):
+            ref_edges = edges.get(ref, ())
+            if i < len(ref_edges):
                 work[-1] = (ref, i + 1)
-                dep = edges[ref][i]
+                dep = ref_edges[i]
                 if dep not in index:
                     index[dep] = low[dep] = len(index)
                     stack.append(dep)
@@ -95,9 +99,12 @@ def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
                 while not component or component[-1] != ref:
                     component.append(stack.pop())
                     on_stack.discard(component[-1])
-                if len(component) > 1 or ref in edges[ref]:
-                    found.append(sorted(component, key=order.__getitem__))
-    return sorted(found, key=lambda c: order[c[0]])
+                if len(component) > 1 or ref in edges.get(ref, ()):
+                    found.append(component)
+    if not found:
+        return found
+    order = {ref: i for i, ref in enumerate(drafts)}
+    return sorted((sorted(c, key=order.__getitem__) for c in found), key=lambda c: order[c[0]])
 
 
 def _cycle_through(ref: str, drafts: Mapping[str, RecordPlan], members: frozenset[str]) -> list[str]:
@@ -128,26 +135,27 @@ def block_dependents(records: Mapping[str, RecordPlan]) -> dict[str, RecordPlan]
     blocked record names the record it waits for and, when that is not the one with errors, the
     record with errors behind it.
     """
-    dependants: dict[str, list[str]] = {ref: [] for ref in records}
+    root_of = {ref: ref for ref, plan in records.items() if plan.findings and plan.errors}
+    if not root_of:  # the common case: nothing is blocked
+        return dict(records)
+    dependants: dict[str, list[str]] = {}
     for ref, plan in records.items():
         for dep in plan.depends_on:
-            if dep in dependants and dep != ref:
-                dependants[dep].append(ref)
-    root_of = {ref: ref for ref, plan in records.items() if plan.errors}
+            if dep in records and dep != ref:
+                dependants.setdefault(dep, []).append(ref)
     waits_for: dict[str, str] = {}
     queue = deque(root_of)
     while queue:
         ref = queue.popleft()
-        for dependant in dependants[ref]:
+        for dependant in dependants.get(ref, ()):
             if dependant not in root_of:
                 root_of[dependant] = root_of[ref]
                 waits_for[dependant] = ref
                 queue.append(dependant)
-    out = {}
-    for ref, plan in records.items():
-        if ref not in root_of:
-            out[ref] = plan
-        elif ref not in waits_for:
+    out = dict(records)
+    for ref in root_of:
+        plan = records[ref]
+        if ref not in waits_for:
             out[ref] = replace(plan, blocked=True)
         else:
             cause, root = waits_for[ref], root_of[ref]

@@ -17,9 +17,27 @@ from typing import Any, Protocol
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
-from loader.plan.fields import CUSTOM, plan_fields
-from loader.plan.model import Action, BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
-from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, show_key, unique_clashes
+from loader.plan.fields import CUSTOM, FieldRules, plan_fields
+from loader.plan.model import (
+    Action,
+    BlockedRow,
+    BlockPlan,
+    NotInSource,
+    Plan,
+    RecordPlan,
+    SourceReading,
+    record_plan,
+)
+from loader.plan.resolve import (
+    Entry,
+    LiveRecord,
+    Resolver,
+    all_text,
+    exact_key,
+    key_text,
+    show_key,
+    unique_clashes,
+)
 from loader.profile import Profile
 from loader.source.equality import same_source_value
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
@@ -78,16 +96,24 @@ def plan_changes(
     for group in profile.unique_groups.values():
         for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
+    rules: dict[str, FieldRules] = {}
     drafts: dict[str, RecordPlan] = {}
     depends_at: dict[str, Mapping[str, CellRef]] = {}
+    matched: set[str] = set()
     for e in entries:
-        drafts[e.ref], depends_at[e.ref] = _plan_record(
-            e, resolver, profile, merge_findings.get(e.ref, []), clashes.get(e.ref, [])
+        entity_rules = rules.get(e.record.entity)
+        if entity_rules is None:
+            entity_rules = rules[e.record.entity] = FieldRules(profile.entity(e.record.entity))
+        draft, refs_at = _plan_record(
+            e, resolver, entity_rules,
+            merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
         )
+        drafts[e.ref] = draft
+        if refs_at:
+            depends_at[e.ref] = refs_at
+        if draft.live_id is not None:
+            matched.add(draft.live_id)
     planned = block_dependents(refuse_cycles(drafts, depends_at))
-    matched = {
-        str(live_rec["id"]) for e in entries if (live_rec := resolver.match(e)) is not None and live_rec.get("id")
-    }
     first_block_of: dict[str, str] = {}
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
@@ -100,9 +126,9 @@ def plan_changes(
             absent = tuple(
                 NotInSource(tuple(key_text(rec.get(f)) for f in b.key_fields), str(rec.get("id")))
                 for rec in resolver.live_records(b.entity)
-                if str(rec.get("id")) not in matched and str(rec.get("id")) not in held
+                if (live_id := str(rec.get("id"))) not in matched and live_id not in held
             )
-        records = tuple(planned[ref] for ref in owner[index])
+        records = tuple(map(planned.__getitem__, owner[index]))
         block_plans.append(
             BlockPlan(
                 b.block, b.entity, b.source_file, b.sheet, records, not_in_source_records=absent,
@@ -162,24 +188,40 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
 
     Returns the entries in source order, findings per entry ref, and the entry refs of each block.
     """
-    entries: dict[tuple[Any, ...], Entry] = {}
+    entries: list[Entry] = []
+    positions: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {}  # entity, key fields -> key -> index
     findings: dict[str, list[Finding]] = {}
     owner: list[list[str]] = []
     for b in blocks:
         refs: list[str] = []
         owner.append(refs)
+        key_fields = tuple(b.key_fields)
+        prefix = f"{b.block}/"
+        entity: str | None = None
+        at: dict[tuple[Any, ...], int] = {}
         for rec in b.records:
-            identity = (rec.entity, b.key_fields, _hashable(rec.key))
-            first = entries.get(identity)
-            if first is None:
-                ref = f"{b.block}/{show_key(rec.key)}"
-                entries[identity] = Entry(ref, rec, tuple(b.key_fields))
+            if rec.entity != entity:  # a block's records are of its entity: this is looked up once a block
+                entity = rec.entity
+                at = positions.setdefault((entity, key_fields), {})
+            key = rec.key
+            if type(key) is tuple and all_text(key):  # the common case: texts are their own exact and shown form
+                exact: tuple[Any, ...] | None = key
+                identity, shown = key, "/".join(key)
+            else:
+                exact, shown = exact_key(key), show_key(key)
+                identity = exact if exact is not None else _hashable(key)
+            index = at.get(identity)
+            if index is None:
+                at[identity] = len(entries)
+                ref = prefix + shown
+                entries.append(Entry(ref, rec, key_fields, exact))
                 refs.append(ref)
                 continue
+            first = entries[index]
             merged, conflicts = _merge_record(first.record, rec)
-            entries[identity] = replace(first, record=merged)
+            entries[index] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
-    return list(entries.values()), findings, owner
+    return entries, findings, owner
 
 
 def _hashable(key: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -227,47 +269,67 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 
 
 def _plan_record(
-    entry: Entry, resolver: Resolver, profile: Profile, merge_findings: list[Finding], clashes: list[str]
+    entry: Entry, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding], clashes: Sequence[str]
 ) -> tuple[RecordPlan, Mapping[str, CellRef]]:
     """The record's plan, and the cell of each reference to a record this plan creates."""
     rec = entry.record
-    entity = profile.entity(rec.entity)
-    findings = list(merge_findings)
-    if clashes:
-        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
-        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
     live = resolver.match(entry)
     if live is None:
         near = resolver.near_duplicate(entry, resolver.key_parts(entry))
         if near is not None:
-            findings.append(_near_duplicate(entry, near))
-    fp = plan_fields(rec, live, entity, resolver)
-    findings += fp.findings
+            findings = [*(findings or ()), _near_duplicate(entry, near)]
+    fp = plan_fields(rec, live, rules, resolver)
+    if fp.findings:
+        findings = [*(findings or ()), *fp.findings]
     if live is None:
         action = Action.CREATE
     elif fp.payload or fp.status_changed:
         action = Action.UPDATE
     else:
         action = Action.UNCHANGED
-    updated = ((live or {}).get("metadata") or {}).get("updated") or {}
-    return RecordPlan(
-        ref=entry.ref,
-        block=rec.block,
-        entity=rec.entity,
-        key=tuple(_key_json(p) for p in rec.key),
-        action=action,
-        payload=fp.payload,
-        source=rec.row,
-        live_id=str(live["id"]) if live is not None and live.get("id") else None,
-        live_updated_time=updated.get("time"),
-        changes=tuple(fp.changes),
-        status_path=fp.status_path,
-        depends_on=tuple(fp.depends_on),
-        refers_to=tuple(fp.refers_to),
-        findings=tuple(findings),
-        row=rec.row.row,
-        also_rows=tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None),
+    also_rows = tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None) if rec.also_rows else ()
+    return record_plan(  # positionally, in RecordPlan's field order: a call with 16 keywords costs twice as much
+        entry.ref,
+        rec.block,
+        rec.entity,
+        rec.key if entry.exact_key is rec.key else _plan_key(rec.key),  # a key of texts is its own exact key
+        action,
+        fp.payload,
+        rec.row,
+        str(live["id"]) if live is not None and live.get("id") else None,
+        None if live is None else _updated_time(live),
+        tuple(fp.changes),
+        fp.status_path,
+        tuple(fp.depends_on),
+        tuple(findings) if findings else (),
+        rec.row.row,
+        tuple(fp.refers_to),
+        also_rows,
     ), fp.depends_at
+
+
+def _source_findings(entry: Entry, merge_findings: Sequence[Finding], clashes: Sequence[str]) -> list[Finding]:
+    """The findings of the record's source rows: values its rows disagree on, codes other records claim."""
+    rec = entry.record
+    findings = list(merge_findings)
+    if clashes:
+        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
+        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    return findings
+
+
+def _updated_time(live: LiveRecord) -> Any:
+    """The live record's metadata.updated.time (None when it has none)."""
+    updated = (live.get("metadata") or {}).get("updated") or {}
+    return updated.get("time")
+
+
+def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key as the plan shows it: references by their values (a key of texts as it is)."""
+    if all_text(key):
+        return key if type(key) is tuple else tuple(key)
+    return tuple(_key_json(p) for p in key)
 
 
 def _key_json(part: Any) -> Any:

@@ -9,89 +9,202 @@ paths, and references (resolved by `loader.resolve.Resolver`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.compare import merge_labels, same, sorted_list
-from loader.plan.model import FieldChange, PendingId
-from loader.plan.resolve import LiveRecord, Resolver
+from loader.plan.compare import merge_labels, normalise, same, sorted_list
+from loader.plan.model import FieldChange, PendingId, field_change
+from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.profile import EntityProfile, Reference
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 
 CUSTOM = "custom_attributes"
 
 
-@dataclass
 class FieldPlan:
-    """What comparing one record's fields gives (built up, then frozen into a RecordPlan)."""
+    """What comparing one record's fields gives (built up, then frozen into a RecordPlan).
 
-    payload: dict[str, Any] = field(default_factory=dict)
-    changes: list[FieldChange] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    depends_on: list[str] = field(default_factory=list)
-    depends_at: dict[str, CellRef] = field(default_factory=dict)  # dependency ref -> the cell referring to it
-    refers_to: list[str] = field(default_factory=list)  # records of this plan referred to by their live id
-    status_path: tuple[str, ...] = ()
-    status_changed: bool = False
+    A plain class with slots: one is made per desired record.
+    """
+
+    __slots__ = ("changes", "depends_at", "depends_on", "findings", "payload", "refers_to", "status_changed",
+                 "status_path")
+
+    def __init__(self) -> None:
+        self.payload: dict[str, Any] = {}
+        self.changes: list[FieldChange] = []
+        self.findings: list[Finding] = []
+        self.depends_on: list[str] = []
+        self.depends_at: dict[str, CellRef] = {}  # dependency ref -> the cell referring to it
+        self.refers_to: list[str] = []  # records of this plan referred to by their live id
+        self.status_path: tuple[str, ...] = ()
+        self.status_changed = False
 
 
-def plan_fields(record: DesiredRecord, live: LiveRecord | None, entity: EntityProfile, resolver: Resolver) -> FieldPlan:
+class FieldKind(Enum):
+    """How a field is compared: most fields of most records are plain values."""
+
+    PLAIN = "plain"  # neither forbidden, custom attributes, the status, conditional nor a reference
+    LABELS = "labels"  # custom attributes, label by label
+    REFERENCE = "reference"  # a reference, and none of the above
+    SPECIAL = "special"  # forbidden, the status, or conditional (only_when)
+
+
+class FieldRules:
+    """An entity's field rules, with the kind of each of its fields worked out once per plan."""
+
+    def __init__(self, entity: EntityProfile):
+        self.entity = entity
+        self.status_field = entity.status.field if entity.status is not None else None
+        self.kinds: dict[str, FieldKind] = {}  # field name -> kind, filled in by `kind`
+
+    def kind(self, name: str) -> FieldKind:
+        kind = self.kinds.get(name)
+        if kind is None:
+            kind = self.kinds[name] = self._kind(name)
+        return kind
+
+    def _kind(self, name: str) -> FieldKind:
+        entity = self.entity
+        if name in entity.forbidden or name == self.status_field:
+            return FieldKind.SPECIAL
+        if name == CUSTOM:
+            return FieldKind.LABELS
+        if name in entity.only_when:
+            return FieldKind.SPECIAL
+        if name in entity.references:
+            return FieldKind.REFERENCE
+        return FieldKind.PLAIN
+
+
+# An Enum member looked up on its class costs about three plain attribute lookups; the loop over
+# every field of every record compares with these instead.
+_PLAIN, _LABELS, _REFERENCE = FieldKind.PLAIN, FieldKind.LABELS, FieldKind.REFERENCE
+
+
+def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRules, resolver: Resolver) -> FieldPlan:
     """Compare the managed fields of `record` with `live` (None: the record will be created).
 
-    This runs for every field of every record (the diff's hot loop): the field's cell, its shown
-    value and its pii flag are only worked out when a change or a finding needs them.
+    This runs for every field of every record (the diff's hot loop): plain fields equal to live
+    are passed over first, and the field's cell, its shown value and its pii flag are only worked
+    out when a change or a finding needs them.
     """
     out = FieldPlan()
-    forbidden, references, only_when = entity.forbidden, entity.references, entity.only_when
-    status_field = entity.status.field if entity.status is not None else None
+    entity, kinds = rules.entity, rules.kinds
     for name, desired in record.fields.items():
-        if name in forbidden:
-            message = f"{entity.name} does not accept {name!r}"
-            out.findings.append(Finding("error", "forbidden-field", message, _where(record, name)))
-            continue
-        if name == CUSTOM:
+        kind = kinds.get(name) or rules.kind(name)
+        if kind is _PLAIN:
+            if live is None:
+                if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
+                    out.payload[name] = desired
+                    out.changes.append(field_change(name, None, desired, name in record.pii))
+                else:
+                    _created(record, name, desired, desired, entity, out)
+                continue
+            live_value = live.get(name)
+            if desired == live_value and type(desired) is str:
+                continue  # the common case: an unchanged text
+            if not _same(desired, live_value, name, entity):
+                _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
+        elif kind is _REFERENCE:
+            _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
+        elif kind is _LABELS:
             _custom_attributes(record, desired or {}, live, out)
-            continue
-        if name == status_field:
-            _status(entity, desired, live, _where(record, name), out)
-            continue
-        if name in only_when and desired is not None:
-            _only_when(record, entity, name, live, _where(record, name), out)
-        value = desired
-        reference = references.get(name)
-        if reference is not None and _has_ref(desired):
-            value = _resolve(desired, reference, name, resolver, record, out)
-            if value is _UNRESOLVED:
-                continue
-        if live is None:
-            if name in entity.read_only or value is None or value == [] or value == ():
-                continue
-            out.payload[name] = _send_form(value, name, entity)
-            out.changes.append(FieldChange(name, None, display_value(desired), name in record.pii))
-            continue
-        live_value = live.get(name)
-        if _same(value, live_value, name, entity):
-            continue
-        old = _shown_live(live_value, reference, resolver)
-        shown, pii = display_value(desired), name in record.pii
-        if name in entity.immutable:
-            out.findings.append(
-                Finding("error", "immutable-field",
-                        f"{name} cannot change after creation (live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)})", _where(record, name))
-            )
-        elif name in entity.read_only or name in entity.create_only:
-            out.findings.append(
-                Finding("warning", "read-only-field",
-                        f"{name} can only be set at creation: live {quoted(old, pii)}, "
-                        f"source {quoted(shown, pii)}; not updated", _where(record, name))
-            )
         else:
-            out.payload[name] = _send_form(value, name, entity)
-            out.changes.append(FieldChange(name, old, shown, pii))
+            _special_field(record, name, desired, live, rules, resolver, out)
     return out
+
+
+def _special_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
+    out: FieldPlan,
+) -> None:
+    """A field that is forbidden, the status or conditional (only_when); a conditional one is then compared."""
+    entity = rules.entity
+    if name in entity.forbidden:
+        message = f"{entity.name} does not accept {name!r}"
+        out.findings.append(Finding("error", "forbidden-field", message, _where(record, name)))
+        return
+    if name == CUSTOM:
+        _custom_attributes(record, desired or {}, live, out)
+        return
+    if name == rules.status_field:
+        _status(entity, desired, live, _where(record, name), out)
+        return
+    if name in entity.only_when and desired is not None:
+        _only_when(record, entity, name, live, _where(record, name), out)
+    _value_field(record, name, desired, live, entity.references.get(name), entity, resolver, out)
+
+
+def _value_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, reference: Reference | None,
+    entity: EntityProfile, resolver: Resolver, out: FieldPlan,
+) -> None:
+    """A field compared as a value, its references (if it holds any) resolved first."""
+    value = desired
+    if reference is not None and type(desired) is Ref:  # the common case: one reference
+        value = _resolve_one(desired, reference, name, resolver, record, out)
+        if value is _UNRESOLVED:
+            return
+        value = [_shape(value, reference)] if reference.is_list else _shape(value, reference)
+    elif reference is not None and _has_ref(desired):
+        value = _resolve(desired, reference, name, resolver, record, out)
+        if value is _UNRESOLVED:
+            return
+    if live is None:
+        _created(record, name, desired, value, entity, out)
+        return
+    live_value = live.get(name)
+    if not _same(value, live_value, name, entity):
+        _changed(record, name, desired, value, live_value, reference, entity, resolver, out)
+
+
+def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity: EntityProfile, out: FieldPlan) -> None:
+    """A field of a record to create: sent, unless read-only or empty."""
+    if name in entity.read_only or value is None or value == [] or value == ():
+        return
+    if type(value) is str:
+        out.payload[name] = value
+        out.changes.append(field_change(name, None, desired if type(desired) is str else _shown(desired),
+                                        name in record.pii))
+        return
+    out.payload[name] = value if type(value) is dict else _send_form(value, name, entity)  # a dict is sent as is
+    out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
+
+
+def _changed(
+    record: DesiredRecord, name: str, desired: Any, value: Any, live_value: Any, reference: Reference | None,
+    entity: EntityProfile, resolver: Resolver, out: FieldPlan,
+) -> None:
+    """A field whose value differs from live: an update, or a finding when it cannot change."""
+    old = _shown_live(live_value, reference, resolver)
+    shown, pii = _shown(desired), name in record.pii
+    if name in entity.immutable:
+        out.findings.append(
+            Finding("error", "immutable-field",
+                    f"{name} cannot change after creation (live {quoted(old, pii)}, "
+                    f"source {quoted(shown, pii)})", _where(record, name))
+        )
+    elif name in entity.read_only or name in entity.create_only:
+        out.findings.append(
+            Finding("warning", "read-only-field",
+                    f"{name} can only be set at creation: live {quoted(old, pii)}, "
+                    f"source {quoted(shown, pii)}; not updated", _where(record, name))
+        )
+    else:
+        out.payload[name] = _send_form(value, name, entity)
+        out.changes.append(field_change(name, old, shown, pii))
+
+
+def _shown(value: Any) -> Any:
+    """display_value(value), texts and single-text references without the general walk."""
+    if type(value) is str:
+        return value
+    if type(value) is Ref and len(value.values) == 1 and type(value.values[0]) is str:
+        return value.values[0]
+    return display_value(value)
 
 
 def _where(record: DesiredRecord, name: str) -> CellRef:
@@ -109,31 +222,47 @@ def _has_ref(value: Any) -> bool:
 def _resolve(
     desired: Any, reference: Reference, name: str, resolver: Resolver, record: DesiredRecord, out: FieldPlan
 ) -> Any:
+    if type(desired) is Ref:  # the common case: one reference
+        found = _resolve_one(desired, reference, name, resolver, record, out)
+        if found is _UNRESOLVED:
+            return _UNRESOLVED
+        return [_shape(found, reference)] if reference.is_list else _shape(found, reference)
     refs = list(desired) if isinstance(desired, (list, tuple)) else [desired]
     ids: list[Any] = []
     for ref in refs:
         if not isinstance(ref, Ref):
             ids.append(ref)
             continue
-        if ref.entity not in reference.entities:
-            allowed = " or ".join(reference.entities)
-            message = f"{name} refers to {allowed}, not {ref.entity}"
-            out.findings.append(Finding("error", "wrong-reference", message, _ref_cell(ref, record, name)))
+        found = _resolve_one(ref, reference, name, resolver, record, out)
+        if found is _UNRESOLVED:
             return _UNRESOLVED
-        found = resolver.resolve(ref)
-        if found.value is None:
-            problem = found.problem or "unresolved"
-            out.findings.append(Finding("error", "unresolved-reference", problem, _ref_cell(ref, record, name)))
-            return _UNRESOLVED
-        if found.pending is not None and found.pending not in out.depends_on:
-            out.depends_on.append(found.pending)
-            out.depends_at[found.pending] = _ref_cell(ref, record, name)
-        elif found.pending is None and found.planned is not None and found.planned not in out.refers_to:
-            out.refers_to.append(found.planned)
-        ids.append(found.value)
+        ids.append(found)
     if reference.is_list or isinstance(desired, (list, tuple)):
         return [_shape(v, reference) for v in ids]
     return _shape(ids[0], reference)
+
+
+def _resolve_one(
+    ref: Ref, reference: Reference, name: str, resolver: Resolver, record: DesiredRecord, out: FieldPlan
+) -> Any:
+    """The id (or PendingId) `ref` resolves to, noting what the record depends on; else _UNRESOLVED and an error."""
+    if ref.entity not in reference.entities:
+        allowed = " or ".join(reference.entities)
+        message = f"{name} refers to {allowed}, not {ref.entity}"
+        out.findings.append(Finding("error", "wrong-reference", message, _ref_cell(ref, record, name)))
+        return _UNRESOLVED
+    found = resolver.resolve(ref)
+    if found.value is None:
+        problem = found.problem or "unresolved"
+        out.findings.append(Finding("error", "unresolved-reference", problem, _ref_cell(ref, record, name)))
+        return _UNRESOLVED
+    if found.pending is not None:
+        if found.pending not in out.depends_on:
+            out.depends_on.append(found.pending)
+            out.depends_at[found.pending] = _ref_cell(ref, record, name)
+    elif found.planned is not None and found.planned not in out.refers_to:
+        out.refers_to.append(found.planned)
+    return found.value
 
 
 def _ref_cell(ref: Ref, record: DesiredRecord, name: str) -> CellRef:
@@ -156,14 +285,30 @@ def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool
     # The common cases first: equal texts, and equal references {"id": text}, are the same value
     # under every rule below (normalising equal texts gives equal forms; a one-item set of it too).
     if type(value) is str:
-        if type(live_value) is str and value == live_value:
-            return True
+        if type(live_value) is str:
+            if value == live_value:
+                return True
+            if _as_is(value) and _as_is(live_value):
+                return False  # two different texts that normalise leaves as they are
     elif type(value) is dict and len(value) == 1 and type(value.get("id")) is str and value == live_value:
         return True
+    elif type(value) is list and type(live_value) is list and name in entity.set_fields and all_text(value) \
+            and all_text(live_value):
+        return _text_set(value) == _text_set(live_value)  # set_form of each, without the general walk
     plain = _unshape(value)
     if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
         return False
     return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
+
+
+def _as_is(text: str) -> bool:
+    """Whether normalise(text) is text itself: neither empty nor possibly a date at midnight."""
+    return text != "" and (len(text) < 10 or text[4] != "-")
+
+
+def _text_set(texts: list[str]) -> set[Any]:
+    """set_form(texts) of a list of texts: each normalised, the empty ones left out."""
+    return {n for n in map(normalise, texts) if n is not None}
 
 
 def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
@@ -184,13 +329,41 @@ def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> 
 def _custom_attributes(
     record: DesiredRecord, desired: Mapping[str, Any], live: LiveRecord | None, out: FieldPlan
 ) -> None:
-    live_map = dict((live or {}).get(CUSTOM) or {})
+    if live is None:
+        _created_labels(record, desired, out)
+        return
+    live_labels = live.get(CUSTOM) or {}
+    if type(live_labels) is dict and _labels_unchanged(desired, live_labels):
+        return
+    live_map = dict(live_labels)
     merged, changed = merge_labels(live_map, desired)
     for label in changed:
         pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
-        out.changes.append(FieldChange(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
+        out.changes.append(field_change(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
     if changed:
         out.payload[CUSTOM] = merged
+
+
+def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: FieldPlan) -> None:
+    """The labels of a record to create: those with a value (as merge_labels gives them against no live map)."""
+    merged = {}
+    for label, value in desired.items():
+        if value == "" if type(value) is str else same(value, None):  # a text is empty only when it is ""
+            continue
+        merged[label] = value
+        pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
+        out.changes.append(field_change(f"{CUSTOM}.{label}", None, value, pii))
+    if merged:
+        out.payload[CUSTOM] = merged
+
+
+def _labels_unchanged(desired: Mapping[str, Any], live_labels: Mapping[str, Any]) -> bool:
+    """Whether every desired label is a text equal to its live text (then merge_labels changes none)."""
+    for label, value in desired.items():
+        live_value = live_labels.get(label)
+        if type(value) is not str or type(live_value) is not str or value != live_value:
+            return False
+    return True
 
 
 def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: CellRef, out: FieldPlan) -> None:
@@ -206,7 +379,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
         out.payload[rule.field] = desired
-        out.changes.append(FieldChange(rule.field, None, desired))
+        out.changes.append(field_change(rule.field, None, desired))
         return
     path = rule.path(current, desired)
     if path is None:
@@ -219,10 +392,10 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
         return
     out.status_path = path
     if live is None:
-        out.changes.append(FieldChange(rule.field, None, desired))
+        out.changes.append(field_change(rule.field, None, desired))
     elif path:
         out.status_changed = True
-        out.changes.append(FieldChange(rule.field, current, desired))
+        out.changes.append(field_change(rule.field, current, desired))
 
 
 def _only_when(

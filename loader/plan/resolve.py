@@ -8,8 +8,7 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from loader.plan.compare import fold, normalise
 from loader.plan.model import PendingId
@@ -32,20 +31,42 @@ def key_text(value: Any) -> Any:
 
 def show_key(key: Sequence[Any]) -> str:
     """Key parts joined by '/', a Ref shown by its values."""
+    if all_text(key):
+        return "/".join(key)
     return "/".join(str(display_value(part)) for part in key)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One desired record after merging across blocks, with its plan ref and key fields."""
+def all_text(parts: Sequence[Any]) -> bool:
+    """Whether every part is a text (str itself: its own exact, shown and JSON form)."""
+    for part in parts:
+        if type(part) is not str:
+            return False
+    return True
+
+
+class Entry(NamedTuple):
+    """One desired record after merging across blocks, with its plan ref and key fields.
+
+    `exact_key` is the key as matched (`key_text` of each part) when no part is a reference, else
+    None (the parts are resolved when matching). A tuple: one is made per desired record.
+    """
 
     ref: str
     record: DesiredRecord
     key_fields: tuple[str, ...]
+    exact_key: tuple[Any, ...] | None = None
 
 
-@dataclass(frozen=True)
-class Resolution:
+def exact_key(key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """`key_text` of each part, or None when a part is a reference (it must be resolved first)."""
+    if all_text(key):  # the common case: texts are their own exact form
+        return key if type(key) is tuple else tuple(key)
+    if any(isinstance(p, Ref) for p in key):
+        return None
+    return tuple(key_text(p) for p in key)
+
+
+class Resolution(NamedTuple):
     """What a Ref resolved to: a live id, a PendingId, or nothing (with a message)."""
 
     value: str | PendingId | None
@@ -64,6 +85,7 @@ class Resolver:
         self._live = live
         self._live_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}
         self._desired_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], Entry]] = {}
+        self._folded: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}  # by folded values
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
@@ -79,8 +101,14 @@ class Resolver:
         index = self._live_index.get((entity, by))
         if index is None:
             index = {}
-            for rec in self.live_records(entity):
-                index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
+            if len(by) == 1:  # the common case: a key of one field
+                (name,) = by
+                for rec in self.live_records(entity):
+                    value = rec.get(name)
+                    index.setdefault((value if type(value) is str else key_text(value),), rec)
+            else:
+                for rec in self.live_records(entity):
+                    index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
             self._live_index[(entity, by)] = index
         return index
 
@@ -103,11 +131,19 @@ class Resolver:
         index = self._desired_index.get((entity, by))
         if index is None:
             index = {}
-            for entry in self.entries(entity):
-                fields = entry.record.fields
-                if all(f in fields for f in by):
-                    values = tuple(_desired_text(fields[f]) for f in by)
-                    index.setdefault(values, entry)
+            if len(by) == 1:  # the common case: records referred to by one field
+                (name,) = by
+                for entry in self.entries(entity):
+                    fields = entry.record.fields
+                    if name in fields:
+                        value = fields[name]
+                        index.setdefault((value if type(value) is str else _desired_text(value),), entry)
+            else:
+                for entry in self.entries(entity):
+                    fields = entry.record.fields
+                    if all(f in fields for f in by):
+                        values = tuple(_desired_text(fields[f]) for f in by)
+                        index.setdefault(values, entry)
             self._desired_index[(entity, by)] = index
         return index
 
@@ -115,8 +151,15 @@ class Resolver:
 
     def match(self, entry: Entry) -> LiveRecord | None:
         """The live record with exactly this entry's key, resolving reference key parts first."""
-        if entry.ref in self._matches:
-            return self._matches[entry.ref]
+        matches = self._matches
+        if entry.ref in matches:
+            return matches[entry.ref]
+        if entry.exact_key is not None:  # nothing to resolve: a lookup that cannot recurse
+            index = self._live_index.get((entry.record.entity, entry.key_fields))
+            if index is None:
+                index = self.live_index(entry.record.entity, entry.key_fields)
+            found = matches[entry.ref] = index.get(entry.exact_key)
+            return found
         if entry.ref in self._matching:  # a key that refers back to itself cannot match
             return None
         self._matching.add(entry.ref)
@@ -132,6 +175,8 @@ class Resolver:
 
     def key_parts(self, entry: Entry) -> tuple[Any, ...] | None:
         """The key with references resolved, or None when a part cannot be resolved."""
+        if entry.exact_key is not None:
+            return entry.exact_key
         parts = []
         for part in entry.record.key:
             if isinstance(part, Ref):
@@ -157,8 +202,11 @@ class Resolver:
         return found
 
     def _resolve(self, ref: Ref) -> Resolution:
-        values = tuple(key_text(v) for v in ref.values)
-        entry = self._desired_index_for(ref.entity, ref.by).get(values)
+        values = ref.values if type(ref.values) is tuple and all_text(ref.values) else tuple(map(key_text, ref.values))
+        index = self._desired_index.get((ref.entity, ref.by))
+        if index is None:
+            index = self._desired_index_for(ref.entity, ref.by)
+        entry = index.get(values)
         if entry is not None:
             live = self.match(entry)
             if live is not None and live.get("id"):
@@ -185,23 +233,30 @@ class Resolver:
         """A live record whose key equals this entry's after case/space folding (no exact match)."""
         if parts is None:
             return None
-        folded = _fold_key(parts)
         index = self._folded_index(entry.record.entity, entry.key_fields)
-        return index.get(folded)
+        return index.get(_fold_key(parts)) if index else None
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
-        name = ("~folded", *by)
-        index = self._live_index.get((entity, name))
+        index = self._folded.get((entity, by))
         if index is None:
             index = {}
             for values, rec in self.live_index(entity, by).items():
                 index.setdefault(_fold_key(values), rec)
-            self._live_index[(entity, name)] = index
+            self._folded[(entity, by)] = index
         return index
 
 
 def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(fold(p) if isinstance(p, str) else p for p in parts)
+    if len(parts) == 1 and type(parts[0]) is str:  # the common case: a key of one text
+        return (_fold_text(parts[0]),)
+    return tuple(_fold_text(p) if type(p) is str else fold(p) if isinstance(p, str) else p for p in parts)
+
+
+def _fold_text(text: str) -> str:
+    """fold(text), without normalising a text that cannot be a date (normalise leaves it as is)."""
+    if len(text) >= 10 and text[4] == "-":
+        return fold(text)
+    return "".join(text.split()).casefold()
 
 
 def _desired_text(value: Any) -> Any:
@@ -217,19 +272,37 @@ def unique_clashes(
     """entry ref -> messages for values of a unique group's field claimed by another member entity."""
     field_name, members = group
     clashes: dict[str, list[str]] = {}
-    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}
+    claimed: dict[Any, Entry] = {}  # value -> the first entry claiming it
+    repeated: dict[Any, list[Entry]] = {}  # value -> every entry claiming it, for values claimed more than once
+    for entry in entries:
+        fields = entry.record.fields
+        if field_name in fields and entry.record.entity in members:
+            value = fields[field_name]
+            value = value if type(value) is str else key_text(value)
+            first = claimed.setdefault(value, entry)
+            if first is not entry:
+                repeated.setdefault(value, [first]).append(entry)
+    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the claims that can clash
     for entity in members:
         for rec in resolver.live_records(entity):
-            live_by_value.setdefault(key_text(rec.get(field_name)), []).append((entity, rec))
-    desired_by_value: dict[Any, list[Entry]] = {}
-    for entry in entries:
-        if entry.record.entity in members and field_name in entry.record.fields:
-            desired_by_value.setdefault(key_text(entry.record.fields[field_name]), []).append(entry)
-    for value, claimants in desired_by_value.items():
+            value = rec.get(field_name)
+            value = value if type(value) is str else key_text(value)
+            claimant = claimed.get(value)
+            if claimant is not None and (claimant.record.entity != entity or value in repeated):
+                live_by_value.setdefault(value, []).append((entity, rec))
+    for value, first in claimed.items():
+        live_claims = live_by_value.get(value, ())
+        claimants = repeated.get(value)
+        if claimants is None:
+            if not live_claims:
+                continue  # the common case: a value one record claims, live only in its own entity if at all
+            claimants = [first]
+        elif _claimed_by_one_entity(first.record.entity, live_claims, claimants):
+            continue
         for entry in claimants:
             messages = [
                 f"{field_name} {value!r} is already used live by {describe(rec)}"
-                for entity, rec in live_by_value.get(value, ())
+                for entity, rec in live_claims
                 if entity != entry.record.entity
             ]
             messages += [
@@ -241,3 +314,15 @@ def unique_clashes(
             if messages:
                 clashes[entry.ref] = messages
     return clashes
+
+
+def _claimed_by_one_entity(
+    entity: str, live_claims: Sequence[tuple[str, LiveRecord]], claimants: Sequence[Entry]
+) -> bool:
+    for live_entity, _ in live_claims:
+        if live_entity != entity:
+            return False
+    for other in claimants:
+        if other.record.entity != entity:
+            return False
+    return True
