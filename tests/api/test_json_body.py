@@ -26,7 +26,8 @@ def test_any_json_decodes_as_the_standard_parser_decodes_it(value: object, ascii
 
 
 @pytest.mark.parametrize("content", [
-    b'{"n": NaN}', b'{"n": Infinity}', b'{"big": 123456789012345678901234567890}', b'[18446744073709551616, -9223372036854775809]',
+    b'{"n": NaN}', b'{"n": Infinity}', b'{"big": 123456789012345678901234567890}',
+    b'[18446744073709551616, -9223372036854775809]',
     b'{"s": "\\ud800"}', '{"s": "é"}'.encode("utf-16"), b'{"a": 1, "a": 2}',
 ])
 def test_what_orjson_refuses_is_decoded_by_the_standard_parser(content: bytes) -> None:
