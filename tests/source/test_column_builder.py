@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loader.places import CellRef, row_place
 from loader.profile import load_profile
 from loader.source.block_reader import BlockReader, BlockResult
 from loader.source.mapping import Block, read_mapping
 from loader.source.readers import SheetData, SheetRow
+from loader.source.records import DesiredRecord, desired_record
 
 PROFILE = load_profile()
 HEADER = ("Code", "Name", "Parent", "Points", "Level", "Start", "Modes")
@@ -109,3 +112,13 @@ def test_a_row_that_needs_a_finding_is_read_row_by_row_among_rows_built_by_colum
                                         "custom_attributes": {"Points": "10", "Start": "2027-02-28", "Level": "One"}}
     assert result.records[1].fields["custom_attributes"] == {"Start": None}
     assert result.records[1].fields["parent"] is None
+
+
+def test_the_fast_makers_give_the_values_the_constructors_give() -> None:
+    row = CellRef("s.xlsx", "S", None, 7, "n=2")
+    assert row_place("s.xlsx", "S", 7, "n=2") == row and list(vars(row_place("s.xlsx", "S", 7))) == [
+        f.name for f in fields(CellRef)]
+    made = desired_record("b", "course", ("A1",), {"code": "A1"}, row, {}, frozenset({"code"}))
+    built = DesiredRecord("b", "course", ("A1",), {"code": "A1"}, row, {}, frozenset({"code"}))
+    assert made == built and repr(made) == repr(built)
+    assert list(vars(made)) == [f.name for f in fields(DesiredRecord)] == list(vars(built))
