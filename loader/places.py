@@ -6,13 +6,13 @@ Places are values; they are turned into text (`file › sheet › cell`, `file:l
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 PLACE_SEPARATOR = " › "
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class CellRef:
     """Where a value came from: `curriculum.xlsx › Subjects › D17`.
 
@@ -39,11 +39,16 @@ class CellRef:
 
 
 def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellRef:
-    """CellRef(file, sheet, None, row, repeat), made the fast way (reading makes one per row; see
-    `loader.source.records.desired_record`)."""
+    """CellRef(file, sheet, None, row, repeat), made the fast way: reading makes one per row. A frozen
+    dataclass's __init__ sets each field through object.__setattr__; this sets its slots directly
+    (the instance is the same: tests/source/test_column_builder.py)."""
     made = object.__new__(CellRef)
-    made.__dict__.update(file=file, sheet=sheet, cell=None, row=row, repeat=repeat)
+    for put, value in zip(_CELL_REF_SLOTS, (file, sheet, None, row, repeat), strict=True):
+        put(made, value)
     return made
+
+
+_CELL_REF_SLOTS = tuple(CellRef.__dict__[f.name].__set__ for f in fields(CellRef))
 
 
 @dataclass(frozen=True, order=True)
