@@ -43,8 +43,8 @@ def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellR
     dataclass's __init__ sets each field through object.__setattr__; this sets its slots directly
     (the instance is the same: tests/source/test_column_builder.py)."""
     made = object.__new__(CellRef)
-    for put, value in zip(_CELL_REF_SLOTS, (file, sheet, None, row, repeat), strict=True):
-        put(made, value)
+    put = _CELL_REF_SLOTS  # one setter per field, in field order
+    put[0](made, file), put[1](made, sheet), put[2](made, None), put[3](made, row), put[4](made, repeat)
     return made
 
 
