@@ -116,7 +116,7 @@ def measure(n: int, data: Path, work_root: Path, concurrency: int, latency_ms: f
     total = TOTAL.search(apply["output"])
     if total is None:
         raise SystemExit(f"no total line in the apply's summary:\n{apply['output'][-3000:]}")
-    created, updated, unchanged, skipped, failed = map(int, total.groups())
+    created, updated, _unchanged, skipped, failed = map(int, total.groups())
     return {"n": n, **_plan_counts(work / "plan.json"), "plan": plan, "apply": apply, "created": created,
             "updated": updated, "skipped": skipped, "failed": failed, "load": load,
             "plan_bytes": (work / "plan.json").stat().st_size}
@@ -133,7 +133,8 @@ def main() -> int:
     parser.add_argument("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        measured(args.command[1:] if args.command[:1] == ["--"] else args.command, Path(args.measure[0]), Path(args.measure[1]))
+        command = args.command[1:] if args.command[:1] == ["--"] else args.command
+        measured(command, Path(args.measure[0]), Path(args.measure[1]))
         return 0
     print(f"sandbox in a subprocess at {args.latency_ms:g} ms latency, a fresh SQLite file per size; "
           f"`loader plan --out` then `loader apply --plan --concurrency {args.concurrency}`, each a child process")
