@@ -287,6 +287,12 @@ def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
     """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
+    return {**plan_head_to_dict(plan), "blocks": [block_to_dict(b, [_record_to_dict(r) for r in b.records])
+                                                  for b in plan.blocks]}
+
+
+def plan_head_to_dict(plan: Plan) -> dict[str, Any]:
+    """`plan_to_dict` up to its blocks (the writer of plan.json adds them a block at a time)."""
     return {
         "format": PLAN_FORMAT_VERSION,
         "environment": plan.environment,
@@ -297,23 +303,29 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "fingerprints": dict(sorted(plan.fingerprints.items())),
         "findings": [_finding_to_dict(f) for f in plan.findings],
         "extra": _encode(plan.extra),
-        "blocks": [
-            {
-                "name": b.name,
-                "entity": b.entity,
-                "source_file": b.source_file,
-                "sheet": b.sheet,
-                "not_in_source": b.not_in_source,
-                "not_in_source_records": [{"key": _encode(list(n.key)), "id": n.id} for n in b.not_in_source_records],
-                "blocked_rows": [_blocked_row_to_dict(r) for r in b.blocked_rows],
-                "key_fields": list(b.key_fields),
-                "reading": _reading_to_dict(b.reading),
-                "findings": [_finding_to_dict(f) for f in b.findings],
-                "records": [_record_to_dict(r) for r in b.records],
-            }
-            for b in plan.blocks
-        ],
     }
+
+
+def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
+    """A block's plan.json form, with `records` as given (their forms, or a stand-in for them)."""
+    return {
+        "name": b.name,
+        "entity": b.entity,
+        "source_file": b.source_file,
+        "sheet": b.sheet,
+        "not_in_source": b.not_in_source,
+        "not_in_source_records": [{"key": _encode(list(n.key)), "id": n.id} for n in b.not_in_source_records],
+        "blocked_rows": [_blocked_row_to_dict(r) for r in b.blocked_rows],
+        "key_fields": list(b.key_fields),
+        "reading": _reading_to_dict(b.reading),
+        "findings": [_finding_to_dict(f) for f in b.findings],
+        "records": records,
+    }
+
+
+def record_to_dict(record: RecordPlan) -> dict[str, Any]:
+    """One record's plan.json form."""
+    return _record_to_dict(record)
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:

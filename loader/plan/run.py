@@ -16,7 +16,7 @@ import asyncio
 import gc
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from loader.api.client import ApiClient
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.digest import plan_digest
 from loader.plan.model import Plan
 from loader.plan.reading import read_off_loop
 from loader.profile import Profile
@@ -111,6 +112,8 @@ async def run_plan(
     gc.disable()
     try:
         plan = plan_changes(sources.blocks, live, profile, header=header)
+        # Recorded once: every report and plan.json shows it (a pass over every record each time).
+        plan = replace(plan, digest=plan_digest(plan))
     finally:
         if collecting:
             gc.enable()

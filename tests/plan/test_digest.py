@@ -163,3 +163,19 @@ def test_every_report_header_prints_the_digest_of_the_unmasked_plan() -> None:
     assert f"- Plan digest: `{digest}`" in render(plan)
     assert f"Plan digest <code>{digest}</code>" in render_html(plan)
     assert "Bob" not in render(plan) and "Bob" not in render_html(plan)  # the PII value stays hidden
+
+
+def test_the_digest_hashed_a_record_at_a_time_is_the_hash_of_the_whole_canonical_text() -> None:
+    import hashlib
+    import json
+    from dataclasses import replace
+
+    from loader.plan import digest as digests
+
+    fixed = _fixed_plan()
+    several = replace(fixed, blocks=(*fixed.blocks, replace(fixed.blocks[0], name="more", records=()),
+                                     replace(fixed.blocks[0], name="again")))
+    for plan in (fixed, several, replace(fixed, blocks=())):
+        text = json.dumps(digests._canonical(digests._content(plan)), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False, allow_nan=False)
+        assert plan_digest(plan) == "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -15,7 +15,7 @@ from loader.errors import PlanError
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.masking import masked_plan
-from loader.plan.model import PendingId, Plan, plan_from_dict
+from loader.plan.model import PendingId, Plan, plan_from_dict, plan_to_dict
 from loader.plan.plan_file import plan_json_text, read_plan_json, validation_errors, write_plan_json
 from loader.profile import load_profile
 from loader.source.records import Ref
@@ -109,3 +109,18 @@ def test_a_plan_json_of_an_earlier_version_without_the_lists_still_reads(plan: P
         del block["not_in_source_records"], block["blocked_rows"]
     assert validation_errors(data) == []
     assert plan_from_dict(data).blocks[0].not_in_source_records == ()
+
+
+def _whole_text(plan: Plan) -> str:
+    """plan.json as it was made before it was written a record at a time: the whole data, then the text."""
+    data = plan_to_dict(masked_plan(plan))
+    data["digest"] = plan_digest(plan)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_plan_json_written_a_record_at_a_time_is_the_text_of_the_whole_plan(plan: Plan, tmp_path: Path) -> None:
+    no_records = replace(plan, blocks=(replace(plan.blocks[0], records=()), *plan.blocks[1:]))
+    for one in (plan, no_records, replace(plan, blocks=())):
+        assert plan_json_text(one) == _whole_text(one)
+        write_plan_json(one, tmp_path / "plan.json")
+        assert (tmp_path / "plan.json").read_text(encoding="utf-8") == _whole_text(one)
