@@ -48,11 +48,11 @@ def plan_digest(plan: Plan) -> str:
 def _canonical_chunks(plan: Plan) -> Iterator[str]:
     """The canonical text of `_content(plan)`, a record at a time (the same text, in pieces)."""
     mark = f"blocks-{uuid.uuid4().hex}"  # stands where the blocks go; no value can spell it
-    before, after = _text({**_content(plan), "blocks": mark}).split(json.dumps(mark), 1)
+    before, after = _text({**_content_head(plan), "blocks": mark}).split(json.dumps(mark), 1)
     yield before + "["
     for index, block in enumerate(plan.blocks):
         records_mark = f"records-{uuid.uuid4().hex}"
-        head, tail = _text({**_block(block), "records": records_mark}).split(json.dumps(records_mark), 1)
+        head, tail = _text({**_block_head(block), "records": records_mark}).split(json.dumps(records_mark), 1)
         yield ("," if index else "") + head + "["
         for position, record in enumerate(sorted(block.records, key=lambda r: r.ref)):
             yield ("," if position else "") + _text(_record(record))
@@ -71,17 +71,25 @@ def shown_digest(plan: Plan) -> str:
 
 
 def _content(plan: Plan) -> dict[str, Any]:
+    """The content the digest covers, whole (the digest hashes the same text in pieces)."""
+    return {**_content_head(plan), "blocks": [_block(b) for b in plan.blocks]}
+
+
+def _content_head(plan: Plan) -> dict[str, Any]:
     return {
         "environment": plan.environment,
         "env_name": plan.env_name,
         "api_version": plan.api_version,
         "findings": _findings(plan.findings),
         "extra": plan.extra,
-        "blocks": [_block(b) for b in plan.blocks],
     }
 
 
 def _block(block: BlockPlan) -> dict[str, Any]:
+    return {**_block_head(block), "records": [_record(r) for r in sorted(block.records, key=lambda r: r.ref)]}
+
+
+def _block_head(block: BlockPlan) -> dict[str, Any]:
     return {
         "name": block.name,
         "entity": block.entity,
@@ -90,7 +98,6 @@ def _block(block: BlockPlan) -> dict[str, Any]:
         "not_in_source": block.not_in_source,
         "key_fields": block.key_fields,
         "findings": _findings(block.findings),
-        "records": [_record(r) for r in sorted(block.records, key=lambda r: r.ref)],
         "not_in_source_records": sorted([[list(n.key), n.id] for n in block.not_in_source_records], key=str),
         "blocked_rows": [[str(b.source), b.key, b.live_id, _findings(b.errors)] for b in block.blocked_rows],
     }
@@ -120,8 +127,18 @@ def _findings(findings: tuple[Finding, ...]) -> list[list[str | None]]:
                   key=lambda f: [x or "" for x in f])
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def _canonical(value: Any) -> Any:
     """A JSON value that is the same for equal plan values on any machine."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        return {str(k): v if type(v) in _PLAIN else _canonical(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [v if type(v) in _PLAIN else _canonical(v) for v in value]
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):

@@ -147,6 +147,7 @@ def child(root: Path, base_url: str) -> None:
         "create": sum(r.action.value == "create" for r in records),
         "update": sum(r.action.value == "update" for r in records),
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
+        "digesting_s": getattr(run, "digesting_s", 0.0),
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "cpu_s": cpu, "reader_child_cpu_s": children.ru_utime + children.ru_stime,
@@ -217,7 +218,8 @@ def main() -> int:
     print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; a fresh planner process per size{both}")
     print("floor = pages of the largest collection x latency (pages are chained by tokens); CPU = the planner "
           "process's, and its reading child's; load = 1-min load average while it ran")
-    print(f"{'tree':>9} {'desired':>8} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'plan s':>7} {'floor s':>7} "
+    print(f"{'tree':>9} {'desired':>8} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'digest s':>8} {'plan s':>7} "
+          f"{'floor s':>7} "
           f"{'plan/floor':>10} {'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
           f"{'RSS MB':>6} {'reader RSS MB':>13} {'load':>5}")
     for n in args.sizes:
@@ -227,7 +229,8 @@ def main() -> int:
             gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
             token = sum(v for k, v in f["sandbox_requests"].items() if "openid-connect/token" in k)
             print(f"{f['label']:>9} {f['desired']:>8} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
-                  f"{f['diffing_s']:>7.2f} {f['plan_s']:>7.2f} {floor:>7.2f} {f['plan_s'] / floor:>10.2f} "
+                  f"{f['diffing_s']:>7.2f} {f['digesting_s']:>8.2f} {f['plan_s']:>7.2f} {floor:>7.2f} "
+                  f"{f['plan_s'] / floor:>10.2f} "
                   f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
                   f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} {f['load']:>5.2f}",
                   flush=True)
