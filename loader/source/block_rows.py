@@ -41,6 +41,9 @@ class RowCells(Mapping[str, CellRef]):
         self._row = row
         self._names = names
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return RowCells, (self._layout, self._row, self._names)  # pickled as its three values
+
     def __getitem__(self, name: str) -> CellRef:
         if name not in self._names:
             raise KeyError(name)

@@ -26,6 +26,9 @@ class Ref:
     by: tuple[str, ...] = ("code",)
     cell: CellRef | None = field(default=None, compare=False)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return Ref, (self.entity, self.values, self.by, self.cell)  # see DesiredRecord.__reduce__
+
     def __str__(self) -> str:
         shown = ", ".join(f"{f}={v!r}" for f, v in zip(self.by, self.values, strict=False))
         return f"{self.entity}({shown})"
@@ -72,6 +75,12 @@ class DesiredRecord:
     pii: frozenset[str] = frozenset()
     also_rows: tuple[tuple[str, CellRef], ...] = ()
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled (the reading child sends every record) as the values of its slots, made again by
+        # setting them: the slotted dataclass's own __setstate__ took twice the time to unpickle.
+        return _desired_from_slots, (self.block, self.entity, self.key, self.fields, self.row, self.cells,
+                                     self.pii, self.also_rows)
+
     def place(self, field_name: str) -> CellRef:
         """The cell a field came from, or the row when the field has no single cell."""
         return self.cells.get(field_name, self.row)
@@ -85,10 +94,17 @@ def desired_record(
     per row. A frozen dataclass's __init__ sets each field through object.__setattr__ (1.8 µs here);
     this sets its slots directly (the instance is the same: tests/source/test_column_builder.py).
     Slots, not a __dict__: 105 bytes a record where a filled __dict__ took 336."""
+    return _desired_from_slots(block, entity, key, fields, row, cells, pii, ())
+
+
+def _desired_from_slots(
+    block: str, entity: str, key: tuple[Any, ...], fields: Mapping[str, Any], row: CellRef,
+    cells: Mapping[str, CellRef], pii: frozenset[str], also_rows: tuple[tuple[str, CellRef], ...], /,
+) -> DesiredRecord:
     made = object.__new__(DesiredRecord)
     put = _DESIRED_SLOTS  # one setter per field, in field order
     put[0](made, block), put[1](made, entity), put[2](made, key), put[3](made, fields)
-    put[4](made, row), put[5](made, cells), put[6](made, pii), put[7](made, ())
+    put[4](made, row), put[5](made, cells), put[6](made, pii), put[7](made, also_rows)
     return made
 
 

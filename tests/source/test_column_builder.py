@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from loader.profile import load_profile
 from loader.source.block_reader import BlockReader, BlockResult
 from loader.source.mapping import Block, read_mapping
 from loader.source.readers import SheetData, SheetRow
-from loader.source.records import DesiredRecord, desired_record
+from loader.source.records import DesiredRecord, Ref, desired_record
 
 PROFILE = load_profile()
 HEADER = ("Code", "Name", "Parent", "Points", "Level", "Start", "Modes")
@@ -126,3 +126,18 @@ def test_the_fast_makers_give_the_values_the_constructors_give() -> None:
 def _slots(value: Any) -> list[tuple[str, Any]]:
     """Every field of a dataclass value, in order, read from its slots."""
     return [(f.name, getattr(value, f.name)) for f in fields(value)]
+
+
+def test_records_pickle_as_the_values_of_their_slots_and_come_back_equal() -> None:
+    import pickle
+
+    row = CellRef("s.xlsx", "S", None, 7, "n=2")
+    cell = CellRef("s.xlsx", "S", "C7", 7)
+    record = replace(
+        desired_record("b", "course", ("A1",), {"code": "A1", "parent": Ref("school", ("S1",), ("code",), cell)},
+                       row, {"code": cell}, frozenset({"code"})),
+        also_rows=(("other", CellRef("t.xlsx", "T", None, 3)),),
+    )
+    back = pickle.loads(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == record and _slots(back) == _slots(record)
+    assert back.fields["parent"].cell == cell and back.also_rows == record.also_rows
