@@ -46,7 +46,8 @@ def plan_digest(plan: Plan) -> str:
 
 
 def _canonical_chunks(plan: Plan) -> Iterator[str]:
-    """The canonical text of `_content(plan)`, a record at a time (the same text, in pieces)."""
+    """The canonical text of the content (`_content_head` with each block: `_block_head` and its
+    `_record`s sorted by ref), a block and a batch of records at a time."""
     mark = f"blocks-{uuid.uuid4().hex}"  # stands where the blocks go; no value can spell it
     before, after = _text({**_content_head(plan), "blocks": mark}).split(json.dumps(mark), 1)
     yield before + "["
@@ -76,12 +77,8 @@ def shown_digest(plan: Plan) -> str:
     return plan.digest or plan_digest(plan)
 
 
-def _content(plan: Plan) -> dict[str, Any]:
-    """The content the digest covers, whole (the digest hashes the same text in pieces)."""
-    return {**_content_head(plan), "blocks": [_block(b) for b in plan.blocks]}
-
-
 def _content_head(plan: Plan) -> dict[str, Any]:
+    """The content the digest covers, but its blocks (hashed a record at a time)."""
     return {
         "environment": plan.environment,
         "env_name": plan.env_name,
@@ -91,11 +88,8 @@ def _content_head(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _block(block: BlockPlan) -> dict[str, Any]:
-    return {**_block_head(block), "records": [_record(r) for r in sorted(block.records, key=lambda r: r.ref)]}
-
-
 def _block_head(block: BlockPlan) -> dict[str, Any]:
+    """A block's content, but its records (sorted by ref, hashed in batches)."""
     return {
         "name": block.name,
         "entity": block.entity,

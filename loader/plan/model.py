@@ -240,7 +240,7 @@ def _finding_to_dict(f: Finding) -> dict[str, Any]:
     return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
 
 
-def _record_to_dict(r: RecordPlan) -> dict[str, Any]:
+def record_to_dict(r: RecordPlan) -> dict[str, Any]:
     return {
         "ref": r.ref,
         "block": r.block,
@@ -287,7 +287,7 @@ def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
     """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
-    return {**plan_head_to_dict(plan), "blocks": [block_to_dict(b, [_record_to_dict(r) for r in b.records])
+    return {**plan_head_to_dict(plan), "blocks": [block_to_dict(b, [record_to_dict(r) for r in b.records])
                                                   for b in plan.blocks]}
 
 
@@ -321,11 +321,6 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "findings": [_finding_to_dict(f) for f in b.findings],
         "records": records,
     }
-
-
-def record_to_dict(record: RecordPlan) -> dict[str, Any]:
-    """One record's plan.json form."""
-    return _record_to_dict(record)
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:

@@ -89,8 +89,9 @@ class BlockReader:
         self.collect = {s.name: s for s in block.fields if s.collect}
         self._name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.layout = self._layout(block.fields)
-        self.valid = fields_checker(self.entity)
-        self.context = BlockContext(block.name, block.entity, block.key, self.pii, value_checks(self.entity),
+        checks = value_checks(self.entity)
+        self.valid = fields_checker(self.entity, checks)
+        self.context = BlockContext(block.name, block.entity, block.key, self.pii, checks,
                                     self._shared,
                                     self._not_taken if self.entity.fields_by_type else None)
 

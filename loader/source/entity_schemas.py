@@ -110,16 +110,15 @@ def _takes_any_text(spec: Mapping[str, Any]) -> bool:
     return int(spec.get("minLength", 0)) <= 1
 
 
-def fields_checker(entity: EntityProfile) -> Callable[[Mapping[str, Any]], bool]:
+def fields_checker(entity: EntityProfile, checks: ValueChecks) -> Callable[[Mapping[str, Any]], bool]:
     """A predicate made once per block: True only when `check_fields(entity, fields)` would find
     nothing (False sends the record to `check_fields` for the findings).
 
-    References are checked as their placeholder, decided once per field.
+    `checks` are `value_checks(entity)`: references are checked as their placeholder.
     """
     if not entity.schema:
         return lambda fields: True
-    checks = {name: _with_references(entity, name, check) for name, check in _fast_checks(entity.schema).items()}
-    get = checks.get
+    get = checks.fields.get
 
     def valid(fields: Mapping[str, Any]) -> bool:
         for name, value in fields.items():

@@ -167,17 +167,15 @@ def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> A
 def compile_steps(steps: Steps, *, pii: bool = False) -> Callable[[Any], Any]:
     """`apply_steps(value, steps, pii=pii)`, made once per field: a text field without steps (the
     most common), or with only `strip`, skips the general path; every other field takes it."""
-    plain = steps.pattern is None and steps.replace is None and steps.lookup is None
-    if plain and steps == _PLAIN_TEXT:
-        return plain_text
-    if plain and steps == _STRIPPED_TEXT:
-        return _stripped_text
+    if gives_text(steps):
+        return plain_text if steps == _PLAIN_TEXT else _stripped_text
     return partial(apply_steps, steps=steps, pii=pii)
 
 
 def gives_text(steps: Steps) -> bool:
     """True when the field's value is always text, never empty text (or EMPTY, or a StepError): a
     text field without steps but `strip`."""
+    # pattern, replace and lookup do not take part in Steps' equality: they are looked at here
     plain = steps.pattern is None and steps.replace is None and steps.lookup is None
     return plain and steps in (_PLAIN_TEXT, _STRIPPED_TEXT)
 
