@@ -10,17 +10,17 @@ sends a body the old way) is decoded as before, so every body reads as it did.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+_DIGITS_ONLY = bytes(b"0"[0] if b"0"[0] <= byte <= b"9"[0] else b" "[0] for byte in range(256))
+_LONG_NUMBER = b"0" * 19
 
 
 def decoded(content: bytes) -> Any:
     """The JSON value of `content`; raises ValueError (as json.loads does) when it is not JSON."""
-    if _LONG_NUMBER.search(content):
+    if _LONG_NUMBER in content.translate(_DIGITS_ONLY):  # a run of 19 digits (a regex took 1.1 ms a page)
         return json.loads(content)
     try:
         return orjson.loads(content)

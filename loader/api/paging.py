@@ -179,10 +179,9 @@ async def _produce(
     try:
         while True:
             try:
-                async for page in _traverse(fetch_page, filters, token_param, page_size):
+                async for page, identities in _traverse(fetch_page, filters, token_param, page_size):
                     fresh = []
-                    for record in page.records:
-                        identity = record_identity(record)
+                    for record, identity in zip(page.records, identities, strict=True):
                         if identity not in yielded:
                             yielded.add(identity)
                             fresh.append(record)
@@ -208,13 +207,15 @@ async def _produce(
 
 async def _traverse(
     fetch_page: FetchPage, filters: dict[str, str], token_param: str, page_size: int
-) -> AsyncIterator[Page]:
+) -> AsyncIterator[tuple[Page, list[str]]]:
+    """Each page with its records' identities."""
     seen: set[str] = set()
     page = await fetch_page(filters)
     while True:
-        new = {record_identity(r) for r in page.records} - seen
+        identities = [record_identity(r) for r in page.records]
+        new = set(identities) - seen
         seen |= new
-        yield page
+        yield page, identities
         if _is_last(page, len(seen), page_size, brought_new=bool(new)):
             return
         assert page.page_token is not None
