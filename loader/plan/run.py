@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.api.client import ApiClient
+from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.plan.diff import PlanHeader, plan_changes
@@ -73,7 +74,7 @@ async def run_plan(
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
     before = dict(client.request_counts)
-    with progress_bars(progress) as bars:
+    with progress_bars(progress) as bars, collector_paused():
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings(paths, profile)
