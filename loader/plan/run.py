@@ -1,7 +1,9 @@
 """Making a plan: read the sources, fetch the live collections, diff (`loader.plan`).
 
 The I/O around the pure planner. Live data comes from list requests only, one traversal per
-collection, all collections concurrently and while the sheets are being read:
+collection, all collections concurrently and while the sheets are being read; each part of the plan
+(`loader.plan.components`) is diffed, in a worker thread, as soon as the collections it reads are in,
+while the rest are still arriving:
 
     async with ApiClient(env, config.profile) as client:
         run = await run_plan(paths, config=config, env=env, client=client)   # run.plan + timings + counts
@@ -13,7 +15,6 @@ the members of their unique groups (a curriculum code is unique across all four 
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,25 +26,26 @@ from loader.api.client import ApiClient
 from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
-from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.components import PlanPart, joined_plan, plan_parts, with_groups
+from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.model import Plan
 from loader.plan.reading import read_off_loop
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
-from loader.source.records import Ref
 from loader.source.sources import SourceSet, load_mappings
 
 
 @dataclass(frozen=True, repr=False)
 class PlanRun:
-    """A plan and what making it cost. Timings overlap: reading and fetching run side by side."""
+    """A plan and what making it cost. Timings overlap: reading and fetching run side by side, and the
+    parts of the plan are diffed while other collections are still arriving (`diffing_s` is their sum)."""
 
     plan: Plan
     sources: SourceSet
     live_counts: Mapping[str, int]  # entity -> live records fetched
     reading_s: float
-    fetching_s: float
+    fetching_s: float  # until the last collection came in
     diffing_s: float
     total_s: float
     request_counts: Mapping[str, int] = field(default_factory=dict)  # requests this plan sent, by method
@@ -78,49 +80,46 @@ async def run_plan(
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings(paths, profile)
-        wanted = entities_from_mappings(mappings, profile)
+        collections = _Collections(client, bars)
+        collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child)))
-        fetching = asyncio.create_task(_timed(_fetch(client, wanted, bars)))
+        planning: list[asyncio.Task[Plan]] = []
         try:
-            (sources, reading_s), (live, fetching_s) = await asyncio.gather(reading, fetching)
+            # A collection the service refuses stops the plan at once, not after the reading.
+            await collections.until_read(reading)
+            sources, reading_s = reading.result()
+            header = PlanHeader(
+                environment=client.environment or env.name,
+                api_version=client.api_version,
+                base_url=env.base_url,
+                env_name=env.name,
+                fingerprints=sources.fingerprints,
+                findings=sources.findings,
+                created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
+                extra={"profile": config.profile.fingerprint},
+            )
+            parts = plan_parts(sources.blocks, profile)
+            # a safety net: the records name a collection the mapping files did not
+            collections.fetch(e for part in parts for e in part.entities)
+            diffing = _Diffing(sources.blocks, profile, header)
+            planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
+            plans = await asyncio.gather(*planning)
+            live = await collections.all()
         except BaseException:
-            # One side failed (a missing mapping file, the service refusing): stop the other quietly.
-            for task in (reading, fetching):
+            # One side failed (a missing mapping file, the service refusing): stop the rest quietly.
+            for task in (reading, *planning):
                 task.cancel()
-            await asyncio.gather(reading, fetching, return_exceptions=True)
+            await asyncio.gather(reading, *planning, return_exceptions=True)
+            await collections.cancel()
             raise
-        missing = [e for e in live_entities(sources, profile) if e not in live]
-        if missing:  # a safety net: the sources name a collection the mapping files did not
-            more, more_s = await _timed(_fetch(client, missing, bars))
-            live = {**live, **more}
-            fetching_s += more_s
-    diff_started = time.perf_counter()
-    header = PlanHeader(
-        environment=client.environment or env.name,
-        api_version=client.api_version,
-        base_url=env.base_url,
-        env_name=env.name,
-        fingerprints=sources.fingerprints,
-        findings=sources.findings,
-        created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
-        extra={"profile": config.profile.fingerprint},
-    )
-    # The inputs live until the end; freezing them keeps the collector from rescanning them each time
-    # the diff allocates (measured: about a fifth of the diffing time at 100,000 records). The diff
-    # itself makes no reference cycles worth collecting, and the collector walking the plan it builds
-    # cost another third of the diff (bench_diff.py, 100,000 records): it is off while the diff runs.
-    gc.freeze()
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        plan = plan_changes(sources.blocks, live, profile, header=header)
-        diffed = time.perf_counter()
-        # Recorded once: every report and plan.json shows it (a pass over every record each time).
+    plan = joined_plan(plans, parts) if parts else plan_changes((), {}, profile, header=header)
+    # The parts were diffed before the last page came in: the environment and API version are the
+    # ones the service reported by the end (the first answer may come after the reading).
+    plan = replace(plan, environment=client.environment or env.name, api_version=client.api_version)
+    digest_started = time.perf_counter()
+    # Recorded once: every report and plan.json shows it (a pass over every record each time).
+    with collector_paused():
         plan = replace(plan, digest=plan_digest(plan))
-    finally:
-        if collecting:
-            gc.enable()
-        gc.unfreeze()
     now = time.perf_counter()
     after = client.request_counts
     return PlanRun(
@@ -128,12 +127,86 @@ async def run_plan(
         sources=sources,
         live_counts={entity: len(records) for entity, records in live.items()},
         reading_s=reading_s,
-        fetching_s=fetching_s,
-        diffing_s=diffed - diff_started,
+        fetching_s=collections.finished - started,
+        diffing_s=diffing.seconds,
         total_s=now - started,
         request_counts={k: after.get(k, 0) - before.get(k, 0) for k in after},
-        digesting_s=now - diffed,
+        digesting_s=now - digest_started,
     )
+
+
+class _Collections:
+    """The live collections, each fetched by its own task from the moment the plan is known to need it."""
+
+    def __init__(self, client: ApiClient, bars: Bars):
+        self._client = client
+        self._bars = bars
+        self._tasks: dict[str, asyncio.Task[list[dict[str, Any]]]] = {}
+        self.finished = time.perf_counter()  # when the last collection came in
+
+    def fetch(self, entities: Iterable[str]) -> None:
+        for entity in entities:
+            if entity not in self._tasks:
+                self._tasks[entity] = asyncio.create_task(self._one(entity))
+
+    async def _one(self, entity: str) -> list[dict[str, Any]]:
+        bar = self._bars.add(f"fetching {entity} records")
+        records = []
+        async for record in self._client.iter_collection(entity):
+            records.append(_slim(record))
+            bar.advance()
+        bar.done()
+        self.finished = max(self.finished, time.perf_counter())
+        return records
+
+    async def until_read(self, reading: asyncio.Task[Any]) -> None:
+        """Wait for `reading`; raises its error, or a collection's as soon as one fails."""
+        fetching = asyncio.gather(*self._tasks.values())
+        await asyncio.wait((reading, fetching), return_when=asyncio.FIRST_COMPLETED)
+        if fetching.done():
+            fetching.result()  # a collection failed: raise its error now
+            await reading
+        else:
+            fetching.add_done_callback(_retrieved)  # a later failure is raised where a part awaits it
+        reading.result()
+
+    async def of(self, entities: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        return {entity: await self._tasks[entity] for entity in entities}
+
+    async def all(self) -> dict[str, list[dict[str, Any]]]:
+        return await self.of(list(self._tasks))
+
+    async def cancel(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # marks it retrieved: the error is raised where a part awaits it
+
+
+class _Diffing:
+    """Diffs the plan's parts one at a time, each as soon as its collections are in, in a worker thread
+    so the event loop keeps fetching the rest meanwhile (see loader.plan.components)."""
+
+    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader):
+        self._blocks = blocks
+        self._profile = profile
+        self._header = header
+        self._one_at_a_time = asyncio.Lock()
+        self.seconds = 0.0
+
+    async def part(self, part: PlanPart, collections: _Collections) -> Plan:
+        live = await collections.of(part.entities)
+        async with self._one_at_a_time:
+            started = time.perf_counter()
+            plan = await asyncio.to_thread(
+                plan_changes, part.blocks_of(self._blocks), live, self._profile, header=self._header
+            )
+            self.seconds += time.perf_counter() - started
+            return plan
 
 
 # ---- which collections ---------------------------------------------------------------------
@@ -147,35 +220,7 @@ def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) 
         for block in loaded.mapping.blocks if loaded.mapping else ():
             blocks.append(block.entity)
             targets += [spec.ref for spec in block.fields if spec.ref]
-    return _with_groups([*blocks, *targets], profile)
-
-
-def live_entities(sources: SourceSet, profile: Profile) -> list[str]:
-    """The collections a plan of `sources` needs, from the records themselves."""
-    wanted = [b.entity for b in sources.blocks]
-    for b in sources.blocks:
-        for rec in b.records:
-            wanted += [ref.entity for ref in _refs(rec.fields.values())]
-            wanted += [ref.entity for ref in _refs(rec.key)]
-    return _with_groups(wanted, profile)
-
-
-def _with_groups(entities: Iterable[str], profile: Profile) -> list[str]:
-    out: list[str] = []
-    for entity in entities:
-        if entity not in profile.entities:
-            continue
-        group = profile.unique_group_of(entity)
-        out += [entity, *(group[1] if group else ())]
-    return list(dict.fromkeys(out))
-
-
-def _refs(values: Iterable[Any]) -> Iterable[Ref]:
-    for value in values:
-        if isinstance(value, Ref):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (v for v in value if isinstance(v, Ref))
+    return with_groups([*blocks, *targets], profile)
 
 
 # ---- reading and fetching -----------------------------------------------------------------
@@ -187,21 +232,6 @@ async def _read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars,
     sources = await read_off_loop(mappings, profile, in_child=in_child)
     bar.done()
     return sources
-
-
-async def _fetch(client: ApiClient, entities: Sequence[str], bars: Bars) -> dict[str, list[dict[str, Any]]]:
-    async def one(entity: str) -> list[dict[str, Any]]:
-        bar = bars.add(f"fetching {entity} records")
-        records = []
-        async for record in client.iter_collection(entity):
-            records.append(_slim(record))
-            bar.advance()
-        bar.done()
-        return records
-
-    async with asyncio.TaskGroup() as group:
-        tasks = {entity: group.create_task(one(entity)) for entity in entities}
-    return {entity: task.result() for entity, task in tasks.items()}
 
 
 def _slim(record: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import json
 import socket
 import ssl
 import struct
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,6 +94,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     mode = "reset"
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that hangs up (the loader stopping its other requests once one has failed) is
+        # not this server's failure; anything else is printed as socketserver does.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 @contextmanager
