@@ -15,9 +15,11 @@ record's `metadata.updated.time` (a live record touched without changing anythin
 otherwise break the binding; a change to a managed value shows in `changes`).
 
 Canonical form: JSON (orjson) with sorted keys and no spaces; integral floats written as integers
-(1.0 == 1), Decimal as its float, NaN and infinities as {"$float": "nan"}, dates and times as ISO text,
+(1.0 == 1), other floats as Python's repr (not orjson's text, which may change with its version),
+Decimal as its float, NaN and infinities as {"$float": "nan"}, dates and times as ISO text,
 tuples as lists, sets as lists in the order of their items' canonical text, PendingId as
-{"$pending": ref}, integers beyond 64 bits as their digits, any other type as {"$text": str(value)}.
+{"$pending": ref}, integers beyond 64 bits as their digits, dict keys that are not text as their
+canonical value's text, any other type as {"$text": str(value)}.
 
 The formula, in two levels so that each block can be hashed as soon as it is planned, in any order:
 `block_digest(block)` is the hex SHA-256 of the block's canonical text `[head,[record,...]]`, the
@@ -99,14 +101,12 @@ _BATCH = 1_000
 
 
 def _records_text(records: Sequence[RecordPlan]) -> bytes:
-    """The JSON array of the records' canonical rows. A row of plain values only (see `_plain_record`)
-    goes to orjson as it is: the canonical walk was half of the old digest's time (8.5 of 16 s under
-    the profiler at 100k records, all of them plain but for their PendingIds)."""
-    rows = [_record(r) if _plain_record(r) else _canonical_record(r) for r in records]
+    """The JSON array of the records' canonical rows (`_record`)."""
+    rows = [_record(r) for r in records]
     try:
         return _encode(rows)
-    except orjson.JSONEncodeError:  # a plain-looking row with an int beyond 64 bits or a non-text key
-        return _encode([_canonical(_record(r)) for r in records])
+    except orjson.JSONEncodeError:  # a plain-looking value with an int beyond 64 bits or a key not text
+        return _encode([_canonical(row) for row in rows])
 
 
 def _encode(value: Any) -> bytes:
@@ -158,14 +158,15 @@ def _block_head(block: BlockPlan) -> dict[str, Any]:
 
 def _record(record: RecordPlan) -> tuple[Any, ...]:
     """A record's covered values, in the order the module docstring lists them (an array: building a
-    dict of them cost more than encoding it)."""
+    dict of them cost more than encoding it), its free-form ones (key, payload, old and new values)
+    in canonical form."""
     depends_on, refers_to = record.depends_on, record.refers_to
     return (
         record.ref,
         record.entity,
-        record.key,
+        _free(record.key),
         record.action._value_,  # the enum's `.value` property: 22 ms at 100k records, this 7 ms
-        record.payload,
+        _free(record.payload),
         _place(record.source),
         record.row,
         record.live_id,
@@ -178,14 +179,6 @@ def _record(record: RecordPlan) -> tuple[Any, ...]:
     )
 
 
-def _canonical_record(record: RecordPlan) -> list[Any]:
-    """`_record` with its free-form values (key, payload, changes) in canonical form; the others
-    are text, numbers and flags by their types."""
-    row = list(_record(record))
-    row[2], row[4], row[8] = _canonical(row[2]), _canonical(row[4]), _canonical(row[8])
-    return row
-
-
 def _place(source: CellRef) -> Any:
     """A row's place as its parts ([file, sheet, cell, row, repeat]): its text took 84 ms at 100k
     records, the parts 35 ms."""
@@ -195,7 +188,8 @@ def _place(source: CellRef) -> Any:
 
 
 def _changes(changes: tuple[FieldChange, ...]) -> list[tuple[Any, ...]]:
-    rows = [(c.field, c.old, c.new, c.pii) for c in changes]
+    rows = [(c.field, c.old if type(c.old) in _SCALARS else _free(c.old),
+             c.new if type(c.new) in _SCALARS else _free(c.new), c.pii) for c in changes]
     if len(rows) > 1:
         rows.sort(key=_FIELD)
     return rows
@@ -212,20 +206,13 @@ def _findings(findings: tuple[Finding, ...]) -> list[list[str | None]]:
 _SCALARS = frozenset({str, int, bool, type(None), PendingId})
 
 
-def _plain_record(record: RecordPlan) -> bool:
-    """Whether the record's free-form values (payload, key, old and new values) are plain: str, int,
-    bool, None, PendingId, dicts, lists and tuples of them, which orjson writes in canonical form as
-    they are. Checked in 0.09 s at 100k records; the canonical walk it saves took 0.6 s more than
-    the rows alone (0.83 s against 0.21 s)."""
-    payload = record.payload
-    if type(payload) is not dict or not _plain_values(payload.values()) or not _plain_values(record.key):
-        return False
-    for change in record.changes:
-        if not (type(change.old) in _SCALARS or _plain(change.old)):
-            return False
-        if not (type(change.new) in _SCALARS or _plain(change.new)):
-            return False
-    return True
+def _free(value: Any) -> Any:
+    """A free-form value (a key, a payload, an old or new value) in canonical form: as it is where it
+    is plain (str, int, bool, None, PendingId, dicts, lists and tuples of them, which orjson writes in
+    canonical form), else walked by `_canonical`. The check took 0.09 s at 100k records, all of them
+    plain but for their PendingIds; the walk it saves was half the old digest's time (8.5 of 16 s
+    under the profiler)."""
+    return value if type(value) in _SCALARS or _plain(value) else _canonical(value)
 
 
 def _plain_values(values: Iterable[Any]) -> bool:
@@ -244,15 +231,19 @@ def _plain(value: Any) -> bool:
     return kind in _SCALARS
 
 
-_PLAIN = frozenset({str, bool, type(None)})
+_PLAIN = frozenset({str, bool, type(None), PendingId})  # as they are (a PendingId: `_pending` writes it)
 _INT_RANGE = range(-(2**63), 2**64)  # what orjson writes as a number; beyond it, digits as a fragment
 
 
 def _canonical(value: Any) -> Any:
     """A value orjson writes the same for equal plan values on any machine."""
     kind = type(value)
-    if kind in _PLAIN:
+    if kind in _PLAIN or kind is orjson.Fragment:  # a fragment: canonical text made here
         return value
+    if kind is int:
+        return value if value in _INT_RANGE else orjson.Fragment(str(value).encode())
+    if kind is float:
+        return _canonical_float(value)
     if kind is dict:
         return {k if type(k) is str else _key(k): v if type(v) in _PLAIN else _canonical(v) for k, v in value.items()}
     if kind is list or kind is tuple:
@@ -263,9 +254,7 @@ def _canonical(value: Any) -> Any:
         number = int.__int__(value)
         return number if number in _INT_RANGE else orjson.Fragment(str(number).encode())
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return {"$float": repr(float(value))}
-        return _canonical(int(value)) if value.is_integer() else float(value)
+        return _canonical_float(float(value))
     if isinstance(value, Decimal):
         return _canonical(float(value)) if value.is_finite() else {"$float": str(value)}
     if isinstance(value, Enum):
@@ -281,6 +270,15 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return _sorted_by_text(value)
     return {"$text": str(value)}
+
+
+def _canonical_float(value: float) -> Any:
+    """An integral float as its int, NaN and infinities marked, any other float as Python's repr:
+    the shortest text that reads back as it, the same on any machine (orjson's own float text may
+    change from one orjson version to another)."""
+    if not math.isfinite(value):
+        return {"$float": repr(value)}
+    return _canonical(int(value)) if value.is_integer() else orjson.Fragment(repr(value).encode())
 
 
 def _key(key: Any) -> str:

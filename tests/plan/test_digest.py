@@ -183,7 +183,7 @@ def test_a_block_hashed_a_batch_at_a_time_is_the_hash_of_its_whole_canonical_tex
     for batch in (1, 2, 1_000):
         monkeypatch.setattr(digests, "_BATCH", batch)
         for one in (block, many, replace(block, records=())):
-            rows = [digests._canonical_record(r) for r in sorted(one.records, key=lambda r: r.ref)]
+            rows = [digests._record(r) for r in sorted(one.records, key=lambda r: r.ref)]
             whole = orjson.dumps([digests._block_head(one), rows], option=orjson.OPT_SORT_KEYS)
             assert block_digest(one) == hashlib.sha256(whole).hexdigest()
 
@@ -401,3 +401,11 @@ def test_keys_that_are_not_text_are_written_as_their_canonical_value() -> None:
     assert _held({1: "a"}) == _held({"1": "a"}) == _held({1.0: "a"})
     assert _held({(1, "x"): "a"}) == _held({(1.0, "x"): "a"})
     assert _held({None: "a"}) != _held({"None": "a"})
+
+
+def test_floats_are_written_as_python_writes_them_not_as_orjson_does() -> None:
+    from loader.plan import digest as digests
+
+    for number, text in ((1.5e-07, b"1.5e-07"), (1e16, b"10000000000000000"), (0.1, b"0.1"), (-2.5, b"-2.5"),
+                         (1e300, str(int(1e300)).encode()), (float("inf"), b'{"$float":"inf"}')):
+        assert digests._encode(digests._canonical(number)) == text
