@@ -62,10 +62,17 @@ def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
     (computed as each block was planned); they are not computed again."""
     if block_digests is None:
         block_digests = [block_digest(b) for b in plan.blocks]
-    elif len(block_digests) != len(plan.blocks):
-        raise ValueError(f"{len(block_digests)} block digests for {len(plan.blocks)} blocks")
+    elif len(block_digests) != len(plan.blocks) or not all(_is_hex_digest(d) for d in block_digests):
+        raise ValueError(f"{len(plan.blocks)} blocks need as many block digests, each 64 hex digits")
     text = _encode([FORMULA, _canonical(_content_head(plan)), list(block_digests)])
     return DIGEST_PREFIX + hashlib.sha256(text).hexdigest()
+
+
+def _is_hex_digest(text: str) -> bool:
+    return len(text) == 64 and set(text) <= _HEX
+
+
+_HEX = frozenset("0123456789abcdef")
 
 
 def block_digest(block: BlockPlan) -> str:

@@ -202,6 +202,8 @@ def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> N
     assert plan_digest(swapped) != plan_digest(plan)  # plan order is covered
     with pytest.raises(ValueError):
         plan_digest(plan, digests_of_blocks[:1])
+    with pytest.raises(ValueError):
+        plan_digest(plan, ["sha256:" + d for d in digests_of_blocks])
 
 
 def test_blocks_hashed_in_any_order_combine_to_the_same_digest() -> None:
