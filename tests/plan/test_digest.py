@@ -62,7 +62,7 @@ def test_the_digest_is_pinned_so_every_machine_computes_the_same_one() -> None:
 def test_other_hash_seeds_in_other_processes_give_the_same_digest() -> None:
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import test_digest as t; "
-        "from loader.plan.digest import plan_digest; print(plan_digest(t._fixed_plan()))"
+        "print(t._digests_seeded_by_hash())"
     )
     here = Path(__file__).parent
     tests = here.parent
@@ -72,7 +72,12 @@ def test_other_hash_seeds_in_other_processes_give_the_same_digest() -> None:
         done = subprocess.run([sys.executable, "-c", script, str(here)], env=env, capture_output=True, text=True,
                               timeout=60, check=True)
         digests.add(done.stdout.strip())
-    assert digests == {plan_digest(_fixed_plan())}
+    assert digests == {_digests_seeded_by_hash()}
+
+
+def _digests_seeded_by_hash() -> str:
+    """The fixed plan's digest, and one's with sets (their order follows the hash seed)."""
+    return f"{plan_digest(_fixed_plan())} {plan_digest(_fixed_plan(tags=set('abcdefgh'), n={2.5, 'x', 1}))}"
 
 
 def test_record_order_key_order_integral_floats_and_date_objects_do_not_change_it() -> None:
