@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import openpyxl
+import orjson
 import pytest
 from helpers.apply import record
 from helpers.plan import SAMPLE_SEED, copy_samples, plan_against
@@ -19,13 +23,15 @@ from helpers.report import small_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.plan.digest import plan_digest
-from loader.plan.model import Action, BlockPlan, FieldChange, NotInSource, Plan
+from loader.findings import Finding
+from loader.places import CellRef
+from loader.plan.digest import block_digest, plan_digest
+from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, NotInSource, PendingId, Plan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 # The digest of `_fixed_plan()`. Pinned so that another machine, Python build or hash seed that
 # computed anything else would fail here; change it only with a deliberate change of the canonical form.
-FIXED_DIGEST = "sha256:0d88b23bb8c49e0882e3bf42f01a4554286c4caffe0690038fbee5d1022e6c67"
+FIXED_DIGEST = "sha256:e122d27f6cd93ffa1def13b3565c71de7ff18071a575a13fd867bd01b9123e28"
 
 
 def _fixed_plan(**payload_changes: Any) -> Plan:
@@ -56,7 +62,7 @@ def test_the_digest_is_pinned_so_every_machine_computes_the_same_one() -> None:
 def test_other_hash_seeds_in_other_processes_give_the_same_digest() -> None:
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import test_digest as t; "
-        "from loader.plan.digest import plan_digest; print(plan_digest(t._fixed_plan()))"
+        "print(t._digests_seeded_by_hash())"
     )
     here = Path(__file__).parent
     tests = here.parent
@@ -66,7 +72,12 @@ def test_other_hash_seeds_in_other_processes_give_the_same_digest() -> None:
         done = subprocess.run([sys.executable, "-c", script, str(here)], env=env, capture_output=True, text=True,
                               timeout=60, check=True)
         digests.add(done.stdout.strip())
-    assert digests == {plan_digest(_fixed_plan())}
+    assert digests == {_digests_seeded_by_hash()}
+
+
+def _digests_seeded_by_hash() -> str:
+    """The fixed plan's digest, and one's with sets (their order follows the hash seed)."""
+    return f"{plan_digest(_fixed_plan())} {plan_digest(_fixed_plan(tags=set('abcdefgh'), n={2.5, 'x', 1}))}"
 
 
 def test_record_order_key_order_integral_floats_and_date_objects_do_not_change_it() -> None:
@@ -165,20 +176,243 @@ def test_every_report_header_prints_the_digest_of_the_unmasked_plan() -> None:
     assert "Bob" not in render(plan) and "Bob" not in render_html(plan)  # the PII value stays hidden
 
 
-def test_the_digest_hashed_a_record_at_a_time_is_the_hash_of_the_whole_canonical_text() -> None:
-    import hashlib
-    import json
-    from dataclasses import replace
-
+def test_a_block_hashed_a_batch_at_a_time_is_the_hash_of_its_whole_canonical_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from loader.plan import digest as digests
 
     fixed = _fixed_plan()
-    several = replace(fixed, blocks=(*fixed.blocks, replace(fixed.blocks[0], name="more", records=()),
-                                     replace(fixed.blocks[0], name="again")))
-    for plan in (fixed, several, replace(fixed, blocks=())):
-        whole = {**digests._content_head(plan), "blocks": [
-            {**digests._block_head(b), "records": [digests._record(r) for r in sorted(b.records, key=lambda r: r.ref)]}
-            for b in plan.blocks]}
-        text = json.dumps(digests._canonical(whole), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False, allow_nan=False)
-        assert plan_digest(plan) == "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    block = fixed.blocks[0]
+    many = replace(block, records=tuple(
+        record("applicants", "applicant", f"A{n}", {"code": f"A{n}", "score": n / 4}) for n in range(7)))
+    for batch in (1, 2, 1_000):
+        monkeypatch.setattr(digests, "_BATCH", batch)
+        for one in (block, many, replace(block, records=())):
+            rows = [digests._record(r) for r in sorted(one.records, key=lambda r: r.ref)]
+            whole = orjson.dumps([digests._block_head(one), rows], option=orjson.OPT_SORT_KEYS)
+            assert block_digest(one) == hashlib.sha256(whole).hexdigest()
+
+
+def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> None:
+    from loader.plan import digest as digests
+
+    plan = _two_block_plan()
+    digests_of_blocks = [block_digest(b) for b in plan.blocks]
+    head = orjson.dumps([digests.FORMULA, digests._canonical(digests._content_head(plan)), digests_of_blocks],
+                        option=orjson.OPT_SORT_KEYS)
+    assert plan_digest(plan) == "sha256:" + hashlib.sha256(head).hexdigest()
+    assert plan_digest(plan, digests_of_blocks) == plan_digest(plan)
+    assert plan_digest(plan, tuple(digests_of_blocks)) == plan_digest(plan)
+    swapped = replace(plan, blocks=tuple(reversed(plan.blocks)))
+    assert plan_digest(swapped) != plan_digest(plan)  # plan order is covered
+    with pytest.raises(ValueError):
+        plan_digest(plan, digests_of_blocks[:1])
+    with pytest.raises(ValueError):
+        plan_digest(plan, ["sha256:" + d for d in digests_of_blocks])
+
+
+def test_blocks_hashed_in_any_order_combine_to_the_same_digest() -> None:
+    plan = _two_block_plan()
+    found = {b.name: block_digest(b) for b in reversed(plan.blocks)}  # as each block was planned
+    assert plan_digest(plan, [found[b.name] for b in plan.blocks]) == plan_digest(plan)
+
+
+def _two_block_plan() -> Plan:
+    fixed = _fixed_plan()
+    other = BlockPlan("courses", "course", "c.xlsx", "Courses", (
+        record("courses", "course", "C1", {"code": "C1", "parent": {"id": PendingId("applicants/A1")}}),),
+        findings=(Finding("warning", "w", "a warning"),))
+    return replace(fixed, blocks=(*fixed.blocks, other))
+
+
+# -- Equal values in other forms give the same digest; any changed covered value changes it. --
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=False), st.text(max_size=6),
+)
+_VALUES = st.recursive(
+    _SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner,
+                                                                                    max_size=3)),
+    max_leaves=8,
+)
+
+
+def _other_form(value: Any, draw: Any) -> Any:
+    """An equal value written another way: ints as floats, floats as Decimals or ints, lists as
+    tuples, dicts in another key order."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) <= 2**53 and draw(st.booleans()) else value
+    if isinstance(value, float):
+        if value.is_integer() and draw(st.booleans()):
+            return int(value)
+        return Decimal(value) if math.isfinite(value) and draw(st.booleans()) else value
+    if isinstance(value, list):
+        items = [_other_form(v, draw) for v in value]
+        return tuple(items) if draw(st.booleans()) else items
+    return {k: _other_form(v, draw) for k, v in reversed(list(value.items()))}
+
+
+def _plan_holding(value: Any, where: str, other: Any = "unchanged") -> Plan:
+    """_fixed_plan with `value` at one free-form place (`other` at the rest)."""
+    def at(place: str) -> Any:
+        return value if place == where else other
+
+    plan = _fixed_plan(score=at("payload"))
+    block = plan.blocks[0]
+    first, second = block.records
+    first = replace(first, key=("A1", at("key")))
+    second = replace(second, changes=(FieldChange("name", at("old"), at("new"), pii=True),))
+    block = replace(block, records=(first, second),
+                    not_in_source_records=(NotInSource(("A9", at("not_in_source")), "id-9"),),
+                    blocked_rows=(BlockedRow(CellRef("a.xlsx", "Applicants", row=9), 9, ("A8", at("blocked")), None,
+                                             ()),))
+    return replace(plan, blocks=(block,), extra={"profile": at("extra")})
+
+
+_PLACES = ["payload", "key", "old", "new", "not_in_source", "blocked", "extra"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_VALUES, st.sampled_from(_PLACES), st.data())
+def test_equal_values_in_other_forms_give_the_same_digest(value: Any, where: str, data: st.DataObject) -> None:
+    same = _other_form(value, data.draw)
+    assert plan_digest(_plan_holding(same, where)) == plan_digest(_plan_holding(value, where))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_VALUES, _VALUES, st.sampled_from(_PLACES))
+def test_any_changed_free_form_value_changes_it(value: Any, other: Any, where: str) -> None:
+    if value == other:
+        return  # equal values (1 == 1.0 == True, -0.0 == 0.0) need not differ
+    assert plan_digest(_plan_holding(value, where)) != plan_digest(_plan_holding(other, where))
+
+
+def test_sets_dates_decimals_and_other_types_have_one_form_each() -> None:
+    items = ["b", "a", 3, 2.0, None, ("t", 1)]
+    assert _held(set(items)) == _held(frozenset(reversed(items)))
+    assert _held({2, "a"}) == _held({2.0, "a"})
+    assert _held({1, 2}) != _held({1, 3})
+    assert _held(Decimal("2.50"), "new") == _held(2.5, "new")
+    assert _held(Decimal("NaN"), "new") != _held(None, "new")
+    assert _held(float("nan")) == _held(float("nan"))
+    assert _held(float("nan")) != _held(None)
+    assert _held(float("inf")) != _held(float("-inf"))
+    assert _held(datetime(2001, 2, 3, 4, 5), "key") == _held("2001-02-03T04:05:00", "key")
+    assert _held(PendingId("a/1")) != _held("a/1")
+    assert _held(PendingId("a/1")) != _held({"ref": "a/1"})
+    assert _held(Action.UPDATE) == _held("update")
+    assert _held(Path("x/y")) != _held(Path("x/z"))
+
+
+def test_big_integers_and_number_keys_in_plain_looking_records_are_written_canonically() -> None:
+    # orjson refuses ints beyond 64 bits and keys that are not text: the batch is written again
+    # through the canonical walk, which gives such a record the same text as its other forms.
+    assert _held(2**70) == _held(float(2**70))
+    assert _held(2**70) != _held(2**70 + 1)
+    assert _held(2**70) != _held(str(2**70))
+    assert _held(-(2**63) - 1, "key") != _held(-(2**63), "key")
+    assert _held({1: "a"}) == _held({"1": "a"})
+
+
+def _held(value: Any, where: str = "payload") -> str:
+    return plan_digest(_plan_holding(value, where))
+
+
+def _covered_changes() -> list[tuple[str, Any]]:
+    """Each covered value of `_fixed_plan`, changed."""
+    def record_change(**values: Any) -> Any:
+        def change(plan: Plan) -> Plan:
+            block = plan.blocks[0]
+            return replace(plan, blocks=(replace(block, records=(block.records[0], replace(block.records[1],
+                                                                                           **values))),))
+        return change
+
+    def block_change(**values: Any) -> Any:
+        return lambda plan: replace(plan, blocks=(replace(plan.blocks[0], **values),))
+
+    warning = Finding("warning", "w", "a warning", CellRef("a.xlsx", "Applicants", "B3", 3))
+    return [
+        ("ref", record_change(ref="applicants/A3")),
+        ("entity", record_change(entity="person")),
+        ("key", record_change(key=("A3",))),
+        ("action", record_change(action=Action.UNCHANGED)),
+        ("payload", record_change(payload={"code": "A2", "name": "Bob"})),
+        ("source file", record_change(source=CellRef("b.xlsx", "applicants", row=3))),
+        ("source cell", record_change(source=CellRef("curriculum.xlsx", "applicants", "C3", 3))),
+        ("source repeat", record_change(source=CellRef("curriculum.xlsx", "applicants", row=3, repeat="n=2"))),
+        ("row", record_change(row=4)),
+        ("live_id", record_change(live_id="id-3")),
+        ("change field", record_change(changes=(FieldChange("code", "Bob", "Bo", pii=True),))),
+        ("change new", record_change(changes=(FieldChange("name", "Bob", "Bö", pii=True),))),
+        ("change pii", record_change(changes=(FieldChange("name", "Bob", "Bo", pii=False),))),
+        ("another change", record_change(changes=(FieldChange("name", "Bob", "Bo", pii=True),
+                                                  FieldChange("code", None, "A2")))),
+        ("status_path", record_change(status_path=("ACTIVE",))),
+        ("depends_on", record_change(depends_on=("applicants/A1",))),
+        ("refers_to", record_change(refers_to=("applicants/A1",))),
+        ("findings", record_change(findings=(warning,))),
+        ("blocked", record_change(blocked=True)),
+        ("block name", block_change(name="people")),
+        ("block entity", block_change(entity="person")),
+        ("source_file", block_change(source_file="b.xlsx")),
+        ("sheet", block_change(sheet=None)),
+        ("key_fields", block_change(key_fields=("code",))),
+        ("block findings", block_change(findings=(warning,))),
+        ("not in source id", block_change(not_in_source_records=(NotInSource(("A9",), "id-8"),))),
+        ("not in source count", block_change(not_in_source_records=())),
+        ("blocked rows", block_change(blocked_rows=(BlockedRow(CellRef("a.xlsx", "Applicants", row=9), 9, None,
+                                                               None, (warning,)),))),
+        ("a record more", block_change(records=(*_fixed_plan().blocks[0].records,
+                                                record("applicants", "applicant", "A3", {})))),
+        ("environment", lambda plan: replace(plan, environment="test")),
+        ("env_name", lambda plan: replace(plan, env_name="prod")),
+        ("api_version", lambda plan: replace(plan, api_version="1.3")),
+        ("plan findings", lambda plan: replace(plan, findings=(warning,))),
+        ("extra", lambda plan: replace(plan, extra={"profile": "sha256:01"})),
+        ("a block more", lambda plan: replace(plan, blocks=(*plan.blocks, replace(plan.blocks[0], name="more")))),
+    ]
+
+
+@pytest.mark.parametrize(("what", "change"), _covered_changes(), ids=[w for w, _ in _covered_changes()])
+def test_changing_any_covered_value_changes_it(what: str, change: Any) -> None:
+    plan = _fixed_plan()
+    changed = change(plan)
+    assert changed != plan
+    assert plan_digest(changed) != plan_digest(plan)
+    if changed.blocks and plan.blocks and changed.blocks[0] != plan.blocks[0]:
+        assert block_digest(changed.blocks[0]) != block_digest(plan.blocks[0])
+
+
+def test_the_order_of_findings_not_in_source_records_and_dependencies_does_not_change_it() -> None:
+    plan = _fixed_plan()
+    block = plan.blocks[0]
+    one = Finding("warning", "w", "one", CellRef("a.xlsx", "Applicants", "B3", 3))
+    two = Finding("error", "e", "two")
+    gone = (NotInSource(("A9",), "id-9"), NotInSource(("A7",), "id-7"))
+    second = block.records[1]
+    forth = replace(block, not_in_source_records=gone, findings=(one, two), records=(
+        block.records[0], replace(second, findings=(one, two), depends_on=("x", "y"), refers_to=("p", "q"),
+                                  changes=(*second.changes, FieldChange("code", "B", "A2")))))
+    back = replace(block, not_in_source_records=gone[::-1], findings=(two, one), records=(
+        block.records[0], replace(second, findings=(two, one), depends_on=("y", "x"), refers_to=("q", "p"),
+                                  changes=(FieldChange("code", "B", "A2"), *second.changes))))
+    assert block_digest(forth) == block_digest(back)
+    assert plan_digest(replace(plan, blocks=(forth,), findings=(one, two))) == \
+        plan_digest(replace(plan, blocks=(back,), findings=(two, one)))
+
+
+def test_keys_that_are_not_text_are_written_as_their_canonical_value() -> None:
+    assert _held({1: "a"}) == _held({"1": "a"}) == _held({1.0: "a"})
+    assert _held({(1, "x"): "a"}) == _held({(1.0, "x"): "a"})
+    assert _held({None: "a"}) != _held({"None": "a"})
+
+
+def test_floats_are_written_as_python_writes_them_not_as_orjson_does() -> None:
+    from loader.plan import digest as digests
+
+    for number, text in ((1.5e-07, b"1.5e-07"), (1e16, b"10000000000000000"), (0.1, b"0.1"), (-2.5, b"-2.5"),
+                         (1e300, str(int(1e300)).encode()), (float("inf"), b'{"$float":"inf"}')):
+        assert digests._encode(digests._canonical(number)) == text
