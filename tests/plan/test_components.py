@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from typing import Any
 
-from helpers.plan import Block
+import pytest
+from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, Block, environment_for, plan_against
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loader.api.client import ApiClient
 from loader.places import CellRef
 from loader.plan.components import joined_plan, plan_parts
 from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.digest import plan_digest
 from loader.plan.model import Plan
 from loader.profile import load_profile
+from loader.sandbox.server import SandboxOptions, serve_in_thread
 from loader.source.records import DesiredRecord, Ref
 
 PROFILE = load_profile()
@@ -124,3 +130,24 @@ def test_the_parts_of_curriculum_applicants_and_arrangements() -> None:
 def test_blocks_with_a_repeated_name_are_one_part() -> None:
     blocks = [Block("x", "school", ("code",), ()), Block("x", "applicant", ("external_id",), ())]
     assert [p.indexes for p in plan_parts(blocks, PROFILE)] == [(0, 1)]
+
+
+def test_the_sample_plan_made_by_parts_while_pages_arrive_is_the_whole_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through `run_plan` against the sandbox: curriculum and arrangements, applicants and credentials
+    (two parts), with the blocks' digests made beside their diffs."""
+    monkeypatch.chdir(REPO)
+    with serve_in_thread(SandboxOptions(seed=SAMPLE_SEED)) as sandbox:
+        run = plan_against(sandbox, SAMPLE_MAPPINGS)
+        env = environment_for(sandbox)
+
+        async def fetched() -> dict[str, list[dict[str, Any]]]:
+            async with ApiClient(env, PROFILE) as client:
+                return await client.fetch_collections(run.live_counts)
+
+        live = asyncio.run(fetched())
+    assert [p.indexes for p in plan_parts(run.sources.blocks, PROFILE)] == [(0, 1, 2, 3, 6), (4, 5)]
+    header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
+                        run.plan.fingerprints, run.sources.findings, run.plan.created_at, run.plan.extra)
+    whole = plan_changes(run.sources.blocks, live, PROFILE, header=header)
+    assert replace(run.plan, digest=None) == whole
+    assert run.plan.digest == plan_digest(whole)
