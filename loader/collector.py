@@ -14,13 +14,21 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(*, keep_survivors: bool = False) -> Iterator[None]:
     """The collector off inside, back as it was after (it is process-wide: a thread beside this one
-    runs without it meanwhile, which costs it nothing but the pauses it is spared)."""
+    runs without it meanwhile, which costs it nothing but the pauses it is spared).
+
+    Objects made while it is off all wait in its youngest generation, so its first collection after
+    walks every one of them (4 million objects: 0.3 s; at the end of a 100,000-record plan 0.47 s).
+    `keep_survivors` moves those that outlive the block where no collection looks (`gc.freeze`):
+    data made to be kept, like a plan. Reference counting still frees them.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            if keep_survivors:
+                gc.freeze()
             gc.enable()

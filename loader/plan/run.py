@@ -76,7 +76,7 @@ async def run_plan(
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
     before = dict(client.request_counts)
-    with progress_bars(progress) as bars, collector_paused():
+    with progress_bars(progress) as bars, collector_paused(keep_survivors=True):
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings(paths, profile)
