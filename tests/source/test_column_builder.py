@@ -141,3 +141,46 @@ def test_records_pickle_as_the_values_of_their_slots_and_come_back_equal() -> No
     back = pickle.loads(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == record and _slots(back) == _slots(record)
     assert back.fields["parent"].cell == cell and back.also_rows == record.also_rows
+
+
+_CREDENTIALS = """version: 1
+source: s.xlsx
+entities:
+  credentials:
+    entity: credential
+    sheet: S
+    key: [applicant_id, type, name]
+    fields:
+      applicant_id: {ref: applicant, column: Code}
+      type: {column: Level, transform: [strip, upper], map: {"1": TERTIARY, "2": EMPLOYMENT}}
+      name: Name
+      institutionCode: {column: Modes, empty: clear}
+      duration: {column: Points}
+"""
+
+
+def _made(record: DesiredRecord) -> Any:
+    """A record as its slots hold it: the order of its fields (and custom attributes) and cells, and
+    the type of every value, which `_seen` (equality) does not look at."""
+    return ([(name, type(value), value) for name, value in _slots(record)], list(record.fields.items()),
+            repr(record), type(record.cells), list(record.cells.items()), type(record.row))
+
+
+@settings(max_examples=100, deadline=None)
+@given(kind=st.sampled_from([*sorted(MAPPINGS), "credentials"]), rows=_rows)
+def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
+    """The dict display and slot-at-a-time makers of `column_builder._records`: the same fields in
+    the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
+    with tempfile.TemporaryDirectory() as folder:
+        if kind == "credentials":
+            (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
+            loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
+            assert loaded.mapping is not None
+            block = loaded.mapping.blocks[0]
+        else:
+            block = _block(kind, Path(folder))
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    by_columns = BlockReader(block, PROFILE, sheet).read()
+    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    assert _seen(by_columns) == _seen(by_rows)
+    assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
