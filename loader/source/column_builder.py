@@ -22,7 +22,8 @@ from loader.places import CellRef
 from loader.source.block_rows import Built, CellLayout, FieldReader, RowCells, VariantReader
 from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import CUSTOM, FieldSpec
-from loader.source.readers import WHITESPACE, SheetRow
+from loader.source.readers import WHITESPACE, CellValue, SheetRow
+from loader.source.readers.rows import blank_texts
 from loader.source.records import DesiredRecord, Ref, desired_record, desired_records, row_places
 from loader.source.steps import EMPTY, StepError, plain_text, text_of
 
@@ -53,7 +54,9 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
     """A record (or a record with warnings) per row, or None where the row needs a finding."""
     slow = [False] * len(rows)
     left_out = [False] * len(rows)
-    columns = [_column(rows, reader, slow, left_out) for reader in variant.fields]
+    cells = list(map(_VALUES, rows))
+    shortest = min(map(len, cells), default=0)
+    columns = [_column(rows, _Cells(cells, shortest), reader, slow, left_out) for reader in variant.fields]
     checks = context.checks
     for reader, values in zip(variant.fields, columns, strict=True):
         if reader.gives_text and (checks.label_any_text if reader.label is not None
@@ -167,19 +170,39 @@ def _key_getter(key: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any
     return lambda fields: tuple(fields[name] for name in key)
 
 
-def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool], left_out: list[bool]) -> list[Any]:
+_VALUES = itemgetter(1)  # a SheetRow's values
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The values of the rows, and the length of the shortest (a row ends at its last non-empty cell)."""
+
+    rows: list[tuple[CellValue, ...]]
+    shortest: int
+
+    def column(self, index: int) -> list[CellValue]:
+        """The cells of one column (None past a row's end). A column every row reaches is taken by
+        one `map` of an itemgetter: 3 ms for 100,000 rows where the comprehension took 9."""
+        if index < self.shortest:
+            return list(map(itemgetter(index), self.rows))
+        return [values[index] if index < len(values) else None for values in self.rows]
+
+
+def _column(rows: Sequence[SheetRow], cells: _Cells, reader: FieldReader, slow: list[bool],
+            left_out: list[bool]) -> list[Any]:
     """One field's values over the rows; `slow` set for the rows it cannot give a value without a finding,
     `left_out` for the rows without this field (an empty cell of an `empty: skip` field)."""
     index = reader.column
+    raw: list[Any]
     if reader.spec.column is not None and index is not None:
-        raw = [row.values[index] if index < len(row.values) else None for row in rows]
+        raw = cells.column(index)
     else:
         extract = reader.extract
         raw = [extract(row) for row in rows]
     convert = reader.convert
     try:
         if convert is plain_text:  # the most common field, without a call for a cell of text
-            values = [(v if v.strip(WHITESPACE) else EMPTY) if type(v) is str else plain_text(v) for v in raw]
+            values = _plain_texts(raw)
         else:
             values = list(map(convert, raw))
     except StepError:
@@ -203,6 +226,17 @@ def _column(rows: Sequence[SheetRow], reader: FieldReader, slow: list[bool], lef
             elif reader.is_key and (value is None or value == []):
                 slow[j] = True
     return values
+
+
+def _plain_texts(raw: list[Any]) -> list[Any]:
+    """`plain_text` of each cell. A column of text is taken as it is but for its blank cells
+    (EMPTY), found by one search: 100,000 cells in 5 ms where a test of each took 12."""
+    if set(map(type, raw)) == {str}:
+        values = list(raw)
+        for j in blank_texts(raw):
+            values[j] = EMPTY
+        return values
+    return [(v if v.strip(WHITESPACE) else EMPTY) if type(v) is str else plain_text(v) for v in raw]
 
 
 def _check_column(values: list[Any], check: Callable[[Any], bool] | None, slow: list[bool]) -> None:
@@ -232,6 +266,9 @@ def _references(spec: FieldSpec, values: list[Any]) -> list[Any]:
     so a Ref here holds none."""
     assert spec.ref is not None
     entity, by = spec.ref, spec.by
+    if set(map(type, values)) == {str}:  # a column of texts: one Ref made per text, the column by one map
+        one_each = {text: Ref(entity, (text,), by) for text in dict.fromkeys(values)}
+        return list(map(one_each.__getitem__, values))
     made: dict[str, Ref] = {}
 
     def one(value: Any) -> Ref:

@@ -211,3 +211,21 @@ def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: st
         looped = BlockReader(block, PROFILE, sheet).read()
     assert shortcut == looped
     assert [_made(r) for r in shortcut.records] == [_made(r) for r in looped.records]
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(sorted(MAPPINGS)),
+       rows=st.lists(st.lists(st.sampled_from(["A1", "a1 ", "B2", "SC1", "SC1", "1", "x", "", " ", "'=X"]),
+                              min_size=len(HEADER), max_size=len(HEADER)), min_size=1, max_size=20))
+def test_columns_of_text_read_as_row_by_row(kind: str, rows: list[list[Any]]) -> None:
+    """Columns holding only text take the column-wide paths (`_Cells.column` by itemgetter,
+    `_plain_texts` and `_references` by one search or map): the same records, Refs and findings."""
+    with tempfile.TemporaryDirectory() as folder:
+        block = _block(kind, Path(folder))
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    by_columns = BlockReader(block, PROFILE, sheet).read()
+    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    assert _seen(by_columns) == _seen(by_rows)
+    assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
+    parents = [r.fields["parent"] for r in by_columns.records if isinstance(r.fields.get("parent"), Ref)]
+    assert len({id(p) for p in parents}) == len(set(parents))  # one Ref for each record named

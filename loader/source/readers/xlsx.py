@@ -42,6 +42,8 @@ from loader.source.readers.rows import (
     CellValue,
     SheetData,
     SheetRow,
+    blank_texts,
+    indexes,
     unneutralised,
 )
 from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta, sheet_entries
@@ -289,21 +291,10 @@ def _text_sheet(display: str, sheet: str, rows: list[Sequence[object]], meta: Sh
 def _rows_to_read_by_cell(texts: list[str], width: int) -> list[int]:
     """The indexes of the rows (of `width` cells) holding a blank cell (empty or whitespace) or a
     text starting with a quote (it may be neutralised), found by searches over all the cells."""
-    found = {at // width for at in _indexes(list(map(str.strip, texts, repeat(WHITESPACE))), "")}
+    found = {at // width for at in blank_texts(texts)}
     if QUOTE in "".join(texts):  # one search first: a test of every cell took a third of the whole
-        found |= {at // width for at in _indexes(list(map(str.startswith, texts, repeat(QUOTE))), True)}
+        found |= {at // width for at in indexes(list(map(str.startswith, texts, repeat(QUOTE))), True)}
     return sorted(found)
-
-
-def _indexes(values: list[object], wanted: object) -> Iterator[int]:
-    """The indexes of the items equal to `wanted`, each found by `list.index` (a search in C)."""
-    at = -1
-    while True:
-        try:
-            at = values.index(wanted, at + 1)
-        except ValueError:
-            return
-        yield at
 
 
 def _text_row(number: int, values: Sequence[str]) -> SheetRow | None:
