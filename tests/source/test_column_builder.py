@@ -219,7 +219,7 @@ def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: st
                               min_size=len(HEADER), max_size=len(HEADER)), min_size=1, max_size=20))
 def test_columns_of_text_read_as_row_by_row(kind: str, rows: list[list[Any]]) -> None:
     """Columns holding only text take the column-wide paths (`_Cells.column` by itemgetter,
-    `_plain_texts` and `_references` by one search or map): the same records, Refs and findings."""
+    `_texts` and `_references` by one search or map): the same records, Refs and findings."""
     with tempfile.TemporaryDirectory() as folder:
         block = _block(kind, Path(folder))
     sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
