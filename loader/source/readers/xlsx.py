@@ -276,7 +276,7 @@ def _text_sheet(display: str, sheet: str, rows: list[Sequence[object]], meta: Sh
     if meta.merged or meta.errors or meta.zero_padded or meta.early_dates or not rows:
         return None
     width = len(rows[0])
-    if any(len(values) != width for values in rows):
+    if set(map(len, rows)) != {width}:
         return None
     cells = list(chain.from_iterable(rows))
     if set(map(type, cells)) != {str}:
