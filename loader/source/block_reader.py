@@ -266,9 +266,12 @@ class BlockReader:
                                           self.data.row_ref(row.number))
                 continue
             taken.append(index)
-        rows = [body[index] for index in taken]
+        rows = [body[index] for index in taken] if variant.accepts else body
         fast = self.by_columns and can_build_columns(variant)
         built = build_columns(rows, variant, self.context) if fast else [None] * len(rows)
+        if not variant.accepts and type(None) not in set(map(type, built)):
+            every: list[DesiredRecord | Built | Finding | None] = [*built]
+            return every  # every row taken and built by columns: the loop below would copy them
         for index, row, outcome in zip(taken, rows, built, strict=True):
             outcomes[index] = self._build(row, variant) if outcome is None else outcome
         return outcomes
