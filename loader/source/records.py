@@ -136,7 +136,7 @@ def slotted_many(kind: type[_T], setters: Sequence[Callable[[_T, Any], None]], c
     """`count` new instances of a slotted class, slot k of the i-th set to the i-th value of columns[k].
 
     Every slot must be given a column (an unset slot raises AttributeError when read). Making
-    100,000 records this way took 1.0 µs a record where a call of `desired_record` took 2.2.
+    100,000 records this way took 0.9 µs a record where a call of `desired_record` each took 1.5.
     """
     made = list(map(object.__new__, repeat(kind, count)))
     for setter, values in zip(setters, columns, strict=True):
