@@ -229,3 +229,25 @@ def test_columns_of_text_read_as_row_by_row(kind: str, rows: list[list[Any]]) ->
     assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
     parents = [r.fields["parent"] for r in by_columns.records if isinstance(r.fields.get("parent"), Ref)]
     assert len({id(p) for p in parents}) == len(set(parents))  # one Ref for each record named
+
+
+_TEXTS = st.sampled_from(["A", "a", "AB", "", "1"])
+_TEXT_LISTS = st.lists(st.sampled_from(["A", "b"]), max_size=2)
+_CHECKED = st.one_of(_TEXTS, _TEXT_LISTS, st.integers(0, 2), st.sampled_from([1.0, 0.0, True, False]),
+                     st.lists(st.sampled_from([1, True, 1.0]), max_size=2))
+
+
+@given(values=st.one_of(st.lists(_CHECKED, max_size=12), st.lists(_TEXTS, max_size=12),
+                        st.lists(_TEXT_LISTS, max_size=12)),
+       check=st.sampled_from([lambda v: type(v) is int, lambda v: v == "A" and type(v) is str,
+                              lambda v: isinstance(v, list) and all(type(i) is str for i in v), lambda v: v != 1]))
+def test_a_column_is_checked_on_its_distinct_values_as_on_every_value(values: list[Any], check: Any) -> None:
+    """`column_builder._distinct`: equal texts (and lists of texts) are checked once, anything else
+    each time, so 1, 1.0 and True (equal, but of different types) are each checked."""
+    from loader.source.column_builder import _check_column
+
+    seen, every = [False] * len(values), [False] * len(values)
+    _check_column(values, check, seen)
+    for j, value in enumerate(values):
+        every[j] = value is not None and not check(value)
+    assert seen == every
