@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 from loader.findings import Finding
 from loader.places import CellRef, MappingPlace
@@ -191,6 +192,9 @@ class BlockReader:
         rows_read = rows_filtered = 0
         body = [row for row in self.data.rows if row.number > self.header_row]
         outcomes = [self._outcomes(body, variant) for variant in variants]
+        records = _distinct_records(outcomes)
+        if records is not None:  # what the loop below gives when every row is a record of its own key
+            return BlockResult(records, tuple(findings), len(body), 0)
         for index in range(len(body)):
             rows_read += 1
             used = False
@@ -262,9 +266,12 @@ class BlockReader:
                                           self.data.row_ref(row.number))
                 continue
             taken.append(index)
-        rows = [body[index] for index in taken]
+        rows = [body[index] for index in taken] if variant.accepts else body
         fast = self.by_columns and can_build_columns(variant)
         built = build_columns(rows, variant, self.context) if fast else [None] * len(rows)
+        if not variant.accepts and type(None) not in set(map(type, built)):
+            every: list[DesiredRecord | Built | Finding | None] = [*built]
+            return every  # every row taken and built by columns: the loop below would copy them
         for index, row, outcome in zip(taken, rows, built, strict=True):
             outcomes[index] = self._build(row, variant) if outcome is None else outcome
         return outcomes
@@ -449,6 +456,24 @@ class BlockReader:
     def _quoted(self, name: str, value: Any) -> str:
         """A value of field `name` for a message; a PII field's value is hidden."""
         return quoted(value, True) if name in self.pii else _shown(value)
+
+
+def _distinct_records(outcomes: list[list[DesiredRecord | Built | Finding | None]]) -> tuple[DesiredRecord, ...] | None:
+    """The records of a block read without `repeat` whose every row gave a record (no finding, no
+    warning) of a key no other row has; None for any other block. One dict of the keys tells, where
+    the merging loop of `read` took 1.5 µs a row (the benchmark's 100,000 rows: 0.15 s)."""
+    if len(outcomes) != 1 or not outcomes[0]:
+        return None
+    built = outcomes[0]
+    if set(map(type, built)) != {DesiredRecord}:
+        return None
+    records = cast(list[DesiredRecord], built)
+    if len(dict.fromkeys(map(_KEY, records))) != len(records):
+        return None
+    return tuple(records)
+
+
+_KEY = attrgetter("key")
 
 
 def _merged_row(rows: dict[tuple[Any, ...], list[tuple[str, CellRef]]], first: DesiredRecord,

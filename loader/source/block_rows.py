@@ -7,15 +7,16 @@ column by column.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.source.mapping import FieldSpec
 from loader.source.readers import SheetRow, column_letter
-from loader.source.records import DesiredRecord
+from loader.source.records import DesiredRecord, slotted_many
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,11 @@ class RowCells(Mapping[str, CellRef]):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return RowCells, (self._layout, self._row, self._names)  # pickled as its three values
 
+    @staticmethod
+    def many(layout: CellLayout, numbers: Sequence[int], names: tuple[str, ...]) -> list[RowCells]:
+        """`RowCells(layout, number, names)` for each row number, made a slot at a time (`slotted_many`)."""
+        return slotted_many(RowCells, _ROW_CELLS_SLOTS, len(numbers), (repeat(layout), numbers, repeat(names)))
+
     def __getitem__(self, name: str) -> CellRef:
         if name not in self._names:
             raise KeyError(name)
@@ -58,6 +64,9 @@ class RowCells(Mapping[str, CellRef]):
 
     def __repr__(self) -> str:
         return f"RowCells({ {name: str(self[name]) for name in self._names} })"
+
+
+_ROW_CELLS_SLOTS = tuple(getattr(RowCells, name).__set__ for name in ("_layout", "_row", "_names"))
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,16 @@ Everything here is immutable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from typing import Any
+from itertools import repeat
+from typing import Any, TypeVar
 
 from loader.places import CellRef
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +113,35 @@ def _desired_from_slots(
 
 
 _DESIRED_SLOTS = tuple(DesiredRecord.__dict__[f.name].__set__ for f in dataclass_fields(DesiredRecord))
+
+
+def desired_records(
+    block: str, entity: str, keys: Sequence[tuple[Any, ...]], fields: Sequence[Mapping[str, Any]],
+    rows: Sequence[CellRef], cells: Sequence[Mapping[str, CellRef]], pii: frozenset[str],
+) -> list[DesiredRecord]:
+    """`desired_record` over columns: the i-th record of keys[i], fields[i], rows[i], cells[i] (of
+    one length). Each slot is set over the whole column by one `map` (no Python frame per record)."""
+    return slotted_many(DesiredRecord, _DESIRED_SLOTS, len(keys),
+                        (repeat(block), repeat(entity), keys, fields, rows, cells, repeat(pii), repeat(())))
+
+
+def row_places(file: str, sheet: str | None, numbers: Sequence[int], repeat_note: str = "") -> list[CellRef]:
+    """`row_place` over a column of row numbers."""
+    return slotted_many(CellRef, _CELL_REF_SLOTS, len(numbers),
+                        (repeat(file), repeat(sheet), repeat(None), numbers, repeat(repeat_note)))
+
+
+def slotted_many(kind: type[_T], setters: Sequence[Callable[[_T, Any], None]], count: int,
+                 columns: Iterable[Iterable[Any]]) -> list[_T]:
+    """`count` new instances of a slotted class, slot k of the i-th set to the i-th value of columns[k].
+
+    Every slot must be given a column (an unset slot raises AttributeError when read). Making
+    100,000 records this way took 0.9 µs a record where a call of `desired_record` each took 1.5.
+    """
+    made = list(map(object.__new__, repeat(kind, count)))
+    for setter, values in zip(setters, columns, strict=True):
+        deque(map(setter, made, values), maxlen=0)
+    return made
+
+
+_CELL_REF_SLOTS = tuple(CellRef.__dict__[f.name].__set__ for f in dataclass_fields(CellRef))

@@ -141,3 +141,113 @@ def test_records_pickle_as_the_values_of_their_slots_and_come_back_equal() -> No
     back = pickle.loads(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == record and _slots(back) == _slots(record)
     assert back.fields["parent"].cell == cell and back.also_rows == record.also_rows
+
+
+_CREDENTIALS = """version: 1
+source: s.xlsx
+entities:
+  credentials:
+    entity: credential
+    sheet: S
+    key: [applicant_id, type, name]
+    fields:
+      applicant_id: {ref: applicant, column: Code}
+      type: {column: Level, transform: [strip, upper], map: {"1": TERTIARY, "2": EMPLOYMENT}}
+      name: Name
+      institutionCode: {column: Modes, empty: clear}
+      duration: {column: Points}
+"""
+
+
+def _made(record: DesiredRecord) -> Any:
+    """A record as its slots hold it: the order of its fields (and custom attributes) and cells, and
+    the type of every value, which `_seen` (equality) does not look at."""
+    return ([(name, type(value), value) for name, value in _slots(record)], list(record.fields.items()),
+            repr(record), type(record.cells), list(record.cells.items()), type(record.row))
+
+
+@settings(max_examples=100, deadline=None)
+@given(kind=st.sampled_from([*sorted(MAPPINGS), "credentials"]), rows=_rows)
+def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
+    """The dict display and slot-at-a-time makers of `column_builder._records`: the same fields in
+    the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
+    with tempfile.TemporaryDirectory() as folder:
+        if kind == "credentials":
+            (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
+            loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
+            assert loaded.mapping is not None
+            block = loaded.mapping.blocks[0]
+        else:
+            block = _block(kind, Path(folder))
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    by_columns = BlockReader(block, PROFILE, sheet).read()
+    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    assert _seen(by_columns) == _seen(by_rows)
+    assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
+
+
+@settings(max_examples=100, deadline=None)
+@given(kind=st.sampled_from([*sorted(MAPPINGS), "credentials"]),
+       rows=st.lists(st.lists(_cells, min_size=0, max_size=len(HEADER)), min_size=1, max_size=12))
+def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: str, rows: list[list[Any]]) -> None:
+    """`block_reader._distinct_records` (every row a record of its own key) gives what the loop that
+    merges rows of one key gives."""
+    from unittest import mock
+
+    with tempfile.TemporaryDirectory() as folder:
+        if kind == "credentials":
+            (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
+            loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
+            assert loaded.mapping is not None
+            block = loaded.mapping.blocks[0]
+        else:
+            block = _block(kind, Path(folder))
+    # most rows plain, of distinct codes, so that the shortcut is taken often
+    rows = [r if i % 4 == 3 else [f"K{i}", f"Name {i}", "SC1", None, "1", None, "x"][:len(r) + 2]
+            for i, r in enumerate(rows)]
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    shortcut = BlockReader(block, PROFILE, sheet).read()
+    with mock.patch("loader.source.block_reader._distinct_records", return_value=None):
+        looped = BlockReader(block, PROFILE, sheet).read()
+    assert shortcut == looped
+    assert [_made(r) for r in shortcut.records] == [_made(r) for r in looped.records]
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(sorted(MAPPINGS)),
+       rows=st.lists(st.lists(st.sampled_from(["A1", "a1 ", "B2", "SC1", "SC1", "1", "x", "", " ", "'=X"]),
+                              min_size=len(HEADER), max_size=len(HEADER)), min_size=1, max_size=20))
+def test_columns_of_text_read_as_row_by_row(kind: str, rows: list[list[Any]]) -> None:
+    """Columns holding only text take the column-wide paths (`_Cells.column` by itemgetter,
+    `_texts` and `_references` by one search or map): the same records, Refs and findings."""
+    with tempfile.TemporaryDirectory() as folder:
+        block = _block(kind, Path(folder))
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    by_columns = BlockReader(block, PROFILE, sheet).read()
+    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    assert _seen(by_columns) == _seen(by_rows)
+    assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
+    parents = [r.fields["parent"] for r in by_columns.records if isinstance(r.fields.get("parent"), Ref)]
+    assert len({id(p) for p in parents}) == len(set(parents))  # one Ref for each record named
+
+
+_TEXTS = st.sampled_from(["A", "a", "AB", "", "1"])
+_TEXT_LISTS = st.lists(st.sampled_from(["A", "b"]), max_size=2)
+_CHECKED = st.one_of(_TEXTS, _TEXT_LISTS, st.integers(0, 2), st.sampled_from([1.0, 0.0, True, False]),
+                     st.lists(st.sampled_from([1, True, 1.0]), max_size=2))
+
+
+@given(values=st.one_of(st.lists(_CHECKED, max_size=12), st.lists(_TEXTS, max_size=12),
+                        st.lists(_TEXT_LISTS, max_size=12)),
+       check=st.sampled_from([lambda v: type(v) is int, lambda v: v == "A" and type(v) is str,
+                              lambda v: isinstance(v, list) and all(type(i) is str for i in v), lambda v: v != 1]))
+def test_a_column_is_checked_on_its_distinct_values_as_on_every_value(values: list[Any], check: Any) -> None:
+    """`column_builder._distinct`: equal texts (and lists of texts) are checked once, anything else
+    each time, so 1, 1.0 and True (equal, but of different types) are each checked."""
+    from loader.source.column_builder import _check_column
+
+    seen, every = [False] * len(values), [False] * len(values)
+    _check_column(values, check, seen)
+    for j, value in enumerate(values):
+        every[j] = value is not None and not check(value)
+    assert seen == every

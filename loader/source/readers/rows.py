@@ -6,9 +6,11 @@ users, in the README ("How cells are read").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import NamedTuple
+from itertools import repeat
+from typing import Any, NamedTuple
 
 from openpyxl.utils import get_column_letter
 
@@ -61,6 +63,23 @@ def column_letter(index: int) -> str:
 def unneutralised(text: str) -> str:
     """`text` without the quote the loader puts before text that could be read as a formula."""
     return text[1:] if text.startswith(NEUTRALISED) else text
+
+
+def indexes(values: list[Any], wanted: object) -> Iterator[int]:
+    """The indexes of the items equal to `wanted`, each found by `list.index` (a search in C): a
+    column of 100,000 values is searched in a millisecond where a loop over it takes ten."""
+    at = -1
+    while True:
+        try:
+            at = values.index(wanted, at + 1)
+        except ValueError:
+            return
+        yield at
+
+
+def blank_texts(texts: list[str]) -> list[int]:
+    """The indexes of the texts that are empty or whitespace."""
+    return list(indexes(list(map(str.strip, texts, repeat(WHITESPACE))), ""))
 
 
 def is_blank(value: CellValue) -> bool:

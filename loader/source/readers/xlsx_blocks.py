@@ -108,12 +108,12 @@ class PlainRows:
     def skips(self, block: bytes) -> bool:
         if self.off:
             return False
-        if b"<!" in block or b"<?" in block:
+        if _holds(block, b"<!") or _holds(block, b"<?"):
             # A comment, CDATA section or processing instruction may hold a "</row>" that a block was
             # cut at: from here on every block goes through the parser.
             self.off = True
             return False
-        if any(needle in block for needle in self.refuse):
+        if any(_holds(block, needle) for needle in self.refuse):
             return False
         if self.small is not None and self.small.search(block):
             return False
@@ -132,6 +132,16 @@ class PlainRows:
             return False
         self.scan.skipped_rows(int(first.group(1)), int(last.group(1)), widest)
         return True
+
+
+# A byte of a needle that sheet XML seldom holds: where it is absent, so is the needle, and a search
+# for one byte (memchr) took 0.03 ms a MB where one for "<!" took 1.9 (a "<" starts every tag).
+_GUARDS = {b"<!": b"!", b"<?": b"?", b"'e'": b"'"}
+
+
+def _holds(block: bytes, needle: bytes) -> bool:
+    guard = _GUARDS.get(needle)
+    return (guard is None or guard in block) and needle in block
 
 
 _WIDE = re.compile(rb'r="[A-Za-z]{3}')
