@@ -276,7 +276,7 @@ def _plan_record(
     findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
     live = resolver.match(entry)
     if live is None:
-        near = resolver.near_duplicate(entry, resolver.key_parts(entry))
+        near = resolver.near_duplicate(entry)
         if near is not None:
             findings = [*(findings or ()), _near_duplicate(entry, near)]
     fp = plan_fields(rec, live, rules, resolver)

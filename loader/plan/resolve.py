@@ -154,23 +154,24 @@ class Resolver:
         matches = self._matches
         if entry.ref in matches:
             return matches[entry.ref]
+        index = self._live_index.get((entry.record.entity, entry.key_fields))
+        if index is None:
+            index = self.live_index(entry.record.entity, entry.key_fields)
         if entry.exact_key is not None:  # nothing to resolve: a lookup that cannot recurse
-            index = self._live_index.get((entry.record.entity, entry.key_fields))
-            if index is None:
-                index = self.live_index(entry.record.entity, entry.key_fields)
             found = matches[entry.ref] = index.get(entry.exact_key)
             return found
+        if not index:  # nothing live to match (as the live credentials often are): no need to resolve the key
+            matches[entry.ref] = None
+            return None
         if entry.ref in self._matching:  # a key that refers back to itself cannot match
             return None
         self._matching.add(entry.ref)
         try:
             parts = self.key_parts(entry)
-            found = None
-            if parts is not None:
-                found = self.live_index(entry.record.entity, entry.key_fields).get(parts)
+            found = None if parts is None else index.get(parts)
         finally:
             self._matching.discard(entry.ref)
-        self._matches[entry.ref] = found
+        matches[entry.ref] = found
         return found
 
     def key_parts(self, entry: Entry) -> tuple[Any, ...] | None:
@@ -229,12 +230,13 @@ class Resolver:
             message += f"; did you mean {close!r}?"
         return message
 
-    def near_duplicate(self, entry: Entry, parts: tuple[Any, ...] | None) -> LiveRecord | None:
+    def near_duplicate(self, entry: Entry) -> LiveRecord | None:
         """A live record whose key equals this entry's after case/space folding (no exact match)."""
-        if parts is None:
-            return None
         index = self._folded_index(entry.record.entity, entry.key_fields)
-        return index.get(_fold_key(parts)) if index else None
+        if not index:  # nothing live to be near: the key's references need not be resolved
+            return None
+        parts = self.key_parts(entry)
+        return None if parts is None else index.get(_fold_key(parts))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
         index = self._folded.get((entity, by))
