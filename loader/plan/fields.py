@@ -109,8 +109,15 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
             if not _same(desired, live_value, name, entity):
                 _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
         elif kind is _REFERENCE:
-            _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
+            if type(desired) is Ref:
+                _one_reference(record, name, desired, live, entity.references[name], entity, resolver, out)
+            else:
+                _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
         elif kind is _LABELS:
+            if live is not None and type(desired) is dict:  # the common case: labels of texts equal to live
+                live_labels = live.get(CUSTOM)
+                if type(live_labels) is dict and _labels_unchanged(desired, live_labels):
+                    continue
             _custom_attributes(record, desired or {}, live, out)
         else:
             _special_field(record, name, desired, live, rules, resolver, out)
@@ -159,6 +166,41 @@ def _value_field(
     live_value = live.get(name)
     if not _same(value, live_value, name, entity):
         _changed(record, name, desired, value, live_value, reference, entity, resolver, out)
+
+
+def _one_reference(
+    record: DesiredRecord, name: str, ref: Ref, live: LiveRecord | None, reference: Reference,
+    entity: EntityProfile, resolver: Resolver, out: FieldPlan,
+) -> None:
+    """A reference field holding one reference (the common case): `_value_field` without its general walk.
+
+    A reference that is wrong or does not resolve is left to `_value_field`, which reports it.
+    """
+    if ref.entity not in reference.entities:
+        _value_field(record, name, ref, live, reference, entity, resolver, out)
+        return
+    found = resolver.resolve(ref)
+    value = found.value
+    if value is None:
+        _value_field(record, name, ref, live, reference, entity, resolver, out)
+        return
+    if found.pending is not None:
+        if found.pending not in out.depends_on:
+            out.depends_on.append(found.pending)
+            out.depends_at[found.pending] = _ref_cell(ref, record, name)
+    elif found.planned is not None and found.planned not in out.refers_to:
+        out.refers_to.append(found.planned)
+    shaped: Any = {"id": value} if reference.shape == "object_id" else value
+    if reference.is_list:
+        shaped = [shaped]
+    if live is None:
+        _created(record, name, ref, shaped, entity, out)
+        return
+    live_value = live.get(name)
+    if type(value) is str and not reference.is_list and shaped == live_value:
+        return  # a live id equal to live: what _same finds first
+    if not _same(shaped, live_value, name, entity):
+        _changed(record, name, ref, shaped, live_value, reference, entity, resolver, out)
 
 
 def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity: EntityProfile, out: FieldPlan) -> None:

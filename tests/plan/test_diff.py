@@ -421,6 +421,41 @@ def test_list_references_resolve_to_ids_and_compare_as_sets() -> None:
     assert arrangement.depends_on == ("subjects/NEW1",)
 
 
+def test_a_reference_to_an_entity_the_field_does_not_take_is_an_error_at_its_cell() -> None:
+    desired = record("courses", "course", 3, code="BSC", name="BSc", parent=Ref("program", ("P1",)))
+    rec = only(plan([block("courses", "course", desired)], {"program": [live_record("p-1", code="P1")]}))
+    (error,) = rec.errors
+    assert (error.code, error.message) == ("wrong-reference", "parent refers to school or course, not program")
+    assert str(error.where) == "intake.xlsx › courses › C3" and "parent" not in rec.payload
+
+
+def test_one_reference_in_a_list_reference_field_is_sent_and_compared_as_a_list() -> None:
+    live = {"applicant": [live_record("a-1", external_id="A1")],
+            "tag": [live_record("t-1", name="International"), live_record("t-2", name="Scholarship")]}
+
+    def credential(tag: str) -> Block:
+        return block("credentials", "credential",
+                     record("credentials", "credential", 4, key_fields=("applicant_id", "type", "name"),
+                            applicant_id=Ref("applicant", ("A1",), ("external_id",)), type="TERTIARY", name="HSC",
+                            tags=Ref("tag", (tag,), ("name",))),
+                     key_fields=("applicant_id", "type", "name"))
+
+    assert only(plan([credential("International")], live)).payload["tags"] == ["t-1"]
+    live["credential"] = [live_record("k-1", applicant_id="a-1", type="TERTIARY", name="HSC", tags=["t-1"])]
+    assert only(plan([credential("International")], live)).action is Action.UNCHANGED
+    changed = only(plan([credential("Scholarship")], live))
+    assert changed.payload == {"tags": ["t-2"]}
+    assert [(c.field, c.old, c.new) for c in changed.changes] == [("tags", ["International"], "Scholarship")]
+
+
+def test_a_key_referring_to_its_own_record_matches_nothing_live_and_is_a_cycle() -> None:
+    desired = record("schools", "school", 2, key_fields=("parent",), parent=Ref("school", ("A",), ("parent",)))
+    rec = only(plan([block("schools", "school", desired, key_fields=("parent",))],
+                    {"school": [live_record("s-1", code="A", parent={"id": "A"})]}))
+    assert rec.action is Action.CREATE and rec.live_id is None
+    assert codes(rec, "error") == ["reference-cycle"]
+
+
 def test_an_unresolved_reference_is_an_error_at_its_cell_with_a_suggestion() -> None:
     cell = CellRef("intake.xlsx", "arrangements", "D2", 2)
     desired = record("arrangements", "arrangement", 2, code="ART-1", name="A",
