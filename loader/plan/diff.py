@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from loader.findings import Finding
@@ -192,6 +193,7 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
     positions: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {}  # entity, key fields -> key -> index
     findings: dict[str, list[Finding]] = {}
     owner: list[list[str]] = []
+    new_tuple = tuple.__new__
     for b in blocks:
         refs: list[str] = []
         owner.append(refs)
@@ -204,7 +206,8 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
                 entity = rec.entity
                 at = positions.setdefault((entity, key_fields), {})
             key = rec.key
-            if type(key) is tuple and all_text(key):  # the common case: texts are their own exact and shown form
+            if type(key) is tuple and ((len(key) == 1 and type(key[0]) is str) or all_text(key)):
+                # the common case: texts are their own exact and shown form (one text checked without a call)
                 exact: tuple[Any, ...] | None = key
                 identity, shown = key, "/".join(key)
             else:
@@ -214,7 +217,7 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
             if index is None:
                 at[identity] = len(entries)
                 ref = prefix + shown
-                entries.append(Entry(ref, rec, key_fields, exact))
+                entries.append(new_tuple(Entry, (ref, rec, key_fields, exact)))  # Entry(...) without its __new__
                 refs.append(ref)
                 continue
             first = entries[index]
@@ -283,11 +286,12 @@ def _plan_record(
     if fp.findings:
         findings = [*(findings or ()), *fp.findings]
     if live is None:
-        action = Action.CREATE
-    elif fp.payload or fp.status_changed:
-        action = Action.UPDATE
+        action, live_id, updated = Action.CREATE, None, None
     else:
-        action = Action.UNCHANGED
+        action = Action.UPDATE if fp.payload or fp.status_changed else Action.UNCHANGED
+        live_id = str(live["id"]) if live.get("id") else None
+        # The live record's metadata.updated.time (None when it has none).
+        updated = ((live.get("metadata") or _NOTHING).get("updated") or _NOTHING).get("time")
     also_rows = tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None) if rec.also_rows else ()
     return record_plan(  # positionally, in RecordPlan's field order: a call with 16 keywords costs twice as much
         entry.ref,
@@ -297,16 +301,19 @@ def _plan_record(
         action,
         fp.payload,
         rec.row,
-        str(live["id"]) if live is not None and live.get("id") else None,
-        None if live is None else _updated_time(live),
+        live_id,
+        updated,
         tuple(fp.changes),
         fp.status_path,
-        tuple(fp.depends_on),
+        fp.depends_on,
         tuple(findings) if findings else (),
         rec.row.row,
-        tuple(fp.refers_to),
+        fp.refers_to,
         also_rows,
     ), fp.depends_at
+
+
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 def _source_findings(entry: Entry, merge_findings: Sequence[Finding], clashes: Sequence[str]) -> list[Finding]:
@@ -317,12 +324,6 @@ def _source_findings(entry: Entry, merge_findings: Sequence[Finding], clashes: S
         key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
         findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
     return findings
-
-
-def _updated_time(live: LiveRecord) -> Any:
-    """The live record's metadata.updated.time (None when it has none)."""
-    updated = (live.get("metadata") or {}).get("updated") or {}
-    return updated.get("time")
 
 
 def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:

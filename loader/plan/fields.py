@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import Any
 
 from loader.findings import Finding
@@ -26,7 +27,9 @@ CUSTOM = "custom_attributes"
 class FieldPlan:
     """What comparing one record's fields gives (built up, then frozen into a RecordPlan).
 
-    A plain class with slots: one is made per desired record.
+    A plain class with slots: one is made per desired record. What most records have none of
+    (findings, dependencies, references to records of this plan) starts as an empty tuple and
+    grows by a new one, rather than a list made for every record and copied into a tuple after.
     """
 
     __slots__ = ("changes", "depends_at", "depends_on", "findings", "payload", "refers_to", "status_changed",
@@ -35,12 +38,29 @@ class FieldPlan:
     def __init__(self) -> None:
         self.payload: dict[str, Any] = {}
         self.changes: list[FieldChange] = []
-        self.findings: list[Finding] = []
-        self.depends_on: list[str] = []
-        self.depends_at: dict[str, CellRef] = {}  # dependency ref -> the cell referring to it
-        self.refers_to: list[str] = []  # records of this plan referred to by their live id
+        self.findings: tuple[Finding, ...] = ()
+        self.depends_on: tuple[str, ...] = ()
+        self.depends_at: Mapping[str, CellRef] = _NO_CELLS  # dependency ref -> the cell referring to it
+        self.refers_to: tuple[str, ...] = ()  # records of this plan referred to by their live id
         self.status_path: tuple[str, ...] = ()
         self.status_changed = False
+
+    def add_finding(self, finding: Finding) -> None:
+        self.findings = (*self.findings, finding)
+
+    def add_dependency(self, ref: str, cell: CellRef) -> None:
+        """The record waits for `ref`, a record this plan creates, named at `cell` (the first cell kept)."""
+        if ref not in self.depends_on:
+            self.depends_on = (*self.depends_on, ref)
+            self.depends_at = {**self.depends_at, ref: cell}
+
+    def add_reference(self, ref: str) -> None:
+        """The record refers to `ref`, a live record of this plan (a stale check)."""
+        if ref not in self.refers_to:
+            self.refers_to = (*self.refers_to, ref)
+
+
+_NO_CELLS: Mapping[str, CellRef] = MappingProxyType({})
 
 
 class FieldKind(Enum):
@@ -114,10 +134,12 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
             else:
                 _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
         elif kind is _LABELS:
-            if live is not None and type(desired) is dict:  # the common case: labels of texts equal to live
-                live_labels = live.get(CUSTOM)
-                if type(live_labels) is dict and _labels_unchanged(desired, live_labels):
-                    continue
+            if live is None:
+                _created_labels(record, desired or {}, out)
+                continue
+            live_labels = live.get(CUSTOM)
+            if type(desired) is dict and type(live_labels) is dict and _labels_unchanged(desired, live_labels):
+                continue  # the common case: labels of texts equal to live
             _custom_attributes(record, desired or {}, live, out)
         else:
             _special_field(record, name, desired, live, rules, resolver, out)
@@ -132,7 +154,7 @@ def _special_field(
     entity = rules.entity
     if name in entity.forbidden:
         message = f"{entity.name} does not accept {name!r}"
-        out.findings.append(Finding("error", "forbidden-field", message, _where(record, name)))
+        out.add_finding(Finding("error", "forbidden-field", message, _where(record, name)))
         return
     if name == CUSTOM:
         _custom_attributes(record, desired or {}, live, out)
@@ -185,11 +207,9 @@ def _one_reference(
         _value_field(record, name, ref, live, reference, entity, resolver, out)
         return
     if found.pending is not None:
-        if found.pending not in out.depends_on:
-            out.depends_on.append(found.pending)
-            out.depends_at[found.pending] = _ref_cell(ref, record, name)
-    elif found.planned is not None and found.planned not in out.refers_to:
-        out.refers_to.append(found.planned)
+        out.add_dependency(found.pending, _ref_cell(ref, record, name))
+    elif found.planned is not None:
+        out.add_reference(found.planned)
     shaped: Any = {"id": value} if reference.shape == "object_id" else value
     if reference.is_list:
         shaped = [shaped]
@@ -224,13 +244,13 @@ def _changed(
     old = _shown_live(live_value, reference, resolver)
     shown, pii = _shown(desired), name in record.pii
     if name in entity.immutable:
-        out.findings.append(
+        out.add_finding(
             Finding("error", "immutable-field",
                     f"{name} cannot change after creation (live {quoted(old, pii)}, "
                     f"source {quoted(shown, pii)})", _where(record, name))
         )
     elif name in entity.read_only or name in entity.create_only:
-        out.findings.append(
+        out.add_finding(
             Finding("warning", "read-only-field",
                     f"{name} can only be set at creation: live {quoted(old, pii)}, "
                     f"source {quoted(shown, pii)}; not updated", _where(record, name))
@@ -291,19 +311,17 @@ def _resolve_one(
     if ref.entity not in reference.entities:
         allowed = " or ".join(reference.entities)
         message = f"{name} refers to {allowed}, not {ref.entity}"
-        out.findings.append(Finding("error", "wrong-reference", message, _ref_cell(ref, record, name)))
+        out.add_finding(Finding("error", "wrong-reference", message, _ref_cell(ref, record, name)))
         return _UNRESOLVED
     found = resolver.resolve(ref)
     if found.value is None:
         problem = found.problem or "unresolved"
-        out.findings.append(Finding("error", "unresolved-reference", problem, _ref_cell(ref, record, name)))
+        out.add_finding(Finding("error", "unresolved-reference", problem, _ref_cell(ref, record, name)))
         return _UNRESOLVED
     if found.pending is not None:
-        if found.pending not in out.depends_on:
-            out.depends_on.append(found.pending)
-            out.depends_at[found.pending] = _ref_cell(ref, record, name)
-    elif found.planned is not None and found.planned not in out.refers_to:
-        out.refers_to.append(found.planned)
+        out.add_dependency(found.pending, _ref_cell(ref, record, name))
+    elif found.planned is not None:
+        out.add_reference(found.planned)
     return found.value
 
 
@@ -416,7 +434,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     if desired not in rule.transitions:
         known = ", ".join(rule.transitions)
         message = f"{rule.field} {desired!r} is not one of {known}"
-        out.findings.append(Finding("error", "unknown-status", message, where))
+        out.add_finding(Finding("error", "unknown-status", message, where))
         return
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
@@ -426,7 +444,7 @@ def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where:
     path = rule.path(current, desired)
     if path is None:
         allowed = ", ".join(rule.transitions.get(current, ())) or "none"
-        out.findings.append(
+        out.add_finding(
             Finding("error", "illegal-status-change",
                     f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
                     f"({current} can move to: {allowed})", where)
@@ -446,7 +464,7 @@ def _only_when(
     condition_field, required = entity.only_when[name]
     actual = record.fields.get(condition_field, (live or {}).get(condition_field))
     if actual != required:
-        out.findings.append(
+        out.add_finding(
             Finding("error", "field-not-allowed",
                     f"{name} can only be set when {condition_field} is {required} (this {entity.name}'s "
                     f"{condition_field} is {actual})", where)

@@ -232,10 +232,12 @@ class Resolver:
 
     def near_duplicate(self, entry: Entry) -> LiveRecord | None:
         """A live record whose key equals this entry's after case/space folding (no exact match)."""
-        index = self._folded_index(entry.record.entity, entry.key_fields)
+        index = self._folded.get((entry.record.entity, entry.key_fields))
+        if index is None:
+            index = self._folded_index(entry.record.entity, entry.key_fields)
         if not index:  # nothing live to be near: the key's references need not be resolved
             return None
-        parts = self.key_parts(entry)
+        parts = entry.exact_key if entry.exact_key is not None else self.key_parts(entry)
         return None if parts is None else index.get(_fold_key(parts))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
@@ -292,7 +294,8 @@ def unique_clashes(
             claimant = claimed.get(value)
             if claimant is not None and (claimant.record.entity != entity or value in repeated):
                 live_by_value.setdefault(value, []).append((entity, rec))
-    for value, first in claimed.items():
+    for value in {*live_by_value, *repeated}:  # the values that can clash (the order of `clashes` is not used)
+        first = claimed[value]
         live_claims = live_by_value.get(value, ())
         claimants = repeated.get(value)
         if claimants is None:
