@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
-from loader.plan.fields import CUSTOM, FieldRules, plan_fields
+from loader.plan.fields import CUSTOM, FieldRules, plan_fields, reference_cell
 from loader.plan.model import (
     Action,
     BlockedRow,
@@ -99,22 +99,20 @@ def plan_changes(
             clashes.setdefault(ref, []).extend(messages)
     rules: dict[str, FieldRules] = {}
     drafts: dict[str, RecordPlan] = {}
-    depends_at: dict[str, Mapping[str, CellRef]] = {}
+    referring = _ReferenceCells()
     matched: set[str] = set()
     for e in entries:
         entity_rules = rules.get(e.record.entity)
         if entity_rules is None:
             entity_rules = rules[e.record.entity] = FieldRules(profile.entity(e.record.entity))
-        draft, refs_at = _plan_record(
+        draft = drafts[e.ref] = _plan_record(
             e, resolver, entity_rules,
             merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
+            referring,
         )
-        drafts[e.ref] = draft
-        if refs_at:
-            depends_at[e.ref] = refs_at
         if draft.live_id is not None:
             matched.add(draft.live_id)
-    planned = block_dependents(refuse_cycles(drafts, depends_at))
+    planned = block_dependents(refuse_cycles(drafts, referring.cells))
     first_block_of: dict[str, str] = {}
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
@@ -272,9 +270,10 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 
 
 def _plan_record(
-    entry: Entry, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding], clashes: Sequence[str]
-) -> tuple[RecordPlan, Mapping[str, CellRef]]:
-    """The record's plan, and the cell of each reference to a record this plan creates."""
+    entry: Entry, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding], clashes: Sequence[str],
+    referring: _ReferenceCells,
+) -> RecordPlan:
+    """The record's plan; its references to records this plan creates noted in `referring`."""
     rec = entry.record
     findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
     live = resolver.match(entry)
@@ -283,6 +282,8 @@ def _plan_record(
         if near is not None:
             findings = [*(findings or ()), _near_duplicate(entry, near)]
     fp = plan_fields(rec, live, rules, resolver)
+    if fp.depends_at:
+        referring.add(entry.ref, rec, fp.depends_at)
     if fp.findings:
         findings = [*(findings or ()), *fp.findings]
     if live is None:
@@ -310,7 +311,25 @@ def _plan_record(
         rec.row.row,
         fp.refers_to,
         also_rows,
-    ), fp.depends_at
+    )
+
+
+class _ReferenceCells:
+    """The cell of each reference to a record this plan creates, per record, as refuse_cycles asks for them.
+
+    The cells are worked out when asked for, and it asks only for records on a reference cycle.
+    """
+
+    def __init__(self) -> None:
+        self._references: dict[str, tuple[DesiredRecord, Mapping[str, tuple[Ref, str]]]] = {}
+
+    def add(self, ref: str, record: DesiredRecord, references: Mapping[str, tuple[Ref, str]]) -> None:
+        self._references[ref] = (record, references)
+
+    def cells(self, ref: str) -> Mapping[str, CellRef]:
+        """Dependency ref -> the cell of the record's reference to it (asked only of a record that has one)."""
+        record, references = self._references[ref]
+        return {dep: reference_cell(reference, record, name) for dep, (reference, name) in references.items()}
 
 
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
