@@ -80,8 +80,13 @@ class Resolver:
 
     def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]]):
         self._entries_by_entity: dict[str, list[Entry]] = {}
-        for entry in entries:
-            self._entries_by_entity.setdefault(entry.record.entity, []).append(entry)
+        group: list[Entry] = []
+        entity = None
+        for entry in entries:  # a block's entries are of one entity and together: a group looked up once a block
+            if entry.record.entity != entity:
+                entity = entry.record.entity
+                group = self._entries_by_entity.setdefault(entity, [])
+            group.append(entry)
         self._live = live
         self._live_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}
         self._desired_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], Entry]] = {}
@@ -209,9 +214,10 @@ class Resolver:
         entry = index.get(values)
         if entry is not None:
             live = self.match(entry)
+            # Resolution(...) without its Python __new__ (made for every record referred to)
             if live is not None and live.get("id"):
-                return Resolution(str(live["id"]), planned=entry.ref)
-            return Resolution(PendingId(entry.ref), pending=entry.ref, planned=entry.ref)
+                return tuple.__new__(Resolution, (str(live["id"]), None, None, entry.ref))
+            return tuple.__new__(Resolution, (PendingId(entry.ref), entry.ref, None, entry.ref))
         live = self.live_index(ref.entity, ref.by).get(values)
         if live is not None and live.get("id"):
             return Resolution(str(live["id"]))
@@ -278,9 +284,9 @@ def unique_clashes(
     claimed: dict[Any, Entry] = {}  # value -> the first entry claiming it
     repeated: dict[Any, list[Entry]] = {}  # value -> every entry claiming it, for values claimed more than once
     for entry in entries:
-        fields = entry.record.fields
-        if field_name in fields and entry.record.entity in members:
-            value = fields[field_name]
+        record = entry.record
+        if record.entity in members and field_name in record.fields:  # the entity first: a record's fields not read
+            value = record.fields[field_name]
             value = value if type(value) is str else key_text(value)
             first = claimed.setdefault(value, entry)
             if first is not entry:
