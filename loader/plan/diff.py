@@ -209,6 +209,10 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
                 # the common case: texts are their own exact and shown form (one text checked without a call)
                 exact: tuple[Any, ...] | None = key
                 identity, shown = key, "/".join(key)
+            elif type(key) is tuple and _texts_and_one_text_refs(key):  # a credential's: (applicant, type, name)
+                # what the general case gives such a key, without its walks: no exact form, itself as identity
+                exact, identity = None, key
+                shown = "/".join([p if type(p) is str else p.values[0] for p in key])
             else:
                 exact, shown = exact_key(key), show_key(key)
                 identity = exact if exact is not None else _hashable(key)
@@ -224,6 +228,14 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
             entries[index] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
     return entries, findings, owner
+
+
+def _texts_and_one_text_refs(key: tuple[Any, ...]) -> bool:
+    """Whether each part is a text or a reference by one text (shown as that text)."""
+    for part in key:
+        if type(part) is not str and not (type(part) is Ref and len(part.values) == 1 and type(part.values[0]) is str):
+            return False
+    return True
 
 
 def _hashable(key: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -379,7 +391,7 @@ def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """The key as the plan shows it: references by their values (a key of texts as it is)."""
     if all_text(key):
         return key if type(key) is tuple else tuple(key)
-    return tuple(_key_json(p) for p in key)
+    return tuple([p if type(p) is str else _key_json(p) for p in key])
 
 
 def _key_json(part: Any) -> Any:

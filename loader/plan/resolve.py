@@ -243,7 +243,11 @@ class Resolver:
         if not index:  # nothing live to be near: the key's references need not be resolved
             return None
         parts = entry.exact_key if entry.exact_key is not None else self.key_parts(entry)
-        return None if parts is None else index.get(_fold_key(parts))
+        if parts is None:
+            return None
+        if len(parts) == 1 and type(parts[0]) is str:  # the common case: _fold_key of one text, with one call fewer
+            return index.get((_fold_text(parts[0]),))
+        return index.get(_fold_key(parts))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
         index = self._folded.get((entity, by))

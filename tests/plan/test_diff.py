@@ -106,6 +106,25 @@ def test_record_refs_are_block_and_key_values_and_keep_source_order() -> None:
     assert str(p.records()[0].source) == "intake.xlsx › schools › row 2"
 
 
+def test_a_key_of_a_number_matches_its_text_live_and_rows_spelling_it_either_way_merge() -> None:
+    p = plan([block("schools", "school", record("schools", "school", 2, code=101, name="Science"),
+                    record("schools", "school", 3, code="101", name="Science"))],
+             {"school": [live_record("s-1", code="101", name="Science")]})
+    rec = only(p)
+    assert (rec.ref, rec.key, rec.live_id, rec.action) == ("schools/101", (101,), "s-1", Action.UNCHANGED)
+    assert rec.also_rows == (("schools", 3),)
+
+
+def test_a_key_whose_reference_does_not_resolve_is_near_no_live_record() -> None:
+    live = {"applicant": [live_record("a-1", external_id="A1")],
+            "credential": [live_record("k-1", applicant_id="a-1", type="TERTIARY", name="Diploma")]}
+    desired = record("credentials", "credential", 4, key_fields=("applicant_id", "type", "name"),
+                     applicant_id=Ref("applicant", ("A9",), ("external_id",)), type="TERTIARY", name="Diploma")
+    rec = only(plan([block("credentials", "credential", desired, key_fields=("applicant_id", "type", "name"))], live))
+    assert rec.action is Action.CREATE and codes(rec, "error") == ["unresolved-reference"]
+    assert codes(rec, "warning") == []
+
+
 # ---- managed fields -------------------------------------------------------------------------
 
 
