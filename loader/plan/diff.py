@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from loader.findings import Finding
 from loader.places import CellRef
@@ -97,23 +97,13 @@ def plan_changes(
     for group in profile.unique_groups.values():
         for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
-    referring = _ReferenceCells()
-    planned = _plan_entries(entries, resolver, profile, merge_findings, clashes, referring)
-    # The records that depend on another or have findings, by ref, and where they are in `planned`:
-    # all that refuse_cycles and block_dependents need to see (a dict of every record took 5% of the diff).
-    linked: dict[str, RecordPlan] = {}
-    linked_at: list[int] = []
-    matched: set[str] = set()
-    for at, draft in enumerate(planned):
-        if draft.depends_on or draft.findings:
-            linked[draft.ref] = draft
-            linked_at.append(at)
-        if draft.live_id is not None:
-            matched.add(draft.live_id)
-    if linked:  # both keep the order of the records they are given
-        settled = block_dependents(refuse_cycles(linked, referring.cells))
-        for at, plan in zip(linked_at, settled.values(), strict=True):
+    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes)
+    planned = drafts.planned
+    if drafts.linked:  # both keep the order of the records they are given
+        settled = block_dependents(refuse_cycles(drafts.linked, drafts.referring.cells))
+        for at, plan in zip(drafts.linked_at, settled.values(), strict=True):
             planned[at] = plan
+    matched = drafts.matched
     first_block_of: dict[str, str] = {}
     for b in blocks:
         first_block_of.setdefault(b.entity, b.block)
@@ -282,18 +272,32 @@ def _conflict(first: DesiredRecord, other: DesiredRecord, name: str, a: Any, b: 
 # ---- one record ----------------------------------------------------------------------------
 
 
+class _Drafts(NamedTuple):
+    """The records planned, before cycles and errors are looked at."""
+
+    planned: list[RecordPlan]  # in the order of the entries
+    # The records that depend on another or have findings, by ref, and where they are in `planned`:
+    # all that refuse_cycles and block_dependents need to see (a dict of every record took 5% of the diff).
+    linked: dict[str, RecordPlan]
+    linked_at: list[int]
+    referring: _ReferenceCells
+    matched: set[str]  # the live ids matched
+
+
 def _plan_entries(
     entries: Sequence[Entry], resolver: Resolver, profile: Profile, merge_findings: Mapping[str, Sequence[Finding]],
-    clashes: Mapping[str, Sequence[str]], referring: _ReferenceCells,
-) -> list[RecordPlan]:
+    clashes: Mapping[str, Sequence[str]],
+) -> _Drafts:
     """Each entry's plan, in order.
 
     A block's entries are together and of one entity and key: its field rules and live index are
     looked up once a run of them, and a key of texts matched here (Resolver.match, without its
-    call and lookups, was 6% of the diff).
+    call and lookups, was 6% of the diff). What the rest of the plan needs of each record is noted
+    here too, while it is at hand (a second pass over 250,000 records misses the cache on each).
     """
+    drafts = _Drafts([], {}, [], _ReferenceCells(), set())
+    planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
-    planned: list[RecordPlan] = []
     entity, key_fields, index, entity_rules = None, None, None, None
     for e in entries:
         if e.record.entity != entity or e.key_fields is not key_fields:
@@ -304,12 +308,18 @@ def _plan_entries(
                 entity_rules = rules[entity] = FieldRules(profile.entity(entity))
         assert index is not None and entity_rules is not None  # set by the first entry
         live = index.get(e.exact_key) if e.exact_key is not None else resolver.match(e)
-        planned.append(_plan_record(
+        draft = _plan_record(
             e, live, resolver, entity_rules,
             merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
-            referring,
-        ))
-    return planned
+            drafts.referring,
+        )
+        if draft.depends_on or draft.findings:
+            linked[e.ref] = draft
+            linked_at.append(len(planned))
+        planned.append(draft)
+        if draft.live_id is not None:
+            matched.add(draft.live_id)
+    return drafts
 
 
 def _plan_record(

@@ -119,7 +119,10 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
     out = FieldPlan()
     entity, kinds = rules.entity, rules.kinds
     for name, desired in record.fields.items():
-        kind = kinds.get(name) or rules.kind(name)
+        try:  # a subscript, not kinds.get: no method call for every field of every record
+            kind = kinds[name]
+        except KeyError:
+            kind = rules.kind(name)
         if kind is _PLAIN:
             if live is None:
                 if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
