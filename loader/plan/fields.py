@@ -216,8 +216,8 @@ def _one_reference(
         return
     if found.pending is not None:
         out.add_dependency(found.pending, ref, name)
-    elif found.planned is not None:
-        out.add_reference(found.planned)
+    elif found.planned is not None and found.planned not in out.refers_to:  # out.add_reference, without a call
+        out.refers_to = (*out.refers_to, found.planned)
     shaped: Any = {"id": value} if reference.shape == "object_id" else value
     if reference.is_list:
         shaped = [shaped]

@@ -119,13 +119,14 @@ class Resolver:
 
     def live_label(self, live_id: str) -> str:
         """A readable name for a live id (its code, name or external id), else the id itself."""
-        if not self._labels:
+        labels = self._labels
+        if not labels:  # made once, over every live record
             for records in self._live.values():
                 for rec in records:
                     shown = rec.get("code") or rec.get("external_id") or rec.get("name")
-                    if rec.get("id") and shown:
-                        self._labels[str(rec["id"])] = str(shown)
-        return self._labels.get(live_id, live_id)
+                    if shown and rec.get("id"):
+                        labels[str(rec["id"])] = str(shown)
+        return labels.get(live_id, live_id)
 
     # ---- desired side ------------------------------------------------------------------------
 
