@@ -206,10 +206,10 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
             else:
                 exact, shown = exact_key(key), show_key(key)
                 identity = exact if exact is not None else _hashable(key)
-            index = at.get(identity)
-            if index is None:
-                at[identity] = len(entries)
-                mine.append(len(entries))
+            new = len(entries)
+            index = at.setdefault(identity, new)  # one lookup: the key's tuple hashed once, not twice
+            if index == new:
+                mine.append(new)
                 # Entry(...), without its Python __new__
                 entries.append(new_tuple(Entry, (prefix + shown, rec, key_fields, exact)))
                 continue
