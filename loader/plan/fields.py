@@ -411,8 +411,9 @@ def _custom_attributes(
     live_map = dict(live_labels)
     merged, changed = merge_labels(live_map, desired)
     for label in changed:
-        pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
-        out.changes.append(field_change(f"{CUSTOM}.{label}", live_map.get(label), desired[label], pii))
+        field = f"{CUSTOM}.{label}"  # made once for both
+        pii = field in record.pii or CUSTOM in record.pii
+        out.changes.append(field_change(field, live_map.get(label), desired[label], pii))
     if changed:
         out.payload[CUSTOM] = merged
 
@@ -424,8 +425,8 @@ def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: Fiel
         if value == "" if type(value) is str else same(value, None):  # a text is empty only when it is ""
             continue
         merged[label] = value
-        pii = f"{CUSTOM}.{label}" in record.pii or CUSTOM in record.pii
-        out.changes.append(field_change(f"{CUSTOM}.{label}", None, value, pii))
+        field = f"{CUSTOM}.{label}"  # made once for both
+        out.changes.append(field_change(field, None, value, field in record.pii or CUSTOM in record.pii))
     if merged:
         out.payload[CUSTOM] = merged
 

@@ -246,8 +246,9 @@ class Resolver:
         parts = entry.exact_key if entry.exact_key is not None else self.key_parts(entry)
         if parts is None:
             return None
-        if len(parts) == 1 and type(parts[0]) is str:  # the common case: _fold_key of one text, with one call fewer
-            return index.get((_fold_text(parts[0]),))
+        if len(parts) == 1 and type(parts[0]) is str:  # the common case: _fold_key of one text, without its calls
+            text = parts[0]
+            return index.get((fold(text) if len(text) >= 10 and text[4] == "-" else "".join(text.split()).casefold(),))
         return index.get(_fold_key(parts))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
