@@ -172,6 +172,14 @@ def test_set_like_lists_compare_as_sets_and_are_sent_sorted() -> None:
     assert rec.payload == {"eligible_deliveries": ["Intensive", "On campus", "Online"]}
 
 
+def test_set_like_lists_of_other_texts_that_normalise_alike_are_the_same_set() -> None:
+    live = [live_record("a-1", external_id="A1", eligible_deliveries=["Online", "2026-02-01T00:00:00Z"])]
+    desired = record("applicants", "applicant", 2, key_fields=("external_id",), external_id="A1",
+                     eligible_deliveries=["2026-02-01", "", "Online"])
+    assert only(plan([block("applicants", "applicant", desired, key_fields=("external_id",))],
+                     {"applicant": live})).action is Action.UNCHANGED
+
+
 @pytest.mark.parametrize(
     ("desired", "live"),
     [("101", 101), (6, "6"), (6.0, "6"), (None, None), ("2007-03-14", "2007-03-14T00:00:00Z"), ("", None)],
