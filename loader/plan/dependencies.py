@@ -7,7 +7,7 @@ Pure, over RecordPlan.depends_on. `refuse_cycles` makes every record on a cycle 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from loader.findings import Finding
@@ -20,12 +20,13 @@ _CYCLE_PATHS_UP_TO = 50  # records in one cycle; above it, naming a shortest cyc
 
 
 def refuse_cycles(
-    drafts: Mapping[str, RecordPlan], depends_at: Mapping[str, Mapping[str, CellRef]]
+    drafts: Mapping[str, RecordPlan], cells_of: Callable[[str], Mapping[str, CellRef]]
 ) -> dict[str, RecordPlan]:
     """Make every record on a reference cycle among the records this plan creates an error.
 
     Such records can never be created: each waits for the id of the next. The error sits at the
-    reference leading on round the cycle. Their dependencies inside the cycle are left out of
+    reference leading on round the cycle (`cells_of(ref)`: the cells of the record's references to
+    the records it depends on, asked only of records on a cycle). Their dependencies inside the cycle are left out of
     `depends_on`: the records are blocked anyway, and the executor's graph must stay acyclic for
     the rest of the plan to be applied (`apply --partial`).
     """
@@ -37,7 +38,7 @@ def refuse_cycles(
         members = frozenset(component)
         for ref in component:
             plan = drafts[ref]
-            cells = depends_at.get(ref, {})
+            cells = cells_of(ref)
             path = _cycle_through(ref, drafts, members) if len(component) <= _CYCLE_PATHS_UP_TO else None
             if path is None:
                 shown = ", ".join(component[:5])

@@ -106,6 +106,25 @@ def test_record_refs_are_block_and_key_values_and_keep_source_order() -> None:
     assert str(p.records()[0].source) == "intake.xlsx › schools › row 2"
 
 
+def test_a_key_of_a_number_matches_its_text_live_and_rows_spelling_it_either_way_merge() -> None:
+    p = plan([block("schools", "school", record("schools", "school", 2, code=101, name="Science"),
+                    record("schools", "school", 3, code="101", name="Science"))],
+             {"school": [live_record("s-1", code="101", name="Science")]})
+    rec = only(p)
+    assert (rec.ref, rec.key, rec.live_id, rec.action) == ("schools/101", (101,), "s-1", Action.UNCHANGED)
+    assert rec.also_rows == (("schools", 3),)
+
+
+def test_a_key_whose_reference_does_not_resolve_is_near_no_live_record() -> None:
+    live = {"applicant": [live_record("a-1", external_id="A1")],
+            "credential": [live_record("k-1", applicant_id="a-1", type="TERTIARY", name="Diploma")]}
+    desired = record("credentials", "credential", 4, key_fields=("applicant_id", "type", "name"),
+                     applicant_id=Ref("applicant", ("A9",), ("external_id",)), type="TERTIARY", name="Diploma")
+    rec = only(plan([block("credentials", "credential", desired, key_fields=("applicant_id", "type", "name"))], live))
+    assert rec.action is Action.CREATE and codes(rec, "error") == ["unresolved-reference"]
+    assert codes(rec, "warning") == []
+
+
 # ---- managed fields -------------------------------------------------------------------------
 
 
@@ -151,6 +170,14 @@ def test_set_like_lists_compare_as_sets_and_are_sent_sorted() -> None:
     rec = only(plan([block("applicants", "applicant", other_set, key_fields=("external_id",))],
                     {"applicant": live}))
     assert rec.payload == {"eligible_deliveries": ["Intensive", "On campus", "Online"]}
+
+
+def test_set_like_lists_of_other_texts_that_normalise_alike_are_the_same_set() -> None:
+    live = [live_record("a-1", external_id="A1", eligible_deliveries=["Online", "2026-02-01T00:00:00Z"])]
+    desired = record("applicants", "applicant", 2, key_fields=("external_id",), external_id="A1",
+                     eligible_deliveries=["2026-02-01", "", "Online"])
+    assert only(plan([block("applicants", "applicant", desired, key_fields=("external_id",))],
+                     {"applicant": live})).action is Action.UNCHANGED
 
 
 @pytest.mark.parametrize(
@@ -419,6 +446,41 @@ def test_list_references_resolve_to_ids_and_compare_as_sets() -> None:
     arrangement = p.records()[1]
     assert arrangement.payload == {"subjects_awarded": ["u-1", "u-2", PendingId("subjects/NEW1")]}
     assert arrangement.depends_on == ("subjects/NEW1",)
+
+
+def test_a_reference_to_an_entity_the_field_does_not_take_is_an_error_at_its_cell() -> None:
+    desired = record("courses", "course", 3, code="BSC", name="BSc", parent=Ref("program", ("P1",)))
+    rec = only(plan([block("courses", "course", desired)], {"program": [live_record("p-1", code="P1")]}))
+    (error,) = rec.errors
+    assert (error.code, error.message) == ("wrong-reference", "parent refers to school or course, not program")
+    assert str(error.where) == "intake.xlsx › courses › C3" and "parent" not in rec.payload
+
+
+def test_one_reference_in_a_list_reference_field_is_sent_and_compared_as_a_list() -> None:
+    live = {"applicant": [live_record("a-1", external_id="A1")],
+            "tag": [live_record("t-1", name="International"), live_record("t-2", name="Scholarship")]}
+
+    def credential(tag: str) -> Block:
+        return block("credentials", "credential",
+                     record("credentials", "credential", 4, key_fields=("applicant_id", "type", "name"),
+                            applicant_id=Ref("applicant", ("A1",), ("external_id",)), type="TERTIARY", name="HSC",
+                            tags=Ref("tag", (tag,), ("name",))),
+                     key_fields=("applicant_id", "type", "name"))
+
+    assert only(plan([credential("International")], live)).payload["tags"] == ["t-1"]
+    live["credential"] = [live_record("k-1", applicant_id="a-1", type="TERTIARY", name="HSC", tags=["t-1"])]
+    assert only(plan([credential("International")], live)).action is Action.UNCHANGED
+    changed = only(plan([credential("Scholarship")], live))
+    assert changed.payload == {"tags": ["t-2"]}
+    assert [(c.field, c.old, c.new) for c in changed.changes] == [("tags", ["International"], "Scholarship")]
+
+
+def test_a_key_referring_to_its_own_record_matches_nothing_live_and_is_a_cycle() -> None:
+    desired = record("schools", "school", 2, key_fields=("parent",), parent=Ref("school", ("A",), ("parent",)))
+    rec = only(plan([block("schools", "school", desired, key_fields=("parent",))],
+                    {"school": [live_record("s-1", code="A", parent={"id": "A"})]}))
+    assert rec.action is Action.CREATE and rec.live_id is None
+    assert codes(rec, "error") == ["reference-cycle"]
 
 
 def test_an_unresolved_reference_is_an_error_at_its_cell_with_a_suggestion() -> None:
