@@ -74,7 +74,8 @@ def _cell_text(value: CellValue) -> str:
 
 class BlockReader:
     def __init__(self, block: Block, profile: Profile, data: SheetData, *, by_columns: bool = True):
-        """`by_columns=False` builds every row the general way (`_build`); the records are the same."""
+        """`by_columns=False` builds every row the general way (`_build`) and merges the rows by the
+        general loop, without the shortcuts; the records are the same (tests/source/test_column_builder.py)."""
         self.block = block
         self.by_columns = by_columns
         self.profile = profile
@@ -192,7 +193,7 @@ class BlockReader:
         rows_read = rows_filtered = 0
         body = [row for row in self.data.rows if row.number > self.header_row]
         outcomes = [self._outcomes(body, variant) for variant in variants]
-        records = _distinct_records(outcomes)
+        records = _distinct_records(outcomes) if self.by_columns else None
         if records is not None:  # what the loop below gives when every row is a record of its own key
             return BlockResult(records, tuple(findings), len(body), 0)
         for index in range(len(body)):

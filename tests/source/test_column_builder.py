@@ -159,6 +159,17 @@ entities:
 """
 
 
+def _block_of(kind: str) -> Any:
+    """One of MAPPINGS' blocks, or the credentials block (a key of three fields, `fields_by_type`)."""
+    with tempfile.TemporaryDirectory() as folder:
+        if kind != "credentials":
+            return _block(kind, Path(folder))
+        (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
+        loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
+        assert loaded.mapping is not None
+        return loaded.mapping.blocks[0]
+
+
 def _made(record: DesiredRecord) -> Any:
     """A record as its slots hold it: the order of its fields (and custom attributes) and cells, and
     the type of every value, which `_seen` (equality) does not look at."""
@@ -171,14 +182,7 @@ def _made(record: DesiredRecord) -> Any:
 def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
     """The dict display and slot-at-a-time makers of `column_builder._records`: the same fields in
     the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
-    with tempfile.TemporaryDirectory() as folder:
-        if kind == "credentials":
-            (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
-            loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
-            assert loaded.mapping is not None
-            block = loaded.mapping.blocks[0]
-        else:
-            block = _block(kind, Path(folder))
+    block = _block_of(kind)
     sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
     by_columns = BlockReader(block, PROFILE, sheet).read()
     by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
@@ -191,24 +195,14 @@ def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows:
        rows=st.lists(st.lists(_cells, min_size=0, max_size=len(HEADER)), min_size=1, max_size=12))
 def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: str, rows: list[list[Any]]) -> None:
     """`block_reader._distinct_records` (every row a record of its own key) gives what the loop that
-    merges rows of one key gives."""
-    from unittest import mock
-
-    with tempfile.TemporaryDirectory() as folder:
-        if kind == "credentials":
-            (Path(folder) / "m.yaml").write_text(_CREDENTIALS, encoding="utf-8")
-            loaded = read_mapping(Path(folder) / "m.yaml", PROFILE)
-            assert loaded.mapping is not None
-            block = loaded.mapping.blocks[0]
-        else:
-            block = _block(kind, Path(folder))
+    merges rows of one key gives (`by_columns=False` takes the loop)."""
+    block = _block_of(kind)
     # most rows plain, of distinct codes, so that the shortcut is taken often
     rows = [r if i % 4 == 3 else [f"K{i}", f"Name {i}", "SC1", None, "1", None, "x"][:len(r) + 2]
             for i, r in enumerate(rows)]
     sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
     shortcut = BlockReader(block, PROFILE, sheet).read()
-    with mock.patch("loader.source.block_reader._distinct_records", return_value=None):
-        looped = BlockReader(block, PROFILE, sheet).read()
+    looped = BlockReader(block, PROFILE, sheet, by_columns=False).read()
     assert shortcut == looped
     assert [_made(r) for r in shortcut.records] == [_made(r) for r in looped.records]
 
