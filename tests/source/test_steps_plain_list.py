@@ -34,6 +34,13 @@ def test_a_compiled_list_step_gives_what_the_steps_give(value: Any, steps: Steps
     assert got == expected and (got is EMPTY) == (expected is EMPTY)
 
 
+def _compiled_to(steps: Any) -> str:
+    """The name of the function `compile_steps` gives these steps to (it gives a partial of it)."""
+    func = getattr(compile_steps(steps), "func", None)
+    assert func is not None
+    return str(func.__name__)
+
+
 def test_only_a_plain_list_takes_the_split_step() -> None:
-    assert all(getattr(compile_steps(s), "func", None).__name__ == "_split_text" for s in _PLAIN)
-    assert all(getattr(compile_steps(s), "func", None).__name__ == "apply_steps" for s in _NOT_PLAIN)
+    assert all(_compiled_to(s) == "_split_text" for s in _PLAIN)
+    assert all(_compiled_to(s) == "apply_steps" for s in _NOT_PLAIN)
