@@ -84,11 +84,7 @@ def _seen(result: BlockResult) -> Any:
 @settings(max_examples=150, deadline=None)
 @given(kind=st.sampled_from(sorted(MAPPINGS)), rows=_rows)
 def test_building_by_columns_gives_what_building_row_by_row_gives(kind: str, rows: list[list[Any]]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        block = _block(kind, Path(folder))
-    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
-    by_columns = BlockReader(block, PROFILE, sheet).read()
-    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    by_columns, by_rows = _both_ways(kind, rows)
     assert _seen(by_columns) == _seen(by_rows)
 
 
@@ -170,6 +166,14 @@ def _block_of(kind: str) -> Any:
         return loaded.mapping.blocks[0]
 
 
+def _both_ways(kind: str, rows: list[list[Any]]) -> tuple[BlockResult, BlockResult]:
+    """The block of `kind` over a sheet of `rows` read the fast way (by columns, with the shortcuts)
+    and the general way (`by_columns=False`)."""
+    block = _block_of(kind)
+    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
+    return BlockReader(block, PROFILE, sheet).read(), BlockReader(block, PROFILE, sheet, by_columns=False).read()
+
+
 def _made(record: DesiredRecord) -> Any:
     """A record as its slots hold it: the order of its fields (and custom attributes) and cells, and
     the type of every value, which `_seen` (equality) does not look at."""
@@ -182,10 +186,7 @@ def _made(record: DesiredRecord) -> Any:
 def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
     """The dict display and slot-at-a-time makers of `column_builder._records`: the same fields in
     the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
-    block = _block_of(kind)
-    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
-    by_columns = BlockReader(block, PROFILE, sheet).read()
-    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    by_columns, by_rows = _both_ways(kind, rows)
     assert _seen(by_columns) == _seen(by_rows)
     assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
 
@@ -196,13 +197,10 @@ def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows:
 def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: str, rows: list[list[Any]]) -> None:
     """`block_reader._distinct_records` (every row a record of its own key) gives what the loop that
     merges rows of one key gives (`by_columns=False` takes the loop)."""
-    block = _block_of(kind)
     # most rows plain, of distinct codes, so that the shortcut is taken often
     rows = [r if i % 4 == 3 else [f"K{i}", f"Name {i}", "SC1", None, "1", None, "x"][:len(r) + 2]
             for i, r in enumerate(rows)]
-    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
-    shortcut = BlockReader(block, PROFILE, sheet).read()
-    looped = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    shortcut, looped = _both_ways(kind, rows)
     assert shortcut == looped
     assert [_made(r) for r in shortcut.records] == [_made(r) for r in looped.records]
 
@@ -214,11 +212,7 @@ def test_a_block_of_distinct_records_reads_as_the_merging_loop_reads_it(kind: st
 def test_columns_of_text_read_as_row_by_row(kind: str, rows: list[list[Any]]) -> None:
     """Columns holding only text take the column-wide paths (`_Cells.column` by itemgetter,
     `_texts` and `_references` by one search or map): the same records, Refs and findings."""
-    with tempfile.TemporaryDirectory() as folder:
-        block = _block(kind, Path(folder))
-    sheet = SheetData("s.xlsx", "S", (SheetRow(1, HEADER), *(SheetRow(i + 2, tuple(r)) for i, r in enumerate(rows))))
-    by_columns = BlockReader(block, PROFILE, sheet).read()
-    by_rows = BlockReader(block, PROFILE, sheet, by_columns=False).read()
+    by_columns, by_rows = _both_ways(kind, rows)
     assert _seen(by_columns) == _seen(by_rows)
     assert [_made(r) for r in by_columns.records] == [_made(r) for r in by_rows.records]
     parents = [r.fields["parent"] for r in by_columns.records if isinstance(r.fields.get("parent"), Ref)]
