@@ -101,8 +101,9 @@ def plan_changes(
     planned = drafts.planned
     if drafts.linked:  # both keep the order of the records they are given
         settled = block_dependents(refuse_cycles(drafts.linked, drafts.referring.cells))
-        for at, plan in zip(drafts.linked_at, settled.values(), strict=True):
-            planned[at] = plan
+        for ref, plan in settled.items():
+            for at in drafts.linked_at[ref]:
+                planned[at] = plan
     matched = drafts.matched
     first_block_of: dict[str, str] = {}
     for b in blocks:
@@ -279,7 +280,7 @@ class _Drafts(NamedTuple):
     # The records that depend on another or have findings, by ref, and where they are in `planned`:
     # all that refuse_cycles and block_dependents need to see (a dict of every record took 5% of the diff).
     linked: dict[str, RecordPlan]
-    linked_at: list[int]
+    linked_at: dict[str, list[int]]  # several places only when two blocks share a name (an error of its own)
     referring: _ReferenceCells
     matched: set[str]  # the live ids matched
 
@@ -295,7 +296,7 @@ def _plan_entries(
     call and lookups, was 6% of the diff). What the rest of the plan needs of each record is noted
     here too, while it is at hand (a second pass over 250,000 records misses the cache on each).
     """
-    drafts = _Drafts([], {}, [], _ReferenceCells(), set())
+    drafts = _Drafts([], {}, {}, _ReferenceCells(), set())
     planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
@@ -315,7 +316,7 @@ def _plan_entries(
         )
         if draft.depends_on or draft.findings:
             linked[e.ref] = draft
-            linked_at.append(len(planned))
+            linked_at.setdefault(e.ref, []).append(len(planned))
         planned.append(draft)
         if draft.live_id is not None:
             matched.add(draft.live_id)

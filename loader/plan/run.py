@@ -98,7 +98,8 @@ async def run_plan(
                 created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
                 extra={"profile": config.profile.fingerprint},
             )
-            parts = plan_parts(sources.blocks, profile)
+            # off the event loop's back: finding what the records refer to walks them all (0.4 s at 250,000)
+            parts = await asyncio.to_thread(plan_parts, sources.blocks, profile)
             # a safety net: the records name a collection the mapping files did not
             collections.fetch(e for part in parts for e in part.entities)
             diffing = _Diffing(sources.blocks, profile, header)

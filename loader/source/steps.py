@@ -189,9 +189,13 @@ def _split_text(value: CellValue | Any, separator: str) -> Any:
     where the general steps took 85. A blank cell has no item, so it gives EMPTY as there."""
     if value is None:
         return EMPTY
-    text = value if type(value) is str else text_of(value)
-    kept = [item for part in text.split(separator) if (item := part.strip(WHITESPACE))]
+    kept = _items(value if type(value) is str else text_of(value), separator)
     return kept if kept else EMPTY
+
+
+def _items(text: str, separator: str) -> list[str]:
+    """A list cell's items: its text between separators, stripped, empty ones left out."""
+    return [item for part in text.split(separator) if (item := part.strip(WHITESPACE))]
 
 
 def gives_text(steps: Steps) -> bool:
@@ -234,8 +238,7 @@ def _applied(value: CellValue | Any, steps: Steps) -> Any:
         return _default(steps)
     if steps.split is not None or steps.type == "list":
         separator = steps.split or LIST_SEPARATOR
-        items = [part.strip(WHITESPACE) for part in text_of(value).split(separator)]
-        kept = [item for item in items if item]
+        kept = _items(text_of(value), separator)
         if not kept:
             return _default(steps)
         item_type = "string" if steps.type == "list" else steps.type

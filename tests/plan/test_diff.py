@@ -579,3 +579,25 @@ def test_two_blocks_with_one_name_are_a_plan_error() -> None:
               block("schools", "course", record("schools", "course", 2, code="B", name="B"))])
     assert [f.code for f in p.findings] == ["repeated-block-name"] and p.has_errors
     assert [[r.key for r in b.records] for b in p.blocks] == [[("A",)], [("B",)]]
+
+
+def test_two_blocks_of_one_name_with_findings_on_the_same_ref_give_the_repeated_name_error() -> None:
+    """Refs start with the block name, so two blocks named alike can share a ref; planning them must
+    still end in the plan's error for the repeated name (it once raised from zipping the records)."""
+    from helpers.plan import Block
+
+    from loader.places import CellRef
+    from loader.plan.diff import PlanHeader, plan_changes
+    from loader.profile import load_profile
+    from loader.source.records import DesiredRecord
+
+    def one(entity: str, field: str) -> Block:
+        record = DesiredRecord("x", entity, ("s1",), {field: "s1"}, CellRef("f.xlsx", "S", None, 2))
+        return Block("x", entity, (field,), (record,))
+
+    live = {"school": [{"id": "1", "code": "S1", "type": "SCHOOL"}], "applicant": [{"id": "2", "external_id": "S1"}]}
+    plan = plan_changes([one("school", "code"), one("applicant", "external_id")], live, load_profile(),
+                        header=PlanHeader("sandbox"))
+    assert [f.code for f in plan.findings] == ["repeated-block-name"]
+    assert [len(b.records) for b in plan.blocks] == [1, 1]
+    assert all(r.warnings for r in plan.records())  # each near its live record: both are linked
