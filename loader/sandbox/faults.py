@@ -4,7 +4,8 @@ Every random draw comes from one `random.Random(seed)`, so a run with the same r
 same order meets the same faults. What each fault does:
 
 - latency: every /institution request (and the token endpoint) waits `latency_ms` plus a uniform
-  draw in `[0, jitter_ms]`.
+  draw in `[0, jitter_ms]`. A write waits before anything is done (a client that gives up during the
+  wait changed nothing); a read is answered that long after it arrived, its own work inside the wait.
 - error_rate: with this probability an /institution request is answered 500 or 503 (even odds)
   before it is handled, so nothing is committed.
 - lost_rate: with this probability a successful write (POST, PATCH) is committed and then answered

@@ -50,6 +50,22 @@ def test_latency_delays_api_and_token_requests_but_not_q_routes(
     assert _timed(lambda: http.get("/q/sandbox/stats")) < 0.1
 
 
+def test_a_write_waits_before_it_is_done_and_a_read_after(
+    sandbox: RunningSandbox, api: Caller, http: httpx.Client
+) -> None:
+    # A client that gives up during a write's wait changed nothing; a read (which changes nothing)
+    # is worked out on arrival and answered the latency after, refused or not.
+    sandbox.set_faults(FaultOptions(latency_ms=400))
+    bearer = {"Authorization": f"Bearer {api.token}"}
+    with pytest.raises(httpx.ReadTimeout):
+        http.post("/institution/catalogue/schools", json={"code": "GAVE-UP", "name": "Gave up"}, headers=bearer,
+                  timeout=0.1)
+    assert _timed(lambda: http.get("/institution/tags", headers={"Authorization": "Bearer nonsense"})) >= 0.4
+    time.sleep(0.5)  # past the write's wait
+    sandbox.set_faults(FaultOptions())
+    assert api.get("/institution/catalogue/schools/GAVE-UP").status_code == 404
+
+
 def test_jitter_adds_a_bounded_random_delay(sandbox: RunningSandbox, api: Caller) -> None:
     sandbox.set_faults(FaultOptions(latency_ms=20, jitter_ms=60, seed=3))
     delays = [_timed(lambda: api.get(TAGS)) for _ in range(6)]
