@@ -9,7 +9,9 @@ holds repr(task), result included. For a plan of 100,000 records that repr took 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import sys
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -24,3 +26,24 @@ def run(main: Coroutine[Any, Any, T]) -> T:
 
     asyncio.run(boxed())
     return box[0]
+
+
+# A worker thread that holds the GIL keeps it until another thread has waited this long for it.
+LOOP_SWITCH_INTERVAL_S = 0.0005
+
+
+@contextmanager
+def loop_switches_quickly(interval: float = LOOP_SWITCH_INTERVAL_S) -> Iterator[None]:
+    """The GIL handed to a waiting thread after `interval` rather than Python's 5 ms, inside; as it
+    was, after (process-wide).
+
+    While a plan's diff runs in a worker thread, the event loop, woken by a page, waited for the GIL
+    until the worker's interval ran out: at 5 ms, pages at 100,000 records took 26.4 ms on average
+    (20 ms latency) while the diff ran beside them, at 0.5 ms 24.8 ms.
+    """
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)

@@ -4,6 +4,9 @@ Python 3.11 formats repr(main task), result included, as the loop closes)."""
 from __future__ import annotations
 
 import asyncio
+import sys
+
+import pytest
 
 from loader import event_loop
 
@@ -36,3 +39,13 @@ def test_an_exception_comes_back_as_raised() -> None:
         assert str(exc) == "no"
     else:
         raise AssertionError("no exception")
+
+
+def test_quick_switching_holds_inside_only_and_is_put_back_after_an_error() -> None:
+    before = sys.getswitchinterval()
+    with event_loop.loop_switches_quickly(0.001):
+        assert sys.getswitchinterval() == pytest.approx(0.001)
+    assert sys.getswitchinterval() == before
+    with pytest.raises(RuntimeError), event_loop.loop_switches_quickly(0.002):
+        raise RuntimeError("a plan that failed")
+    assert sys.getswitchinterval() == before

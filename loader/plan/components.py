@@ -16,8 +16,8 @@ subjects (the largest collection) are still arriving.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from loader.plan.diff import BlockInput
@@ -30,10 +30,12 @@ B = TypeVar("B", bound=BlockInput)
 
 @dataclass(frozen=True)
 class PlanPart:
-    """Blocks (by their index, in order) planned together, and the live collections their plan reads."""
+    """Blocks (by their index, in order) planned together, the live collections their plan reads, and
+    the entities each of its blocks' entities refers to (what `loader.plan.early` waits for)."""
 
     indexes: tuple[int, ...]
     entities: tuple[str, ...]
+    refers: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def blocks_of(self, blocks: Sequence[B]) -> list[B]:
         return [blocks[i] for i in self.indexes]
@@ -45,9 +47,17 @@ def plan_parts(blocks: Sequence[BlockInput], profile: Profile) -> list[PlanPart]
     Blocks with a repeated name stay in one part: a plan refers to records by block name, so such
     blocks are not independent (and the plan is refused for the repeated name anyway).
     """
-    needs = [collections_needed([b], profile) for b in blocks]
+    targets = [_targets(b) for b in blocks]
+    needs = [with_groups([b.entity, *sorted(t)], profile) for b, t in zip(blocks, targets, strict=True)]
+
+    def part(indexes: Sequence[int]) -> PlanPart:
+        refers: dict[str, frozenset[str]] = {}
+        for i in indexes:
+            refers[blocks[i].entity] = refers.get(blocks[i].entity, frozenset()) | targets[i]
+        return PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])), refers)
+
     if len({b.block for b in blocks}) < len(blocks):
-        return [PlanPart(tuple(range(len(blocks))), tuple(dict.fromkeys(e for n in needs for e in n)))]
+        return [part(range(len(blocks)))]
     parent = list(range(len(blocks)))
 
     def root(i: int) -> int:
@@ -66,10 +76,7 @@ def plan_parts(blocks: Sequence[BlockInput], profile: Profile) -> list[PlanPart]
     members: dict[int, list[int]] = {}
     for index in range(len(blocks)):
         members.setdefault(root(index), []).append(index)
-    return [
-        PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])))
-        for indexes in sorted(members.values())
-    ]
+    return [part(indexes) for indexes in sorted(members.values())]
 
 
 def joined_plan(parts: Sequence[Plan], order: Sequence[PlanPart]) -> Plan:
@@ -80,18 +87,13 @@ def joined_plan(parts: Sequence[Plan], order: Sequence[PlanPart]) -> Plan:
     return replace(parts[0], blocks=tuple(at[i] for i in sorted(at)))
 
 
-def collections_needed(blocks: Iterable[BlockInput], profile: Profile) -> list[str]:
-    """The live collections a plan of `blocks` reads: their entities, the entities their records refer
-    to, and the members of those entities' unique groups (entities the profile lacks left out)."""
-    wanted: list[str] = []
-    for b in blocks:
-        wanted.append(b.entity)
-        targets: set[str] = set()
-        for rec in b.records:
-            _add_refs(targets, rec.fields.values())
-            _add_refs(targets, rec.key)
-        wanted += sorted(targets)
-    return with_groups(wanted, profile)
+def _targets(block: BlockInput) -> frozenset[str]:
+    """The entities the block's records refer to, in their fields or keys."""
+    targets: set[str] = set()
+    for rec in block.records:
+        _add_refs(targets, rec.fields.values())
+        _add_refs(targets, rec.key)
+    return frozenset(targets)
 
 
 def with_groups(entities: Iterable[str], profile: Profile) -> list[str]:

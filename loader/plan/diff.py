@@ -83,21 +83,49 @@ class PlanHeader:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+class Merged(NamedTuple):
+    """The blocks' records merged across blocks (`merged_entries`)."""
+
+    entries: list[Entry]  # one per (entity, key), in source order
+    findings: dict[str, list[Finding]]  # per entry ref: the values its rows disagree on
+    owner: list[list[int]]  # per block: where its entries are in `entries`
+
+
+def merged_entries(blocks: Sequence[BlockInput]) -> Merged:
+    """One entry per (entity, key): rows of several blocks that agree merge; disagreements are errors."""
+    return Merged(*_merge(blocks))
+
+
+@dataclass
+class EarlyDrafts:
+    """Record plans made before the plan's last live records came in (`loader.plan.early`), each one
+    the plan `plan_changes` makes of its entry: by entry position in `merged.entries`."""
+
+    merged: Merged
+    plans: dict[int, RecordPlan] = field(default_factory=dict)
+    references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
+
+
 def plan_changes(
     blocks: Sequence[BlockInput],
     live: Mapping[str, Sequence[LiveRecord]],
     profile: Profile,
     *,
     header: PlanHeader,
+    early: EarlyDrafts | None = None,
 ) -> Plan:
-    """The plan: per block, each desired record as create / update / unchanged with its findings."""
-    entries, merge_findings, owner = _merge(blocks)
+    """The plan: per block, each desired record as create / update / unchanged with its findings.
+
+    `early`: the blocks' merged entries and the plans of those drafted while `live` was still arriving
+    (the same plans: only a record whose code another record claims is planned again, with that finding).
+    """
+    entries, merge_findings, owner = early.merged if early is not None else _merge(blocks)
     resolver = Resolver(entries, live)
     clashes: dict[str, list[str]] = {}
     for group in profile.unique_groups.values():
         for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
-    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes)
+    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early)
     planned = drafts.planned
     if drafts.linked:  # both keep the order of the records they are given
         settled = block_dependents(refuse_cycles(drafts.linked, drafts.referring.cells))
@@ -287,9 +315,9 @@ class _Drafts(NamedTuple):
 
 def _plan_entries(
     entries: Sequence[Entry], resolver: Resolver, profile: Profile, merge_findings: Mapping[str, Sequence[Finding]],
-    clashes: Mapping[str, Sequence[str]],
+    clashes: Mapping[str, Sequence[str]], early: EarlyDrafts | None = None,
 ) -> _Drafts:
-    """Each entry's plan, in order.
+    """Each entry's plan, in order (its early draft, when it has one and no code clash).
 
     A block's entries are together and of one entity and key: its field rules and live index are
     looked up once a run of them, and a key of texts matched here (Resolver.match, without its
@@ -300,20 +328,28 @@ def _plan_entries(
     planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
-    for e in entries:
-        if e.record.entity != entity or e.key_fields is not key_fields:
-            entity, key_fields = e.record.entity, e.key_fields
-            index = resolver.live_index(entity, key_fields)
-            entity_rules = rules.get(entity)
-            if entity_rules is None:
-                entity_rules = rules[entity] = FieldRules(profile.entity(entity))
-        assert index is not None and entity_rules is not None  # set by the first entry
-        live = index.get(e.exact_key) if e.exact_key is not None else resolver.match(e)
-        draft = _plan_record(
-            e, live, resolver, entity_rules,
-            merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
-            drafts.referring,
-        )
+    drafted = early.plans if early is not None else {}
+    for position, e in enumerate(entries):
+        draft = drafted.get(position) if drafted else None
+        if draft is not None and not (clashes and e.ref in clashes):
+            assert early is not None
+            references = early.references.get(position)
+            if references is not None:
+                drafts.referring.add(e.ref, e.record, references)
+        else:
+            if e.record.entity != entity or e.key_fields is not key_fields:
+                entity, key_fields = e.record.entity, e.key_fields
+                index = resolver.live_index(entity, key_fields)
+                entity_rules = rules.get(entity)
+                if entity_rules is None:
+                    entity_rules = rules[entity] = FieldRules(profile.entity(entity))
+            assert index is not None and entity_rules is not None  # set by the first entry
+            live = index.get(e.exact_key) if e.exact_key is not None else resolver.match(e)
+            draft = _plan_record(
+                e, live, resolver, entity_rules,
+                merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
+                drafts.referring,
+            )
         if draft.depends_on or draft.findings:
             linked[e.ref] = draft
             linked_at.setdefault(e.ref, []).append(len(planned))
@@ -321,6 +357,25 @@ def _plan_entries(
         if draft.live_id is not None:
             matched.add(draft.live_id)
     return drafts
+
+
+def draft_early(
+    early: EarlyDrafts, position: int, live: LiveRecord | None, resolver: Resolver, rules: FieldRules
+) -> None:
+    """The plan of entry `position` against `live`, its match, noted in `early`: the plan `plan_changes`
+    will make of it, when `resolver` has whole every collection the entry's references can reach. A
+    draft that showed a live id no record of `resolver` has (one of a collection still arriving) is
+    not noted: it is planned at the end."""
+    entry = early.merged.entries[position]
+    referring = _ReferenceCells()
+    misses = resolver.label_misses
+    plan = _plan_record(entry, live, resolver, rules, early.merged.findings.get(entry.ref, ()), (), referring)
+    if resolver.label_misses != misses:
+        return
+    early.plans[position] = plan
+    references = referring.taken(entry.ref)
+    if references is not None:
+        early.references[position] = references
 
 
 def _plan_record(
@@ -379,6 +434,11 @@ class _ReferenceCells:
 
     def add(self, ref: str, record: DesiredRecord, references: Mapping[str, tuple[Ref, str]]) -> None:
         self._references[ref] = (record, references)
+
+    def taken(self, ref: str) -> Mapping[str, tuple[Ref, str]] | None:
+        """The references noted for `ref` (None: none), no longer noted here."""
+        noted = self._references.pop(ref, None)
+        return None if noted is None else noted[1]
 
     def cells(self, ref: str) -> Mapping[str, CellRef]:
         """Dependency ref -> the cell of the record's reference to it (asked only of a record that has one)."""

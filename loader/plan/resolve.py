@@ -66,6 +66,14 @@ def exact_key(key: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple(key_text(p) for p in key)
 
 
+def live_key(record: LiveRecord, by: tuple[str, ...]) -> tuple[Any, ...]:
+    """The exact values of `by` in a live record: what its entry in `Resolver.live_index` is keyed by."""
+    if len(by) == 1:
+        value = record.get(by[0])
+        return (value if type(value) is str else key_text(value),)
+    return tuple(key_text(record.get(f)) for f in by)
+
+
 class Resolution(NamedTuple):
     """What a Ref resolved to: a live id, a PendingId, or nothing (with a message)."""
 
@@ -94,6 +102,7 @@ class Resolver:
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
+        self.label_misses = 0  # live ids no live record of `live` has (an early draft with one is not kept)
         self._resolved: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], Resolution] = {}
 
     # ---- live side ---------------------------------------------------------------------------
@@ -113,7 +122,7 @@ class Resolver:
                     index.setdefault((value if type(value) is str else key_text(value),), rec)
             else:
                 for rec in self.live_records(entity):
-                    index.setdefault(tuple(key_text(rec.get(f)) for f in by), rec)
+                    index.setdefault(live_key(rec, by), rec)
             self._live_index[(entity, by)] = index
         return index
 
@@ -126,7 +135,11 @@ class Resolver:
                     shown = rec.get("code") or rec.get("external_id") or rec.get("name")
                     if shown and rec.get("id"):
                         labels[str(rec["id"])] = str(shown)
-        return labels.get(live_id, live_id)
+        label = labels.get(live_id)
+        if label is None:
+            self.label_misses += 1
+            return live_id
+        return label
 
     # ---- desired side ------------------------------------------------------------------------
 

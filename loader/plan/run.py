@@ -26,9 +26,11 @@ from loader.api.client import ApiClient
 from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
+from loader.event_loop import loop_switches_quickly
 from loader.plan.components import PlanPart, joined_plan, plan_parts, with_groups
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
+from loader.plan.early import EarlyDrafter
 from loader.plan.model import Plan
 from loader.plan.reading import read_off_loop
 from loader.profile import Profile
@@ -76,7 +78,7 @@ async def run_plan(
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
     before = dict(client.request_counts)
-    with progress_bars(progress) as bars, collector_paused(keep_survivors=True):
+    with progress_bars(progress) as bars, collector_paused(keep_survivors=True), loop_switches_quickly():
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings(paths, profile)
@@ -142,22 +144,53 @@ class _Collections:
         self._client = client
         self._bars = bars
         self._tasks: dict[str, asyncio.Task[list[dict[str, Any]]]] = {}
+        self._records: dict[str, list[dict[str, Any]]] = {}  # as they come in
+        self._watchers: list[asyncio.Event] = []
         self.finished = time.perf_counter()  # when the last collection came in
 
     def fetch(self, entities: Iterable[str]) -> None:
         for entity in entities:
             if entity not in self._tasks:
-                self._tasks[entity] = asyncio.create_task(self._one(entity))
+                self._records[entity] = []
+                task = self._tasks[entity] = asyncio.create_task(self._one(entity, self._records[entity]))
+                task.add_done_callback(lambda _: self._changed())
 
-    async def _one(self, entity: str) -> list[dict[str, Any]]:
+    async def _one(self, entity: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         bar = self._bars.add(f"fetching {entity} records")
-        records = []
         async for record in self._client.iter_collection(entity):
             records.append(_slim(record))
             bar.advance()
+            self._changed()
         bar.done()
         self.finished = max(self.finished, time.perf_counter())
         return records
+
+    def _changed(self) -> None:
+        for watcher in self._watchers:
+            watcher.set()
+
+    def watch(self) -> asyncio.Event:
+        """An event set whenever a record comes in or a collection is done (or failed): clear it, then wait."""
+        event = asyncio.Event()
+        self._watchers.append(event)
+        return event
+
+    def done(self, entities: Iterable[str]) -> bool:
+        return all(self._tasks[entity].done() for entity in entities)
+
+    def whole(self, entities: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """The collections among `entities` that are in, whole."""
+        return {entity: self._records[entity] for entity in entities if _fetched(self._tasks[entity])}
+
+    def arrived(self, entities: Iterable[str], since: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
+        """The records of `entities` (not whole) that came in since `since` (entity -> count, moved on)."""
+        new = {}
+        for entity in entities:
+            records = self._records[entity]
+            if not self._tasks[entity].done() and len(records) > since.get(entity, 0):
+                new[entity] = records[since.get(entity, 0):]
+                since[entity] = len(records)
+        return new
 
     async def until_read(self, reading: asyncio.Task[Any]) -> None:
         """Wait for `reading`; raises its error, or a collection's as soon as one fails."""
@@ -182,6 +215,10 @@ class _Collections:
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
 
+def _fetched(task: asyncio.Task[Any]) -> bool:
+    return task.done() and not task.cancelled() and task.exception() is None
+
+
 def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()  # marks it retrieved: the error is raised where a part awaits it
@@ -201,14 +238,37 @@ class _Diffing:
         self.digests: dict[int, str] = {}  # block index -> block_digest
 
     async def part(self, part: PlanPart, collections: _Collections) -> Plan:
+        drafter = None
+        if not collections.done(part.entities):
+            # Records planned while the part's last pages come in (loader.plan.early), each time some came.
+            changed = collections.watch()
+            blocks = part.blocks_of(self._blocks)
+            async with self._one_at_a_time:
+                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers)
+            since: dict[str, int] = {}
+            while not collections.done(part.entities):
+                changed.clear()
+                whole, arrived = collections.whole(part.entities), collections.arrived(part.entities, since)
+                async with self._one_at_a_time:
+                    await asyncio.to_thread(self._drafted, drafter, whole, arrived)
+                if not collections.done(part.entities):
+                    await changed.wait()
         live = await collections.of(part.entities)
         async with self._one_at_a_time:
-            return await asyncio.to_thread(self._diffed, part, live)
+            return await asyncio.to_thread(self._diffed, part, live, drafter)
 
-    def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]]) -> Plan:
+    def _drafted(
+        self, drafter: EarlyDrafter, whole: dict[str, list[dict[str, Any]]], arrived: dict[str, list[dict[str, Any]]]
+    ) -> None:
+        started = time.perf_counter()
+        drafter.draft(whole, arrived)
+        self.seconds += time.perf_counter() - started
+
+    def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]], drafter: EarlyDrafter | None) -> Plan:
         """In the worker thread: the part's plan, and its blocks' digests (see loader.plan.digest)."""
         started = time.perf_counter()
-        plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header)
+        early = drafter.drafts if drafter is not None else None
+        plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early)
         diffed = time.perf_counter()
         for index, block in zip(part.indexes, plan.blocks, strict=True):
             self.digests[index] = block_digest(block)

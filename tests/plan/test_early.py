@@ -1,0 +1,144 @@
+"""Records planned while their part's collections still arrive (loader.plan.early) get the plan made at the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from helpers.plan import Block
+from helpers.worlds import desired, worlds
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loader.plan.components import joined_plan, plan_parts
+from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.early import EarlyDrafter
+from loader.plan.model import Action, Plan
+from loader.profile import load_profile
+from loader.source.records import Ref
+
+PROFILE = load_profile()
+HEADER = PlanHeader("sandbox", findings=())
+Live = dict[str, list[dict[str, Any]]]
+
+
+def _arrivals(draw: st.DrawFn, live: Live, entities: tuple[str, ...]) -> list[tuple[str, int, bool]]:
+    """An order in which the collections' pages come in: (entity, records in so far, whether it is the
+    last page), each collection's pages in order (some empty), the collections interleaved."""
+    pages: dict[str, list[int]] = {}
+    for entity in entities:
+        n = len(live.get(entity, []))
+        cuts = sorted(draw(st.lists(st.integers(0, n), max_size=3)))
+        pages[entity] = [*cuts, n]
+    order: list[tuple[str, int, bool]] = []
+    while pages:
+        entity = draw(st.sampled_from(sorted(pages)))
+        upto = pages[entity].pop(0)
+        order.append((entity, upto, not pages[entity]))
+        if not pages[entity]:
+            del pages[entity]
+    return order
+
+
+def _planned_early(blocks: list[Block], live: Live, draw: st.DrawFn) -> tuple[Plan, int]:
+    """What loader.plan.run does: each part drafted as pages come in, then planned when all are in;
+    the plan and how many records were drafted early."""
+    parts = plan_parts(blocks, PROFILE)
+    plans, drafted = [], 0
+    for part in parts:
+        mine = part.blocks_of(blocks)
+        collections = {e: live.get(e, []) for e in part.entities}
+        drafter = EarlyDrafter(mine, PROFILE, part.refers)
+        given_so_far = dict.fromkeys(part.entities, 0)
+        whole: Live = {}
+        for entity, upto, last in _arrivals(draw, live, part.entities):
+            records = collections[entity]
+            arrived = records[given_so_far[entity]:upto]
+            given_so_far[entity] = upto
+            if last:  # whole: its records all in
+                whole[entity] = records
+                drafter.draft(dict(whole), {})
+            else:
+                drafter.draft(dict(whole), {entity: arrived} if arrived else {})
+        drafted += len(drafter.drafts.plans)
+        plans.append(plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.drafts))
+    return joined_plan(plans, parts), drafted
+
+
+@st.composite
+def early_worlds(draw: st.DrawFn) -> tuple[Plan, Plan, int]:
+    blocks, live = draw(worlds())
+    whole = plan_changes(blocks, live, PROFILE, header=HEADER)
+    early, drafted = _planned_early(blocks, live, draw)
+    return whole, early, drafted
+
+
+@settings(max_examples=300, deadline=None)
+@given(early_worlds())
+def test_records_planned_as_pages_come_in_get_the_plan_made_at_the_end(world: tuple[Plan, Plan, int]) -> None:
+    whole, early, _ = world
+    assert early == whole
+    assert repr(early) == repr(whole)
+
+
+def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -> None:
+    parent = Ref("program", ("P1",))
+    subjects = Block("subjects", "subject", ("code",), tuple(
+        desired("subjects", "subject", row, (code,), {"code": code, "name": "New name", "parent": parent})
+        for row, code in enumerate(["U1", "U2", "U3"], start=2)
+    ))
+    programs = Block("programs", "program", ("code",), (desired("programs", "program", 2, ("P1",),
+                                                                {"code": "P1", "name": "P"}),))
+    live: Live = {
+        "program": [{"id": "p1", "code": "P1", "name": "P", "type": "PROGRAM"}],
+        "subject": [{"id": "u1", "code": "U1", "name": "Old", "type": "SUBJECT", "parent": {"id": "p1"}},
+                    {"id": "u2", "code": "U2", "name": "New name", "type": "SUBJECT", "parent": {"id": "p1"}},
+                    {"id": "u1-again", "code": "U1", "name": "New name", "type": "SUBJECT", "parent": {"id": "p1"}}],
+    }
+    blocks = [programs, subjects]
+    (part,) = plan_parts(blocks, PROFILE)
+    drafter = EarlyDrafter(blocks, PROFILE, part.refers)
+    whole = {e: live.get(e, []) for e in ("school", "course", "program")}
+    drafter.draft(whole, {"subject": live["subject"][:1]})
+    assert sorted(drafter.drafts.plans) == [0, 1]  # the program (its collection whole) and U1 (its match in)
+    drafter.draft(whole, {"subject": live["subject"][1:]})
+    assert sorted(drafter.drafts.plans) == [0, 1, 2]  # U2; U1's repeat is not its match; U3 waits to be created
+    assert drafter.drafts.plans[1].action is Action.UPDATE and drafter.drafts.plans[1].live_id == "u1"
+    plan = plan_changes(blocks, {**live, "school": [], "course": []}, PROFILE, header=HEADER, early=drafter.drafts)
+    assert plan == plan_changes(blocks, {**live, "school": [], "course": []}, PROFILE, header=HEADER)
+    assert [r.action for r in plan.blocks[1].records] == [Action.UPDATE, Action.UNCHANGED, Action.CREATE]
+
+
+def test_a_record_waits_while_a_collection_its_references_reach_is_still_arriving() -> None:
+    subjects = Block("subjects", "subject", ("code",), (
+        desired("subjects", "subject", 2, ("U1",), {"code": "U1", "name": "U", "parent": Ref("program", ("P1",))}),
+    ))
+    live_subject = [{"id": "u1", "code": "U1", "name": "U", "type": "SUBJECT"}]
+    (part,) = plan_parts([subjects], PROFILE)
+    drafter = EarlyDrafter([subjects], PROFILE, part.refers)
+    drafter.draft({"school": [], "course": []}, {"subject": live_subject, "program": []})
+    assert drafter.drafts.plans == {}  # its parent, a program, could not be resolved yet
+    drafter.draft({"school": [], "course": [], "program": []}, {})
+    assert drafter.drafts.plans[0].live_id == "u1"  # the match that came in before is still its match
+
+
+def test_a_draft_showing_an_unknown_live_id_is_not_kept_and_a_repeat_of_its_key_is_not_its_match() -> None:
+    parent = Ref("program", ("P1",))
+    subjects = Block("subjects", "subject", ("code",), (
+        desired("subjects", "subject", 2, ("U1",), {"code": "U1", "name": "U", "parent": parent}),
+    ))
+    live: Live = {
+        "school": [], "course": [], "program": [{"id": "p1", "code": "P1", "name": "P", "type": "PROGRAM"}],
+        # its live parent: a record of no collection in yet (shown by its label at the end, if it has one)
+        "subject": [{"id": "u1", "code": "U1", "name": "U", "type": "SUBJECT", "parent": {"id": "u2"}},
+                    {"id": "u1-again", "code": "U1", "name": "U", "type": "SUBJECT", "parent": {"id": "p1"}},
+                    {"id": "u2", "code": "U2", "name": "U", "type": "SUBJECT"}],
+    }
+    (part,) = plan_parts([subjects], PROFILE)
+    drafter = EarlyDrafter([subjects], PROFILE, part.refers)
+    whole = {e: live[e] for e in ("school", "course", "program")}
+    drafter.draft(whole, {"subject": live["subject"][:2]})
+    assert drafter.drafts.plans == {}
+    plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=drafter.drafts)
+    assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
+    (record,) = plan.blocks[0].records
+    assert record.live_id == "u1" and [(c.old, c.new) for c in record.changes] == [("U2", "P1")]
