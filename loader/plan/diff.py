@@ -104,6 +104,9 @@ class EarlyDrafts:
     merged: Merged
     plans: dict[int, RecordPlan] = field(default_factory=dict)
     references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
+    # Planned as creates while their collection still arrived: kept only if no live record came in
+    # with their key, exactly or but for case and spaces (a near duplicate).
+    unsure: set[int] = field(default_factory=set)
 
 
 def plan_changes(
@@ -329,9 +332,14 @@ def _plan_entries(
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
     drafted = early.plans if early is not None else {}
+    unsure = early.unsure if early is not None else set()
     for position, e in enumerate(entries):
         draft = drafted.get(position) if drafted else None
-        if draft is not None and not (clashes and e.ref in clashes):
+        if draft is not None and clashes and e.ref in clashes:
+            draft = None
+        if draft is not None and unsure and position in unsure and not _still_to_create(e, resolver):
+            draft = None
+        if draft is not None:
             assert early is not None
             references = early.references.get(position)
             if references is not None:
@@ -361,21 +369,22 @@ def _plan_entries(
 
 def draft_early(
     early: EarlyDrafts, position: int, live: LiveRecord | None, resolver: Resolver, rules: FieldRules
-) -> None:
+) -> RecordPlan | None:
     """The plan of entry `position` against `live`, its match, noted in `early`: the plan `plan_changes`
     will make of it, when `resolver` has whole every collection the entry's references can reach. A
     draft that showed a live id no record of `resolver` has (one of a collection still arriving) is
-    not noted: it is planned at the end."""
+    not noted: it is planned at the end (None)."""
     entry = early.merged.entries[position]
     referring = _ReferenceCells()
     misses = resolver.label_misses
     plan = _plan_record(entry, live, resolver, rules, early.merged.findings.get(entry.ref, ()), (), referring)
     if resolver.label_misses != misses:
-        return
+        return None
     early.plans[position] = plan
     references = referring.taken(entry.ref)
     if references is not None:
         early.references[position] = references
+    return plan
 
 
 def _plan_record(
@@ -421,6 +430,14 @@ def _plan_record(
         fp.refers_to,
         also_rows,
     )
+
+
+def _still_to_create(entry: Entry, resolver: Resolver) -> bool:
+    """Whether no live record has the entry's key (a key of plain values), exactly or nearly."""
+    if entry.exact_key is None:
+        return False
+    index = resolver.live_index(entry.record.entity, entry.key_fields)
+    return index.get(entry.exact_key) is None and resolver.near_duplicate(entry) is None
 
 
 class _ReferenceCells:

@@ -75,13 +75,22 @@ def _is_hex_digest(text: str) -> bool:
 _HEX = frozenset("0123456789abcdef")
 
 
-def block_digest(block: BlockPlan) -> str:
+def block_digest(block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None) -> str:
     """The hex SHA-256 of one block's canonical text `[head,[record,...]]` (records sorted by ref),
-    hashed a batch of records at a time: the text of 250,000 records whole took hundreds of megabytes."""
+    hashed a batch of records at a time: the text of 250,000 records whole took hundreds of megabytes.
+
+    `known`: `record_text` of records made before (by `id(record)`, with the record, which must be the
+    block's very object), not encoded again: those planned while pages still came in (loader.plan.early).
+    """
     hasher = hashlib.sha256()
-    for chunk in _block_chunks(block):
+    for chunk in _block_chunks(block, known=known or {}):
         hasher.update(chunk)
     return hasher.hexdigest()
+
+
+def record_text(record: RecordPlan) -> bytes:
+    """A record's canonical row as `block_digest` hashes it (for `known`)."""
+    return _records_text([record])[1:-1]
 
 
 def shown_digest(plan: Plan) -> str:
@@ -96,14 +105,27 @@ def shown_digest(plan: Plan) -> str:
 _BATCH = 128
 
 
-def _block_chunks(block: BlockPlan, batch: int = _BATCH) -> Iterator[bytes | memoryview]:
-    """The block's canonical text `[head,[record,...]]` in pieces; the records' `batch` at a time."""
+def _block_chunks(
+    block: BlockPlan, batch: int = _BATCH, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None
+) -> Iterator[bytes | memoryview]:
+    """The block's canonical text `[head,[record,...]]` in pieces; the records' `batch` at a time (the
+    texts of those `known` as they are, the others' between them encoded together)."""
     yield b"[" + _encode(_block_head(block)) + b",["
     records = sorted(block.records, key=_REF)
-    for start in range(0, len(records), batch):
+    start = 0
+    while start < len(records):
         if start:
             yield b","
-        yield memoryview(_records_text(records[start:start + batch]))[1:-1]  # "[a,b,...]" but its brackets
+        hit = known.get(id(records[start])) if known else None
+        if hit is not None and hit[0] is records[start]:
+            yield hit[1]
+            start += 1
+            continue
+        end = start + 1
+        while end < len(records) and end - start < batch and not (known and id(records[end]) in known):
+            end += 1
+        yield memoryview(_records_text(records[start:end]))[1:-1]  # "[a,b,...]" but its brackets
+        start = end
     yield b"]]"
 
 

@@ -10,6 +10,7 @@ as pages come in), and `plan_changes(..., early=drafter.drafts)` uses their plan
     drafter.draft(whole={"program": [...], ...}, arrived={"subject": [records since the last call]})
     ...
     plan = plan_changes(blocks, live, profile, header=header, early=drafter.drafts)
+    digests = [block_digest(block, known=drafter.texts) for block in plan.blocks]
 
 Each early plan is the one `plan_changes` would make of its record (tests/plan/test_early.py):
 - its match is the first live record with its key, as `Resolver.live_index` keeps the first of
@@ -25,11 +26,13 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entries
+from loader.plan.digest import record_text
 from loader.plan.fields import FieldRules
+from loader.plan.model import RecordPlan
 from loader.plan.resolve import LiveRecord, Resolver, live_key
 from loader.profile import Profile
 
@@ -39,6 +42,7 @@ class EarlyDrafter:
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, refers: Mapping[str, frozenset[str]]):
         self.drafts = EarlyDrafts(merged_entries(blocks))
+        self.texts: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' texts, for block_digest's `known`
         self._profile = profile
         self._needs = {entity: _reach(entity, refers) for entity in refers}
         self._positions: dict[str, list[int]] = {}  # entity -> its entries' positions
@@ -55,10 +59,19 @@ class EarlyDrafter:
         self._resolver: Resolver | None = None
         self._rules: dict[str, FieldRules] = {}
         self._finished: set[str] = set()  # entities whose every record is planned
+        self._guessed: set[str] = set()  # entities whose records not matched yet are planned as creates
 
-    def draft(self, whole: Mapping[str, Sequence[LiveRecord]], arrived: Mapping[str, Sequence[LiveRecord]]) -> None:
+    def draft(
+        self,
+        whole: Mapping[str, Sequence[LiveRecord]],
+        arrived: Mapping[str, Sequence[LiveRecord]],
+        nearly_whole: Collection[str] = (),
+    ) -> None:
         """Plan what can be planned now. `whole`: every collection of the part that is in, whole;
-        `arrived`: the records of the others that came in since the last call, in the order they came."""
+        `arrived`: the records of the others that came in since the last call, in the order they came;
+        `nearly_whole`: collections of which few records are still to come: their records not matched
+        yet are planned as creates, unsure (a match that comes in after is planned again, here or at
+        the end)."""
         if self._resolver is None or frozenset(whole) != self._whole:
             self._whole = frozenset(whole)
             self._resolver = Resolver(self.drafts.merged.entries, dict(whole))
@@ -76,6 +89,9 @@ class EarlyDrafter:
                 self._finished.add(entity)
             elif entity not in needs:  # a record referring to its own entity's live records waits for them all
                 self._draft_matched(entity)
+                if entity in nearly_whole and entity not in self._guessed:
+                    self._guessed.add(entity)
+                    self._draft_creates(entity, positions)
 
     def _draft_all(self, entity: str, positions: Sequence[int]) -> None:
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
@@ -88,7 +104,7 @@ class EarlyDrafter:
                     live = resolver.live_index(entity, entry.key_fields).get(entry.exact_key)
                 else:
                     live = resolver.match(entry)
-                draft_early(self.drafts, position, live, resolver, rules)
+                self._noted(draft_early(self.drafts, position, live, resolver, rules))
 
     def _draft_matched(self, entity: str) -> None:
         """Plan the records whose match came in (the first live record with their key)."""
@@ -96,6 +112,7 @@ class EarlyDrafter:
         if not waiting:
             return
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
+        unsure = self.drafts.unsure
         assert resolver is not None
         seen = self._seen.setdefault(entity, {})
         for key_fields, positions in self._by_key.get(entity, {}).items():
@@ -106,8 +123,27 @@ class EarlyDrafter:
                     continue  # a repeat: the first live record with the key is the match
                 keys.add(key)
                 position = positions.get(key)
-                if position is not None and position not in plans:
-                    draft_early(self.drafts, position, record, resolver, rules)
+                if position is not None and (position not in plans or position in unsure):
+                    if position in unsure:  # planned as a create: its match came in after all
+                        unsure.discard(position)
+                        self.texts.pop(id(plans.pop(position)), None)
+                    self._noted(draft_early(self.drafts, position, record, resolver, rules))
+
+    def _draft_creates(self, entity: str, positions: Sequence[int]) -> None:
+        """Plan the records with a key of plain values not matched yet as creates, unsure."""
+        resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
+        assert resolver is not None
+        entries = self.drafts.merged.entries
+        for position in positions:
+            if position not in plans and entries[position].exact_key is not None:
+                plan = draft_early(self.drafts, position, None, resolver, rules)
+                if plan is not None:
+                    self.drafts.unsure.add(position)
+                    self._noted(plan)
+
+    def _noted(self, plan: RecordPlan | None) -> None:
+        if plan is not None:  # its text for the block's digest, while the pages still come in
+            self.texts[id(plan)] = (plan, record_text(plan))
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)

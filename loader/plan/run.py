@@ -270,8 +270,9 @@ class _Diffing:
         early = drafter.drafts if drafter is not None else None
         plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early)
         diffed = time.perf_counter()
+        known = drafter.texts if drafter is not None else None
         for index, block in zip(part.indexes, plan.blocks, strict=True):
-            self.digests[index] = block_digest(block)
+            self.digests[index] = block_digest(block, known)
         self.seconds += diffed - started
         self.digesting_s += time.perf_counter() - diffed
         return plan

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.digest import block_digest, plan_digest
+from loader.plan.digest import block_digest, plan_digest, record_text
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, NotInSource, PendingId, Plan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
@@ -182,13 +182,18 @@ def test_a_block_hashed_a_batch_at_a_time_is_the_hash_of_its_whole_canonical_tex
     fixed = _fixed_plan()
     block = fixed.blocks[0]
     many = replace(block, records=tuple(
-        record("applicants", "applicant", f"A{n}", {"code": f"A{n}", "score": n / 4}) for n in range(7)))
+        record("applicants", "applicant", f"A{n}", {"code": f"A{n}", "score": n / 4, "big": 2**70 + n})
+        for n in range(7)))
     for one in (block, many, replace(block, records=())):
-        rows = [digests._record(r) for r in sorted(one.records, key=lambda r: r.ref)]
+        rows = [digests._canonical(digests._record(r)) for r in sorted(one.records, key=lambda r: r.ref)]
         whole = orjson.dumps([digests._block_head(one), rows], option=orjson.OPT_SORT_KEYS)
         assert block_digest(one) == hashlib.sha256(whole).hexdigest()
-        for batch in (1, 2, 1_000):
-            assert b"".join(bytes(c) for c in digests._block_chunks(one, batch)) == whole
+        # some records' texts made before (as loader.plan.early does): none, every other one, all of them
+        for known in ({}, {id(r): (r, record_text(r)) for r in one.records[::2]},
+                      {id(r): (r, record_text(r)) for r in one.records}):
+            assert block_digest(one, known) == block_digest(one)
+            for batch in (1, 2, 1_000):
+                assert b"".join(bytes(c) for c in digests._block_chunks(one, batch, known)) == whole
 
 
 def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> None:
