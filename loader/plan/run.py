@@ -253,6 +253,7 @@ class _Diffing:
                     await asyncio.to_thread(self._drafted, drafter, whole, arrived)
                 if not collections.done(part.entities):
                     await changed.wait()
+            drafter.finished()
         live = await collections.of(part.entities)
         async with self._one_at_a_time:
             return await asyncio.to_thread(self._diffed, part, live, drafter)
