@@ -33,6 +33,7 @@ from loader.plan.resolve import (
     Entry,
     LiveRecord,
     Resolver,
+    UniqueClaims,
     all_text,
     exact_key,
     key_text,
@@ -107,6 +108,9 @@ class EarlyDrafts:
     # Planned as creates while their collection still arrived: kept only if no live record came in
     # with their key, exactly or but for case and spaces (a near duplicate).
     unsure: set[int] = field(default_factory=set)
+    # The claims on each unique group's values (profile.unique_groups, in order), live records added
+    # as they came in; None: found at the end.
+    claims: list[UniqueClaims] | None = None
 
 
 def plan_changes(
@@ -125,8 +129,17 @@ def plan_changes(
     entries, merge_findings, owner = early.merged if early is not None else _merge(blocks)
     resolver = Resolver(entries, live)
     clashes: dict[str, list[str]] = {}
-    for group in profile.unique_groups.values():
-        for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
+    groups = profile.unique_groups.values()
+    claimed = early.claims if early is not None and early.claims is not None else None
+    for index, group in enumerate(groups):
+        if claimed is not None:  # most live claims added as they came in: the rest now
+            claims = claimed[index]
+            for entity in claims.members:
+                claims.catch_up(entity, resolver.live_records(entity))
+            found = claims.clashes(_describe)
+        else:
+            found = unique_clashes(entries, resolver, group, _describe)
+        for ref, messages in found.items():
             clashes.setdefault(ref, []).extend(messages)
     drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early)
     planned = drafts.planned

@@ -33,7 +33,7 @@ from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entrie
 from loader.plan.digest import record_text
 from loader.plan.fields import FieldRules
 from loader.plan.model import RecordPlan
-from loader.plan.resolve import LiveRecord, Resolver, live_key
+from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, live_key
 from loader.profile import Profile
 
 
@@ -41,7 +41,9 @@ class EarlyDrafter:
     """Plans the records of one part (its blocks) that can be planned before its last live records."""
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, refers: Mapping[str, frozenset[str]]):
-        self.drafts = EarlyDrafts(merged_entries(blocks))
+        merged = merged_entries(blocks)
+        claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
+        self.drafts = EarlyDrafts(merged, claims=claims)
         self.texts: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' texts, for block_digest's `known`
         self._profile = profile
         self._needs = {entity: _reach(entity, refers) for entity in refers}
@@ -77,6 +79,12 @@ class EarlyDrafter:
             self._resolver = Resolver(self.drafts.merged.entries, dict(whole))
         for entity in whole:
             self._waiting.pop(entity, None)  # its records are all in `whole`
+        for claims in self.drafts.claims or ():
+            for entity in claims.members:
+                if entity in whole:
+                    claims.catch_up(entity, whole[entity])
+                elif entity in arrived:
+                    claims.add(entity, arrived[entity])
         for entity, records in arrived.items():
             if entity in self._positions and entity not in whole:
                 self._waiting.setdefault(entity, []).extend(records)

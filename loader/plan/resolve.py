@@ -298,51 +298,81 @@ def unique_clashes(
     describe: Callable[[LiveRecord], str],
 ) -> dict[str, list[str]]:
     """entry ref -> messages for values of a unique group's field claimed by another member entity."""
-    field_name, members = group
-    clashes: dict[str, list[str]] = {}
-    claimed: dict[Any, Entry] = {}  # value -> the first entry claiming it
-    repeated: dict[Any, list[Entry]] = {}  # value -> every entry claiming it, for values claimed more than once
-    for entry in entries:
-        record = entry.record
-        if record.entity in members and field_name in record.fields:  # the entity first: a record's fields not read
-            value = record.fields[field_name]
-            value = value if type(value) is str else key_text(value)
-            first = claimed.setdefault(value, entry)
-            if first is not entry:
-                repeated.setdefault(value, [first]).append(entry)
-    live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the claims that can clash
-    for entity in members:
-        for rec in resolver.live_records(entity):
+    claims = UniqueClaims(entries, group)
+    for entity in claims.members:
+        claims.catch_up(entity, resolver.live_records(entity))
+    return claims.clashes(describe)
+
+
+class UniqueClaims:
+    """The claims on a unique group's values: the desired records' (found once), and the live records'
+    that can clash, added a collection or a page at a time as they come in (`unique_clashes` at once)."""
+
+    def __init__(self, entries: Sequence[Entry], group: tuple[str, tuple[str, ...]]):
+        self.field, self.members = group
+        field_name, members = group
+        self._claimed: dict[Any, Entry] = {}  # value -> the first entry claiming it
+        self._repeated: dict[Any, list[Entry]] = {}  # value -> every entry claiming it, if more than one
+        claimed, repeated = self._claimed, self._repeated
+        for entry in entries:
+            record = entry.record
+            if record.entity in members and field_name in record.fields:  # the entity first: a record's fields not read
+                value = record.fields[field_name]
+                value = value if type(value) is str else key_text(value)
+                first = claimed.setdefault(value, entry)
+                if first is not entry:
+                    repeated.setdefault(value, [first]).append(entry)
+        self._live_by_value: dict[Any, list[tuple[str, LiveRecord]]] = {}  # only the claims that can clash
+        self._added: dict[str, int] = {}  # member entity -> its live records added so far
+
+    def add(self, entity: str, records: Sequence[LiveRecord]) -> None:
+        """The next live records of `entity`, in the order they came in."""
+        field_name, claimed, repeated = self.field, self._claimed, self._repeated
+        for rec in records:
             value = rec.get(field_name)
             value = value if type(value) is str else key_text(value)
             claimant = claimed.get(value)
             if claimant is not None and (claimant.record.entity != entity or value in repeated):
-                live_by_value.setdefault(value, []).append((entity, rec))
-    for value in {*live_by_value, *repeated}:  # the values that can clash (the order of `clashes` is not used)
-        first = claimed[value]
-        live_claims = live_by_value.get(value, ())
-        claimants = repeated.get(value)
-        if claimants is None:
-            if not live_claims:
-                continue  # the common case: a value one record claims, live only in its own entity if at all
-            claimants = [first]
-        elif _claimed_by_one_entity(first.record.entity, live_claims, claimants):
-            continue
-        for entry in claimants:
-            messages = [
-                f"{field_name} {value!r} is already used live by {describe(rec)}"
-                for entity, rec in live_claims
-                if entity != entry.record.entity
-            ]
-            messages += [
-                f"{field_name} {value!r} is also claimed by {other.record.entity} {other.ref} "
-                f"({other.record.row})"
-                for other in claimants
-                if other.record.entity != entry.record.entity
-            ]
-            if messages:
-                clashes[entry.ref] = messages
-    return clashes
+                self._live_by_value.setdefault(value, []).append((entity, rec))
+        self._added[entity] = self._added.get(entity, 0) + len(records)
+
+    def catch_up(self, entity: str, records: Sequence[LiveRecord]) -> None:
+        """`records`, all of `entity`'s live records so far: those not added yet are added."""
+        added = self._added.get(entity, 0)
+        if len(records) > added:
+            self.add(entity, records[added:] if added else records)
+
+    def clashes(self, describe: Callable[[LiveRecord], str]) -> dict[str, list[str]]:
+        """entry ref -> messages for values of the group's field claimed by another member entity."""
+        field_name, claimed, repeated = self.field, self._claimed, self._repeated
+        clashes: dict[str, list[str]] = {}
+        order = {entity: n for n, entity in enumerate(self.members)}
+        for value in {*self._live_by_value, *repeated}:  # the values that can clash (`clashes` is not ordered)
+            first = claimed[value]
+            # the live claims by member, in the order they came in (the members' pages may have interleaved)
+            live_claims = sorted(self._live_by_value.get(value, ()), key=lambda claim: order.get(claim[0], 0))
+            claimants = repeated.get(value)
+            if claimants is None:
+                if not live_claims:
+                    continue  # the common case: a value one record claims, live only in its own entity if at all
+                claimants = [first]
+            elif _claimed_by_one_entity(first.record.entity, live_claims, claimants):
+                continue
+            for entry in claimants:
+                messages = [
+                    f"{field_name} {value!r} is already used live by {describe(rec)}"
+                    for entity, rec in live_claims
+                    if entity != entry.record.entity
+                ]
+                messages += [
+                    f"{field_name} {value!r} is also claimed by {other.record.entity} {other.ref} "
+                    f"({other.record.row})"
+                    for other in claimants
+                    if other.record.entity != entry.record.entity
+                ]
+                if messages:
+                    clashes[entry.ref] = messages
+        return clashes
 
 
 def _claimed_by_one_entity(

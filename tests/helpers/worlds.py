@@ -53,7 +53,7 @@ def worlds(draw: st.DrawFn) -> tuple[list[Block], dict[str, list[dict[str, Any]]
     subjects = [desired("subjects", "subject", row, (code,), {"code": code, "name": "u"})
                 for row, code in enumerate(draw(st.lists(st.sampled_from(["U1", "U2"]), unique=True)), start=2)]
     live["subject"] = [{"id": f"u-{n}-{code}", "code": code, "name": draw(text), "type": "SUBJECT"}
-                       for n, code in enumerate(draw(st.lists(st.sampled_from(["U1", "U3"]), max_size=3)))]
+                       for n, code in enumerate(draw(st.lists(st.sampled_from(["U1", "U3", "C-S1"]), max_size=3)))]
     arrangements = []
     for row, code in enumerate(draw(st.lists(st.sampled_from(["R1", "R2"]), unique=True)), start=2):
         fields: dict[str, Any] = {"code": code, "name": "x"}
