@@ -105,9 +105,6 @@ class EarlyDrafts:
     merged: Merged
     plans: dict[int, RecordPlan] = field(default_factory=dict)
     references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
-    # Planned as creates while their collection still arrived: kept only if no live record came in
-    # with their key, exactly or but for case and spaces (a near duplicate).
-    unsure: set[int] = field(default_factory=set)
     # The claims on each unique group's values (profile.unique_groups, in order), live records added
     # as they came in; None: found at the end.
     claims: list[UniqueClaims] | None = None
@@ -345,12 +342,9 @@ def _plan_entries(
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
     drafted = early.plans if early is not None else {}
-    unsure = early.unsure if early is not None else set()
     for position, e in enumerate(entries):
         draft = drafted.get(position) if drafted else None
         if draft is not None and clashes and e.ref in clashes:
-            draft = None
-        if draft is not None and unsure and position in unsure and not _still_to_create(e, resolver):
             draft = None
         if draft is not None:
             assert early is not None
@@ -443,14 +437,6 @@ def _plan_record(
         fp.refers_to,
         also_rows,
     )
-
-
-def _still_to_create(entry: Entry, resolver: Resolver) -> bool:
-    """Whether no live record has the entry's key (a key of plain values), exactly or nearly."""
-    if entry.exact_key is None:
-        return False
-    index = resolver.live_index(entry.record.entity, entry.key_fields)
-    return index.get(entry.exact_key) is None and resolver.near_duplicate(entry) is None
 
 
 class _ReferenceCells:

@@ -4,12 +4,13 @@ The largest collection comes in one round trip a page, to the last; the records 
 for it were all planned after its last page (4.2 s at 250,000 desired records). Many can be planned
 before: a record whose match has come in, or whose own collection is whole, and whose references
 reach only collections that are whole. `EarlyDrafter.draft` plans those (in the diff's worker thread,
-as pages come in), and `plan_changes(..., early=drafter.drafts)` uses their plans at the end:
+as pages come in), and `plan_changes(..., early=drafter.settled(live))` uses their plans at the end:
 
     drafter = EarlyDrafter(blocks, profile, part.refers)
     drafter.draft(whole={"program": [...], ...}, arrived={"subject": [records since the last call]})
     ...
-    plan = plan_changes(blocks, live, profile, header=header, early=drafter.drafts)
+    drafter.draft(whole={...}, arrived={...}, nearly_whole={"subject"})   # few subjects still to come
+    plan = plan_changes(blocks, live, profile, header=header, early=drafter.settled(live))
     digests = [block_digest(block, known=drafter.texts) for block in plan.blocks]
 
 Each early plan is the one `plan_changes` would make of its record (tests/plan/test_early.py):
@@ -21,7 +22,11 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/t
   entity its entity's records can reach by references, one after another, is whole;
 - the values its rows disagree on are known before any page. A code another record claims (a
   unique group) needs every member collection whole: such a record is planned again at the end;
-- a draft that showed a live id by a label no whole collection has is not kept.
+- a draft that showed a live id by a label no whole collection has is not kept;
+- when few of a collection's records are still to come (`nearly_whole`), its records not matched yet
+  and not near a live key come in are planned as creates. A live record that comes in after with
+  the key, exactly or but for case and spaces, undoes that: the record is planned as its match, or
+  at the end with the near-duplicate warning (`settled` looks at the records come in last).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entrie
 from loader.plan.digest import record_text
 from loader.plan.fields import FieldRules
 from loader.plan.model import RecordPlan
-from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, live_key
+from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
 
 
@@ -62,6 +67,13 @@ class EarlyDrafter:
         self._rules: dict[str, FieldRules] = {}
         self._finished: set[str] = set()  # entities whose every record is planned
         self._guessed: set[str] = set()  # entities whose records not matched yet are planned as creates
+        self._looked_at: dict[str, int] = {}  # entity -> its live records come in and looked at
+        # Live keys come in but for case and spaces (`near_duplicate`'s), per entity and key fields.
+        self._folded: dict[str, dict[tuple[str, ...], set[tuple[Any, ...]]]] = {}
+        # Records planned as creates while their collection still arrived, by entity, key fields and
+        # folded key: a live record that comes in with that folded key (their match, or a near
+        # duplicate) undoes the plan (planned again as its match, or at the end).
+        self._unsure: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], int]]] = {}
 
     def draft(
         self,
@@ -93,7 +105,7 @@ class EarlyDrafter:
             if entity in self._finished or needs is None or not needs <= self._whole:
                 continue
             if entity in whole:
-                self._draft_all(entity, positions)
+                self._draft_all(entity, positions, whole[entity])
                 self._finished.add(entity)
             elif entity not in needs:  # a record referring to its own entity's live records waits for them all
                 self._draft_matched(entity)
@@ -101,15 +113,40 @@ class EarlyDrafter:
                     self._guessed.add(entity)
                     self._draft_creates(entity, positions)
 
-    def finished(self) -> None:
-        """Drop what drafting needed (indexes, live keys come in, its resolver): the plan at the end needs
-        only `drafts` and `texts` (at 250,000 records the rest held tens of megabytes at the plan's peak)."""
+    def settled(self, live: Mapping[str, Sequence[LiveRecord]]) -> EarlyDrafts:
+        """The drafts, for `plan_changes(..., early=...)` with these (whole) live collections: the
+        creates planned before their collection was whole are kept only if no live record came in
+        after with their key, exactly or nearly. What drafting needed (indexes, live keys come in, its
+        resolver) is dropped: at 250,000 records it held tens of megabytes at the plan's peak."""
+        for entity in list(self._unsure):
+            self._settle(entity, live.get(entity, ()))
         self._by_key.clear()
         self._seen.clear()
+        self._folded.clear()
         self._waiting.clear()
         self._resolver = None
+        return self.drafts
 
-    def _draft_all(self, entity: str, positions: Sequence[int]) -> None:
+    def _settle(self, entity: str, records: Sequence[LiveRecord]) -> None:
+        """Undo the creates of `entity` planned unsure that a record of `records` (all of its live
+        records) not looked at yet has the key of, exactly or nearly; keep the rest as planned."""
+        unsure = self._unsure.pop(entity, {})
+        for record in records[self._looked_at.get(entity, 0):]:
+            for key_fields, by_fold in unsure.items():
+                position = by_fold.pop(fold_key(live_key(record, key_fields)), None)
+                if position is not None:
+                    self._undo(position)
+        self._looked_at[entity] = len(records)
+
+    def _undo(self, position: int) -> None:
+        plan = self.drafts.plans.pop(position)
+        self.texts.pop(id(plan), None)
+        self.drafts.references.pop(position, None)
+
+    def _draft_all(self, entity: str, positions: Sequence[int], records: Sequence[LiveRecord]) -> None:
+        """Plan the records of `entity`, whose live records are all in (`records`)."""
+        if entity in self._unsure:
+            self._settle(entity, records)
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
         assert resolver is not None
         entries = self.drafts.merged.entries
@@ -128,34 +165,50 @@ class EarlyDrafter:
         if not waiting:
             return
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
-        unsure = self.drafts.unsure
         assert resolver is not None
         seen = self._seen.setdefault(entity, {})
+        folded = self._folded.setdefault(entity, {})
+        unsure = self._unsure.get(entity, {})
         for key_fields, positions in self._by_key.get(entity, {}).items():
             keys = seen.setdefault(key_fields, set())
+            folds = folded.setdefault(key_fields, set())
+            by_fold = unsure.get(key_fields)
             for record in waiting:
                 key = live_key(record, key_fields)
                 if key in keys:
                     continue  # a repeat: the first live record with the key is the match
                 keys.add(key)
+                fold = fold_key(key)
+                folds.add(fold)
+                if by_fold:
+                    guessed = by_fold.pop(fold, None)
+                    if guessed is not None:  # planned as a create: its match, or a near duplicate, came in
+                        self._undo(guessed)
                 position = positions.get(key)
-                if position is not None and (position not in plans or position in unsure):
-                    if position in unsure:  # planned as a create: its match came in after all
-                        unsure.discard(position)
-                        self.texts.pop(id(plans.pop(position)), None)
+                if position is not None and position not in plans:
                     self._noted(draft_early(self.drafts, position, record, resolver, rules))
+        self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
 
     def _draft_creates(self, entity: str, positions: Sequence[int]) -> None:
-        """Plan the records with a key of plain values not matched yet as creates, unsure."""
+        """Plan as creates, unsure, the records with a key of plain values not matched yet and not
+        near a live key come in (those are planned at the end, with the warning)."""
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
         assert resolver is not None
         entries = self.drafts.merged.entries
+        folded = self._folded.get(entity, {})
+        unsure = self._unsure.setdefault(entity, {})
         for position in positions:
-            if position not in plans and entries[position].exact_key is not None:
-                plan = draft_early(self.drafts, position, None, resolver, rules)
-                if plan is not None:
-                    self.drafts.unsure.add(position)
-                    self._noted(plan)
+            entry = entries[position]
+            if position in plans or entry.exact_key is None:
+                continue
+            fold = fold_key(entry.exact_key)
+            by_fold = unsure.setdefault(entry.key_fields, {})
+            if fold in folded.get(entry.key_fields, ()) or fold in by_fold:
+                continue
+            plan = draft_early(self.drafts, position, None, resolver, rules)
+            if plan is not None:
+                by_fold[fold] = position
+                self._noted(plan)
 
     def _noted(self, plan: RecordPlan | None) -> None:
         if plan is not None:  # its text for the block's digest, while the pages still come in

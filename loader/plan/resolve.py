@@ -262,19 +262,20 @@ class Resolver:
         if len(parts) == 1 and type(parts[0]) is str:  # the common case: _fold_key of one text, without its calls
             text = parts[0]
             return index.get((fold(text) if len(text) >= 10 and text[4] == "-" else "".join(text.split()).casefold(),))
-        return index.get(_fold_key(parts))
+        return index.get(fold_key(parts))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], LiveRecord]:
         index = self._folded.get((entity, by))
         if index is None:
             index = {}
             for values, rec in self.live_index(entity, by).items():
-                index.setdefault(_fold_key(values), rec)
+                index.setdefault(fold_key(values), rec)
             self._folded[(entity, by)] = index
         return index
 
 
-def _fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
+def fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
+    """A key as `near_duplicate` compares it: each text but for case and spaces."""
     if len(parts) == 1 and type(parts[0]) is str:  # the common case: a key of one text
         return (_fold_text(parts[0]),)
     return tuple(_fold_text(p) if type(p) is str else fold(p) if isinstance(p, str) else p for p in parts)

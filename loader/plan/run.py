@@ -253,7 +253,6 @@ class _Diffing:
                     await asyncio.to_thread(self._drafted, drafter, whole, arrived)
                 if not collections.done(part.entities):
                     await changed.wait()
-            drafter.finished()
         live = await collections.of(part.entities)
         async with self._one_at_a_time:
             return await asyncio.to_thread(self._diffed, part, live, drafter)
@@ -268,7 +267,7 @@ class _Diffing:
     def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]], drafter: EarlyDrafter | None) -> Plan:
         """In the worker thread: the part's plan, and its blocks' digests (see loader.plan.digest)."""
         started = time.perf_counter()
-        early = drafter.drafts if drafter is not None else None
+        early = drafter.settled(live) if drafter is not None else None
         plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early)
         diffed = time.perf_counter()
         known = drafter.texts if drafter is not None else None

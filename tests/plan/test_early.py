@@ -57,12 +57,13 @@ def _planned_early(blocks: list[Block], live: Live, draw: st.DrawFn) -> tuple[Pl
             given_so_far[entity] = upto
             if last:  # whole: its records all in
                 whole[entity] = records
-                drafter.draft(dict(whole), {})
+                if len(whole) < len(collections):  # the plan is made once all are in, with no draft between
+                    drafter.draft(dict(whole), {})
             else:  # now and then with the word that few of its records are still to come
                 nearly = {entity} if draw(st.booleans()) else set()
                 drafter.draft(dict(whole), {entity: arrived} if arrived else {}, nearly_whole=nearly)
         drafted += len(drafter.drafts.plans)
-        plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.drafts)
+        plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
         # the texts of the drafts, made as they were drafted, hash to the blocks' digests
         assert [block_digest(b, drafter.texts) for b in plan.blocks] == [block_digest(b) for b in plan.blocks]
         plans.append(plan)
@@ -108,8 +109,9 @@ def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -
     drafter.draft(whole, {"subject": live["subject"][1:]})
     assert sorted(drafter.drafts.plans) == [0, 1, 2]  # U2; U1's repeat is not its match; U3 waits to be created
     assert drafter.drafts.plans[1].action is Action.UPDATE and drafter.drafts.plans[1].live_id == "u1"
-    plan = plan_changes(blocks, {**live, "school": [], "course": []}, PROFILE, header=HEADER, early=drafter.drafts)
-    assert plan == plan_changes(blocks, {**live, "school": [], "course": []}, PROFILE, header=HEADER)
+    live = {**live, "school": [], "course": []}
+    plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live))
+    assert plan == plan_changes(blocks, live, PROFILE, header=HEADER)
     assert [r.action for r in plan.blocks[1].records] == [Action.UPDATE, Action.UNCHANGED, Action.CREATE]
 
 
@@ -143,7 +145,7 @@ def test_a_draft_showing_an_unknown_live_id_is_not_kept_and_a_repeat_of_its_key_
     whole = {e: live[e] for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:2]})
     assert drafter.drafts.plans == {}
-    plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=drafter.drafts)
+    plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=drafter.settled(live))
     assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
     (record,) = plan.blocks[0].records
     assert record.live_id == "u1" and [(c.old, c.new) for c in record.changes] == [("U2", "P1")]
@@ -162,10 +164,13 @@ def test_records_not_matched_when_few_are_to_come_are_planned_as_creates_until_a
     drafter = EarlyDrafter([subjects], PROFILE, part.refers)
     whole = {e: live[e] for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:1]}, nearly_whole={"subject"})
-    assert drafter.drafts.unsure == {1, 2} and drafter.drafts.plans[1].action is Action.CREATE
+    plans = drafter.drafts.plans
+    assert sorted(plans) == [0, 1, 2] and plans[1].action is plans[2].action is Action.CREATE
     drafter.draft(whole, {"subject": live["subject"][1:2]})
-    assert drafter.drafts.unsure == {2} and drafter.drafts.plans[1].live_id == "u2"  # its match came after all
+    assert plans[1].live_id == "u2" and plans[2].action is Action.CREATE  # U2's match came after all
     # U3's near duplicate 'u3' comes in last: U3 is planned again at the end, with the warning
-    plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=drafter.drafts)
+    early = drafter.settled(live)
+    assert sorted(early.plans) == [0, 1]
+    plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=early)
     assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
     assert [f.code for f in plan.blocks[0].records[2].findings] == ["near-duplicate-key"]
