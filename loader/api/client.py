@@ -34,7 +34,7 @@ from loader.api.errors import (
     error_class_for,
 )
 from loader.api.json_body import decoded
-from loader.api.paging import Page, iter_records, page_from_envelope
+from loader.api.paging import Page, check_records, iter_records, page_from_envelope, read_page
 from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
@@ -188,10 +188,15 @@ class ApiClient:
         """Every record of `entity`'s collection, all pages; `filters` are equality query parameters."""
         profile = self._profile.entity(entity)
         path = profile.path
+        checked_fields = _matched_fields(profile)
 
         async def fetch_page(params: Mapping[str, str]) -> Page:
             body = await self._call("GET", path, params=params)
-            return page_from_envelope(body, self._envelope, path=path, checked_fields=_matched_fields(profile))
+            return read_page(body, self._envelope, path=path)
+
+        def check(page: Page) -> None:
+            # Run by the traversal once the next page has been asked for: off the chain of round trips.
+            check_records(page.records, path=path, checked_fields=checked_fields)
 
         return iter_records(
             fetch_page,
@@ -200,6 +205,7 @@ class ApiClient:
             page_size=self._profile.service.page_size,
             prefetch=prefetch,
             label=path,
+            check=check,
         )
 
     async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
