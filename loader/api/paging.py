@@ -48,6 +48,8 @@ _DEFAULT_ENVELOPE = Envelope()
 
 MALFORMED_HINT = "the service does not answer as its API says: check base_url, else report it to the platform operator"
 _SCALARS = (str, int, float, bool, type(None))
+_PLAIN = frozenset(_SCALARS)  # exact types, looked up before the slower isinstance
+_ID_TYPES = (str, int)
 
 
 def page_from_envelope(
@@ -92,14 +94,15 @@ def check_records(
     records: tuple[object, ...], *, path: str | None = None, checked_fields: tuple[str, ...] = ()
 ) -> None:
     """Raise MalformedAnswer unless every record is an object whose id and `checked_fields` are values."""
+    names = ("id", *checked_fields)
     for position, record in enumerate(records):
         if not isinstance(record, dict):
             raise _malformed(f"record {position + 1} of the list is {type(record).__name__}, not an object", path)
-        for name in ("id", *checked_fields):
+        for name in names:
             value = record.get(name)
-            if isinstance(value, dict) and isinstance(value.get("id"), _SCALARS):
+            if value.__class__ in _PLAIN or isinstance(value, _SCALARS):  # the common case first
                 continue
-            if not isinstance(value, _SCALARS):
+            if not (isinstance(value, dict) and isinstance(value.get("id"), _SCALARS)):
                 raise _malformed(
                     f"record {position + 1} of the list has {type(value).__name__} in `{name}`, not a value", path
                 )
@@ -130,7 +133,9 @@ def is_page_token_refusal(error: Exception) -> bool:
 def record_identity(record: Mapping[str, Any]) -> str:
     """The id of a record; records without one are identified by their whole content."""
     ident = record.get("id")
-    if isinstance(ident, str | int) and not isinstance(ident, bool):
+    if ident.__class__ is str:  # the common case, without formatting
+        return "id:" + ident
+    if isinstance(ident, _ID_TYPES) and not isinstance(ident, bool):
         return f"id:{ident}"
     return "content:" + json.dumps(record, sort_keys=True, default=str)
 
@@ -209,13 +214,15 @@ async def _produce(buffer: asyncio.Queue[object], chain: _Chain, max_restarts: i
     yielded: set[str] = set()
 
     async def deliver(page: Page, identities: list[str]) -> None:
-        fresh = []
-        for record, identity in zip(page.records, identities, strict=True):
-            if identity not in yielded:
-                yielded.add(identity)
-                fresh.append(record)
+        distinct = set(identities)
+        if len(distinct) == len(identities) and yielded.isdisjoint(distinct):
+            # The usual page: every record new. The loop below gives the same, record by record.
+            yielded.update(distinct)
+            fresh = page.records
+        else:
+            fresh = _fresh(page.records, identities, yielded)
         if fresh:
-            await buffer.put(tuple(fresh))
+            await buffer.put(fresh)
 
     def room() -> bool:
         # A page only goes ahead while this page's hand-off cannot wait: `prefetch` keeps its bound.
@@ -242,6 +249,16 @@ async def _produce(buffer: asyncio.Queue[object], chain: _Chain, max_restarts: i
         await buffer.put(_Failure(error))
         return
     await buffer.put(_END)
+
+
+def _fresh(records: tuple[dict[str, Any], ...], identities: list[str], yielded: set[str]) -> tuple[dict[str, Any], ...]:
+    """The records not yielded yet (a record twice in the page: its first time), noted as yielded."""
+    fresh = []
+    for record, identity in zip(records, identities, strict=True):
+        if identity not in yielded:
+            yielded.add(identity)
+            fresh.append(record)
+    return tuple(fresh)
 
 
 async def _traverse(chain: _Chain, deliver: Deliver, room: Callable[[], bool]) -> None:
