@@ -4,9 +4,12 @@ A traversal stops when a page brings no token, no records, or no record not seen
 traversal (so a token that keeps coming cannot loop forever), or when the records seen reach
 `total`; without a `total`, a page shorter than the page size is the last. Pages are fetched eagerly
 by a producer task into a buffer, so a slow consumer never lets a page token die (tokens live a
-minute between page requests). If a page token is refused or expired anyway, the traversal restarts
-from the first page (same filters) and records already yielded are skipped by id; restarts are
-bounded.
+minute between page requests). The next page is asked for as soon as a page is read, before its
+records are checked and handed on, when no stop rule can hold for that page and the buffer has room
+(so nothing is asked for that the rules would not ask for, and `prefetch` keeps its bound); a
+request asked for ahead is cancelled if its page turns out malformed. If a page token is refused
+or expired anyway, the traversal restarts from the first page (same filters) and records already
+yielded are skipped by id; restarts are bounded.
 """
 
 from __future__ import annotations
