@@ -114,7 +114,8 @@ class TokenAuth(httpx.Auth):
 
     def _check_origin(self, url: httpx.URL) -> None:
         """Refuse to attach the token to a request for any other origin than the environment's."""
-        origin = origin_of(str(url))
+        # From the parsed URL's parts, not by parsing its text again (a page token makes it long).
+        origin = _origin(url)
         if origin not in self._origins:
             raise ProfileError(
                 f"refusing to send the access token to {origin}: only base_url and auth_url receive it; "
@@ -165,9 +166,12 @@ class TokenAuth(httpx.Auth):
 
 def origin_of(url: str) -> str:
     """`scheme://host:port` of `url` (default ports made explicit), to compare where requests go."""
-    parsed = httpx.URL(url)
-    port = parsed.port or {"https": 443, "http": 80}.get(parsed.scheme, 0)
-    return f"{parsed.scheme}://{parsed.host}:{port}"
+    return _origin(httpx.URL(url))
+
+
+def _origin(url: httpx.URL) -> str:
+    port = url.port or {"https": 443, "http": 80}.get(url.scheme, 0)
+    return f"{url.scheme}://{url.host}:{port}"
 
 
 def _json_or_none(response: httpx.Response) -> object:

@@ -198,3 +198,47 @@ def test_a_revoked_token_is_renewed_once_for_all_the_requests_it_failed():
     assert found == [SCHOOL] * 8
     assert issued == ["tok1", "tok2"]
     assert counts == {"GET": 16, "POST": 0, "PATCH": 0, "token": 2}
+
+
+def test_cookies_an_answer_sets_are_sent_back_until_replaced():
+    sent: list[str | None] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": 300})
+        sent.append(request.headers.get("Cookie"))
+        page = {**ENVELOPE, "total": 1, "page_total": 1, "data": [SCHOOL]}
+        if len(sent) == 1:
+            return httpx.Response(200, json=page, headers={"Set-Cookie": "lb=node-2; Path=/"})
+        if len(sent) == 3:
+            return httpx.Response(200, json=page, headers={"Set-Cookie": "lb=node-3; Path=/"})
+        return httpx.Response(200, json=page)
+
+    async def four_reads(client: ApiClient) -> None:
+        for _ in range(4):
+            await client.first_page("school")
+
+    _run(handler, four_reads)
+    assert sent == [None, "lb=node-2", "lb=node-2", "lb=node-3"]
+
+
+@pytest.mark.parametrize(("budget", "reads"), [(0.2, 1), (30.0, 2)])
+def test_the_retry_time_budget_counts_the_first_attempt(budget, reads):
+    answered: list[int] = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, json={"access_token": "tok", "expires_in": 300})
+        answered.append(1)
+        if len(answered) == 1:
+            await asyncio.sleep(0.3)  # longer than the smaller budget
+            raise httpx.ReadTimeout("timed out")
+        return httpx.Response(200, json={**ENVELOPE, "total": 1, "page_total": 1, "data": [SCHOOL]})
+
+    retry = RetrySettings(attempts=4, wait_initial=0.01, wait_max=0.01, wait_jitter=0.0, timeout=budget)
+    result, counts = _run(handler, lambda c: c.fetch_collection("school"), retry=retry)
+    assert counts["GET"] == reads
+    if reads == 1:
+        assert isinstance(result, ApiError)
+    else:
+        assert result == [SCHOOL]
