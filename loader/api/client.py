@@ -15,7 +15,7 @@ import asyncio
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -217,16 +217,25 @@ class ApiClient:
     # -- reads ------------------------------------------------------------------------------------
 
     def iter_collection(
-        self, entity: str, filters: Mapping[str, Any] | None = None, *, prefetch: int | None = None
+        self,
+        entity: str,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        prefetch: int | None = None,
+        on_total: Callable[[int], None] | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
-        """Every record of `entity`'s collection, all pages; `filters` are equality query parameters."""
+        """Every record of `entity`'s collection, all pages; `filters` are equality query parameters.
+        `on_total` is told the collection's size each time a page gives it (a progress bar's total)."""
         profile = self._profile.entity(entity)
         path = profile.path
         checked_fields = _matched_fields(profile)
 
         async def fetch_page(params: Mapping[str, str]) -> Page:
             body = await self._call("GET", path, params=params)
-            return read_page(body, self._envelope, path=path)
+            page = read_page(body, self._envelope, path=path)
+            if on_total is not None and page.total is not None:
+                on_total(page.total)
+            return page
 
         def check(page: Page) -> None:
             # Run by the traversal once the next page has been asked for: off the chain of round trips.

@@ -86,9 +86,10 @@ def run(request: PlanRequest, config: Config) -> int:
     if output != "json":
         render(plan)
     log.info(
-        "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
+        "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s (%s records while pages still came in); "
+        "requests %s",
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
-        dict(plan_run.request_counts),
+        plan_run.early_records, dict(plan_run.request_counts),
     )
     _write_artifacts(request, plan)
     code = _exit_code(request, plan)

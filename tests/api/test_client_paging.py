@@ -41,6 +41,18 @@ def test_a_slow_consumer_does_not_let_page_tokens_expire(start_sandbox, profile)
     assert requests_to(sb.stats(), SCHOOLS) == 5  # 100+100+100+100+50: no restart was needed
 
 
+def test_the_collection_size_is_told_as_the_pages_give_it(start_sandbox, profile):
+    sb = start_sandbox(seed=schools_seed(450))
+    totals: list[int] = []
+
+    async def go() -> list[str]:
+        async with ApiClient(environment_for(sb), profile) as client:
+            return [r["code"] async for r in client.iter_collection("school", on_total=totals.append)]
+
+    assert run(go()) == EXPECTED_CODES
+    assert totals == [450] * 5  # each of the five pages gives it
+
+
 def test_an_expired_page_token_mid_traversal_still_yields_every_record_exactly_once(start_sandbox, profile):
     sb = start_sandbox(seed=schools_seed(450), page_token_ttl=1.0)
 

@@ -147,7 +147,7 @@ def child(root: Path, base_url: str) -> None:
         "create": sum(r.action.value == "create" for r in records),
         "update": sum(r.action.value == "update" for r in records),
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
-        "digesting_s": getattr(run, "digesting_s", 0.0),
+        "digesting_s": getattr(run, "digesting_s", 0.0), "early": getattr(run, "early_records", 0),
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "cpu_s": cpu, "reader_child_cpu_s": children.ru_utime + children.ru_stime,
@@ -238,6 +238,7 @@ def main() -> int:
                   f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
                   f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} {f['load']:>5.2f}",
                   flush=True)
+            print(f"         {f['label']}: {f['early']} records planned before their part's last page")
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
         print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from helpers.plan import Block
+import pytest
+from helpers.plan import Block, environment_for, plan_against, write_workbook
 from helpers.worlds import desired, worlds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loader.api.client import ApiClient
 from loader.plan.components import joined_plan, plan_parts
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.digest import block_digest
+from loader.plan.digest import block_digest, plan_digest
 from loader.plan.early import EarlyDrafter
 from loader.plan.model import Action, Plan
 from loader.profile import load_profile
+from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
 from loader.source.records import Ref
 
 PROFILE = load_profile()
@@ -174,3 +182,46 @@ def test_records_not_matched_when_few_are_to_come_are_planned_as_creates_until_a
     plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=early)
     assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
     assert [f.code for f in plan.blocks[0].records[2].findings] == ["near-duplicate-key"]
+
+
+def test_a_plan_made_while_the_pages_come_in_is_the_plan_made_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through `run_plan` against the sandbox, 12 pages of subjects at 40 ms each: most records are
+    planned before the last page (the last tenth's records not matched yet as creates), and the plan,
+    digest included, is the one made of everything at once."""
+    program = "00000000-0000-4000-8002-000000000001"
+    live_subjects = [{"code": f"S{n:04d}", "name": f"Subject {n}", "parent": {"id": program}} for n in range(1150)]
+    live_subjects.append({"code": "s1180", "name": "Near", "parent": {"id": program}})  # near a record to create
+    seed = {"institution-a": {"programs": [{"id": program, "code": "P1", "name": "Program"}],
+                              "subjects": live_subjects}}
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(json.dumps(seed), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    rows = [["Code", "Name", "Program"]]
+    rows += [[f"S{n:04d}", f"Subject {n}" + (" (renamed)" if n % 7 == 0 else ""), "P1"] for n in range(1200)]
+    write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
+    (tmp_path / "subjects.yaml").write_text(
+        "version: 1\nsource: subjects.xlsx\nentities:\n  subjects:\n    entity: subject\n    sheet: Subjects\n"
+        "    key: [code]\n    fields:\n      code: Code\n      name: Name\n"
+        "      parent: {ref: program, column: Program}\n",
+        encoding="utf-8",
+    )
+    with serve_in_thread(SandboxOptions(seed=str(seed_file), faults=FaultOptions(latency_ms=40))) as sandbox:
+        run = plan_against(sandbox, ["subjects.yaml"])
+        env = environment_for(sandbox)
+
+        async def fetched() -> dict[str, list[dict[str, Any]]]:
+            async with ApiClient(env, PROFILE) as client:
+                return await client.fetch_collections(run.live_counts)
+
+        live = asyncio.run(fetched())
+    assert run.early_records > 1100  # more than matched by the pages before the last: creates planned early
+    header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
+                        run.plan.fingerprints, run.sources.findings, run.plan.created_at, run.plan.extra)
+    whole = plan_changes(run.sources.blocks, live, PROFILE, header=header)
+    assert replace(run.plan, digest=None) == whole
+    assert run.plan.digest == plan_digest(whole)
+    records = run.plan.records()
+    assert Counter(r.action.value for r in records) == {"create": 50, "update": 165, "unchanged": 985}
+    assert [f.code for f in records[1180].findings] == ["near-duplicate-key"]
