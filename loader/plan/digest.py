@@ -21,25 +21,28 @@ tuples as lists, sets as lists in the order of their items' canonical text, Pend
 {"$pending": ref}, integers beyond 64 bits as their digits, dict keys that are not text as their
 canonical value's text, any other type as {"$text": str(value)}.
 
-The formula, in two levels so that each block can be hashed as soon as it is planned, in any order:
-`block_digest(block)` is the hex SHA-256 of the block's canonical text `[head,[record,...]]`, the
-head an object of its name, entity, source file, sheet, key fields, findings (sorted), not-in-source
-count and records (sorted) and blocked rows, each record an array
+The formula, in three levels so that each record can be hashed as soon as it is planned (most
+are planned while pages still come in, loader.plan.early) and each block as soon as its part is:
+`record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
 `[ref, entity, key, action, payload, source, row, live_id, changes, status_path, depends_on,
 refers_to, findings, blocked]` (source as [file, sheet, cell, row, repeat]; changes as
-[field, old, new, pii] sorted by field; dependencies and findings sorted), records sorted by ref.
+[field, old, new, pii] sorted by field; dependencies and findings sorted). `block_digest(block)`
+is the hex SHA-256 of the block's head's canonical text followed by its records' hashes, records
+sorted by ref; the head an object of its name, entity, source file, sheet, key fields, findings
+(sorted), not-in-source count and records (sorted) and blocked rows.
 `plan_digest(plan)` is `sha256:` and the hex SHA-256 of `[FORMULA, head, [block digests in plan
 order]]`, the head an object of the plan's environment, loader name, API version, findings and
 `extra`. The formula is the loader's own: a plan reviewed with one loader version is applied with
-the same version, and FORMULA names this one (the first, one SHA-256 over the whole text, gave other
-digests).
+the same version, and FORMULA names this one (the first, one SHA-256 over the whole text, and the
+second, a block's records' texts hashed whole, gave other digests; holding each early record's
+text until its block was hashed took 80 MB at 250,000 records, its hash a third of that).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, time
 from decimal import Decimal
 from enum import Enum
@@ -53,7 +56,7 @@ from loader.places import CellRef
 from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan
 
 DIGEST_PREFIX = "sha256:"
-FORMULA = "loader-plan-digest/2"  # blocks hashed apart, then the plan's head with their digests
+FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
 
 
 def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
@@ -76,21 +79,32 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def block_digest(block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None) -> str:
-    """The hex SHA-256 of one block's canonical text `[head,[record,...]]` (records sorted by ref),
-    hashed a batch of records at a time: the text of 250,000 records whole took hundreds of megabytes.
+    """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
-    `known`: `record_text` of records made before (by `id(record)`, with the record, which must be the
-    block's very object), not encoded again: those planned while pages still came in (loader.plan.early).
+    `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
+    block's very object), not hashed again: those planned while pages still came in (loader.plan.early).
     """
-    hasher = hashlib.sha256()
-    for chunk in _block_chunks(block, known=known or {}):
-        hasher.update(chunk)
+    hasher = hashlib.sha256(_encode(_block_head(block)))
+    hashes = []
+    for record in sorted(block.records, key=_REF):
+        hit = known.get(id(record)) if known else None
+        hashes.append(hit[1] if hit is not None and hit[0] is record else record_hash(record))
+    hasher.update(b"".join(hashes))
     return hasher.hexdigest()
 
 
+def record_hash(record: RecordPlan) -> bytes:
+    """The SHA-256 (32 bytes) of a record's canonical text, as `block_digest` takes it."""
+    return hashlib.sha256(record_text(record)).digest()
+
+
 def record_text(record: RecordPlan) -> bytes:
-    """A record's canonical row as `block_digest` hashes it (for `known`)."""
-    return _records_text([record])[1:-1]
+    """A record's canonical text (JSON)."""
+    row = _record(record)
+    try:
+        return _encode(row)
+    except orjson.JSONEncodeError:  # a plain-looking value with an int beyond 64 bits or a key not text
+        return _encode(_canonical(row))
 
 
 def shown_digest(plan: Plan) -> str:
@@ -99,46 +113,7 @@ def shown_digest(plan: Plan) -> str:
     return plan.digest or plan_digest(plan)
 
 
-# Records encoded in one orjson call. 128 rather than 1,000 (the rows of a small batch are likely still in
-# the CPU cache when orjson reads them): 100k bench plan, best of 6, four runs each under load 3:
-# 0.28-0.34 s against 0.36-0.47 s; with a float in every record 0.77-1.13 s against 1.06-1.35 s.
-_BATCH = 128
-
-
-def _block_chunks(
-    block: BlockPlan, batch: int = _BATCH, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None
-) -> Iterator[bytes | memoryview]:
-    """The block's canonical text `[head,[record,...]]` in pieces; the records' `batch` at a time (the
-    texts of those `known` as they are, the others' between them encoded together)."""
-    yield b"[" + _encode(_block_head(block)) + b",["
-    records = sorted(block.records, key=_REF)
-    start = 0
-    while start < len(records):
-        if start:
-            yield b","
-        hit = known.get(id(records[start])) if known else None
-        if hit is not None and hit[0] is records[start]:
-            yield hit[1]
-            start += 1
-            continue
-        end = start + 1
-        while end < len(records) and end - start < batch and not (known and id(records[end]) in known):
-            end += 1
-        yield memoryview(_records_text(records[start:end]))[1:-1]  # "[a,b,...]" but its brackets
-        start = end
-    yield b"]]"
-
-
 _REF = attrgetter("ref")
-
-
-def _records_text(records: Sequence[RecordPlan]) -> bytes:
-    """The JSON array of the records' canonical rows (`_record`)."""
-    rows = [_record(r) for r in records]
-    try:
-        return _encode(rows)
-    except orjson.JSONEncodeError:  # a plain-looking value with an int beyond 64 bits or a key not text
-        return _encode([_canonical(row) for row in rows])
 
 
 def _encode(value: Any) -> bytes:

@@ -11,7 +11,7 @@ as pages come in), and `plan_changes(..., early=drafter.settled(live))` uses the
     ...
     drafter.draft(whole={...}, arrived={...}, nearly_whole={"subject"})   # few subjects still to come
     plan = plan_changes(blocks, live, profile, header=header, early=drafter.settled(live))
-    digests = [block_digest(block, known=drafter.texts) for block in plan.blocks]
+    digests = [block_digest(block, known=drafter.hashes) for block in plan.blocks]
 
 Each early plan is the one `plan_changes` would make of its record (tests/plan/test_early.py):
 - its match is the first live record with its key, as `Resolver.live_index` keeps the first of
@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entries
-from loader.plan.digest import record_text
+from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
 from loader.plan.model import RecordPlan
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
@@ -49,7 +49,7 @@ class EarlyDrafter:
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims=claims)
-        self.texts: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' texts, for block_digest's `known`
+        self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
         self._profile = profile
         self._needs = {entity: _reach(entity, refers) for entity in refers}
         self._positions: dict[str, list[int]] = {}  # entity -> its entries' positions
@@ -140,7 +140,7 @@ class EarlyDrafter:
 
     def _undo(self, position: int) -> None:
         plan = self.drafts.plans.pop(position)
-        self.texts.pop(id(plan), None)
+        self.hashes.pop(id(plan), None)
         self.drafts.references.pop(position, None)
 
     def _draft_all(self, entity: str, positions: Sequence[int], records: Sequence[LiveRecord]) -> None:
@@ -211,8 +211,8 @@ class EarlyDrafter:
                 self._noted(plan)
 
     def _noted(self, plan: RecordPlan | None) -> None:
-        if plan is not None:  # its text for the block's digest, while the pages still come in
-            self.texts[id(plan)] = (plan, record_text(plan))
+        if plan is not None:  # its hash for the block's digest, while the pages still come in
+            self.hashes[id(plan)] = (plan, record_hash(plan))
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)

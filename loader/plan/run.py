@@ -305,7 +305,7 @@ class _Diffing:
         self.early_records += len(early.plans) if early is not None else 0
         plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early)
         diffed = time.perf_counter()
-        known = drafter.texts if drafter is not None else None
+        known = drafter.hashes if drafter is not None else None
         for index, block in zip(part.indexes, plan.blocks, strict=True):
             self.digests[index] = block_digest(block, known)
         self.seconds += diffed - started

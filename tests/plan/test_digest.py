@@ -25,13 +25,13 @@ from hypothesis import strategies as st
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.digest import block_digest, plan_digest, record_text
+from loader.plan.digest import block_digest, plan_digest, record_hash
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, NotInSource, PendingId, Plan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 # The digest of `_fixed_plan()`. Pinned so that another machine, Python build or hash seed that
 # computed anything else would fail here; change it only with a deliberate change of the canonical form.
-FIXED_DIGEST = "sha256:e122d27f6cd93ffa1def13b3565c71de7ff18071a575a13fd867bd01b9123e28"
+FIXED_DIGEST = "sha256:b92e33ce576f525e28dcaab9813435a2b4eb7cb020f4c01a1d5b29d6d7a8f020"  # formula 3
 
 
 def _fixed_plan(**payload_changes: Any) -> Plan:
@@ -176,24 +176,26 @@ def test_every_report_header_prints_the_digest_of_the_unmasked_plan() -> None:
     assert "Bob" not in render(plan) and "Bob" not in render_html(plan)  # the PII value stays hidden
 
 
-def test_a_block_hashed_a_batch_at_a_time_is_the_hash_of_its_whole_canonical_text() -> None:
+def test_a_block_digest_is_its_heads_text_and_its_records_hashes_in_ref_order() -> None:
     from loader.plan import digest as digests
 
     fixed = _fixed_plan()
     block = fixed.blocks[0]
     many = replace(block, records=tuple(
         record("applicants", "applicant", f"A{n}", {"code": f"A{n}", "score": n / 4, "big": 2**70 + n})
-        for n in range(7)))
+        for n in reversed(range(7))))
     for one in (block, many, replace(block, records=())):
-        rows = [digests._canonical(digests._record(r)) for r in sorted(one.records, key=lambda r: r.ref)]
-        whole = orjson.dumps([digests._block_head(one), rows], option=orjson.OPT_SORT_KEYS)
-        assert block_digest(one) == hashlib.sha256(whole).hexdigest()
-        # some records' texts made before (as loader.plan.early does): none, every other one, all of them
-        for known in ({}, {id(r): (r, record_text(r)) for r in one.records[::2]},
-                      {id(r): (r, record_text(r)) for r in one.records}):
-            assert block_digest(one, known) == block_digest(one)
-            for batch in (1, 2, 1_000):
-                assert b"".join(bytes(c) for c in digests._block_chunks(one, batch, known)) == whole
+        texts = [orjson.dumps(digests._canonical(digests._record(r)), option=orjson.OPT_SORT_KEYS)
+                 for r in sorted(one.records, key=lambda r: r.ref)]
+        head = orjson.dumps(digests._block_head(one), option=orjson.OPT_SORT_KEYS)
+        expected = hashlib.sha256(head + b"".join(hashlib.sha256(t).digest() for t in texts)).hexdigest()
+        assert block_digest(one) == expected
+        # some records hashed before (as loader.plan.early does): none, every other one, all of them
+        for known in ({}, {id(r): (r, record_hash(r)) for r in one.records[::2]},
+                      {id(r): (r, record_hash(r)) for r in one.records}):
+            assert block_digest(one, known) == expected
+        # a hash noted for another object (an id reused) is not taken
+        assert block_digest(one, {id(r): (replace(r), b"x" * 32) for r in one.records}) == expected
 
 
 def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> None:

@@ -72,8 +72,8 @@ def _planned_early(blocks: list[Block], live: Live, draw: st.DrawFn) -> tuple[Pl
                 drafter.draft(dict(whole), {entity: arrived} if arrived else {}, nearly_whole=nearly)
         drafted += len(drafter.drafts.plans)
         plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
-        # the texts of the drafts, made as they were drafted, hash to the blocks' digests
-        assert [block_digest(b, drafter.texts) for b in plan.blocks] == [block_digest(b) for b in plan.blocks]
+        # the hashes of the drafts, made as they were drafted, give the blocks' digests
+        assert [block_digest(b, drafter.hashes) for b in plan.blocks] == [block_digest(b) for b in plan.blocks]
         plans.append(plan)
     return joined_plan(plans, parts), drafted
 
