@@ -297,14 +297,7 @@ def test_a_malformed_page_cancels_the_request_already_asked_for():
             raise
         raise AssertionError("never answered")
 
-    def check(page: Page) -> None:
-        raise MalformedAnswer("the service answered a malformed list: record 2 ...")
-
-    async def go() -> None:
-        with pytest.raises(MalformedAnswer):
-            await _all(fetch_page, 2, check=check)
-
-    _no_task_left_and_nothing_unretrieved(go)
+    _no_task_left_and_nothing_unretrieved(_refused_as_malformed(fetch_page))
     assert started == ["t2"]
     assert cancelled == ["t2"]
 
@@ -315,14 +308,20 @@ def test_a_malformed_page_wins_over_a_failure_of_the_request_asked_for_after_it(
             raise ValidationFailed(400, "ValidationError: page token expired")
         return Page(records=({"id": "a"}, {"id": "b"}), total=None, page_total=2, page_token="t2")
 
+    _no_task_left_and_nothing_unretrieved(_refused_as_malformed(fetch_page))
+
+
+def _refused_as_malformed(fetch_page: Any) -> Any:
+    """A traversal whose every page its check finds malformed: it must raise MalformedAnswer."""
+
     def check(page: Page) -> None:
-        raise MalformedAnswer("the service answered a malformed list")
+        raise MalformedAnswer("the service answered a malformed list: record 2 ...")
 
     async def go() -> None:
         with pytest.raises(MalformedAnswer):
             await _all(fetch_page, 2, check=check)
 
-    _no_task_left_and_nothing_unretrieved(go)
+    return go
 
 
 def test_a_page_token_refused_on_the_page_asked_for_ahead_restarts_from_page_one():
