@@ -23,6 +23,8 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/t
 - the values its rows disagree on are known before any page. A code another record claims (a
   unique group) needs every member collection whole: such a record is planned again at the end;
 - a draft that showed a live id by a label no whole collection has is not kept;
+- a part with two records of one ref (two blocks of one name) is planned at the end: the resolver
+  remembers a key's match by ref, so one record's match can be the other's, as the order decides;
 - when few of a collection's records are still to come (`nearly_whole`), its records not matched yet
   and not near a live key come in are planned as creates. A live record that comes in after with
   the key, exactly or but for case and spaces, undoes that: the record is planned as its match, or
@@ -52,6 +54,10 @@ class EarlyDrafter:
         self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
         self._profile = profile
         self._needs = {entity: _reach(entity, refers) for entity in refers}
+        if len({entry.ref for entry in merged.entries}) < len(merged.entries):
+            # Two records share a ref (two blocks share a name: the plan is refused for it): the
+            # resolver remembers matches by ref, so a record's plan depends on which is matched first.
+            self._needs = {}
         self._positions: dict[str, list[int]] = {}  # entity -> its entries' positions
         self._by_key: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], int]]] = {}  # entity, key fields, key
         for position, entry in enumerate(self.drafts.merged.entries):

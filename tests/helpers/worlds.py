@@ -20,9 +20,9 @@ def desired(block: str, entity: str, row: int, key: tuple[Any, ...], fields: dic
 @st.composite
 def worlds(draw: st.DrawFn) -> tuple[list[Block], dict[str, list[dict[str, Any]]]]:
     """Schools and courses (one unique group, courses refer to schools), a second school block that
-    merges with the first, applicants with credentials (keyed by a reference), arrangements; live
-    records for some, with repeated keys now and then; blocks in any order, a block name repeated
-    now and then."""
+    merges with the first, applicants with credentials (keyed by a reference, their parents credentials
+    of the plan), arrangements; live records for some, with repeated keys and keys alike but for case
+    and spaces now and then; blocks in any order, a block name repeated now and then."""
     live: dict[str, list[dict[str, Any]]] = {e: [] for e in ("school", "course", "applicant", "credential",
                                                              "subject", "arrangement")}
     blocks: list[Block] = []
@@ -47,13 +47,20 @@ def worlds(draw: st.DrawFn) -> tuple[list[Block], dict[str, list[dict[str, Any]]
             live["applicant"].append({"id": f"a-{n}", "external_id": ext, "first_name": draw(text), "last_name": "x"})
         if draw(st.booleans()):
             ref = Ref("applicant", (ext,), ("external_id",))
-            credentials.append(desired("credentials", "credential", n + 2, (ref, "TERTIARY", "Diploma"),
-                                        {"applicant_id": ref, "type": "TERTIARY", "name": "Diploma",
-                                         "result": draw(text)}))
+            kind = draw(st.sampled_from(["TERTIARY", "SUBJECT"]))
+            credential: dict[str, Any] = {"applicant_id": ref, "type": kind, "name": "Diploma", "result": draw(text)}
+            if draw(st.booleans()):  # a credential's parent: a credential of this plan (itself, or a cycle) or live
+                credential["parent"] = Ref("credential", (draw(st.sampled_from(["Diploma", "Degree"])),), ("name",))
+            credentials.append(desired("credentials", "credential", n + 2, (ref, kind, "Diploma"), credential))
+        for copy in range(draw(st.integers(0, 2))):  # its live credentials, the first of a repeat the match
+            live["credential"].append({"id": f"cr-{n}-{copy}", "applicant_id": f"a-{n}", "type": "TERTIARY",
+                                       "name": draw(st.sampled_from(["Diploma", "Degree"])), "result": draw(text),
+                                       "parent": {"id": draw(st.sampled_from(["cr-0-0", "cr-1-0", "gone"]))}})
     subjects = [desired("subjects", "subject", row, (code,), {"code": code, "name": "u"})
                 for row, code in enumerate(draw(st.lists(st.sampled_from(["U1", "U2"]), unique=True)), start=2)]
+    live_codes = draw(st.lists(st.sampled_from(["U1", "U3", "C-S1", "u1", "U 2"]), max_size=3))  # near U1, U2 too
     live["subject"] = [{"id": f"u-{n}-{code}", "code": code, "name": draw(text), "type": "SUBJECT"}
-                       for n, code in enumerate(draw(st.lists(st.sampled_from(["U1", "U3", "C-S1"]), max_size=3)))]
+                       for n, code in enumerate(live_codes)]
     arrangements = []
     for row, code in enumerate(draw(st.lists(st.sampled_from(["R1", "R2"]), unique=True)), start=2):
         fields: dict[str, Any] = {"code": code, "name": "x"}

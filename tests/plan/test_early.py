@@ -225,3 +225,25 @@ def test_a_plan_made_while_the_pages_come_in_is_the_plan_made_at_once(
     records = run.plan.records()
     assert Counter(r.action.value for r in records) == {"create": 50, "update": 165, "unchanged": 985}
     assert [f.code for f in records[1180].findings] == ["near-duplicate-key"]
+
+
+def test_records_sharing_a_ref_are_planned_at_the_end() -> None:
+    """Two blocks share a name (the plan is refused for it, but still shown): an application and a credential
+    with keys shown alike have one ref, and the resolver remembers a key's match by ref, so which of them
+    is matched first decides the other's match. Nothing of such a part is planned early."""
+    ref = Ref("applicant", ("A1",), ("external_id",))
+    blocks = [
+        Block("intake", "credential", ("applicant_id", "name"), (
+            desired("intake", "credential", 2, (ref, "Online"), {"applicant_id": ref, "type": "TERTIARY",
+                                                                  "name": "Online"}),)),
+        Block("intake", "application", ("applicant_id", "delivery"), (
+            desired("intake", "application", 2, (ref, "Online"), {"applicant_id": ref, "delivery": "Online"}),)),
+    ]
+    live: Live = {"applicant": [{"id": "a-1", "external_id": "A1"}], "application": [],
+                  "credential": [{"id": "cr-1", "applicant_id": "a-1", "type": "TERTIARY", "name": "Online"}]}
+    (part,) = plan_parts(blocks, PROFILE)
+    assert sorted(part.entities) == sorted(live)
+    drafter = EarlyDrafter(blocks, PROFILE, part.refers)
+    drafter.draft({"applicant": live["applicant"], "application": []}, {"credential": live["credential"]})
+    plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live))
+    assert plan == plan_changes(blocks, live, PROFILE, header=HEADER)
