@@ -2,8 +2,9 @@
 
 The I/O around the pure planner. Live data comes from list requests only, one traversal per
 collection, all collections concurrently and while the sheets are being read; each part of the plan
-(`loader.plan.components`) is diffed, in a worker thread, as soon as the collections it reads are in,
-while the rest are still arriving:
+(`loader.plan.components`) is diffed in a worker thread: its records that can be are planned as the
+pages come in (`loader.plan.early`), the rest as soon as the collections it reads are in, while
+other collections are still arriving:
 
     async with ApiClient(env, config.profile) as client:
         run = await run_plan(paths, config=config, env=env, client=client)   # run.plan + timings + counts
