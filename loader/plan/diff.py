@@ -103,11 +103,11 @@ class EarlyDrafts:
     the plan `plan_changes` makes of its entry: by entry position in `merged.entries`."""
 
     merged: Merged
+    # The claims on each unique group's values (profile.unique_groups, in order), live records added
+    # as they came in.
+    claims: list[UniqueClaims]
     plans: dict[int, RecordPlan] = field(default_factory=dict)
     references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
-    # The claims on each unique group's values (profile.unique_groups, in order), live records added
-    # as they came in; None: found at the end.
-    claims: list[UniqueClaims] | None = None
 
 
 def plan_changes(
@@ -127,7 +127,7 @@ def plan_changes(
     resolver = Resolver(entries, live)
     clashes: dict[str, list[str]] = {}
     groups = profile.unique_groups.values()
-    claimed = early.claims if early is not None and early.claims is not None else None
+    claimed = early.claims if early is not None else None
     for index, group in enumerate(groups):
         if claimed is not None:  # most live claims added as they came in: the rest now
             claims = claimed[index]

@@ -50,7 +50,7 @@ class EarlyDrafter:
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, refers: Mapping[str, frozenset[str]]):
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
-        self.drafts = EarlyDrafts(merged, claims=claims)
+        self.drafts = EarlyDrafts(merged, claims)
         self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
         self._profile = profile
         self._needs = {entity: _reach(entity, refers) for entity in refers}
@@ -97,7 +97,7 @@ class EarlyDrafter:
             self._resolver = Resolver(self.drafts.merged.entries, dict(whole))
         for entity in whole:
             self._waiting.pop(entity, None)  # its records are all in `whole`
-        for claims in self.drafts.claims or ():
+        for claims in self.drafts.claims:
             for entity in claims.members:
                 if entity in whole:
                     claims.catch_up(entity, whole[entity])

@@ -115,7 +115,7 @@ class Resolver:
         index = self._live_index.get((entity, by))
         if index is None:
             index = {}
-            if len(by) == 1:  # the common case: a key of one field
+            if len(by) == 1:  # the common case: a key of one field (live_key's, without its call)
                 (name,) = by
                 for rec in self.live_records(entity):
                     value = rec.get(name)
