@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from loader.sandbox import docs, token_endpoint
+from loader.sandbox.answer_time import AnswerOnTime, hold_answer
 from loader.sandbox.entities import ENTITIES, Entity
 from loader.sandbox.faults import FaultInjector, FaultOptions
 from loader.sandbox.http import error_response, json_response, page_response, read_json, record_response
@@ -114,15 +115,13 @@ def _api(state: SandboxState, method: str, template: str, handler: Handler, writ
 
 async def _read(state: SandboxState, request: Request, handler: Handler, delay_s: float) -> Response:
     """A read, answered `delay_s` after it arrived with its work done inside that time, as a service's
-    response time includes its own work. (Waiting first and working after added the sandbox's own
-    ~1 ms a page to each page of a chain: a bare client paged at 23.0 ms a page at 20 ms latency,
-    which was no part of the client.) A read changes nothing, so a client that gives up meanwhile
-    cannot tell the order."""
-    answer_at = time.monotonic() + delay_s
-    response = await _answered(state, request, handler)
+    response time includes its own work (`loader.sandbox.answer_time`). (Waiting first and working
+    after added the sandbox's own ~1 ms a page to each page of a chain: a bare client paged at
+    23.0 ms a page at 20 ms latency, which was no part of the client.) A read changes nothing, so a
+    client that gives up meanwhile cannot tell the order."""
     if delay_s:
-        await asyncio.sleep(max(0.0, answer_at - time.monotonic()))
-    return response
+        hold_answer(request.scope, delay_s)
+    return await _answered(state, request, handler)
 
 
 async def _answered(state: SandboxState, request: Request, handler: Handler) -> Response:
@@ -276,7 +275,11 @@ def build_app(options: SandboxOptions, store: Store, service: Service) -> Starle
         log.exception("sandbox bug while answering %s %s", request.method, request.url.path)
         return state.error(500, "Internal Server Error")
 
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: server_error},
+        middleware=[Middleware(AnswerOnTime)],  # a read's answer leaves `latency` after it arrived
+    )
     app.router.redirect_slashes = False  # an API answers 404 for a stray slash, it does not redirect
     app.state.sandbox = state
     return app
