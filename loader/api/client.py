@@ -36,7 +36,7 @@ from loader.api.errors import (
     error_class_for,
 )
 from loader.api.json_body import decoded
-from loader.api.paging import Page, check_records, iter_records, page_from_envelope, read_page
+from loader.api.paging import Page, check_records, flattened, iter_batches, page_from_envelope, read_page
 from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
@@ -226,6 +226,17 @@ class ApiClient:
     ) -> AsyncIterator[dict[str, Any]]:
         """Every record of `entity`'s collection, all pages; `filters` are equality query parameters.
         `on_total` is told the collection's size each time a page gives it (a progress bar's total)."""
+        return flattened(self.iter_collection_batches(entity, filters, prefetch=prefetch, on_total=on_total))
+
+    def iter_collection_batches(
+        self,
+        entity: str,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        prefetch: int | None = None,
+        on_total: Callable[[int], None] | None = None,
+    ) -> AsyncIterator[tuple[dict[str, Any], ...]]:
+        """`iter_collection`'s records a page at a time (those not seen on an earlier page)."""
         profile = self._profile.entity(entity)
         path = profile.path
         checked_fields = _matched_fields(profile)
@@ -241,7 +252,7 @@ class ApiClient:
             # Run by the traversal once the next page has been asked for: off the chain of round trips.
             check_records(page.records, path=path, checked_fields=checked_fields)
 
-        return iter_records(
+        return iter_batches(
             fetch_page,
             filters={name: _query_value(value) for name, value in (filters or {}).items()},
             token_param=self._profile.service.page_token_param,

@@ -19,7 +19,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import suppress
+from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,6 +160,35 @@ async def iter_records(
     slow consumer cannot make a page token expire). `check` (when given) vets each page after the
     next page has been asked for; what it raises ends the traversal as a failed fetch would.
     """
+    batches = iter_batches(
+        fetch_page, filters=filters, token_param=token_param, page_size=page_size, prefetch=prefetch,
+        max_restarts=max_restarts, label=label, check=check,
+    )
+    async for record in flattened(batches):
+        yield record
+
+
+async def flattened(batches: AsyncIterator[tuple[dict[str, Any], ...]]) -> AsyncIterator[dict[str, Any]]:
+    """The records of `batches`, one at a time; `batches` is closed when this is (its traversal stops)."""
+    async with aclosing(batches):  # type: ignore[type-var]
+        async for batch in batches:
+            for record in batch:
+                yield record
+
+
+async def iter_batches(
+    fetch_page: FetchPage,
+    *,
+    filters: Mapping[str, str] | None = None,
+    token_param: str = "page_token",
+    page_size: int = 100,
+    prefetch: int | None = None,
+    max_restarts: int = MAX_RESTARTS,
+    label: str = "collection",
+    check: CheckPage | None = None,
+) -> AsyncIterator[tuple[dict[str, Any], ...]]:
+    """`iter_records`' records a page at a time: each page's records not seen before (never empty),
+    for a consumer whose work per page is less than per record."""
     buffer: asyncio.Queue[object] = asyncio.Queue(maxsize=prefetch or 0)
     chain = _Chain(fetch_page, dict(filters or {}), token_param, page_size, check or _unchecked)
     producer = asyncio.create_task(_produce(buffer, chain, max_restarts, label))
@@ -171,8 +200,7 @@ async def iter_records(
             if isinstance(item, _Failure):
                 raise item.error
             assert isinstance(item, tuple)
-            for record in item:
-                yield record
+            yield item
     finally:
         producer.cancel()
         with suppress(asyncio.CancelledError):

@@ -53,6 +53,19 @@ def test_the_collection_size_is_told_as_the_pages_give_it(start_sandbox, profile
     assert totals == [450] * 5  # each of the five pages gives it
 
 
+def test_a_collection_comes_a_page_at_a_time_as_the_records_each_page_brings(start_sandbox, profile):
+    sb = start_sandbox(seed=schools_seed(450))
+
+    async def go() -> list[list[str]]:
+        async with ApiClient(environment_for(sb), profile) as client:
+            return [[r["code"] for r in batch] async for batch in client.iter_collection_batches("school")]
+
+    batches = run(go())
+    assert [len(batch) for batch in batches] == [100, 100, 100, 100, 50]
+    assert [code for batch in batches for code in batch] == EXPECTED_CODES
+    assert requests_to(sb.stats(), SCHOOLS) == 5
+
+
 def test_an_expired_page_token_mid_traversal_still_yields_every_record_exactly_once(start_sandbox, profile):
     sb = start_sandbox(seed=schools_seed(450), page_token_ttl=1.0)
 
