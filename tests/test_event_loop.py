@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
+import time
 
 import pytest
 
@@ -49,3 +51,71 @@ def test_quick_switching_holds_inside_only_and_is_put_back_after_an_error() -> N
     with pytest.raises(RuntimeError), event_loop.loop_switches_quickly(0.002):
         raise RuntimeError("a plan that failed")
     assert sys.getswitchinterval() == before
+
+
+def test_the_loop_run_makes_says_when_it_waits_and_other_loops_have_no_such_flag() -> None:
+    async def main() -> tuple[bool, bool]:
+        idle = event_loop.idle_of(asyncio.get_running_loop())
+        assert idle is not None
+        busy = idle.loop_waits  # this coroutine is running: the loop is not waiting
+        waits = await asyncio.to_thread(_seen_waiting, idle)  # the loop waits for this thread
+        return busy, waits
+
+    assert event_loop.run(main()) == (False, True)
+
+    async def plain() -> event_loop.LoopIdle | None:
+        return event_loop.idle_of(asyncio.get_running_loop())
+
+    assert asyncio.run(plain()) is None
+
+
+def test_a_worker_giving_way_waits_while_the_loop_is_busy_and_runs_freely_while_it_waits() -> None:
+    """While the loop is busy (here: a coroutine holding it for 0.2 s), each give_way() waits for it,
+    at most GIVE_WAY_MAX_S; while the loop waits for the worker, give_way() returns at once."""
+    loop_busy, loop_busy_until = threading.Event(), threading.Event()
+
+    def worker() -> tuple[int, int]:
+        loop_busy.wait()
+        passed_while_busy = 0
+        while not loop_busy_until.is_set():
+            idle.give_way()
+            passed_while_busy += 1
+        passed_while_waiting = 0
+        for _ in range(100_000):
+            idle.give_way()
+            passed_while_waiting += 1
+        return passed_while_busy, passed_while_waiting
+
+    async def main() -> tuple[int, int]:
+        work = asyncio.ensure_future(asyncio.to_thread(worker))
+        await asyncio.sleep(0.01)  # the worker is started, waiting for loop_busy
+        loop_busy.set()
+        time.sleep(0.2)  # the loop is busy: it runs this coroutine, not waiting for I/O
+        loop_busy_until.set()
+        return await work
+
+    async def with_idle() -> tuple[int, int]:
+        nonlocal idle
+        found = event_loop.idle_of(asyncio.get_running_loop())
+        assert found is not None
+        idle = found
+        return await main()
+
+    idle = event_loop.LoopIdle()
+    busy, waiting = event_loop.run(with_idle())
+    # 0.2 s of a busy loop lets through at most one step per GIVE_WAY_MAX_S (about 100); a step that
+    # does not wait would pass millions of times.
+    assert busy <= 0.2 / event_loop.GIVE_WAY_MAX_S * 1.5
+    assert waiting == 100_000
+
+
+def _seen_waiting(idle: event_loop.LoopIdle) -> bool:
+    """In a worker thread the loop awaits: whether the loop is seen waiting (it gets there soon)."""
+    deadline = time.monotonic() + 5
+    while not idle.loop_waits and time.monotonic() < deadline:
+        time.sleep(0.001)
+    return idle.loop_waits
+
+
+def test_never_give_way_is_a_no_op() -> None:
+    assert event_loop.never_give_way() is None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
+from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
@@ -117,11 +118,13 @@ def plan_changes(
     *,
     header: PlanHeader,
     early: EarlyDrafts | None = None,
+    give_way: GiveWay = never_give_way,
 ) -> Plan:
     """The plan: per block, each desired record as create / update / unchanged with its findings.
 
     `early`: the blocks' merged entries and the plans of those drafted while `live` was still arriving
     (the same plans: only a record whose code another record claims is planned again, with that finding).
+    `give_way` is called after each record planned here (`loader.event_loop`: run in a worker thread).
     """
     entries, merge_findings, owner = early.merged if early is not None else _merge(blocks)
     resolver = Resolver(entries, live)
@@ -138,7 +141,7 @@ def plan_changes(
             found = unique_clashes(entries, resolver, group, _describe)
         for ref, messages in found.items():
             clashes.setdefault(ref, []).extend(messages)
-    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early)
+    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early, give_way)
     planned = drafts.planned
     if drafts.linked:  # both keep the order of the records they are given
         settled = block_dependents(refuse_cycles(drafts.linked, drafts.referring.cells))
@@ -328,7 +331,7 @@ class _Drafts(NamedTuple):
 
 def _plan_entries(
     entries: Sequence[Entry], resolver: Resolver, profile: Profile, merge_findings: Mapping[str, Sequence[Finding]],
-    clashes: Mapping[str, Sequence[str]], early: EarlyDrafts | None = None,
+    clashes: Mapping[str, Sequence[str]], early: EarlyDrafts | None = None, give_way: GiveWay = never_give_way,
 ) -> _Drafts:
     """Each entry's plan, in order (its early draft, when it has one and no code clash).
 
@@ -365,6 +368,7 @@ def _plan_entries(
                 merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
                 drafts.referring,
             )
+            give_way()
         if draft.depends_on or draft.findings:
             linked[e.ref] = draft
             linked_at.setdefault(e.ref, []).append(len(planned))

@@ -52,6 +52,7 @@ from typing import Any
 
 import orjson
 
+from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan
@@ -79,17 +80,24 @@ def _is_hex_digest(text: str) -> bool:
 _HEX = frozenset("0123456789abcdef")
 
 
-def block_digest(block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None) -> str:
+def block_digest(
+    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way
+) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
     `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
     block's very object), not hashed again: those planned while pages still came in (loader.plan.early).
+    `give_way` is called after each record hashed here (`loader.event_loop`).
     """
     hasher = hashlib.sha256(_encode(_block_head(block)))
     hashes = []
     for record in sorted(block.records, key=_REF):
         hit = known.get(id(record)) if known else None
-        hashes.append(hit[1] if hit is not None and hit[0] is record else record_hash(record))
+        if hit is not None and hit[0] is record:
+            hashes.append(hit[1])
+        else:
+            hashes.append(record_hash(record))
+            give_way()
     hasher.update(b"".join(hashes))
     return hasher.hexdigest()
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from loader.event_loop import GiveWay, never_give_way
 from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entries
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
@@ -47,12 +48,21 @@ from loader.profile import Profile
 class EarlyDrafter:
     """Plans the records of one part (its blocks) that can be planned before its last live records."""
 
-    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, refers: Mapping[str, frozenset[str]]):
+    def __init__(
+        self,
+        blocks: Sequence[BlockInput],
+        profile: Profile,
+        refers: Mapping[str, frozenset[str]],
+        give_way: GiveWay = never_give_way,
+    ):
+        """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
+        worker thread beside the event loop that brings the pages)."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims)
         self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
         self._profile = profile
+        self._give_way = give_way
         self._needs = {entity: _reach(entity, refers) for entity in refers}
         if len({entry.ref for entry in merged.entries}) < len(merged.entries):
             # Two records share a ref (two blocks share a name: the plan is refused for it): the
@@ -219,6 +229,7 @@ class EarlyDrafter:
     def _noted(self, plan: RecordPlan | None) -> None:
         if plan is not None:  # its hash for the block's digest, while the pages still come in
             self.hashes[id(plan)] = (plan, record_hash(plan))
+        self._give_way()
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)

@@ -28,13 +28,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from loader.collector import collector_paused
+from loader.event_loop import GiveWay, never_give_way
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
 from loader.source.records import DesiredRecord
 from loader.source.sources import BlockRecords, SourceSet, files_read, joined, read_sources
 
 CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
-CHUNK_RECORDS = 5_000
+CHUNK_RECORDS = 200  # unpickling one takes about 1 ms, holding the GIL throughout (see _unpickled)
 _FAILED = b"failed"
 
 
@@ -44,18 +45,25 @@ def source_bytes(mappings: Sequence[LoadedMapping]) -> int:
 
 
 async def read_off_loop(
-    mappings: Sequence[LoadedMapping], profile: Profile, *, in_child: bool | None = None
+    mappings: Sequence[LoadedMapping],
+    profile: Profile,
+    *,
+    in_child: bool | None = None,
+    give_way: GiveWay = never_give_way,
 ) -> SourceSet:
     """`read_sources(mappings, profile)` without holding the event loop's GIL for its duration.
 
     The mappings are parsed already (once per run); a child process gets them pickled.
 
     `in_child`: None decides by the sources' size (CHILD_FROM_BYTES); True or False forces it.
+    `give_way`: called before each chunk of records is made again from a child's answer
+    (`loader.event_loop`: that runs in a worker thread beside the loop fetching pages).
     """
     if in_child is None:
         in_child = await asyncio.to_thread(source_bytes, mappings) >= CHILD_FROM_BYTES
     if in_child:
-        parts = await asyncio.gather(*(_read_in_child(part, profile) for part in split_for_children(mappings)))
+        children = split_for_children(mappings)
+        parts = await asyncio.gather(*(_read_in_child(part, profile, give_way) for part in children))
         if all(part is not None for part in parts):
             return joined([part for part in parts if part is not None])
     return await asyncio.to_thread(read_sources, mappings, profile)
@@ -96,14 +104,14 @@ def _size(files: set[Path]) -> int:
     return total
 
 
-async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile) -> SourceSet | None:
+async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile, give_way: GiveWay) -> SourceSet | None:
     context = multiprocessing.get_context("spawn")
     receiving, sending = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(list(mappings), profile, sending), daemon=True)
     child.start()
     sending.close()
     try:
-        return await asyncio.to_thread(_receive, receiving)
+        return await asyncio.to_thread(_receive, receiving, give_way)
     except EOFError:  # the child died without a word
         return None
     finally:
@@ -132,7 +140,7 @@ def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection)
         sending.close()
 
 
-def _receive(receiving: Connection) -> SourceSet | None:
+def _receive(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
     """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL).
 
     The collector is paused while the records are made again (`loader.collector`): unpickling
@@ -140,10 +148,10 @@ def _receive(receiving: Connection) -> SourceSet | None:
     fetching pages meanwhile runs without it too, which costs the fetch nothing.
     """
     with collector_paused():
-        return _unpickled(receiving)
+        return _unpickled(receiving, give_way)
 
 
-def _unpickled(receiving: Connection) -> SourceSet | None:
+def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
     head = receiving.recv_bytes()
     if head == _FAILED:
         return None
@@ -152,6 +160,7 @@ def _unpickled(receiving: Connection) -> SourceSet | None:
     for block in shell.blocks:
         records: list[DesiredRecord] = []
         while chunk := receiving.recv_bytes():
+            give_way()  # unpickling a chunk holds the GIL throughout: the loop goes first
             records.extend(pickle.loads(chunk))
         blocks.append(replace(block, records=tuple(records)))
     return replace(shell, blocks=tuple(blocks))

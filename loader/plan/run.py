@@ -27,7 +27,7 @@ from loader.api.client import ApiClient
 from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
-from loader.event_loop import loop_switches_quickly
+from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
 from loader.plan.components import PlanPart, joined_plan, plan_parts, with_groups
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
@@ -80,13 +80,17 @@ async def run_plan(
     paths = [Path(p) for p in mapping_paths]
     started = time.perf_counter()
     before = dict(client.request_counts)
+    # The worker threads (reading's, the diff's) give way to the loop that brings the pages, if it
+    # is one that knows when it is idle (loader.event_loop.run makes it).
+    idle = idle_of(asyncio.get_running_loop())
+    give_way = idle.give_way if idle is not None else never_give_way
     with progress_bars(progress) as bars, collector_paused(keep_survivors=True), loop_switches_quickly():
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings(paths, profile)
         collections = _Collections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
-        reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child)))
+        reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
         planning: list[asyncio.Task[Plan]] = []
         try:
             # A collection the service refuses stops the plan at once, not after the reading.
@@ -106,7 +110,7 @@ async def run_plan(
             parts = await asyncio.to_thread(plan_parts, sources.blocks, profile)
             # a safety net: the records name a collection the mapping files did not
             collections.fetch(e for part in parts for e in part.entities)
-            diffing = _Diffing(sources.blocks, profile, header)
+            diffing = _Diffing(sources.blocks, profile, header, give_way)
             planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
             plans = await asyncio.gather(*planning)
             live = await collections.all()
@@ -144,7 +148,6 @@ async def run_plan(
 # those matched by the rest are planned again): the last tenth of the subjects at 250,000 records is about
 # 90 pages, 2 s, and planning their creates (about 37,000) takes 1 s of the worker's time.
 NEARLY_WHOLE = 0.9
-_BAR_STEP = 100
 
 
 class _Collections:
@@ -174,12 +177,10 @@ class _Collections:
                 self._totals[entity] = total
                 bar.set_total(total)
 
-        async for record in self._client.iter_collection(entity, on_total=told):
-            records.append(_slim(record))
-            if len(records) % _BAR_STEP == 0:  # a page at a time: a rich bar's advance costs microseconds
-                bar.advance(_BAR_STEP)
+        async for batch in self._client.iter_collection_batches(entity, on_total=told):  # a page at a time
+            records += map(_slim, batch)
+            bar.advance(len(batch))
             self._changed()
-        bar.advance(len(records) % _BAR_STEP)
         bar.done()
         self.finished = max(self.finished, time.perf_counter())
         return records
@@ -257,10 +258,11 @@ class _Diffing:
     """Diffs the plan's parts one at a time, each as soon as its collections are in, in a worker thread
     so the event loop keeps fetching the rest meanwhile (see loader.plan.components)."""
 
-    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader):
+    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay):
         self._blocks = blocks
         self._profile = profile
         self._header = header
+        self._give_way = give_way
         self._one_at_a_time = asyncio.Lock()
         self.seconds = 0.0
         self.digesting_s = 0.0
@@ -274,7 +276,7 @@ class _Diffing:
             changed = collections.watch()
             blocks = part.blocks_of(self._blocks)
             async with self._one_at_a_time:
-                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers)
+                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers, self._give_way)
             since: dict[str, int] = {}
             while not collections.done(part.entities):
                 changed.clear()
@@ -304,11 +306,13 @@ class _Diffing:
         started = time.perf_counter()
         early = drafter.settled(live) if drafter is not None else None
         self.early_records += len(early.plans) if early is not None else 0
-        plan = plan_changes(part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early)
+        plan = plan_changes(
+            part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early, give_way=self._give_way
+        )
         diffed = time.perf_counter()
         known = drafter.hashes if drafter is not None else None
         for index, block in zip(part.indexes, plan.blocks, strict=True):
-            self.digests[index] = block_digest(block, known)
+            self.digests[index] = block_digest(block, known, self._give_way)
         self.seconds += diffed - started
         self.digesting_s += time.perf_counter() - diffed
         return plan
@@ -331,10 +335,12 @@ def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) 
 # ---- reading and fetching -----------------------------------------------------------------
 
 
-async def _read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
+async def _read(
+    mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None, give_way: GiveWay
+) -> SourceSet:
     # Off the event loop's back (a child process for large sources), so pages keep coming meanwhile.
     bar = bars.add(f"reading {len(mappings)} mapping file(s) and their sheets", total=len(mappings))
-    sources = await read_off_loop(mappings, profile, in_child=in_child)
+    sources = await read_off_loop(mappings, profile, in_child=in_child, give_way=give_way)
     bar.done()
     return sources
 

@@ -117,6 +117,15 @@ def generate(n: int, out: Path) -> Path:
     return root
 
 
+def _run(main: Any) -> Any:
+    """As the CLI runs it (a baseline tree older than loader.event_loop.run: asyncio.run)."""
+    try:
+        from loader.event_loop import run
+    except ImportError:
+        return asyncio.run(main)
+    return run(main)
+
+
 def child(root: Path, base_url: str) -> None:
     """Plan in this process and print the figures as JSON (run by the parent, one size per process)."""
     import os
@@ -138,7 +147,7 @@ def child(root: Path, base_url: str) -> None:
 
     load = os.getloadavg()[0]
     started, cpu = time.perf_counter(), time.process_time()
-    run = asyncio.run(go())
+    run = _run(go())
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     records = run.plan.records()

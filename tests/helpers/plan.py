@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from typing import Any
 
 from openpyxl import Workbook
 
+from loader import event_loop
 from loader.api.client import ApiClient
 from loader.config import Environment, load_config
 from loader.environments import sandbox_environment
@@ -54,7 +54,7 @@ def plan_against(sandbox: Any, mappings: Sequence[str | Path]) -> PlanRun:
         async with ApiClient(env, config.profile) as client:
             return await run_plan([Path(m) for m in mappings], config=config, env=env, client=client, progress=False)
 
-    return asyncio.run(go())
+    return event_loop.run(go())  # as the plan command runs it: worker threads give way to the loop
 
 
 def copy_samples(dest: Path) -> Path:

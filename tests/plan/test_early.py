@@ -110,7 +110,8 @@ def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -
     }
     blocks = [programs, subjects]
     (part,) = plan_parts(blocks, PROFILE)
-    drafter = EarlyDrafter(blocks, PROFILE, part.refers)
+    gave_way: Counter[str] = Counter()  # the worker thread gives way to the event loop after each record
+    drafter = EarlyDrafter(blocks, PROFILE, part.refers, give_way=lambda: gave_way.update(["draft"]))
     whole = {e: live.get(e, []) for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:1]})
     assert sorted(drafter.drafts.plans) == [0, 1]  # the program (its collection whole) and U1 (its match in)
@@ -118,9 +119,13 @@ def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -
     assert sorted(drafter.drafts.plans) == [0, 1, 2]  # U2; U1's repeat is not its match; U3 waits to be created
     assert drafter.drafts.plans[1].action is Action.UPDATE and drafter.drafts.plans[1].live_id == "u1"
     live = {**live, "school": [], "course": []}
-    plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live))
+    plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live),
+                        give_way=lambda: gave_way.update(["plan"]))
     assert plan == plan_changes(blocks, live, PROFILE, header=HEADER)
     assert [r.action for r in plan.blocks[1].records] == [Action.UPDATE, Action.UNCHANGED, Action.CREATE]
+    digest = block_digest(plan.blocks[1], drafter.hashes, give_way=lambda: gave_way.update(["hash"]))
+    assert digest == block_digest(plan.blocks[1])
+    assert gave_way == {"draft": 3, "plan": 1, "hash": 1}  # U3 alone is planned and hashed at the end
 
 
 def test_a_record_waits_while_a_collection_its_references_reach_is_still_arriving() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
-from loader.plan.reading import read_off_loop, source_bytes, split_for_children
+from loader.plan.reading import CHUNK_RECORDS, read_off_loop, source_bytes, split_for_children
 from loader.source.sources import load_mappings, read_sources
 
 
@@ -24,7 +25,10 @@ def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Path]) -> None:
     profile = load_config(None).profile
     here = read_sources(samples, profile)
-    there = asyncio.run(read_off_loop(load_mappings(samples, profile), profile, in_child=True))
+    gave_way: list[None] = []
+    there = asyncio.run(
+        read_off_loop(load_mappings(samples, profile), profile, in_child=True, give_way=lambda: gave_way.append(None))
+    )
     assert there.fingerprints == here.fingerprints
     assert there.findings == here.findings
     assert [b.block for b in there.blocks] == [b.block for b in here.blocks]
@@ -34,6 +38,8 @@ def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Pat
         assert (theirs.rows_read, theirs.rows_filtered) == (ours.rows_read, ours.rows_filtered)
         assert theirs.place == ours.place
     assert sum(len(b.records) for b in there.blocks) > 0
+    # the records came back a chunk at a time, the event loop given way to before each
+    assert len(gave_way) == sum(math.ceil(len(b.records) / CHUNK_RECORDS) for b in here.blocks)
 
 
 def test_a_mapping_file_that_cannot_be_read_fails_before_any_reading_as_reading_here_fails(
