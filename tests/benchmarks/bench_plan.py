@@ -10,7 +10,9 @@ process, so its peak RSS is the planner's alone. Prints reading / fetching / dif
 (reading and fetching overlap), the fetch floor (pages of the largest collection x latency) and the
 plan's ratio to it, the CPU time of the planner and of its reading child (wall time on a shared
 machine mostly measures the neighbours), list requests per collection (against ceil(n / 100)), peak
-RSS of the planner and of the reading child, and the load average while it ran. `--baseline DIR`
+RSS of the planner and of the reading child, and the load average while it ran. After the plans, a
+bare aiohttp loop pages the largest collection against the same sandbox: the plan's ratio to it is
+the loader's own share, the bare loop's to the floor the sandbox's and the machine's. `--baseline DIR`
 plans with another source tree first (`git archive <commit> | tar -x -C DIR`, with
 `ln -s DIR/schemas DIR/loader/schemas`), against the same sandbox, so both rows share one run.
 """
@@ -178,6 +180,36 @@ def child_read(root: Path) -> None:
                       "read_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
+def child_bare(base_url: str, entity: str) -> None:
+    """Page one collection with a bare aiohttp loop (orjson, no checks, no retries, nothing kept): what
+    this sandbox and machine give any client for the chain of pages the plan waits for."""
+    import aiohttp
+    import httpx
+    import orjson
+
+    from loader.config import load_config
+    from loader.sandbox.options import REALM
+
+    path = load_config(None).profile.entity(entity).path
+    form = {"grant_type": "client_credentials", "client_id": "sandbox-client", "client_secret": "sandbox-secret"}
+    token = httpx.post(f"{base_url}/realms/{REALM}/protocol/openid-connect/token", data=form).json()["access_token"]
+
+    async def pages() -> tuple[float, int]:
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as session:
+            started, count, records = time.perf_counter(), 0, 0
+            params: dict[str, str] = {}
+            while True:
+                async with session.get(base_url + path, params=params) as answer:
+                    body = orjson.loads(await answer.read())
+                count, records = count + 1, records + len(body["data"])
+                if not body.get("page_token") or not body["data"] or records >= body["total"]:  # as the loader stops
+                    return time.perf_counter() - started, count
+                params = {"page_token": body["page_token"]}
+
+    seconds, count = asyncio.run(pages())
+    print(json.dumps({"bare_s": seconds, "bare_pages": count}))
+
+
 def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) -> list[dict[str, Any]]:
     """The figures of one plan of size n; with `baseline` (a source tree), first the baseline's plan
     against the same sandbox, then this tree's, side by side in one run."""
@@ -201,6 +233,12 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) ->
             figures["sandbox_requests"] = sandbox.stats()["requests"]
             figures["label"] = label
             runs.append(figures)
+        largest = max(runs[-1]["live"].items(), key=lambda item: item[1])[0]
+        done = subprocess.run([sys.executable, __file__, "--child-bare", sandbox.base_url, largest],
+                              capture_output=True, text=True, check=True)
+        bare = json.loads(done.stdout.strip().splitlines()[-1])
+    for figures in runs:
+        figures.update(bare)
     done = subprocess.run([sys.executable, __file__, "--child-read", str(root)], capture_output=True, text=True,
                           check=True)
     for figures in runs:
@@ -216,9 +254,13 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="a source tree (`git archive`) planned first, side by side")
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child-read", metavar="ROOT", help=argparse.SUPPRESS)
+    parser.add_argument("--child-bare", nargs=2, metavar=("BASE_URL", "ENTITY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(Path(args.child[0]), args.child[1])
+        return 0
+    if args.child_bare:
+        child_bare(*args.child_bare)
         return 0
     if args.child_read:
         child_read(Path(args.child_read))
@@ -229,10 +271,13 @@ def main() -> int:
           "process's, and its reading child's; load = 1-min load average while it ran")
     print("diff s = the parts' diffs, some while pages still arrive; after fetch s = the plan's time after the last "
           "page (the diff and digest not overlapped)")
+    print("bare s = a bare aiohttp loop paging the largest collection against the same sandbox, after the plans "
+          "(what any client gets from this sandbox and machine)")
     print(f"{'tree':>9} {'desired':>8} {'read s':>7} {'fetch s':>8} {'diff s':>7} {'digest s':>8} "
           f"{'after fetch s':>13} {'plan s':>7} "
           f"{'floor s':>7} "
-          f"{'plan/floor':>10} {'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
+          f"{'plan/floor':>10} {'bare s':>6} {'bare/floor':>10} {'plan/bare':>9} "
+          f"{'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
           f"{'RSS MB':>6} {'reader RSS MB':>13} {'load':>5}")
     for n in args.sizes:
         for f in measure(n, args.out, args.latency_ms, args.baseline):
@@ -243,7 +288,8 @@ def main() -> int:
             print(f"{f['label']:>9} {f['desired']:>8} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
                   f"{f['diffing_s']:>7.2f} {f['digesting_s']:>8.2f} {f['plan_s'] - f['fetching_s']:>13.2f} "
                   f"{f['plan_s']:>7.2f} {floor:>7.2f} "
-                  f"{f['plan_s'] / floor:>10.2f} "
+                  f"{f['plan_s'] / floor:>10.2f} {f['bare_s']:>6.2f} {f['bare_s'] / floor:>10.2f} "
+                  f"{f['plan_s'] / f['bare_s']:>9.2f} "
                   f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
                   f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} {f['load']:>5.2f}",
                   flush=True)
