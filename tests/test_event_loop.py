@@ -119,3 +119,15 @@ def _seen_waiting(idle: event_loop.LoopIdle) -> bool:
 
 def test_never_give_way_is_a_no_op() -> None:
     assert event_loop.never_give_way() is None
+
+
+def test_giving_way_in_the_loop_thread_itself_returns_at_once() -> None:
+    async def main() -> int:
+        idle = event_loop.idle_of(asyncio.get_running_loop())
+        assert idle is not None
+        await asyncio.sleep(0.01)  # the loop has waited once: its thread is known
+        for _ in range(10_000):  # each would wait GIVE_WAY_MAX_S (20 s in all) if it waited
+            idle.give_way()
+        return 10_000
+
+    assert event_loop.run(main()) == 10_000

@@ -186,9 +186,12 @@ def plan_changes(
 
 def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple[BlockedRow, ...]:
     """The block's rows left out by errors, each with the live record its key names (if any, and unmatched)."""
+    left_out = getattr(b, "left_out", ())
+    if not left_out:  # the usual block: no live index to build (a collection's, 0.05 s at 87,500 records)
+        return ()
     rows = []
     index = resolver.live_index(b.entity, tuple(b.key_fields)) if b.key_fields else {}
-    for left in getattr(b, "left_out", ()):
+    for left in left_out:
         live_id = None
         if left.key is not None and not any(isinstance(p, Ref) for p in left.key):
             live = index.get(tuple(key_text(p) for p in left.key))
