@@ -143,31 +143,6 @@ def record_identity(record: Mapping[str, Any]) -> str:
     return "content:" + json.dumps(record, sort_keys=True, default=str)
 
 
-async def iter_records(
-    fetch_page: FetchPage,
-    *,
-    filters: Mapping[str, str] | None = None,
-    token_param: str = "page_token",
-    page_size: int = 100,
-    prefetch: int | None = None,
-    max_restarts: int = MAX_RESTARTS,
-    label: str = "collection",
-    check: CheckPage | None = None,
-) -> AsyncIterator[dict[str, Any]]:
-    """Every record of a collection exactly once, in service order.
-
-    `prefetch` bounds the pages buffered ahead of the consumer (None: unbounded, the default, so a
-    slow consumer cannot make a page token expire). `check` (when given) vets each page after the
-    next page has been asked for; what it raises ends the traversal as a failed fetch would.
-    """
-    batches = iter_batches(
-        fetch_page, filters=filters, token_param=token_param, page_size=page_size, prefetch=prefetch,
-        max_restarts=max_restarts, label=label, check=check,
-    )
-    async for record in flattened(batches):
-        yield record
-
-
 async def flattened(batches: AsyncIterator[tuple[dict[str, Any], ...]]) -> AsyncIterator[dict[str, Any]]:
     """The records of `batches`, one at a time; `batches` is closed when this is (its traversal stops)."""
     async with aclosing(batches):  # type: ignore[type-var]
@@ -187,8 +162,13 @@ async def iter_batches(
     label: str = "collection",
     check: CheckPage | None = None,
 ) -> AsyncIterator[tuple[dict[str, Any], ...]]:
-    """`iter_records`' records a page at a time: each page's records not seen before (never empty),
-    for a consumer whose work per page is less than per record."""
+    """Every record of a collection exactly once, in service order, a page at a time: each page's
+    records not seen before (never empty). `flattened(...)` gives them one at a time.
+
+    `prefetch` bounds the pages buffered ahead of the consumer (None: unbounded, the default, so a
+    slow consumer cannot make a page token expire). `check` (when given) vets each page after the
+    next page has been asked for; what it raises ends the traversal as a failed fetch would.
+    """
     buffer: asyncio.Queue[object] = asyncio.Queue(maxsize=prefetch or 0)
     chain = _Chain(fetch_page, dict(filters or {}), token_param, page_size, check or _unchecked)
     producer = asyncio.create_task(_produce(buffer, chain, max_restarts, label))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from loader.api.client import ApiClient
 from loader.api.errors import MalformedAnswer, ValidationFailed
-from loader.api.paging import Page, is_page_token_refusal, iter_records
+from loader.api.paging import Page, flattened, is_page_token_refusal, iter_batches
 from loader.sandbox.server import FaultOptions
 
 SCHOOLS = "GET /institution/catalogue/schools"
@@ -120,7 +120,7 @@ def _serve(
 
 
 async def _all(fetch_page: Any, page_size: int, **kw: Any) -> list[dict[str, Any]]:
-    return [r async for r in iter_records(fetch_page, page_size=page_size, **kw)]
+    return [r async for r in flattened(iter_batches(fetch_page, page_size=page_size, **kw))]
 
 
 @settings(max_examples=60, deadline=None)
@@ -216,7 +216,7 @@ def test_leaving_the_loop_early_stops_the_page_producer():
         return Page(records=({"id": f"r{n}"},), total=None, page_total=1, page_token=f"t{n}")
 
     async def go() -> set[asyncio.Task[Any]]:
-        pages = iter_records(endless, page_size=1)
+        pages = flattened(iter_batches(endless, page_size=1))
         async for _ in pages:
             break
         await pages.aclose()  # type: ignore[attr-defined]
@@ -264,7 +264,7 @@ def test_a_bounded_buffer_that_is_full_holds_the_next_request_back():
 
     async def go() -> list[str]:
         seen = []
-        async for record in iter_records(_pages_of_two(events, records=7), page_size=2, prefetch=1):
+        async for record in flattened(iter_batches(_pages_of_two(events, records=7), page_size=2, prefetch=1)):
             seen.append(record["id"])
             if len(seen) == 1:
                 # The producer has filled the one-page buffer and holds the next page: nothing more.
