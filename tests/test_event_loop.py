@@ -74,7 +74,7 @@ def test_a_worker_giving_way_waits_while_the_loop_is_busy_and_runs_freely_while_
     at most GIVE_WAY_MAX_S; while the loop waits for the worker, give_way() returns at once."""
     loop_busy, loop_busy_until = threading.Event(), threading.Event()
 
-    def worker() -> tuple[int, int]:
+    def worker(idle: event_loop.LoopIdle) -> tuple[int, int]:
         loop_busy.wait()
         passed_while_busy = 0
         while not loop_busy_until.is_set():
@@ -87,22 +87,16 @@ def test_a_worker_giving_way_waits_while_the_loop_is_busy_and_runs_freely_while_
         return passed_while_busy, passed_while_waiting
 
     async def main() -> tuple[int, int]:
-        work = asyncio.ensure_future(asyncio.to_thread(worker))
+        idle = event_loop.idle_of(asyncio.get_running_loop())
+        assert idle is not None
+        work = asyncio.ensure_future(asyncio.to_thread(worker, idle))
         await asyncio.sleep(0.01)  # the worker is started, waiting for loop_busy
         loop_busy.set()
         time.sleep(0.2)  # the loop is busy: it runs this coroutine, not waiting for I/O
         loop_busy_until.set()
         return await work
 
-    async def with_idle() -> tuple[int, int]:
-        nonlocal idle
-        found = event_loop.idle_of(asyncio.get_running_loop())
-        assert found is not None
-        idle = found
-        return await main()
-
-    idle = event_loop.LoopIdle()
-    busy, waiting = event_loop.run(with_idle())
+    busy, waiting = event_loop.run(main())
     # 0.2 s of a busy loop lets through at most one step per GIVE_WAY_MAX_S (about 100); a step that
     # does not wait would pass millions of times.
     assert busy <= 0.2 / event_loop.GIVE_WAY_MAX_S * 1.5
@@ -115,10 +109,6 @@ def _seen_waiting(idle: event_loop.LoopIdle) -> bool:
     while not idle.loop_waits and time.monotonic() < deadline:
         time.sleep(0.001)
     return idle.loop_waits
-
-
-def test_never_give_way_is_a_no_op() -> None:
-    assert event_loop.never_give_way() is None
 
 
 def test_giving_way_in_the_loop_thread_itself_returns_at_once() -> None:
