@@ -35,7 +35,7 @@ class AnswerOnTime:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["method"] != "GET":  # only reads are held: writes pass untouched
             await self.app(scope, receive, send)
             return
         timing = scope[_TIMING] = _Timing(time.monotonic())
