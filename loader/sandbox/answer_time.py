@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 _TIMING = "sandbox.answer_timing"
+_READS = frozenset({"GET", "HEAD"})  # Starlette answers HEAD on every GET route
 
 
 @dataclass(slots=True)
@@ -35,7 +36,7 @@ class AnswerOnTime:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET":  # only reads are held: writes pass untouched
+        if scope["type"] != "http" or scope["method"] not in _READS:  # only reads are held: writes pass untouched
             await self.app(scope, receive, send)
             return
         timing = scope[_TIMING] = _Timing(time.monotonic())

@@ -45,6 +45,9 @@ def test_latency_delays_api_and_token_requests_but_not_q_routes(
 ) -> None:
     sandbox.set_faults(FaultOptions(latency_ms=150))
     assert _timed(lambda: api.get(TAGS)) >= 0.15
+    head = http.head(TAGS, headers={"Authorization": f"Bearer {api.token}"})  # Starlette's HEAD of a GET route
+    assert head.status_code == 200
+    assert _timed(lambda: http.head(TAGS, headers={"Authorization": f"Bearer {api.token}"})) >= 0.15
     form = {"grant_type": "client_credentials", "client_id": sandbox.client_id, "client_secret": sandbox.client_secret}
     assert _timed(lambda: http.post(TOKEN_PATH, data=form)) >= 0.15
     assert _timed(lambda: http.get("/q/sandbox/stats")) < 0.1
