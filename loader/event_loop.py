@@ -49,6 +49,7 @@ class LoopIdle:
     def __init__(self) -> None:
         self._waiting = threading.Event()
         self._loop_thread: int | None = None
+        self._closed = False
 
     def give_way(self) -> None:
         """In a worker thread: return at once while the loop waits; else wait until it waits again
@@ -64,11 +65,19 @@ class LoopIdle:
 
     def waiting(self, yes: bool) -> None:
         """Called by the loop's selector, in the loop's thread, around each wait."""
+        if self._closed:
+            return
         if yes:
             self._loop_thread = threading.get_ident()
             self._waiting.set()
         else:
             self._waiting.clear()
+
+    def close(self) -> None:
+        """The loop has closed: nothing is given way to any more. (A worker still running, say after a
+        second Ctrl-C, which leaves the loop busy for good, goes on at full speed to its end.)"""
+        self._closed = True
+        self._waiting.set()
 
 
 def idle_of(loop: asyncio.AbstractEventLoop) -> LoopIdle | None:
@@ -99,6 +108,10 @@ class _IdleKnowingLoop(asyncio.SelectorEventLoop):
     def __init__(self) -> None:
         self.idle = LoopIdle()
         super().__init__(_IdleKnowingSelector(self.idle))
+
+    def close(self) -> None:
+        self.idle.close()
+        super().close()
 
 
 # A worker thread that holds the GIL keeps it until another thread has waited this long for it.
