@@ -100,7 +100,7 @@ def merged_entries(blocks: Sequence[BlockInput]) -> Merged:
 
 @dataclass
 class EarlyDrafts:
-    """Record plans made before the plan's last live records came in (`loader.plan.early`), each one
+    """Record plans made before the plan's last live records came in (`loader.plan.incremental.early`), each one
     the plan `plan_changes` makes of its entry: by entry position in `merged.entries`."""
 
     merged: Merged

@@ -22,7 +22,7 @@ tuples as lists, sets as lists in the order of their items' canonical text, Pend
 canonical value's text, any other type as {"$text": str(value)}.
 
 The formula, in three levels so that each record can be hashed as soon as it is planned (most
-are planned while pages still come in, loader.plan.early) and each block as soon as its part is:
+are planned while pages still come in, loader.plan.incremental.early) and each block as soon as its part is:
 `record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
 `[ref, entity, key, action, payload, source, row, live_id, changes, status_path, depends_on,
 refers_to, findings, blocked]` (source as [file, sheet, cell, row, repeat]; changes as
@@ -86,7 +86,7 @@ def block_digest(
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
     `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
-    block's very object), not hashed again: those planned while pages still came in (loader.plan.early).
+    block's very object), not hashed again: those planned while pages still came in (loader.plan.incremental.early).
     `give_way` is called after each record hashed here (`loader.event_loop`).
     """
     hasher = hashlib.sha256(_encode(_block_head(block)))

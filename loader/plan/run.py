@@ -2,8 +2,8 @@
 
 The I/O around the pure planner. Live data comes from list requests only, one traversal per
 collection, all collections concurrently and while the sheets are being read; each part of the plan
-(`loader.plan.components`) is diffed in a worker thread: its records that can be are planned as the
-pages come in (`loader.plan.early`), the rest as soon as the collections it reads are in, while
+(`loader.plan.incremental.parts`) is diffed in a worker thread: its records that can be are planned as the
+pages come in (`loader.plan.incremental.early`), the rest as soon as the collections it reads are in, while
 other collections are still arriving:
 
     async with ApiClient(env, config.profile) as client:
@@ -28,12 +28,12 @@ from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
-from loader.plan.components import PlanPart, joined_plan, plan_parts, with_groups
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
-from loader.plan.early import EarlyDrafter
+from loader.plan.incremental.early import EarlyDrafter
+from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
+from loader.plan.incremental.reading import read_off_loop
 from loader.plan.model import Plan
-from loader.plan.reading import read_off_loop
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
 from loader.source.sources import SourceSet, load_mappings
@@ -53,7 +53,7 @@ class PlanRun:
     total_s: float
     request_counts: Mapping[str, int] = field(default_factory=dict)  # requests this plan sent, by method
     digesting_s: float = 0.0  # the plan's digest, after the diff (within total_s)
-    early_records: int = 0  # records planned before their part's last page came in (loader.plan.early)
+    early_records: int = 0  # records planned before their part's last page came in (loader.plan.incremental.early)
 
     def __repr__(self) -> str:
         # Short on purpose: Python 3.11's asyncio.run formats the repr of a coroutine's result while
@@ -74,7 +74,7 @@ async def run_plan(
     counts (for the plan command's -v and the benchmark).
 
     `read_in_child`: read the sources in a child process (True), in a thread (False), or decide by
-    their size (None, see loader.plan.reading).
+    their size (None, see loader.plan.incremental.reading).
     """
     profile = config.profile
     paths = [Path(p) for p in mapping_paths]
@@ -256,7 +256,7 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
 
 class _Diffing:
     """Diffs the plan's parts one at a time, each as soon as its collections are in, in a worker thread
-    so the event loop keeps fetching the rest meanwhile (see loader.plan.components)."""
+    so the event loop keeps fetching the rest meanwhile (see loader.plan.incremental.parts)."""
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay):
         self._blocks = blocks
@@ -272,7 +272,7 @@ class _Diffing:
     async def part(self, part: PlanPart, collections: _Collections) -> Plan:
         drafter = None
         if not collections.done(part.entities):
-            # Records planned while the part's last pages come in (loader.plan.early), each time some came.
+            # Records planned while the part's last pages come in (loader.plan.incremental.early), each time some came.
             changed = collections.watch()
             blocks = part.blocks_of(self._blocks)
             async with self._one_at_a_time:

@@ -39,7 +39,7 @@ def child(root: Path) -> None:
     from loader.source.sources import read_sources
 
     profile = load_config(None).profile
-    gc.disable()  # as the reading child process of a plan runs it (loader.plan.reading)
+    gc.disable()  # as the reading child process of a plan runs it (loader.plan.incremental.reading)
     started, cpu = time.perf_counter(), time.process_time()
     sources = read_sources([Path("curriculum.yaml"), Path("applicants.yaml")], profile)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -190,7 +190,7 @@ def test_a_block_digest_is_its_heads_text_and_its_records_hashes_in_ref_order() 
         head = orjson.dumps(digests._block_head(one), option=orjson.OPT_SORT_KEYS)
         expected = hashlib.sha256(head + b"".join(hashlib.sha256(t).digest() for t in texts)).hexdigest()
         assert block_digest(one) == expected
-        # some records hashed before (as loader.plan.early does): none, every other one, all of them
+        # some records hashed before (as loader.plan.incremental.early does): none, every other one, all of them
         for known in ({}, {id(r): (r, record_hash(r)) for r in one.records[::2]},
                       {id(r): (r, record_hash(r)) for r in one.records}):
             assert block_digest(one, known) == expected

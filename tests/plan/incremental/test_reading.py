@@ -11,7 +11,7 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
-from loader.plan.reading import CHUNK_RECORDS, read_off_loop, source_bytes, split_for_children
+from loader.plan.incremental.reading import CHUNK_RECORDS, read_off_loop, source_bytes, split_for_children
 from loader.source.sources import load_mappings, read_sources
 
 

@@ -12,9 +12,9 @@ from helpers.worlds import desired, worlds
 from hypothesis import given, settings
 
 from loader.api.client import ApiClient
-from loader.plan.components import joined_plan, plan_parts
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
+from loader.plan.incremental.parts import joined_plan, plan_parts
 from loader.plan.model import Plan
 from loader.profile import load_profile
 from loader.sandbox.server import SandboxOptions, serve_in_thread

@@ -1,4 +1,4 @@
-"""Records planned while their part's collections still arrive (loader.plan.early) get the plan made at the end."""
+"""Early drafts (loader.plan.incremental.early) are the plans made at the end, however the pages come in."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loader.api.client import ApiClient
-from loader.plan.components import joined_plan, plan_parts
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
-from loader.plan.early import EarlyDrafter
+from loader.plan.incremental.early import EarlyDrafter
+from loader.plan.incremental.parts import joined_plan, plan_parts
 from loader.plan.model import Action, Plan
 from loader.profile import load_profile
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread

@@ -31,7 +31,7 @@ B = TypeVar("B", bound=BlockInput)
 @dataclass(frozen=True)
 class PlanPart:
     """Blocks (by their index, in order) planned together, the live collections their plan reads, and
-    the entities each of its blocks' entities refers to (what `loader.plan.early` waits for)."""
+    the entities each of its blocks' entities refers to (what `loader.plan.incremental.early` waits for)."""
 
     indexes: tuple[int, ...]
     entities: tuple[str, ...]
