@@ -20,6 +20,7 @@ from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import CUSTOM, FieldRules, plan_fields, reference_cell
+from loader.plan.makers import record_plan
 from loader.plan.model import (
     Action,
     BlockedRow,
@@ -28,7 +29,6 @@ from loader.plan.model import (
     Plan,
     RecordPlan,
     SourceReading,
-    record_plan,
 )
 from loader.plan.resolve import (
     Entry,

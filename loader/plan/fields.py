@@ -16,7 +16,8 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.compare import merge_labels, normalise, same, sorted_list
-from loader.plan.model import FieldChange, PendingId, field_change
+from loader.plan.makers import field_change
+from loader.plan.model import FieldChange, PendingId
 from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.profile import EntityProfile, Reference
 from loader.source.records import DesiredRecord, Ref, display_value, quoted

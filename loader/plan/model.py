@@ -1,20 +1,19 @@
 """The plan as values: what will change, per block and per record.
 
-`loader.plan` computes a Plan (pure); reports render it; `loader.apply` executes it.
-`plan_to_dict` / `plan_from_dict` are the plan.json form (schemas/plan.schema.json).
+`loader.plan.diff` computes a Plan (pure); reports render it; `loader.apply` executes it.
+Its plan.json form is `loader.plan.plan_dict`; the planner makes its records with the fast makers
+of `loader.plan.makers`, which give these very values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef, place_from_dict, place_to_dict
-
-PLAN_FORMAT_VERSION = 1
+from loader.places import CellRef
 
 
 class Action(StrEnum):
@@ -42,18 +41,6 @@ class FieldChange:
     pii: bool = False
 
 
-def field_change(field: str, old: Any, new: Any, pii: bool = False) -> FieldChange:
-    """FieldChange(field, old, new, pii), made the fast way (see `record_plan`)."""
-    made = object.__new__(FieldChange)
-    put_field, put_old, put_new, put_pii = _FIELD_CHANGE_SLOTS
-    put_field(made, field)
-    put_old(made, old)
-    put_new(made, new)
-    put_pii(made, pii)
-    return made
-
-
-_FIELD_CHANGE_SLOTS = tuple(FieldChange.__dict__[f.name].__set__ for f in fields(FieldChange))
 
 
 @dataclass(frozen=True)
@@ -106,30 +93,6 @@ class RecordPlan:
     def has_changes(self) -> bool:
         return self.action is not Action.UNCHANGED or bool(self.status_path)
 
-
-def record_plan(
-    ref: str, block: str, entity: str, key: tuple[Any, ...], action: Action, payload: Mapping[str, Any],
-    source: CellRef, live_id: str | None, live_updated_time: int | None, changes: tuple[FieldChange, ...],
-    status_path: tuple[str, ...], depends_on: tuple[str, ...], findings: tuple[Finding, ...], row: int | None,
-    refers_to: tuple[str, ...], also_rows: tuple[tuple[str, int], ...], /,
-) -> RecordPlan:
-    """RecordPlan(...) not yet blocked, made the fast way: the planner makes one per desired record.
-
-    A frozen dataclass's __init__ sets each field through object.__setattr__ (here about 3.5 µs for
-    RecordPlan's 17 fields); this sets its slots directly. The instance is the same;
-    tests/plan/test_model_makers.py checks that every field is filled, in order. Slots, not a
-    __dict__: a filled __dict__ took more than twice the memory.
-    """
-    made = object.__new__(RecordPlan)
-    put = _RECORD_PLAN_SLOTS  # one setter per field, in field order (a loop over them cost 1.3 µs more)
-    put[0](made, ref), put[1](made, block), put[2](made, entity), put[3](made, key), put[4](made, action)
-    put[5](made, payload), put[6](made, source), put[7](made, live_id), put[8](made, live_updated_time)
-    put[9](made, changes), put[10](made, status_path), put[11](made, depends_on), put[12](made, findings)
-    put[13](made, False), put[14](made, row), put[15](made, refers_to), put[16](made, also_rows)
-    return made
-
-
-_RECORD_PLAN_SLOTS = tuple(RecordPlan.__dict__[f.name].__set__ for f in fields(RecordPlan))
 
 
 @dataclass(frozen=True)
@@ -210,190 +173,3 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(r.has_changes and not r.blocked for r in self.records())
-
-
-# ---- plan.json ---------------------------------------------------------------------------
-
-
-def _encode(value: Any) -> Any:
-    if isinstance(value, PendingId):
-        return {"$pending": value.ref}
-    if isinstance(value, Mapping):
-        return {k: _encode(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
-    return value
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        if set(value) == {"$pending"}:
-            return PendingId(value["$pending"])
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def _finding_to_dict(f: Finding) -> dict[str, Any]:
-    where = None if f.where is None else place_to_dict(f.where)
-    return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
-
-
-def record_to_dict(r: RecordPlan) -> dict[str, Any]:
-    return {
-        "ref": r.ref,
-        "block": r.block,
-        "entity": r.entity,
-        "key": _encode(list(r.key)),
-        "action": r.action.value,
-        "payload": _encode(r.payload),
-        "source": place_to_dict(r.source),
-        "row": r.row,
-        "live_id": r.live_id,
-        "live_updated_time": r.live_updated_time,
-        "changes": [
-            {"field": c.field, "old": _encode(c.old), "new": _encode(c.new), "pii": c.pii}
-            for c in r.changes
-        ],
-        "status_path": list(r.status_path),
-        "depends_on": list(r.depends_on),
-        "refers_to": list(r.refers_to),
-        "findings": [_finding_to_dict(f) for f in r.findings],
-        "blocked": r.blocked,
-    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {})
-
-
-def _reading_to_dict(reading: SourceReading) -> dict[str, Any]:
-    return {"header_row": reading.header_row, "encoding": reading.encoding, "delimiter": reading.delimiter}
-
-
-def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
-    """A plan made before blocks recorded how they were read gets the defaults."""
-    if not d:
-        return SourceReading()
-    return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
-
-
-def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
-    return {
-        "source": place_to_dict(b.source),
-        "row": b.row,
-        "key": None if b.key is None else _encode(list(b.key)),
-        "live_id": b.live_id,
-        "errors": [_finding_to_dict(f) for f in b.errors],
-    }
-
-
-def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
-    return {**plan_head_to_dict(plan), "blocks": [block_to_dict(b, [record_to_dict(r) for r in b.records])
-                                                  for b in plan.blocks]}
-
-
-def plan_head_to_dict(plan: Plan) -> dict[str, Any]:
-    """`plan_to_dict` up to its blocks (the writer of plan.json adds them a block at a time)."""
-    return {
-        "format": PLAN_FORMAT_VERSION,
-        "environment": plan.environment,
-        "env_name": plan.env_name,
-        "api_version": plan.api_version,
-        "base_url": plan.base_url,
-        "created_at": plan.created_at,
-        "fingerprints": dict(sorted(plan.fingerprints.items())),
-        "findings": [_finding_to_dict(f) for f in plan.findings],
-        "extra": _encode(plan.extra),
-    }
-
-
-def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
-    """A block's plan.json form, with `records` as given (their forms, or a stand-in for them)."""
-    return {
-        "name": b.name,
-        "entity": b.entity,
-        "source_file": b.source_file,
-        "sheet": b.sheet,
-        "not_in_source": b.not_in_source,
-        "not_in_source_records": [{"key": _encode(list(n.key)), "id": n.id} for n in b.not_in_source_records],
-        "blocked_rows": [_blocked_row_to_dict(r) for r in b.blocked_rows],
-        "key_fields": list(b.key_fields),
-        "reading": _reading_to_dict(b.reading),
-        "findings": [_finding_to_dict(f) for f in b.findings],
-        "records": records,
-    }
-
-
-def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
-    where = d.get("where")
-    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where))
-
-
-def _row_place(data: Mapping[str, Any]) -> CellRef:
-    place = place_from_dict(data)
-    return place if isinstance(place, CellRef) else CellRef(place.file)
-
-
-def plan_from_dict(data: Mapping[str, Any]) -> Plan:
-    """Inverse of plan_to_dict. The caller validates `data` against plan.schema.json first."""
-    blocks = tuple(
-        BlockPlan(
-            name=b["name"],
-            entity=b["entity"],
-            source_file=b["source_file"],
-            sheet=b.get("sheet"),
-            not_in_source_records=tuple(
-                NotInSource(tuple(_decode(n["key"])), n["id"]) for n in b.get("not_in_source_records", ())
-            ),
-            blocked_rows=tuple(
-                BlockedRow(
-                    source=_row_place(r["source"]),
-                    row=r.get("row"),
-                    key=None if r.get("key") is None else tuple(_decode(r["key"])),
-                    live_id=r.get("live_id"),
-                    errors=tuple(_finding_from_dict(f) for f in r.get("errors", ())),
-                )
-                for r in b.get("blocked_rows", ())
-            ),
-            key_fields=tuple(b.get("key_fields", ())),
-            reading=_reading_from_dict(b.get("reading")),
-            findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
-            records=tuple(
-                RecordPlan(
-                    ref=r["ref"],
-                    block=r["block"],
-                    entity=r["entity"],
-                    key=tuple(_decode(r["key"])),
-                    action=Action(r["action"]),
-                    payload=_decode(r["payload"]),
-                    source=_row_place(r["source"]),
-                    row=r.get("row"),
-                    live_id=r.get("live_id"),
-                    live_updated_time=r.get("live_updated_time"),
-                    changes=tuple(
-                        FieldChange(c["field"], _decode(c["old"]), _decode(c["new"]), c.get("pii", False))
-                        for c in r.get("changes", ())
-                    ),
-                    status_path=tuple(r.get("status_path", ())),
-                    depends_on=tuple(r.get("depends_on", ())),
-                    refers_to=tuple(r.get("refers_to", ())),
-                    findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
-                    blocked=r.get("blocked", False),
-                    also_rows=tuple((block, row) for block, row in r.get("also_rows", ())),
-                )
-                for r in b["records"]
-            ),
-        )
-        for b in data["blocks"]
-    )
-    return Plan(
-        environment=data["environment"],
-        env_name=data.get("env_name", "sandbox"),
-        api_version=data.get("api_version"),
-        base_url=data["base_url"],
-        created_at=data.get("created_at"),
-        fingerprints=dict(data.get("fingerprints", {})),
-        findings=tuple(_finding_from_dict(f) for f in data.get("findings", ())),
-        extra=_decode(data.get("extra", {})),
-        digest=data.get("digest"),
-        blocks=blocks,
-    )

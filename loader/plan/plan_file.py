@@ -23,15 +23,8 @@ from loader.files.package_data import schema as package_schema
 from loader.files.private import open_private
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_record
-from loader.plan.model import (
-    BlockPlan,
-    Plan,
-    RecordPlan,
-    block_to_dict,
-    plan_from_dict,
-    plan_head_to_dict,
-    record_to_dict,
-)
+from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.plan.plan_dict import block_to_dict, plan_from_dict, plan_head_to_dict, record_to_dict
 
 T = TypeVar("T")
 MAX_PLAN_BYTES = 1024 * 1024 * 1024  # plans of a million records stay well below

@@ -21,7 +21,8 @@ from loader.config import load_config
 from loader.errors import EXIT_ERROR, EXIT_OK, PlanError, UsageError
 from loader.files.fingerprints import fingerprint_inputs
 from loader.places import place_from_dict
-from loader.plan.model import Action, plan_to_dict
+from loader.plan.model import Action
+from loader.plan.plan_dict import plan_to_dict
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 SEED = {

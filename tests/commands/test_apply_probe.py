@@ -14,7 +14,7 @@ from helpers.apply import loader_yaml_for, make_plan, record
 from loader.cli import main
 from loader.errors import EXIT_OK
 from loader.files.fingerprints import fingerprint_inputs
-from loader.plan.model import plan_to_dict
+from loader.plan.plan_dict import plan_to_dict
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 TAGS = 250  # three pages of 100

@@ -13,7 +13,8 @@ from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.model import Action, NotInSource, PendingId, Plan, RecordPlan, plan_from_dict, plan_to_dict
+from loader.plan.model import Action, NotInSource, PendingId, Plan, RecordPlan
+from loader.plan.plan_dict import plan_from_dict, plan_to_dict
 from loader.plan.resolve import show_key
 from loader.profile import load_profile
 from loader.source.block_reader import LeftOut

@@ -15,7 +15,8 @@ from loader.errors import PlanError
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.masking import masked_plan
-from loader.plan.model import PendingId, Plan, plan_from_dict, plan_to_dict
+from loader.plan.model import PendingId, Plan
+from loader.plan.plan_dict import plan_from_dict, plan_to_dict
 from loader.plan.plan_file import plan_json_text, read_plan_json, validation_errors, write_plan_json
 from loader.profile import load_profile
 from loader.source.records import Ref

@@ -1,0 +1,212 @@
+"""The plan.json form of a plan (schemas/plan.schema.json): plain dicts and back.
+
+`plan_to_dict` / `plan_from_dict` are each other's inverse; `loader.plan.plan_file` writes and
+reads the file (a record at a time, its PII masked, checked against the schema).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loader.findings import Finding
+from loader.places import CellRef, place_from_dict, place_to_dict
+from loader.plan.model import (
+    Action,
+    BlockedRow,
+    BlockPlan,
+    FieldChange,
+    NotInSource,
+    PendingId,
+    Plan,
+    RecordPlan,
+    SourceReading,
+)
+
+PLAN_FORMAT_VERSION = 1
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, PendingId):
+        return {"$pending": value.ref}
+    if isinstance(value, Mapping):
+        return {k: _encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$pending"}:
+            return PendingId(value["$pending"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def _finding_to_dict(f: Finding) -> dict[str, Any]:
+    where = None if f.where is None else place_to_dict(f.where)
+    return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
+
+
+def record_to_dict(r: RecordPlan) -> dict[str, Any]:
+    return {
+        "ref": r.ref,
+        "block": r.block,
+        "entity": r.entity,
+        "key": _encode(list(r.key)),
+        "action": r.action.value,
+        "payload": _encode(r.payload),
+        "source": place_to_dict(r.source),
+        "row": r.row,
+        "live_id": r.live_id,
+        "live_updated_time": r.live_updated_time,
+        "changes": [
+            {"field": c.field, "old": _encode(c.old), "new": _encode(c.new), "pii": c.pii}
+            for c in r.changes
+        ],
+        "status_path": list(r.status_path),
+        "depends_on": list(r.depends_on),
+        "refers_to": list(r.refers_to),
+        "findings": [_finding_to_dict(f) for f in r.findings],
+        "blocked": r.blocked,
+    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {})
+
+
+def _reading_to_dict(reading: SourceReading) -> dict[str, Any]:
+    return {"header_row": reading.header_row, "encoding": reading.encoding, "delimiter": reading.delimiter}
+
+
+def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
+    """A plan made before blocks recorded how they were read gets the defaults."""
+    if not d:
+        return SourceReading()
+    return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
+
+
+def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
+    return {
+        "source": place_to_dict(b.source),
+        "row": b.row,
+        "key": None if b.key is None else _encode(list(b.key)),
+        "live_id": b.live_id,
+        "errors": [_finding_to_dict(f) for f in b.errors],
+    }
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The plan.json form. PII values in `changes` are expected to be masked by the caller."""
+    return {**plan_head_to_dict(plan), "blocks": [block_to_dict(b, [record_to_dict(r) for r in b.records])
+                                                  for b in plan.blocks]}
+
+
+def plan_head_to_dict(plan: Plan) -> dict[str, Any]:
+    """`plan_to_dict` up to its blocks (the writer of plan.json adds them a block at a time)."""
+    return {
+        "format": PLAN_FORMAT_VERSION,
+        "environment": plan.environment,
+        "env_name": plan.env_name,
+        "api_version": plan.api_version,
+        "base_url": plan.base_url,
+        "created_at": plan.created_at,
+        "fingerprints": dict(sorted(plan.fingerprints.items())),
+        "findings": [_finding_to_dict(f) for f in plan.findings],
+        "extra": _encode(plan.extra),
+    }
+
+
+def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
+    """A block's plan.json form, with `records` as given (their forms, or a stand-in for them)."""
+    return {
+        "name": b.name,
+        "entity": b.entity,
+        "source_file": b.source_file,
+        "sheet": b.sheet,
+        "not_in_source": b.not_in_source,
+        "not_in_source_records": [{"key": _encode(list(n.key)), "id": n.id} for n in b.not_in_source_records],
+        "blocked_rows": [_blocked_row_to_dict(r) for r in b.blocked_rows],
+        "key_fields": list(b.key_fields),
+        "reading": _reading_to_dict(b.reading),
+        "findings": [_finding_to_dict(f) for f in b.findings],
+        "records": records,
+    }
+
+
+def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
+    where = d.get("where")
+    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where))
+
+
+def _row_place(data: Mapping[str, Any]) -> CellRef:
+    place = place_from_dict(data)
+    return place if isinstance(place, CellRef) else CellRef(place.file)
+
+
+def plan_from_dict(data: Mapping[str, Any]) -> Plan:
+    """Inverse of plan_to_dict. The caller validates `data` against plan.schema.json first."""
+    return Plan(
+        environment=data["environment"],
+        env_name=data.get("env_name", "sandbox"),
+        api_version=data.get("api_version"),
+        base_url=data["base_url"],
+        created_at=data.get("created_at"),
+        fingerprints=dict(data.get("fingerprints", {})),
+        findings=tuple(_finding_from_dict(f) for f in data.get("findings", ())),
+        extra=_decode(data.get("extra", {})),
+        digest=data.get("digest"),
+        blocks=tuple(_block_from_dict(b) for b in data["blocks"]),
+    )
+
+
+def _block_from_dict(b: Mapping[str, Any]) -> BlockPlan:
+    return BlockPlan(
+        name=b["name"],
+        entity=b["entity"],
+        source_file=b["source_file"],
+        sheet=b.get("sheet"),
+        not_in_source_records=tuple(
+            NotInSource(tuple(_decode(n["key"])), n["id"]) for n in b.get("not_in_source_records", ())
+        ),
+        blocked_rows=tuple(_blocked_row_from_dict(r) for r in b.get("blocked_rows", ())),
+        key_fields=tuple(b.get("key_fields", ())),
+        reading=_reading_from_dict(b.get("reading")),
+        findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
+        records=tuple(_record_from_dict(r) for r in b["records"]),
+    )
+
+
+def _blocked_row_from_dict(r: Mapping[str, Any]) -> BlockedRow:
+    return BlockedRow(
+        source=_row_place(r["source"]),
+        row=r.get("row"),
+        key=None if r.get("key") is None else tuple(_decode(r["key"])),
+        live_id=r.get("live_id"),
+        errors=tuple(_finding_from_dict(f) for f in r.get("errors", ())),
+    )
+
+
+def _record_from_dict(r: Mapping[str, Any]) -> RecordPlan:
+    return RecordPlan(
+        ref=r["ref"],
+        block=r["block"],
+        entity=r["entity"],
+        key=tuple(_decode(r["key"])),
+        action=Action(r["action"]),
+        payload=_decode(r["payload"]),
+        source=_row_place(r["source"]),
+        row=r.get("row"),
+        live_id=r.get("live_id"),
+        live_updated_time=r.get("live_updated_time"),
+        changes=tuple(
+            FieldChange(c["field"], _decode(c["old"]), _decode(c["new"]), c.get("pii", False))
+            for c in r.get("changes", ())
+        ),
+        status_path=tuple(r.get("status_path", ())),
+        depends_on=tuple(r.get("depends_on", ())),
+        refers_to=tuple(r.get("refers_to", ())),
+        findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
+        blocked=r.get("blocked", False),
+        also_rows=tuple((block, row) for block, row in r.get("also_rows", ())),
+    )
