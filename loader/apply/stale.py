@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from loader.live_records import updated_time
 from loader.plan.model import Plan, RecordPlan
 
 
@@ -21,14 +22,6 @@ class ListClient(Protocol):
 def records_to_check(plan: Plan) -> tuple[RecordPlan, ...]:
     """Records the plan will change that exist live (updates and status steps)."""
     return tuple(r for r in plan.records() if r.live_id and r.has_changes and not r.blocked and not r.errors)
-
-
-def updated_time(record: Mapping[str, Any]) -> Any:
-    metadata = record.get("metadata")
-    if not isinstance(metadata, Mapping):
-        return None
-    updated = metadata.get("updated")
-    return updated.get("time") if isinstance(updated, Mapping) else None
 
 
 def _when(epoch_ms: Any) -> str:

@@ -28,6 +28,7 @@ from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
+from loader.live_records import updated_time
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
 from loader.plan.incremental.early import EarlyDrafter
@@ -348,11 +349,8 @@ async def _read(
 def _slim(record: dict[str, Any]) -> dict[str, Any]:
     """The record without the metadata a plan never reads (who created and updated it): at 100,000
     records the audit users are a large share of the memory a plan takes."""
-    metadata = record.get("metadata")
-    if isinstance(metadata, dict):
-        updated = metadata.get("updated")
-        time_ms = updated.get("time") if isinstance(updated, dict) else None
-        record["metadata"] = {"updated": {"time": time_ms}}
+    if isinstance(record.get("metadata"), dict):
+        record["metadata"] = {"updated": {"time": updated_time(record)}}
     return record
 
 

@@ -34,15 +34,32 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/t
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from loader.event_loop import GiveWay, never_give_way
-from loader.plan.diff import BlockInput, EarlyDrafts, draft_early, merged_entries
+from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
+from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import RecordPlan
+from loader.plan.record import ReferenceCells, plan_record
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
+from loader.source.records import Ref
+
+
+@dataclass
+class EarlyDrafts:
+    """Record plans made before the plan's last live records came in, each one the plan
+    `plan_changes` makes of its entry: by entry position in `merged.entries`."""
+
+    merged: Merged
+    # The claims on each unique group's values (profile.unique_groups, in order), live records added
+    # as they came in.
+    claims: list[UniqueClaims]
+    plans: dict[int, RecordPlan] = field(default_factory=dict)
+    references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
 
 
 class EarlyDrafter:
@@ -236,6 +253,26 @@ class EarlyDrafter:
         if rules is None:
             rules = self._rules[entity] = FieldRules(self._profile.entity(entity))
         return rules
+
+
+def draft_early(
+    early: EarlyDrafts, position: int, live: LiveRecord | None, resolver: Resolver, rules: FieldRules
+) -> RecordPlan | None:
+    """The plan of entry `position` against `live`, its match, noted in `early`: the plan `plan_changes`
+    will make of it, when `resolver` has whole every collection the entry's references can reach. A
+    draft that showed a live id no record of `resolver` has (one of a collection still arriving) is
+    not noted: it is planned at the end (None)."""
+    entry = early.merged.entries[position]
+    referring = ReferenceCells()
+    misses = resolver.label_misses
+    plan = plan_record(entry, live, resolver, rules, early.merged.findings.get(entry.ref, ()), (), referring)
+    if resolver.label_misses != misses:
+        return None
+    early.plans[position] = plan
+    references = referring.taken(entry.ref)
+    if references is not None:
+        early.references[position] = references
+    return plan
 
 
 def _reach(entity: str, refers: Mapping[str, frozenset[str]]) -> frozenset[str]:

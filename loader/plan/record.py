@@ -1,0 +1,128 @@
+"""One desired record's plan against its live match: create, update or unchanged, with its findings.
+
+Pure. `plan_record` is what `loader.plan.diff` does for each entry (and `loader.plan.incremental.early`
+for those it drafts before the last pages): its fields compared (`loader.plan.fields`), the
+findings of its source rows added (values they disagree on, codes other records claim), and a
+near-duplicate warning for a create whose key a live record has but for case and spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loader.findings import Finding
+from loader.live_records import updated_time
+from loader.places import CellRef
+from loader.plan.fields import FieldRules, plan_fields, reference_cell
+from loader.plan.makers import record_plan
+from loader.plan.model import Action, RecordPlan
+from loader.plan.resolve import Entry, LiveRecord, Resolver, all_text, show_key
+from loader.source.records import DesiredRecord, Ref, display_value
+
+
+def plan_record(
+    entry: Entry, live: LiveRecord | None, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding],
+    clashes: Sequence[str], referring: ReferenceCells,
+) -> RecordPlan:
+    """The record's plan against `live`, its match; its references to records this plan creates noted in `referring`."""
+    rec = entry.record
+    findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
+    if live is None:
+        near = resolver.near_duplicate(entry)
+        if near is not None:
+            findings = [*(findings or ()), _near_duplicate(entry, near)]
+    fp = plan_fields(rec, live, rules, resolver)
+    if fp.depends_at:
+        referring.add(entry.ref, rec, fp.depends_at)
+    if fp.findings:
+        findings = [*(findings or ()), *fp.findings]
+    if live is None:
+        action, live_id, updated = _CREATE, None, None
+    else:
+        action = _UPDATE if fp.payload or fp.status_changed else _UNCHANGED
+        live_id = live.get("id")
+        live_id = str(live_id) if live_id else None
+        updated = updated_time(live)
+    also_rows = tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None) if rec.also_rows else ()
+    return record_plan(  # positionally, in RecordPlan's field order: a call with 16 keywords costs twice as much
+        entry.ref,
+        rec.block,
+        rec.entity,
+        rec.key if entry.exact_key is rec.key else _plan_key(rec.key),  # a key of texts is its own exact key
+        action,
+        fp.payload,
+        rec.row,
+        live_id,
+        updated,
+        tuple(fp.changes),
+        fp.status_path,
+        fp.depends_on,
+        tuple(findings) if findings else (),
+        rec.row.row,
+        fp.refers_to,
+        also_rows,
+    )
+
+
+class ReferenceCells:
+    """The cell of each reference to a record this plan creates, per record, as refuse_cycles asks for them.
+
+    The cells are worked out when asked for, and it asks only for records on a reference cycle.
+    """
+
+    def __init__(self) -> None:
+        self._references: dict[str, tuple[DesiredRecord, Mapping[str, tuple[Ref, str]]]] = {}
+
+    def add(self, ref: str, record: DesiredRecord, references: Mapping[str, tuple[Ref, str]]) -> None:
+        self._references[ref] = (record, references)
+
+    def taken(self, ref: str) -> Mapping[str, tuple[Ref, str]] | None:
+        """The references noted for `ref` (None: none), no longer noted here."""
+        noted = self._references.pop(ref, None)
+        return None if noted is None else noted[1]
+
+    def cells(self, ref: str) -> Mapping[str, CellRef]:
+        """Dependency ref -> the cell of the record's reference to it (asked only of a record that has one)."""
+        record, references = self._references[ref]
+        return {dep: reference_cell(reference, record, name) for dep, (reference, name) in references.items()}
+
+
+# An Enum member looked up on its class costs about three plain attribute lookups (see loader.plan.fields).
+_CREATE, _UPDATE, _UNCHANGED = Action.CREATE, Action.UPDATE, Action.UNCHANGED
+
+
+def _source_findings(entry: Entry, merge_findings: Sequence[Finding], clashes: Sequence[str]) -> list[Finding]:
+    """The findings of the record's source rows: values its rows disagree on, codes other records claim."""
+    rec = entry.record
+    findings = list(merge_findings)
+    if clashes:
+        key_cell = rec.place(entry.key_fields[0]) if entry.key_fields else rec.row
+        findings += [Finding("error", "code-in-use", message, key_cell) for message in clashes]
+    return findings
+
+
+def _plan_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key as the plan shows it: references by their values (a key of texts as it is)."""
+    if all_text(key):
+        return key if type(key) is tuple else tuple(key)
+    return tuple([p if type(p) is str else key_json(p) for p in key])
+
+
+def key_json(part: Any) -> Any:
+    if isinstance(part, Ref):
+        return part.values[0] if len(part.values) == 1 else list(part.values)
+    return part
+
+
+def _near_duplicate(entry: Entry, near: LiveRecord) -> Finding:
+    rec = entry.record
+    desired = [display_value(p) for p in rec.key]
+    found = [near.get(f) for f in entry.key_fields]
+    if len(entry.key_fields) == 1:
+        message = f"will create {desired[0]!r}; a live {rec.entity} has {entry.key_fields[0]} {found[0]!r}"
+    else:
+        shown = ", ".join(f"{f}={v!r}" for f, v in zip(entry.key_fields, found, strict=True))
+        message = f"will create {rec.entity} {show_key(rec.key)!r}; a live {rec.entity} has {shown}"
+    where = rec.place(entry.key_fields[-1] if len(entry.key_fields) > 1 else entry.key_fields[0])
+    return Finding("warning", "near-duplicate-key", message + " (keys match exactly: check the case and spaces)", where)
