@@ -3,70 +3,29 @@
 Pure. Applies the profile's rules of contract section 5: only managed fields, custom attributes per
 label (an update sends the live map with the managed labels changed, because PATCH replaces the
 map), set-like lists, read-only / create-only / immutable / forbidden / only_when fields, status
-paths, and references (resolved by `loader.resolve.Resolver`).
+paths (`loader.plan.status`), and references (resolved by `loader.plan.resolve.Resolver`). Whether a
+value is the live one, and the form it is sent in, is `loader.plan.field_values`'s; what the
+comparison gives is a `loader.plan.field_plan.FieldPlan`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from types import MappingProxyType
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.compare import merge_labels, normalise, same, sorted_list
+from loader.plan.compare import merge_labels, same
+from loader.plan.field_plan import FieldPlan
+from loader.plan.field_values import same_as_live, send_form, unshape
 from loader.plan.makers import field_change
-from loader.plan.model import FieldChange, PendingId
 from loader.plan.resolve import LiveRecord, Resolver, all_text
+from loader.plan.status import check_only_when, plan_status
 from loader.profile import EntityProfile, Reference
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 
 CUSTOM = "custom_attributes"
-
-
-class FieldPlan:
-    """What comparing one record's fields gives (built up, then frozen into a RecordPlan).
-
-    A plain class with slots: one is made per desired record. What most records have none of
-    (findings, dependencies, references to records of this plan) starts as an empty tuple and
-    grows by a new one, rather than a list made for every record and copied into a tuple after.
-    """
-
-    __slots__ = ("changes", "depends_at", "depends_on", "findings", "payload", "refers_to", "status_changed",
-                 "status_path")
-
-    def __init__(self) -> None:
-        self.payload: dict[str, Any] = {}
-        self.changes: list[FieldChange] = []
-        self.findings: tuple[Finding, ...] = ()
-        self.depends_on: tuple[str, ...] = ()
-        # dependency ref -> the reference naming it and its field, for `reference_cell` (worked out
-        # only for a record on a cycle: making each cell took 2% of the diff)
-        self.depends_at: Mapping[str, tuple[Ref, str]] = _NO_REFERENCES
-        self.refers_to: tuple[str, ...] = ()  # records of this plan referred to by their live id
-        self.status_path: tuple[str, ...] = ()
-        self.status_changed = False
-
-    def add_finding(self, finding: Finding) -> None:
-        self.findings = (*self.findings, finding)
-
-    def add_dependency(self, ref: str, reference: Ref, name: str) -> None:
-        """The record waits for `ref`, a record this plan creates, named by `reference` in field `name`.
-
-        The first reference naming it is kept.
-        """
-        if ref not in self.depends_on:
-            self.depends_on = (*self.depends_on, ref)
-            self.depends_at = {**self.depends_at, ref: (reference, name)}
-
-    def add_reference(self, ref: str) -> None:
-        """The record refers to `ref`, a live record of this plan (a stale check)."""
-        if ref not in self.refers_to:
-            self.refers_to = (*self.refers_to, ref)
-
-
-_NO_REFERENCES: Mapping[str, tuple[Ref, str]] = MappingProxyType({})
 
 
 class FieldKind(Enum):
@@ -135,7 +94,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
             live_value = live.get(name)
             if desired == live_value and (type(desired) is str or (type(desired) is list and all_text(desired))):
                 continue  # the common cases: an unchanged text, or list of texts (what _same finds, without a call)
-            if not _same(desired, live_value, name, entity):
+            if not same_as_live(desired, live_value, name, entity):
                 _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
         elif kind is _REFERENCE:
             if type(desired) is Ref:
@@ -169,10 +128,10 @@ def _special_field(
         _custom_attributes(record, desired or {}, live, out)
         return
     if name == rules.status_field:
-        _status(entity, desired, live, _where(record, name), out)
+        plan_status(entity, desired, live, _where(record, name), out)
         return
     if name in entity.only_when and desired is not None:
-        _only_when(record, entity, name, live, _where(record, name), out)
+        check_only_when(record, entity, name, live, _where(record, name), out)
     _value_field(record, name, desired, live, entity.references.get(name), entity, resolver, out)
 
 
@@ -195,7 +154,7 @@ def _value_field(
         _created(record, name, desired, value, entity, out)
         return
     live_value = live.get(name)
-    if not _same(value, live_value, name, entity):
+    if not same_as_live(value, live_value, name, entity):
         _changed(record, name, desired, value, live_value, reference, entity, resolver, out)
 
 
@@ -232,7 +191,7 @@ def _one_reference(
     live_value = live.get(name)
     if type(value) is str and not reference.is_list and shaped == live_value:
         return  # a live id equal to live: what _same finds first
-    if not _same(shaped, live_value, name, entity):
+    if not same_as_live(shaped, live_value, name, entity):
         _changed(record, name, ref, shaped, live_value, reference, entity, resolver, out)
 
 
@@ -245,7 +204,7 @@ def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity:
         out.changes.append(field_change(name, None, desired if type(desired) is str else _shown(desired),
                                         name in record.pii))
         return
-    out.payload[name] = value if type(value) is dict else _send_form(value, name, entity)  # a dict is sent as is
+    out.payload[name] = value if type(value) is dict else send_form(value, name, entity)  # a dict is sent as is
     out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
 
 
@@ -269,7 +228,7 @@ def _changed(
                     f"source {quoted(shown, pii)}; not updated", _where(record, name))
         )
     else:
-        out.payload[name] = _send_form(value, name, entity)
+        out.payload[name] = send_form(value, name, entity)
         out.changes.append(field_change(name, old, shown, pii))
 
 
@@ -347,56 +306,10 @@ def _shape(value: Any, reference: Reference) -> Any:
     return {"id": value} if reference.shape == "object_id" else value
 
 
-def _unshape(value: Any) -> Any:
-    if isinstance(value, dict) and len(value) == 1 and "id" in value:
-        return value["id"]
-    if isinstance(value, (list, tuple)):
-        return [_unshape(v) for v in value]
-    return value
-
-
-def _same(value: Any, live_value: Any, name: str, entity: EntityProfile) -> bool:
-    # The common cases first: equal texts, and equal references {"id": text}, are the same value
-    # under every rule below (normalising equal texts gives equal forms; a one-item set of it too).
-    if type(value) is str:
-        if type(live_value) is str:
-            if value == live_value:
-                return True
-            if _as_is(value) and _as_is(live_value):
-                return False  # two different texts that normalise leaves as they are
-    elif type(value) is dict and len(value) == 1 and type(value.get("id")) is str and value == live_value:
-        return True
-    elif type(value) is list and type(live_value) is list and name in entity.set_fields and all_text(value) \
-            and all_text(live_value):
-        # set_form of each, without the general walk; equal texts are equal normalised (an applicant's
-        # deliveries in another order: 2% of the diff normalising them)
-        return set(value) == set(live_value) or _text_set(value) == _text_set(live_value)
-    plain = _unshape(value)
-    if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):
-        return False
-    return same(plain, _unshape(live_value), as_set=name in entity.set_fields)
-
-
-def _as_is(text: str) -> bool:
-    """Whether normalise(text) is text itself: neither empty nor possibly a date at midnight."""
-    return text != "" and (len(text) < 10 or text[4] != "-")
-
-
-def _text_set(texts: list[str]) -> set[Any]:
-    """set_form(texts) of a list of texts: each normalised, the empty ones left out."""
-    return {n for n in map(normalise, texts) if n is not None}
-
-
-def _send_form(value: Any, name: str, entity: EntityProfile) -> Any:
-    if name in entity.set_fields and isinstance(value, (list, tuple)):
-        return sorted_list(value)
-    return list(value) if isinstance(value, tuple) else value
-
-
 def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> Any:
     if reference is None:
         return list(value) if isinstance(value, tuple) else value
-    plain = _unshape(value)
+    plain = unshape(value)
     if isinstance(plain, list):
         return [resolver.live_label(str(v)) for v in plain]
     return resolver.live_label(str(plain)) if plain is not None else None
@@ -441,48 +354,3 @@ def _labels_unchanged(desired: Mapping[str, Any], live_labels: Mapping[str, Any]
         if type(value) is not str or type(live_value) is not str or value != live_value:
             return False
     return True
-
-
-def _status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: CellRef, out: FieldPlan) -> None:
-    rule = entity.status
-    assert rule is not None
-    if desired is None:
-        return
-    if desired not in rule.transitions:
-        known = ", ".join(rule.transitions)
-        message = f"{rule.field} {desired!r} is not one of {known}"
-        out.add_finding(Finding("error", "unknown-status", message, where))
-        return
-    current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
-    if live is None and rule.on_create:
-        out.payload[rule.field] = desired
-        out.changes.append(field_change(rule.field, None, desired))
-        return
-    path = rule.path(current, desired)
-    if path is None:
-        allowed = ", ".join(rule.transitions.get(current, ())) or "none"
-        out.add_finding(
-            Finding("error", "illegal-status-change",
-                    f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
-                    f"({current} can move to: {allowed})", where)
-        )
-        return
-    out.status_path = path
-    if live is None:
-        out.changes.append(field_change(rule.field, None, desired))
-    elif path:
-        out.status_changed = True
-        out.changes.append(field_change(rule.field, current, desired))
-
-
-def _only_when(
-    record: DesiredRecord, entity: EntityProfile, name: str, live: LiveRecord | None, where: CellRef, out: FieldPlan
-) -> None:
-    condition_field, required = entity.only_when[name]
-    actual = record.fields.get(condition_field, (live or {}).get(condition_field))
-    if actual != required:
-        out.add_finding(
-            Finding("error", "field-not-allowed",
-                    f"{name} can only be set when {condition_field} is {required} (this {entity.name}'s "
-                    f"{condition_field} is {actual})", where)
-        )
