@@ -1,0 +1,83 @@
+"""The plan's parts diffed one at a time, each as soon as its collections are in, its records drafted
+while their pages come in, in a worker thread that gives way to the event loop fetching the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from loader.event_loop import GiveWay
+from loader.plan.diff import BlockInput, PlanHeader, plan_changes
+from loader.plan.digest import block_digest
+from loader.plan.incremental.collections import LiveCollections
+from loader.plan.incremental.early import EarlyDrafter
+from loader.plan.incremental.parts import PlanPart
+from loader.plan.model import Plan
+from loader.profile import Profile
+
+
+class PartDiffing:
+    """Diffs the plan's parts one at a time, each as soon as its collections are in, in a worker thread
+    so the event loop keeps fetching the rest meanwhile (see loader.plan.incremental.parts)."""
+
+    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay):
+        self._blocks = blocks
+        self._profile = profile
+        self._header = header
+        self._give_way = give_way
+        self._one_at_a_time = asyncio.Lock()
+        self.seconds = 0.0
+        self.digesting_s = 0.0
+        self.digests: dict[int, str] = {}  # block index -> block_digest
+        self.early_records = 0
+
+    async def part(self, part: PlanPart, collections: LiveCollections) -> Plan:
+        drafter = None
+        if not collections.done(part.entities):
+            # Records planned while the part's last pages come in (loader.plan.incremental.early), each time some came.
+            changed = collections.watch()
+            blocks = part.blocks_of(self._blocks)
+            async with self._one_at_a_time:
+                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers, self._give_way)
+            since: dict[str, int] = {}
+            while not collections.done(part.entities):
+                changed.clear()
+                whole, arrived = collections.whole(part.entities), collections.arrived(part.entities, since)
+                nearly = collections.nearly_whole(part.entities)
+                async with self._one_at_a_time:
+                    await asyncio.to_thread(self._drafted, drafter, whole, arrived, nearly)
+                if not collections.done(part.entities):
+                    await changed.wait()
+        live = await collections.of(part.entities)
+        async with self._one_at_a_time:
+            return await asyncio.to_thread(self._diffed, part, live, drafter)
+
+    def _drafted(
+        self,
+        drafter: EarlyDrafter,
+        whole: dict[str, list[dict[str, Any]]],
+        arrived: dict[str, list[dict[str, Any]]],
+        nearly: set[str],
+    ) -> None:
+        started = time.perf_counter()
+        drafter.draft(whole, arrived, nearly)
+        self.seconds += time.perf_counter() - started
+
+    def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]], drafter: EarlyDrafter | None) -> Plan:
+        """In the worker thread: the part's plan, and its blocks' digests (see loader.plan.digest)."""
+        started = time.perf_counter()
+        early = drafter.settled(live) if drafter is not None else None
+        self.early_records += len(early.plans) if early is not None else 0
+        plan = plan_changes(
+            part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early, give_way=self._give_way
+        )
+        diffed = time.perf_counter()
+        known = drafter.hashes if drafter is not None else None
+        for index, block in zip(part.indexes, plan.blocks, strict=True):
+            self.digests[index] = block_digest(block, known, self._give_way)
+        self.seconds += diffed - started
+        self.digesting_s += time.perf_counter() - diffed
+        return plan
