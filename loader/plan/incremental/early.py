@@ -13,7 +13,7 @@ as pages come in), and `plan_changes(..., early=drafter.settled(live))` uses the
     plan = plan_changes(blocks, live, profile, header=header, early=drafter.settled(live))
     digests = [block_digest(block, known=drafter.hashes) for block in plan.blocks]
 
-Each early plan is the one `plan_changes` would make of its record (tests/plan/test_early.py):
+Each early plan is the one `plan_changes` would make of its record (tests/plan/incremental/test_early.py):
 - its match is the first live record with its key, as `Resolver.live_index` keeps the first of
   repeats in the order they came in. A record of a collection still arriving is planned only when
   its match comes in, and only with a key of plain values (a key holding a reference is matched at

@@ -4,7 +4,7 @@ Two blocks are in one part when their records could meet in the diff: they are o
 refers to the other's entity, or their entities share a unique group (a curriculum code is unique
 across schools, courses, programs and subjects). The diff of a part reads only its blocks and the
 live collections it needs, so planning the parts one by one gives the plan `plan_changes` gives for
-all blocks at once (tests/plan/test_components.py):
+all blocks at once (tests/plan/incremental/test_parts.py):
 
     for part in plan_parts(blocks, profile):            # in block order
         ... await the collections in part.entities, then plan_changes(part.blocks_of(blocks), ...)
