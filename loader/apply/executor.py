@@ -414,7 +414,7 @@ async def apply_plan(
     """Apply `plan` through `client`; every record of the plan gets a RecordResult.
 
     Checks (errors without --partial, --max-changes, stale records) are the caller's: see
-    `loader.apply_checks` and `loader.stale`. Setting `stop` stops dispatching; records in
+    `loader.apply.guards` and `loader.apply.stale`. Setting `stop` stops dispatching; records in
     flight finish, the rest are reported skipped and `Results.interrupted` is true.
     """
     options = options or ApplyOptions()

@@ -2,10 +2,10 @@
 
     plan = plan_changes(blocks, live, profile, header=PlanHeader(...))
 
-`blocks` are the mapping's blocks of desired records (`loader.records.BlockRecords`, or anything
+`blocks` are the mapping's blocks of desired records (`loader.source.sources.BlockRecords`, or anything
 with the same attributes); `live` maps an entity name to its live records as the list requests
-returned them. The rules are contract section 5; `loader.plan_fields` compares one record's fields,
-`loader.resolve` matches keys and resolves references.
+returned them. The rules are contract section 5; `loader.plan.fields` compares one record's fields,
+`loader.plan.resolve` matches keys and resolves references.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from loader.source.records import DesiredRecord, Ref, display_value, quoted
 
 
 class BlockInput(Protocol):
-    """What the planner needs of a block (loader.records.BlockRecords has these)."""
+    """What the planner needs of a block (loader.source.sources.BlockRecords has these)."""
 
     @property
     def block(self) -> str: ...

@@ -3,7 +3,7 @@
 Pure. Applies the profile's rules of contract section 5: only managed fields, custom attributes per
 label (an update sends the live map with the managed labels changed, because PATCH replaces the
 map), set-like lists, read-only / create-only / immutable / forbidden / only_when fields, status
-paths, and references (resolved by `loader.resolve.Resolver`).
+paths, and references (resolved by `loader.plan.resolve.Resolver`).
 """
 
 from __future__ import annotations

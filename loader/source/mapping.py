@@ -3,7 +3,7 @@
 Every node keeps its MappingPlace, so every problem names `file:line:col`. Loading never stops
 at the first problem: `load_mapping` returns the blocks it could build and every problem found;
 `read_mapping` does the same from one read of the file, with the fingerprint of the bytes it parsed.
-Columns are checked later, against the sheet's header (`loader.records`).
+Columns are checked later, against the sheet's header (`loader.source.block_reader`).
 """
 
 from __future__ import annotations
