@@ -56,7 +56,7 @@ class Header:
     """The header row of a block: where each column name is.
 
     A name that occurs more than once is in `repeated`; `Name#2` picks its second occurrence
-    (the README's way to choose one of two columns both headed `Status`).
+    (the documented way to choose one of two columns both headed `Status`).
     """
 
     row: int

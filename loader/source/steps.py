@@ -1,6 +1,6 @@
 """Value steps: one cell value -> the value a record field holds.
 
-The order (contract sections 4 and 4.1, documented for users in the README):
+The order (contract sections 4 and 4.1, documented for users in docs/mappings.md):
 transform -> replace -> pad -> split -> map/lookup -> type -> default -> pattern -> max_length.
 
 - `transform` works on the cell's text (a number's text never has a trailing ".0"); so do

@@ -22,7 +22,7 @@ from loader.report.html import write_html
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-INTERACTIVE_WITHIN_S = 15.0  # 100,000 records; measured about 2-3 s on the 2-core CI machine (see README)
+INTERACTIVE_WITHIN_S = 15.0  # 100,000 records; measured about 2-3 s on the 2-core CI machine (see docs/performance.md)
 
 
 @pytest.fixture(scope="module")

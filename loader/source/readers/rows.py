@@ -1,7 +1,7 @@
 """What every reader gives: non-blank rows of cell values, with the place of each cell.
 
 How a cell of each kind of file becomes a value is documented in the reader's module and, for
-users, in the README ("How cells are read").
+users, in docs/mappings.md ("How cells are read").
 """
 
 from __future__ import annotations

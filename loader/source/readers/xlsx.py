@@ -1,6 +1,6 @@
 """Workbooks (.xlsx, .xlsm) -> rows of cell values, read with calamine.
 
-What a cell gives (documented for users in the README):
+What a cell gives (documented for users in docs/mappings.md):
 
 - Numbers: integral numbers come back as `int` (calamine reports 101 as 101.0; we never let a
   `.0` reach a string). Numbers *displayed* with leading zeros (a number format such as "00000")
