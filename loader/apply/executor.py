@@ -307,8 +307,14 @@ class _Executor:
             attempts += 1
             conflict: Conflict | None = None
             try:
-                record_id, status = await self._post(entity, payload)
-                return record_id, attempts, False, status
+                created = await self.client.create(entity.name, payload)
+                if created.get("id"):
+                    return str(created["id"]), attempts, False, _status_of(created, entity)
+                # A success without an id (e.g. envelope names the profile gets wrong): find it by key.
+                raise OutcomeUnknown(
+                    "the service accepted the create but its answer holds no id",
+                    method=entity.create.method if entity.create else "POST", path=entity.path,
+                )
             except OutcomeUnknown as error:
                 last = last_unknown = error
             except Conflict as error:
@@ -317,7 +323,8 @@ class _Executor:
                 raise _failure(error, attempts=attempts) from None
             if key is None:
                 raise _failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
-            adopted = await self._adopt(entity, key, payload, attempts, conflict, lost_before=last_unknown is not None)
+            unexplained = conflict if last_unknown is None else None
+            adopted = await self._adopt(entity, key, payload, attempts, unexplained)
             if adopted is not None:
                 return adopted
             if conflict is not None:
@@ -334,33 +341,16 @@ class _Executor:
         assert last is not None
         raise _failure(last, attempts=attempts, doing=f"creating, after {attempts} attempts")
 
-    async def _post(self, entity: EntityProfile, payload: dict[str, Any]) -> tuple[str, str | None]:
-        """One create: (id, status) of the record made."""
-        created = await self.client.create(entity.name, payload)
-        if created.get("id"):
-            return str(created["id"]), _status_of(created, entity)
-        # A success without an id (e.g. envelope names the profile gets wrong): find it by key.
-        raise OutcomeUnknown(
-            "the service accepted the create but its answer holds no id",
-            method=entity.create.method if entity.create else "POST", path=entity.path,
-        )
-
     async def _adopt(
-        self,
-        entity: EntityProfile,
-        key: Mapping[str, Any],
-        payload: dict[str, Any],
-        attempts: int,
-        conflict: Conflict | None,
-        *,
-        lost_before: bool,
+        self, entity: EntityProfile, key: Mapping[str, Any], payload: dict[str, Any], attempts: int,
+        unexplained: Conflict | None,
     ) -> tuple[str, int, bool, str | None] | None:
         """After a lost answer or a 409: the record under `key`, adopted, or None if there is none.
 
-        A record found after a lost answer (this attempt's or, `lost_before`, an earlier one's) is
-        adopted and updated if it differs; one met by a 409 on the first attempt is adopted only
-        when it already equals the payload (re-applying a plan after an interruption), never
-        changed: that would be a change the plan did not show.
+        A record found after a lost answer is adopted and updated if it differs; one met by a 409
+        that no lost create of this run explains (`unexplained`) is adopted only when it already
+        equals the payload (re-applying a plan after an interruption), never changed: that would
+        be a change the plan did not show.
         """
         try:  # the client already retries a GET on transient failures
             found = await self._lookup(entity, key)
@@ -370,11 +360,11 @@ class _Executor:
             return None
         record_id = str(found["id"])
         patch = missing_changes(found, payload, entity)
-        if patch and conflict is not None and not lost_before:
-            # The first create met a record nobody in this run made: it appeared since the
-            # plan, and changing it is a change the plan never showed.
+        if patch and unexplained is not None:
+            # The create met a record nobody in this run made: it appeared since the plan, and
+            # changing it is a change the plan never showed.
             raise _failure(
-                conflict, attempts=attempts,
+                unexplained, attempts=attempts,
                 doing="creating: a record with this key was created since the plan, with other "
                 "values; run `loader plan` again to see the update",
             )
