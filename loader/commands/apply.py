@@ -30,11 +30,10 @@ from loader.config import Config, Environment
 from loader.console import BlockAdvance, ask_yes, block_progress, console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
-from loader.files.outputs import check_output
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.formats import print_apply_output
-from loader.report.results_files import RESULT_SUFFIXES, write_results_files
+from loader.report.results_files import check_results_path, write_results_files
 from loader.report.results_terminal import render_results
 from loader.source.sources import SourceSet
 
@@ -91,9 +90,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to 256")
     outputs = [Path(p) for p in args.results]
     for path in outputs:
-        if path.suffix.lower() not in RESULT_SUFFIXES:
-            raise UsageError(f"--results {path}: use a .xlsx or .json file name")
-        check_output(path, "--results")  # before the first write: results written at the end must not be lost
+        check_results_path(path)
     # `is not None`: an empty --max-changes "" (an unset CI variable) is a usage error, never "no limit".
     guard = parse_max_changes(args.max_changes) if args.max_changes is not None else None
     if args.expect_digest is not None and args.plan:

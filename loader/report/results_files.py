@@ -9,12 +9,22 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from loader.apply.results import Results
+from loader.errors import UsageError
+from loader.files.outputs import check_output
 from loader.plan.model import Plan
 from loader.report.results_json import write_results_json
 from loader.report.results_workbook import FieldCells, write_results_workbook
 from loader.source.sources import SourceSet
 
 RESULT_SUFFIXES = (".xlsx", ".json")
+
+
+def check_results_path(path: Path) -> None:
+    """Before the first write (results written at the end must not be lost): a .xlsx or .json
+    file that can be written."""
+    if path.suffix.lower() not in RESULT_SUFFIXES:
+        raise UsageError(f"--results {path}: use a .xlsx or .json file name")
+    check_output(path, "--results")
 
 
 def write_results_files(
