@@ -130,26 +130,6 @@ def _report_bug(error: BaseException) -> int:
     return EXIT_BUG
 
 
-def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
-    """With `--format json`, the error is also the one JSON document on stdout; with github, an annotation."""
-    output = getattr(args, "format", "text")
-    if args is None:
-        return
-    if output == "json":
-        from loader.report.machine import dumps, error_document
-
-        hint = None if error.hint is None else redact(error.hint)
-        print(dumps(error_document(args.command, redact(error.message), error.where, hint, exit_code_for(error))))
-    elif output == "github":
-        from loader.findings import Finding
-        from loader.report.github import annotation
-
-        # A place named only in words goes into the message; a structured one becomes file/line/col.
-        place = None if isinstance(error.where, str) else error.where
-        message = redact(error.message if place is not None or not error.where else f"{error.where}: {error.message}")
-        print(annotation(Finding("error", type(error).__name__, message, place), "loader"))
-
-
 def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
     """The command's request from `args`, then the configuration (loaded once, if the command needs
     one), then the command."""
@@ -186,7 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         if isinstance(error, LoaderError):
             print(f"loader: error: {redact(str(error))}", file=sys.stderr)
-            _machine_error(args, error)
+            if args is not None:
+                from loader.report.formats import print_error_output
+
+                print_error_output(getattr(args, "format", "text"), args.command, error)
             return exit_code_for(error)
         return _report_bug(error)
 

@@ -297,10 +297,7 @@ class _Executor:
 
         The create is re-sent only after a look-up under the key proved the record absent, so a
         lost answer never makes a duplicate. When the look-up itself cannot be done, the record
-        fails as unknown (a re-run converges) rather than risk a second create. A record found
-        after a lost answer is adopted and updated if it differs; one met by a 409 on the first
-        attempt is adopted only when it already equals the payload (re-applying a plan after an
-        interruption), never changed: that would be a change the plan did not show.
+        fails as unknown (a re-run converges) rather than risk a second create.
         """
         key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
@@ -326,28 +323,10 @@ class _Executor:
                 raise _failure(error, attempts=attempts) from None
             if key is None:
                 raise _failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
-            try:  # the client already retries a GET on transient failures
-                found = await self._lookup(entity, key)
-            except ApiError as error:
-                raise _failure(error, attempts=attempts, doing="looking up a create whose answer was lost") from None
-            if found is not None:
-                record_id = str(found["id"])
-                patch = missing_changes(found, payload, entity)
-                if patch and conflict is not None and last_unknown is None:
-                    # The first create met a record nobody in this run made: it appeared since the
-                    # plan, and changing it is a change the plan never showed.
-                    raise _failure(
-                        conflict, attempts=attempts,
-                        doing="creating: a record with this key was created since the plan, with other "
-                        "values; run `loader plan` again to see the update",
-                    )
-                if patch:
-                    attempts += 1
-                    try:
-                        await self.client.update(entity.name, record_id, patch)
-                    except ApiError as error:
-                        raise _failure(error, attempts=attempts, record_id=record_id) from None
-                return record_id, attempts, True, _status_of(found, entity)
+            unexplained = conflict if last_unknown is None else None
+            adopted = await self._adopt(entity, key, payload, attempts, unexplained)
+            if adopted is not None:
+                return adopted
             if conflict is not None:
                 raise _failure(conflict, attempts=attempts)
             if not any(name in payload for name in entity.unique):
@@ -361,6 +340,41 @@ class _Executor:
             await asyncio.sleep(min(0.05 * 2**attempts, 2.0))
         assert last is not None
         raise _failure(last, attempts=attempts, doing=f"creating, after {attempts} attempts")
+
+    async def _adopt(
+        self, entity: EntityProfile, key: Mapping[str, Any], payload: dict[str, Any], attempts: int,
+        unexplained: Conflict | None,
+    ) -> tuple[str, int, bool, str | None] | None:
+        """After a lost answer or a 409: the record under `key`, adopted, or None if there is none.
+
+        A record found after a lost answer is adopted and updated if it differs; one met by a 409
+        that no lost create of this run explains (`unexplained`) is adopted only when it already
+        equals the payload (re-applying a plan after an interruption), never changed: that would
+        be a change the plan did not show.
+        """
+        try:  # the client already retries a GET on transient failures
+            found = await self._lookup(entity, key)
+        except ApiError as error:
+            raise _failure(error, attempts=attempts, doing="looking up a create whose answer was lost") from None
+        if found is None:
+            return None
+        record_id = str(found["id"])
+        patch = missing_changes(found, payload, entity)
+        if patch and unexplained is not None:
+            # The create met a record nobody in this run made: it appeared since the plan, and
+            # changing it is a change the plan never showed.
+            raise _failure(
+                unexplained, attempts=attempts,
+                doing="creating: a record with this key was created since the plan, with other "
+                "values; run `loader plan` again to see the update",
+            )
+        if patch:
+            attempts += 1
+            try:
+                await self.client.update(entity.name, record_id, patch)
+            except ApiError as error:
+                raise _failure(error, attempts=attempts, record_id=record_id) from None
+        return record_id, attempts, True, _status_of(found, entity)
 
     async def _lookup(self, entity: EntityProfile, key: Mapping[str, Any]) -> dict[str, Any] | None:
         if entity.get_by_code and tuple(key) == ("code",):
