@@ -34,17 +34,18 @@ def _check_entities(names: list[str], profile: Profile) -> list[str]:
 
 def write_workbook(path: Path, tables: list[SheetTable]) -> None:
     """Write each table as a sheet, readable by its owner only (live records hold personal data);
-    every cell is neutralised against formula injection."""
+    every cell is neutralised against formula injection and its text escaped as xlsx text must be
+    (`safe_cells.xlsx_row`), so that reading the workbook gives back what the service holds."""
     from openpyxl import Workbook
 
-    from loader.safe_cells import safe_row
+    from loader.safe_cells import xlsx_row
 
     book = Workbook(write_only=True)
     for table in tables:
         sheet = book.create_sheet(title=table.name[:31])
         sheet.append(list(table.header))
         for row in table.rows:
-            sheet.append(safe_row(row))
+            sheet.append(xlsx_row(row))
     with open_private(path) as handle:  # names, e-mails, dates of birth: 0600 before the first byte
         book.save(handle)
 

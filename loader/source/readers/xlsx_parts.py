@@ -91,7 +91,7 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
             padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
             if book.shared_strings:
                 _check_strings(package, book.shared_strings)
-            scan = _SheetScan(padded, dated, where)
+            scan = _SheetScan(padded, dated, where, book.date1904)
             _parse_stream(package, entry.part, scan)
         except ZIP_FAULTS as exc:
             raise damaged(where, exc) from exc
@@ -199,7 +199,8 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
 class _SheetScan:
     """expat handlers over one worksheet: tracks the current cell and collects what calamine cannot tell."""
 
-    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str):
+    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str, date1904: bool = False):
+        self.date1904 = date1904
         self.padded_styles = padded_styles
         self.dated_styles = dated_styles
         self.early_dates: dict[int, dict[int, float]] = {}
@@ -301,7 +302,9 @@ class _SheetScan:
             serial = float(self.value_text)
         except ValueError:
             return
-        if serial < 1:
+        # Serial 0 of the 1900 date system is Excel's "day 0" (1900-01-00), no date of any calendar:
+        # Excel shows its time, 00:00:00, which is what calamine reads. Below 0 or in 1904, a date.
+        if serial < 1 and (serial != 0 or self.date1904):
             self.early_dates.setdefault(row, {})[col] = serial
 
     def _extent(self, row: int, col: int) -> None:
