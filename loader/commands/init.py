@@ -38,6 +38,7 @@ from loader.source.draft import (
     clear_guess,
     draft_block,
     draftable_entities,
+    is_pulled,
     rank_entities,
     sample_of,
 )
@@ -127,6 +128,8 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
 
 def _clear_entity(sample: Sample, profile: Profile, display: str, several: bool) -> str:
     """The entity guessed with a clear margin, else a UsageError naming the three best with their scores."""
+    if is_pulled(sample, profile) and sample.sheet:
+        return sample.sheet  # `loader pull` names each sheet after its entity
     ranked = rank_entities(sample, profile)
     guess = clear_guess(ranked)
     if guess is not None:

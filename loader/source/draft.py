@@ -29,10 +29,11 @@ SAMPLE_ROWS = 200
 # Words people put in headers for each field, besides the field's own name.
 _SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "*": {
-        "code": ("code", "{entity} code", "{entity} id"),
+        "code": ("code", "{entity} code", "{entity} id", "{entity} number", "{entity} no"),
         "name": ("name", "title", "{entity} name", "{entity} title", "description"),
     },
-    "subject": {"access": ("access", "access type", "visibility")},
+    "subject": {"access": ("access", "access type", "visibility"), "code": ("unit code", "unit id", "unit number"),
+                "name": ("unit title", "unit name")},
     "applicant": {
         "external_id": ("applicant id", "applicant number", "applicant no", "student id", "student number",
                         "student no", "external id", "id"),
