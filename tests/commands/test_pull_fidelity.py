@@ -19,7 +19,7 @@ from loader.source.readers.rows import WHITESPACE
 
 # The service's alphabet: any character but NUL and lone surrogates (JSON over UTF-8), and not the
 # two non-characters U+FFFE/U+FFFF (XML cannot hold them and calamine does not decode their escape).
-_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\ufffe\uffff")
+_CHARACTERS = st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00\ufffe\uffff")
 _TRICKY = st.sampled_from(["\r", "\n\r", "\t", "_x000D_", "_x005F_", "=", "'=", "+", "-", "@", "\x01", "😀", " "])
 # A cell of only whitespace reads as empty (the reader's documented rule), so values hold more.
 SERVICE_TEXT = st.lists(_TRICKY | st.text(_CHARACTERS, min_size=1, max_size=4), min_size=1, max_size=6).map(

@@ -201,3 +201,12 @@ def test_a_row_end_hidden_in_a_comment_cannot_hide_cells_from_the_bounds(tmp_pat
     })
     with pytest.raises(SheetError, match="the cells holding values span"):
         read_sheet(write_raw_workbook(tmp_path / "c.xlsx", [("S", body)]), "c.xlsx", "S")
+
+
+def test_an_early_date_time_keeps_its_fraction_of_a_second(tmp_path: Path) -> None:
+    styles = ('<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.00"/></numFmts>'
+              '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs>')
+    serial = (dt.datetime(1896, 8, 12, 10, 22, 22, 80_000) - dt.datetime(1899, 12, 30)) / dt.timedelta(days=1)
+    body = f'<sheetData><row r="1"><c r="A1" s="1"><v>{serial!r}</v></c></row></sheetData>'
+    path = write_raw_workbook(tmp_path / "f.xlsx", [("S", body)], styles=styles)
+    assert read_sheet(path, "f.xlsx", "S").rows[0].values == (dt.datetime(1896, 8, 12, 10, 22, 22, 80_000),)
