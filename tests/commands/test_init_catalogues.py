@@ -31,7 +31,7 @@ def _book(path: Path, title: str, header: list[str], rows: list[list[Any]]) -> P
 
 
 def _units(path: Path) -> Path:
-    rows = [[f"UNIT{n:04d}", f"Unit {n}\nof study", 6, f"UNIT{n - 1:04d}" if n else "", "Dept of\nThings", n % 4,
+    rows = [[f"UNIT{n:04d}", f"Unit {n}\nof study\n\r", 6, f"UNIT{n - 1:04d}" if n else "", "Dept of\nThings", n % 4,
              f"Line one\nline two {n}\n\r", f"Ms {n} Bourne\n\r"] for n in range(40)]
     return _book(path, "Handbook export", UNIT_HEADERS, rows)
 
@@ -125,3 +125,4 @@ def test_a_pull_workbook_maps_back_to_custom_attribute_labels_without_service_fi
     capsys.readouterr()
     assert main(["plan", "m.yaml", "--format", "json"]) == EXIT_OK
     assert json.loads(capsys.readouterr().out)["has_changes"] is False
+
