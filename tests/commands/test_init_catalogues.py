@@ -14,6 +14,7 @@ import yaml
 
 from loader.cli import main
 from loader.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from loader.safe_cells import escape_xlsx_text
 
 UNIT_HEADERS = ["Unit\nCode", "Unit\nTitle", "Credit\nPoints", "Prerequisites", "Department", "Level",
                 "Description", "Coordinator"]
@@ -24,8 +25,8 @@ def _book(path: Path, title: str, header: list[str], rows: list[list[Any]]) -> P
     sheet = book.active
     sheet.title = title
     sheet.append(header)
-    for row in rows:
-        sheet.append(row)
+    for row in rows:  # escaped as Excel saves text: a carriage return as _x000D_
+        sheet.append([escape_xlsx_text(v) if isinstance(v, str) else v for v in row])
     book.save(path)
     return path
 
@@ -126,3 +127,15 @@ def test_a_pull_workbook_maps_back_to_custom_attribute_labels_without_service_fi
     assert main(["plan", "m.yaml", "--format", "json"]) == EXIT_OK
     assert json.loads(capsys.readouterr().out)["has_changes"] is False
 
+
+
+def test_validate_warns_once_per_column_with_a_count_of_cells_holding_control_characters(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _units(workdir / "units.xlsx")
+    assert main(["init", "units.xlsx", "--entity", "subject", "--out", "m.yaml"]) == EXIT_OK
+    capsys.readouterr()
+    main(["validate", "m.yaml"])
+    out = capsys.readouterr().out
+    assert out.count("control characters") == 1, out  # the title column: 40 cells ending in "\n\r"
+    assert "40 cell(s) of column 'Unit Title'" in out
