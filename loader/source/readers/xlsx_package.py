@@ -119,6 +119,11 @@ class Package:
         self.display = display
         # Part names compare case-insensitively, and a zip item name is the percent-encoded part name.
         self._names = {_folded(info.filename): info for info in archive.infolist()}
+        # Two items one part name (differing only in case): which one a reader takes is its whim.
+        self._twins: dict[str, list[str]] = {}
+        if len(self._names) != len(archive.infolist()):
+            for info in archive.infolist():
+                self._twins.setdefault(_folded(info.filename), []).append(info.filename)
 
     def has(self, part: str) -> bool:
         return _folded(part) in self._names
@@ -129,6 +134,13 @@ class Package:
         if info is None:
             raise SheetError(f"the workbook has no part {part!r} although another part refers to it",
                              where=self.display, hint="the file is damaged; open and save it in Excel")
+        twins = self._twins.get(_folded(part), ())
+        if len(twins) > 1:
+            raise SheetError(
+                f"the workbook holds {len(twins)} parts named {' and '.join(map(repr, twins))}, which differ only in "
+                "case; part names are case-insensitive, so which one is the sheet cannot be told (programs read "
+                "either, some an empty sheet)", where=self.display,
+                hint="the file was re-zipped by another tool; open it in Excel or LibreOffice, check it, save it again")
         where = f"{self.display} › {info.filename}"
         if info.flag_bits & 0x1:
             raise SheetError("a part of the workbook is encrypted (zip encryption), so it cannot be read",

@@ -23,6 +23,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from loader.errors import SheetError
+from loader.safe_cells import unescape_xlsx_text
 from loader.source.readers import limits
 from loader.source.readers.xlsx_blocks import PlainRows, column_index, row_blocks
 from loader.source.readers.xlsx_package import (
@@ -58,6 +59,8 @@ class SheetMeta:
     date1904: bool = False
     # row -> {col: serial} for date-formatted numbers below 1, which calamine reads as a time of day
     early_dates: dict[int, dict[int, float]] = field(default_factory=dict)
+    # row -> {col: text} for rich text whose runs begin or end with whitespace, which calamine trims
+    rich_texts: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
 def cell_position(ref: str) -> tuple[int, int] | None:
@@ -89,14 +92,16 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
                              hint="name a worksheet in `sheet:`")
         try:
             padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
+            rich: dict[int, str] = {}
             if book.shared_strings:
                 _check_strings(package, book.shared_strings)
-            scan = _SheetScan(padded, dated, where, book.date1904)
+                rich = _rich_strings(package, book.shared_strings)
+            scan = _SheetScan(padded, dated, where, book.date1904, rich)
             _parse_stream(package, entry.part, scan)
         except ZIP_FAULTS as exc:
             raise damaged(where, exc) from exc
     return SheetMeta(tuple(scan.merged), tuple(scan.uncached), scan.padded, tuple(scan.errors), book.date1904,
-                     scan.early_dates)
+                     scan.early_dates, scan.rich_texts)
 
 
 def _workbook(package: Package) -> Workbook:
@@ -199,8 +204,12 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
 class _SheetScan:
     """expat handlers over one worksheet: tracks the current cell and collects what calamine cannot tell."""
 
-    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str, date1904: bool = False):
+    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str, date1904: bool = False,
+                 rich_strings: dict[int, str] | None = None):
         self.date1904 = date1904
+        self.rich_strings = rich_strings or {}
+        self.rich_texts: dict[int, dict[int, str]] = {}
+        self.runs = _Runs()
         self.padded_styles = padded_styles
         self.dated_styles = dated_styles
         self.early_dates: dict[int, dict[int, float]] = {}
@@ -251,6 +260,10 @@ class _SheetScan:
             self.formula = True
         elif local == "is":
             self.has_value = True
+            self.runs = _Runs()
+            self.runs.inside = True
+        elif self.runs.inside:
+            self.runs.start(local)
         elif local == "row":
             ref = attrs.get("r")
             self.row = int(ref) if ref and ref.isdigit() else self.row + 1
@@ -263,6 +276,8 @@ class _SheetScan:
     def text(self, data: str) -> None:
         if self.collected is not None:
             self.collected.append(data)
+        elif self.runs.inside:
+            self.runs.text(data)
 
     def end(self, name: str) -> None:
         namespace, _, local = name.rpartition("}")
@@ -275,6 +290,10 @@ class _SheetScan:
             self.collected = None
         elif local == "c":
             self._cell()
+        elif local == "is":
+            self.runs.inside = False
+        elif self.runs.inside:
+            self.runs.end(local)
 
     def _cell(self) -> None:
         row, col = self.row, self.col
@@ -286,6 +305,12 @@ class _SheetScan:
         kind = self.kind
         if kind == "e":
             self.errors.append((row, col, self.value_text or "an error"))
+        elif kind == "s" and self.rich_strings and self.value_text.isdigit():
+            rich = self.rich_strings.get(int(self.value_text))
+            if rich is not None:
+                self.rich_texts.setdefault(row, {})[col] = rich
+        elif kind == "inlineStr" and self.runs.trimmed():
+            self.rich_texts.setdefault(row, {})[col] = self.runs.joined()
         # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes <v></v> or
         # nothing for every formula, since it never calculates. An inline string holds its value in <is>.
         if self.formula and not self.has_value and kind not in ("str", "inlineStr"):
@@ -338,6 +363,88 @@ class _SheetScan:
             raise limits.CELLS.refuse(f"the merged ranges cover {self.merged_area:,} cells (the last: {ref})",
                                       self.where)
         self.merged.append((first_row, first_col, last_row, last_col))
+
+
+class _Runs:
+    """The runs of one rich text (`<r><t>…</t></r>…`), their text as written (phonetic runs left out)."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.pieces: list[str] = []
+        self.texts: list[list[str]] = []
+        self.in_run = self.in_phonetic = self.had_run = False
+
+    def start(self, local: str) -> None:
+        if local == "r":
+            self.in_run = self.had_run = True
+        elif local == "rPh":
+            self.in_phonetic = True
+        elif local == "t" and not self.in_phonetic:
+            self.pieces = []
+            self.texts.append(self.pieces)
+
+    def end(self, local: str) -> None:
+        if local == "r":
+            self.in_run = False
+        elif local == "rPh":
+            self.in_phonetic = False
+
+    def text(self, data: str) -> None:
+        if not self.in_phonetic:
+            self.pieces.append(data)
+
+    def trimmed(self) -> bool:
+        """True for rich text a run of which begins or ends with whitespace (calamine trims it)."""
+        return self.had_run and any(t != t.strip() for t in map("".join, self.texts))
+
+    def joined(self) -> str:
+        return unescape_xlsx_text("".join(map("".join, self.texts)))
+
+
+def _rich_strings(package: Package, part: str) -> dict[int, str]:
+    """Index -> text of the shared strings whose runs begin or end with whitespace (none without runs)."""
+    if not package.has(part) or not any(b"<r>" in block or b":r>" in block for block in package.chunks(part)):
+        return {}
+    where = f"{package.display} › {part}"
+    parser = _parser(where)
+    found: dict[int, str] = {}
+    index = -1
+    runs = _Runs()
+
+    def start(name: str, _: dict[str, str]) -> None:
+        nonlocal index, runs
+        local = name.rpartition("}")[2]
+        if local == "si":
+            index += 1
+            runs = _Runs()
+            runs.inside = True
+        elif runs.inside:
+            runs.start(local)
+
+    def end(name: str) -> None:
+        local = name.rpartition("}")[2]
+        if local == "si":
+            runs.inside = False
+            if runs.trimmed():
+                found[index] = runs.joined()
+        elif runs.inside:
+            runs.end(local)
+
+    def text(data: str) -> None:
+        if runs.inside:
+            runs.text(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    try:
+        for block in package.chunks(part):
+            parser.Parse(block, False)
+        parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
+                         where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
+    return found
 
 
 def _strings_are_short(package: Package, part: str, limit: int) -> bool:
