@@ -94,8 +94,7 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
             padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
             rich: dict[int, str] = {}
             if book.shared_strings:
-                _check_strings(package, book.shared_strings)
-                rich = _rich_strings(package, book.shared_strings)
+                rich = _read_strings(package, book.shared_strings)
             scan = _SheetScan(padded, dated, where, book.date1904, rich)
             _parse_stream(package, entry.part, scan)
         except ZIP_FAULTS as exc:
@@ -401,38 +400,70 @@ class _Runs:
         return unescape_xlsx_text("".join(map("".join, self.texts)))
 
 
-def _rich_strings(package: Package, part: str) -> dict[int, str]:
-    """Index -> text of the shared strings whose runs begin or end with whitespace (none without runs)."""
-    if not package.has(part) or not any(b"<r>" in block or b":r>" in block for block in package.chunks(part)):
+def _strings_at_a_glance(package: Package, part: str, limit: int) -> tuple[bool, bool]:
+    """By byte searches in one pass over the part: (no string can hold `limit` characters, some string
+    has runs of rich text). Short: every `limit // 2` bytes hold an <si> or </si> tag (a character is
+    at least a byte, and "<" never stands raw in text); prefixed tags (<x:si>) or one long gap leave
+    the answer to the parser."""
+    window = max(limit // 2, 1)
+    since = 0  # bytes since the last tag, carried across blocks
+    short, runs = True, False
+    for block in package.chunks(part):
+        runs = runs or b"<r>" in block or b":r>" in block
+        at = 0
+        while short and at < len(block):
+            end = min(at + window - since, len(block))
+            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
+            if found < 0:
+                since += end - at
+                short = since < window
+            else:
+                since = 0
+                end = found + 4
+            at = end
+    return short, runs
+
+
+def _read_strings(package: Package, part: str) -> dict[int, str]:
+    """Bound the shared strings before calamine holds them all (the part's size and each string's
+    length), and find those with runs calamine would trim: index -> text (see `_Runs`)."""
+    if not package.has(part):
         return {}
     where = f"{package.display} › {part}"
+    limit = limits.STRING_CHARS.value()
+    short, runs = _strings_at_a_glance(package, part, limit)
+    if short and not runs:
+        return {}
     parser = _parser(where)
     found: dict[int, str] = {}
-    index = -1
-    runs = _Runs()
+    index, length = -1, 0
+    rich = _Runs()
 
     def start(name: str, _: dict[str, str]) -> None:
-        nonlocal index, runs
+        nonlocal index, length, rich
         local = name.rpartition("}")[2]
         if local == "si":
-            index += 1
-            runs = _Runs()
-            runs.inside = True
-        elif runs.inside:
-            runs.start(local)
+            index, length, rich = index + 1, 0, _Runs()
+            rich.inside = True
+        elif rich.inside:
+            rich.start(local)
 
     def end(name: str) -> None:
         local = name.rpartition("}")[2]
         if local == "si":
-            runs.inside = False
-            if runs.trimmed():
-                found[index] = runs.joined()
-        elif runs.inside:
-            runs.end(local)
+            rich.inside = False
+            if rich.trimmed():
+                found[index] = rich.joined()
+        elif rich.inside:
+            rich.end(local)
 
     def text(data: str) -> None:
-        if runs.inside:
-            runs.text(data)
+        nonlocal length
+        length += len(data)
+        if length > limit:
+            raise limits.STRING_CHARS.refuse(f"a shared string holds more than {limit:,} characters", where)
+        if rich.inside:
+            rich.text(data)
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -445,58 +476,3 @@ def _rich_strings(package: Package, part: str) -> dict[int, str]:
         raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
                          where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
     return found
-
-
-def _strings_are_short(package: Package, part: str, limit: int) -> bool:
-    """True when every `limit // 2` bytes of the part hold an <si> or </si> tag: then no string can
-    hold `limit` characters (a character is at least a byte, and "<" never stands raw in text).
-    Prefixed tags (<x:si>) or one long gap leave the answer to the parser."""
-    window = max(limit // 2, 1)
-    since = 0  # bytes since the last tag, carried across blocks
-    for block in package.chunks(part):
-        at = 0
-        while at < len(block):
-            end = min(at + window - since, len(block))
-            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
-            if found < 0:
-                since += end - at
-                if since >= window:
-                    return False
-            else:
-                since = 0
-                end = found + 4
-            at = end
-    return True
-
-
-def _check_strings(package: Package, part: str) -> None:
-    """Bound the shared strings before calamine holds them all: the part's size and each string's length."""
-    if not package.has(part):
-        return
-    where = f"{package.display} › {part}"
-    limit = limits.STRING_CHARS.value()
-    if _strings_are_short(package, part, limit):
-        return
-    parser = _parser(where)
-    length = 0
-
-    def start(name: str, _: dict[str, str]) -> None:
-        nonlocal length
-        if name.endswith("}si"):
-            length = 0
-
-    def text(data: str) -> None:
-        nonlocal length
-        length += len(data)
-        if length > limit:
-            raise limits.STRING_CHARS.refuse(f"a shared string holds more than {limit:,} characters", where)
-
-    parser.StartElementHandler = start
-    parser.CharacterDataHandler = text
-    try:
-        for block in package.chunks(part):
-            parser.Parse(block, False)
-        parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
-                         where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
