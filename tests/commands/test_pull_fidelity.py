@@ -86,3 +86,26 @@ def test_any_service_string_survives_the_results_workbooks_cells(values: list[st
     book.save(path)
     for engine in ("calamine", "openpyxl"):
         assert [r[0] for r in _read(path, "S", engine)[1:]] == values
+
+
+def test_the_results_workbook_copies_source_rows_holding_carriage_returns_and_escapes_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    titles = ["Ms Bourne\n\r", "_x000D_ literal", "'=1+1", "tab\tinside\x01"]
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Units"
+    set_safe_cell(sheet, 1, 1, "Unit Code")
+    set_safe_cell(sheet, 1, 2, "Unit Title")
+    for row, title in enumerate(titles, start=2):
+        set_safe_cell(sheet, row, 1, f"U{row}")
+        set_safe_cell(sheet, row, 2, title)
+    book.save(tmp_path / "units.xlsx")
+    Path("m.yaml").write_text(
+        "version: 1\nsource: units.xlsx\nentities:\n  units:\n    entity: subject\n    sheet: Units\n"
+        "    key: [code]\n    fields:\n      code: {column: Unit Code}\n      name: {column: Unit Title}\n",
+        encoding="utf-8")
+    assert main(["apply", "m.yaml", "--results", "results.xlsx", "--yes"]) == EXIT_OK
+    for engine in ("calamine", "openpyxl"):
+        assert [r[1] for r in _read(tmp_path / "results.xlsx", "Units", engine)[1:]] == titles
