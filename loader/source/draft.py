@@ -123,9 +123,9 @@ class Sample:
     header_row: int
     headers: tuple[str, ...]
     columns: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    # The columns (and pairs of columns, "A\x00B") whose values are filled and distinct on every row.
-    unique: frozenset[str] = frozenset()
+    unique: frozenset[str] = frozenset()  # the columns whose values are filled and distinct on every row
     rows: int = 0  # rows below the header
+    filled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every row's text of the filled columns
 
 
 def sample_of(data: SheetData) -> Sample | None:
@@ -141,30 +141,19 @@ def sample_of(data: SheetData) -> Sample | None:
     columns = {
         name: tuple(r.values[i] for r in below if i < len(r.values) and not is_blank(r.values[i])) for i, name in names
     }
-    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, _unique_columns(rows, names),
-                  len(rows))
+    filled = _filled_columns(rows, names)
+    unique = frozenset(name for name, texts in filled.items() if len(set(texts)) == len(texts))
+    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, unique, len(rows), filled)
 
 
-PAIR = "\x00"  # joins two column names in `Sample.unique`
-
-
-def _unique_columns(rows: Sequence[SheetRow], names: Sequence[tuple[int, str]]) -> frozenset[str]:
-    """The columns filled and distinct on every row, and (when none is) the pairs of columns that are."""
-    def cells(i: int) -> list[Any]:
-        return [r.values[i] if i < len(r.values) else None for r in rows]
-
-    values = {name: cells(i) for i, name in names}
-    filled = {name: v for name, v in values.items() if rows and not any(is_blank(x) for x in v)}
-    single = {name for name, v in filled.items() if len(set(map(_text, v))) == len(v)}
-    if single:
-        return frozenset(single)
-    pairs = set()
-    ordered = list(filled)
-    for n, first in enumerate(ordered):
-        for second in ordered[n + 1:]:
-            if len(set(zip(map(_text, filled[first]), map(_text, filled[second]), strict=True))) == len(rows):
-                pairs.add(first + PAIR + second)
-    return frozenset(pairs)
+def _filled_columns(rows: Sequence[SheetRow], names: Sequence[tuple[int, str]]) -> dict[str, tuple[str, ...]]:
+    """The text of every row of each column filled on every row (the candidates for a key)."""
+    filled = {}
+    for i, name in names:
+        texts = tuple(_text(r.values[i]) if i < len(r.values) and not is_blank(r.values[i]) else "" for r in rows)
+        if rows and all(texts):
+            filled[name] = texts
+    return filled
 
 
 def _text(value: Any) -> str:
@@ -449,7 +438,9 @@ def unique_key(
         return fields, None, False
     repeats = f"the column {column!r} of key field {field_.name} repeats"
     singles = [c for c in sample.headers if c in sample.unique]
-    pairs = sorted((p.split(PAIR) for p in sample.unique if PAIR in p), key=lambda p: (column not in p, p))
+    own = sample.filled.get(column)
+    pairs = [(column, other) for other, texts in sample.filled.items() if own is not None and other != column
+             and len(set(zip(own, texts, strict=True))) == sample.rows]
     if singles:
         spec: dict[str, Any] = {**field_.spec}
         chosen = DraftField(field_.name, singles[0], spec, field_.score, field_.note)
