@@ -19,6 +19,14 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from loader.profile import EntityProfile, Profile, Reference
+from loader.source.draft_words import (
+    LIST_SEPARATORS,
+    PII_FIELDS,
+    PII_WORDS,
+    REF_WORDS,
+    STATUS_WORDS,
+    SYNONYMS,
+)
 from loader.source.entity_schemas import schema_of
 from loader.source.headers import find_header_row, folded
 from loader.source.readers import WHITESPACE, SheetData, SheetRow, is_blank
@@ -26,49 +34,6 @@ from loader.source.readers import WHITESPACE, SheetData, SheetRow, is_blank
 MATCH_THRESHOLD = 85.0  # rapidfuzz ratio (0-100) of normalised names; below it a column stays unmatched
 SAMPLE_ROWS = 200
 
-# Words people put in headers for each field, besides the field's own name.
-_SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "*": {
-        "code": ("code", "{entity} code", "{entity} id", "{entity} number", "{entity} no"),
-        "name": ("name", "title", "{entity} name", "{entity} title", "description"),
-    },
-    "subject": {"access": ("access", "access type", "visibility"), "code": ("unit code", "unit id", "unit number"),
-                "name": ("unit title", "unit name")},
-    "applicant": {
-        "external_id": ("applicant id", "applicant number", "applicant no", "student id", "student number",
-                        "student no", "external id", "id"),
-        "first_name": ("first name", "given name", "given names", "forename", "first names"),
-        "last_name": ("last name", "surname", "family name", "last names"),
-        "email_address": ("email", "email address", "e mail", "mail"),
-        "date_of_birth": ("date of birth", "dob", "birth date", "birthdate", "birthday"),
-        "eligible_deliveries": ("eligible deliveries", "deliveries", "delivery", "delivery modes", "delivery mode"),
-    },
-    "credential": {
-        "type": ("credential type", "type", "qualification type", "qual type"),
-        "name": ("credential name", "credential", "qualification", "qualification name", "name"),
-        "institutionCode": ("institution code", "provider code"),
-        "institutionName": ("institution name", "institution", "provider", "provider name"),
-        "country": ("country", "country of study"),
-        "completionDate": ("completion date", "completed", "date completed", "completion"),
-        "resultType": ("result type", "grade type", "score type"),
-        "result": ("result", "grade", "score", "mark", "atar"),
-        "duration": ("duration", "length"),
-    },
-    "arrangement": {"subjects_awarded": ("subjects awarded", "awarded subjects", "credit subjects", "subjects")},
-}
-_REF_WORDS = ("{target} code", "{target} id", "{target}", "parent {target}", "parent code", "parent")
-_PII_FIELDS: Mapping[str, frozenset[str]] = {
-    "applicant": frozenset({"first_name", "last_name", "email_address", "date_of_birth"}),
-}
-_PII_WORDS = ("name", "email", "mail", "phone", "mobile", "address", "birth", "dob", "gender", "sex", "passport",
-              "visa", "tfn", "usi", "postcode", "suburb", "street", "nationality")
-_STATUS_WORDS: Mapping[str, str] = {
-    "live": "ACTIVE", "active": "ACTIVE", "current": "ACTIVE", "open": "ACTIVE", "approved": "ACTIVE",
-    "ready": "READY", "draft": "DRAFT", "new": "DRAFT", "pending": "DRAFT",
-    "retired": "INACTIVE", "inactive": "INACTIVE", "closed": "INACTIVE", "withdrawn": "INACTIVE",
-    "expired": "INACTIVE",
-}
-_LIST_SEPARATORS = (";", "|", ",")
 
 
 def normalise(header: str) -> str:
@@ -175,17 +140,17 @@ def _vocabulary(entity: str, profile: EntityProfile) -> dict[str, list[tuple[str
         if reference is not None:
             targets = list(reference.entities)
             phrases: list[tuple[str, str | None]] = [
-                (normalise(w.format(target=t)), t) for t in targets for w in _REF_WORDS
+                (normalise(w.format(target=t)), t) for t in targets for w in REF_WORDS
             ]
             if name not in ("parent",):
                 phrases.insert(0, (normalise(name), targets[0] if targets else None))
             if name == "applicant_id":
-                phrases += [(normalise(w), "applicant") for w in _SYNONYMS["applicant"]["external_id"] if w != "id"]
+                phrases += [(normalise(w), "applicant") for w in SYNONYMS["applicant"]["external_id"] if w != "id"]
             if name == "tags":
                 phrases += [("tags", "tag"), ("tag", "tag")]
             words[name] = phrases
             continue
-        synonyms = (*_SYNONYMS.get(entity, {}).get(name, ()), *_SYNONYMS["*"].get(name, ()))
+        synonyms = (*SYNONYMS.get(entity, {}).get(name, ()), *SYNONYMS["*"].get(name, ()))
         own: list[tuple[str, str | None]] = [(normalise(name), None)]
         words[name] = own + [(normalise(s.format(entity=entity)), None) for s in synonyms]
     return words
@@ -265,7 +230,7 @@ def _is_number(value: Any) -> bool:
 
 def _separator(values: Sequence[Any]) -> str:
     texts = [v for v in values if isinstance(v, str)]
-    for separator in _LIST_SEPARATORS:
+    for separator in LIST_SEPARATORS:
         if any(separator in t for t in texts):
             return separator
     return ";"
@@ -279,7 +244,7 @@ def _enum_spec(values: Sequence[Any], allowed: Sequence[str]) -> tuple[dict[str,
     mapped: dict[str, str] = {}
     unknown: list[str] = []
     for word in words:
-        target = word.upper() if word.upper() in allowed else _STATUS_WORDS.get(word.lower())
+        target = word.upper() if word.upper() in allowed else STATUS_WORDS.get(word.lower())
         if target is not None and target in allowed:
             mapped[word] = target
         else:
@@ -331,7 +296,7 @@ def _field_spec(
             spec["transform"] = _text_steps(values, prop)
     elif kind in ("integer", "number", "boolean"):
         spec["type"] = kind
-    if name in _PII_FIELDS.get(entity, ()):
+    if name in PII_FIELDS.get(entity, ()):
         spec["pii"] = True
     return spec, note
 
@@ -358,7 +323,7 @@ def is_pulled(sample: Sample, profile: Profile) -> bool:
 
 def _looks_personal(column: str) -> bool:
     words = normalise(column).split()
-    return any(w in _PII_WORDS for w in words) or "name" in normalise(column)
+    return any(w in PII_WORDS for w in words) or "name" in normalise(column)
 
 
 def draft_block(sample: Sample, profile: Profile, entity: str | None = None, name: str | None = None) -> DraftBlock:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import unquote
 from xml.etree.ElementTree import Element
+from xml.parsers import expat
 
 import defusedxml
 from defusedxml import ElementTree
@@ -211,6 +212,22 @@ def dtd_refused(where: str) -> SheetError:
         "(a defence against XML entity bombs)", where=where,
         hint="if the file is genuine, open and save it in Excel or LibreOffice",
     )
+
+
+def expat_parser(where: str) -> expat.XMLParserType:
+    """An expat parser resolving namespaces that refuses DTDs, entity declarations and external entities."""
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*_: object) -> None:
+        raise dtd_refused(where)
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.buffer_text = True
+    parser.buffer_size = 1 << 16
+    return parser
 
 
 def _folded(name: str) -> str:

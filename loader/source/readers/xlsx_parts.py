@@ -8,7 +8,9 @@ through the package's relationships (`xlsx_package`), and streams the worksheet 
 Open XML file reads like any other. A DTD or entity declaration is refused. It also bounds the
 sheet before calamine reads it: the cells the values would occupy and the area of merged ranges
 (`limits.CELLS`), the inflated bytes of every part it reads (`limits.PART_BYTES`), and the longest
-text of a shared string (`limits.STRING_CHARS`).
+text of a shared string (`limits.STRING_CHARS`, in `xlsx_strings`, which also finds the rich texts
+calamine trims). A date serial below 1 under a date format, which calamine reads as a time of day,
+is kept to be read as a date (but 0 of the 1900 system, Excel's "day 0", shows 00:00:00).
 
 Speed: calling Python for every element of a 200,000-row sheet would cost several times the value
 read, so blocks of plain rows that hold nothing this pass wants are left out of the parse after
@@ -23,7 +25,6 @@ from pathlib import Path
 from xml.parsers import expat
 
 from loader.errors import SheetError
-from loader.safe_cells import unescape_xlsx_text
 from loader.source.readers import limits
 from loader.source.readers.xlsx_blocks import PlainRows, column_index, row_blocks
 from loader.source.readers.xlsx_package import (
@@ -33,10 +34,11 @@ from loader.source.readers.xlsx_package import (
     SheetEntry,
     Workbook,
     damaged,
-    dtd_refused,
+    expat_parser,
     open_package,
     read_workbook,
 )
+from loader.source.readers.xlsx_strings import Runs, read_strings
 
 _PADDED_FORMAT = re.compile(r"^0{2,}$")
 _REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
@@ -94,7 +96,7 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
             padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
             rich: dict[int, str] = {}
             if book.shared_strings:
-                rich = _read_strings(package, book.shared_strings)
+                rich = read_strings(package, book.shared_strings)
             scan = _SheetScan(padded, dated, where, book.date1904, rich)
             _parse_stream(package, entry.part, scan)
         except ZIP_FAULTS as exc:
@@ -152,27 +154,11 @@ def _shows_date(code: str) -> bool:
     return "d" in bare or "y" in bare
 
 
-def _parser(where: str) -> expat.XMLParserType:
-    """An expat parser resolving namespaces that refuses DTDs, entity declarations and external entities."""
-    parser = expat.ParserCreate(namespace_separator="}")
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def refuse(*_: object) -> None:
-        raise dtd_refused(where)
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
-    parser.buffer_text = True
-    parser.buffer_size = 1 << 16
-    return parser
-
-
 def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
     """Feed the worksheet to expat block by block (blocks end on a row's end tag); a block of plain
     rows is left out (see `xlsx_blocks`), everything else goes through the parser with its handlers."""
     where = f"{package.display} › {part}"
-    parser = _parser(where)
+    parser = expat_parser(where)
     parser.StartElementHandler = scan.start
     parser.EndElementHandler = scan.end
     parser.CharacterDataHandler = scan.text
@@ -208,7 +194,7 @@ class _SheetScan:
         self.date1904 = date1904
         self.rich_strings = rich_strings or {}
         self.rich_texts: dict[int, dict[int, str]] = {}
-        self.runs = _Runs()
+        self.runs = Runs()
         self.padded_styles = padded_styles
         self.dated_styles = dated_styles
         self.early_dates: dict[int, dict[int, float]] = {}
@@ -259,7 +245,7 @@ class _SheetScan:
             self.formula = True
         elif local == "is":
             self.has_value = True
-            self.runs = _Runs()
+            self.runs = Runs()
             self.runs.inside = True
         elif self.runs.inside:
             self.runs.start(local)
@@ -362,117 +348,3 @@ class _SheetScan:
             raise limits.CELLS.refuse(f"the merged ranges cover {self.merged_area:,} cells (the last: {ref})",
                                       self.where)
         self.merged.append((first_row, first_col, last_row, last_col))
-
-
-class _Runs:
-    """The runs of one rich text (`<r><t>…</t></r>…`), their text as written (phonetic runs left out)."""
-
-    def __init__(self) -> None:
-        self.inside = False
-        self.pieces: list[str] = []
-        self.texts: list[list[str]] = []
-        self.in_run = self.in_phonetic = self.had_run = False
-
-    def start(self, local: str) -> None:
-        if local == "r":
-            self.in_run = self.had_run = True
-        elif local == "rPh":
-            self.in_phonetic = True
-        elif local == "t" and not self.in_phonetic:
-            self.pieces = []
-            self.texts.append(self.pieces)
-
-    def end(self, local: str) -> None:
-        if local == "r":
-            self.in_run = False
-        elif local == "rPh":
-            self.in_phonetic = False
-
-    def text(self, data: str) -> None:
-        if not self.in_phonetic:
-            self.pieces.append(data)
-
-    def trimmed(self) -> bool:
-        """True for rich text a run of which begins or ends with whitespace (calamine trims it)."""
-        return self.had_run and any(t != t.strip() for t in map("".join, self.texts))
-
-    def joined(self) -> str:
-        return unescape_xlsx_text("".join(map("".join, self.texts)))
-
-
-def _strings_at_a_glance(package: Package, part: str, limit: int) -> tuple[bool, bool]:
-    """By byte searches in one pass over the part: (no string can hold `limit` characters, some string
-    has runs of rich text). Short: every `limit // 2` bytes hold an <si> or </si> tag (a character is
-    at least a byte, and "<" never stands raw in text); prefixed tags (<x:si>) or one long gap leave
-    the answer to the parser."""
-    window = max(limit // 2, 1)
-    since = 0  # bytes since the last tag, carried across blocks
-    short, runs = True, False
-    for block in package.chunks(part):
-        runs = runs or b"<r>" in block or b":r>" in block
-        at = 0
-        while short and at < len(block):
-            end = min(at + window - since, len(block))
-            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
-            if found < 0:
-                since += end - at
-                short = since < window
-            else:
-                since = 0
-                end = found + 4
-            at = end
-    return short, runs
-
-
-def _read_strings(package: Package, part: str) -> dict[int, str]:
-    """Bound the shared strings before calamine holds them all (the part's size and each string's
-    length), and find those with runs calamine would trim: index -> text (see `_Runs`)."""
-    if not package.has(part):
-        return {}
-    where = f"{package.display} › {part}"
-    limit = limits.STRING_CHARS.value()
-    short, runs = _strings_at_a_glance(package, part, limit)
-    if short and not runs:
-        return {}
-    parser = _parser(where)
-    found: dict[int, str] = {}
-    index, length = -1, 0
-    rich = _Runs()
-
-    def start(name: str, _: dict[str, str]) -> None:
-        nonlocal index, length, rich
-        local = name.rpartition("}")[2]
-        if local == "si":
-            index, length, rich = index + 1, 0, _Runs()
-            rich.inside = True
-        elif rich.inside:
-            rich.start(local)
-
-    def end(name: str) -> None:
-        local = name.rpartition("}")[2]
-        if local == "si":
-            rich.inside = False
-            if rich.trimmed():
-                found[index] = rich.joined()
-        elif rich.inside:
-            rich.end(local)
-
-    def text(data: str) -> None:
-        nonlocal length
-        length += len(data)
-        if length > limit:
-            raise limits.STRING_CHARS.refuse(f"a shared string holds more than {limit:,} characters", where)
-        if rich.inside:
-            rich.text(data)
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = text
-    try:
-        for block in package.chunks(part):
-            parser.Parse(block, False)
-        parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
-                         where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc
-    return found
