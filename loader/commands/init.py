@@ -162,7 +162,7 @@ def _print_summary(blocks: list[DraftBlock], out: Path) -> None:
         print(f"  {block.name}: {block.entity}{guessed} from {where}header row {block.header_row}; "
               f"key {list(block.key)}")
         for f in block.fields:
-            print(f"    {f.name:<20} ← {f.column!r} ({f.score:.0f}%)")
+            print(f"    {f.name:<20} ← {f.column or f.spec.get('template')!r} ({f.score:.0f}%)")
         for column in block.unmatched:
             print(f"    {'(unmatched)':<20}   {column!r}")
         for note in block.notes:

@@ -94,7 +94,14 @@ def test_a_key_whose_values_repeat_becomes_a_template_of_two_unique_columns(work
     assert block["key"] == ["code"]
     assert block["fields"]["code"]["template"] == "{Course Number}-{Offering}"
     assert "repeats" in (workdir / "m.yaml").read_text(encoding="utf-8")
-    assert "It validates." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "It validates." in out and "code                 ← '{Course Number}-{Offering}'" in out
+
+
+def test_a_course_catalogue_is_guessed_as_courses_not_schools(workdir: Path) -> None:
+    _courses(workdir / "courses.xlsx")
+    assert main(["init", "courses.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    assert next(iter(_draft(workdir / "m.yaml").values()))["entity"] == "course"
 
 
 def test_a_key_with_no_unique_column_is_marked_to_choose_and_init_exits_1(workdir: Path,
