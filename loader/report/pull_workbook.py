@@ -1,5 +1,6 @@
 """The workbook `loader pull` writes: one sheet per entity (loader.report.pull_table's tables),
-readable by its owner only, every cell neutralised against formula injection."""
+readable by its owner only, every cell neutralised against formula injection and its text escaped
+as xlsx text must be (`safe_cells.xlsx_row`), so that reading it back gives what the service holds."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ def write_pull_workbook(path: Path, tables: Iterable[SheetTable]) -> None:
     hold names, e-mails and dates of birth."""
     from openpyxl import Workbook
 
-    from loader.safe_cells import safe_row
+    from loader.safe_cells import xlsx_row
 
     book = Workbook(write_only=True)
     for table in tables:
         sheet = book.create_sheet(title=table.name[:31])
         sheet.append(list(table.header))
         for row in table.rows:
-            sheet.append(safe_row(row))
+            sheet.append(xlsx_row(row))
     with open_private(path) as handle:  # 0600 before the first byte
         book.save(handle)

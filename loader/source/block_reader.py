@@ -15,6 +15,7 @@ from loader.places import CellRef, MappingPlace
 from loader.profile import Profile
 from loader.source.block_rows import Built, CellLayout, FieldReader, RowCells, VariantReader
 from loader.source.column_builder import BlockContext, build_columns, can_build_columns
+from loader.source.control_chars import control_character_findings
 from loader.source.entity_schemas import check_fields, fields_checker, value_checks
 from loader.source.equality import first_difference
 from loader.source.headers import SCAN_ROWS, Header, find_header_row
@@ -102,6 +103,9 @@ class BlockReader:
             s.name: self.columns[s.columns[0]] for s in fields if not s.has_value and s.columns[0] in self.columns
         })
 
+    def _read_columns(self) -> list[tuple[str, int]]:
+        return [(name, self.columns[name]) for name, _ in self.wanted if name in self.columns]
+
     def _header_row(self, wanted: list[str]) -> SheetRow | None:
         rows = self.data.rows
         if not self.block.header_auto:
@@ -174,6 +178,7 @@ class BlockReader:
         findings: list[Finding] = []
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
+            findings += control_character_findings(self.data, self._read_columns(), self.header_row)
         variants = [
             VariantReader(
                 variant.repeat,
