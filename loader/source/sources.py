@@ -15,9 +15,11 @@ from loader.files.fingerprints import display_path, fingerprint_inputs
 from loader.findings import Finding
 from loader.places import CellRef, MappingPlace, Place
 from loader.profile import Profile
-from loader.source.block_reader import BlockReader, LeftOut
+from loader.source.block_reader import BlockReader
+from loader.source.block_rows import LeftOut
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
-from loader.source.mapping import Block, LoadedMapping, read_mapping
+from loader.source.mapping import Block, LoadedMapping
+from loader.source.mapping_file import read_mapping
 from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
 from loader.source.records import DesiredRecord
 from loader.suggestions import did_you_mean
