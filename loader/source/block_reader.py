@@ -8,7 +8,6 @@ says what is wrong. `by_columns=False` reads every row the plain way; the record
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
 from typing import cast
 
@@ -16,6 +15,7 @@ from loader.findings import Finding
 from loader.profile import Profile
 from loader.source.block_header import BlockHeader
 from loader.source.block_merge import RecordMerger
+from loader.source.block_records import BlockRecords
 from loader.source.block_rows import BlockContext, Built, LeftOut, VariantReader
 from loader.source.column_path import build_columns, can_build_columns
 from loader.source.entity_schemas import fields_checker, value_checks
@@ -27,15 +27,6 @@ from loader.source.records import DesiredRecord
 from loader.source.row_path import build_row
 
 Outcome = DesiredRecord | Built | Finding | None  # what a row gives for a variant; None: `where` left it out
-
-
-@dataclass(frozen=True)
-class BlockResult:
-    records: tuple[DesiredRecord, ...]
-    findings: tuple[Finding, ...]
-    rows_read: int
-    rows_filtered: int
-    left_out: tuple[LeftOut, ...] = ()
 
 
 class BlockReader:
@@ -59,7 +50,7 @@ class BlockReader:
         """What keeps the block from being read: its header row, or the columns it names."""
         return self.header.problems()
 
-    def read(self, with_sheet_warnings: bool = True) -> BlockResult:
+    def read(self, with_sheet_warnings: bool = True) -> BlockRecords:
         findings: list[Finding] = []
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
@@ -68,7 +59,7 @@ class BlockReader:
         outcomes = [self._outcomes(body, variant) for variant in variants]
         records = _distinct_records(outcomes) if self.by_columns else None
         if records is not None:  # what merging gives when every row is a record of its own key
-            return BlockResult(records, tuple(findings), len(body), 0)
+            return self._result(records, findings, len(body), 0, ())
         merger = RecordMerger(self.block.key, self.context.pii, {s.name: s for s in self.block.fields if s.collect})
         rows_filtered = 0
         for index, row in enumerate(body):
@@ -87,7 +78,17 @@ class BlockReader:
                         merger.left_out.append(LeftOut(self.data.row_ref(row.number), outcome.key, outcome.errors))
                 findings.extend(merger.findings)
                 merger.findings.clear()
-        return BlockResult(merger.records(), tuple(findings), len(body), rows_filtered, tuple(merger.left_out))
+        return self._result(merger.records(), findings, len(body), rows_filtered, tuple(merger.left_out))
+
+    def _result(self, records: tuple[DesiredRecord, ...], findings: list[Finding], rows_read: int,
+                rows_filtered: int, left_out: tuple[LeftOut, ...]) -> BlockRecords:
+        block = self.block
+        return BlockRecords(
+            mapping_file=block.place.file, block=block.name, entity=block.entity, source_file=block.source_display,
+            sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,
+            findings=tuple(findings), rows_read=rows_read, place=block.place, rows_filtered=rows_filtered,
+            header_row=self.header_row, encoding=block.encoding, delimiter=block.delimiter, left_out=left_out,
+        )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:
         """What each row of the body gives for one variant: None where its `where` leaves the row out,

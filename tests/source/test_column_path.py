@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loader.profile import load_profile
-from loader.source.block_reader import BlockReader, BlockResult
+from loader.source.block_reader import BlockReader
+from loader.source.block_records import BlockRecords
 from loader.source.mapping import Block
 from loader.source.mapping_file import read_mapping
 from loader.source.readers import SheetData, SheetRow
@@ -73,7 +74,7 @@ def _block(kind: str, where: Path) -> Block:
     return loaded.mapping.blocks[0]
 
 
-def _seen(result: BlockResult) -> Any:
+def _seen(result: BlockRecords) -> Any:
     return (
         [(r.key, dict(r.fields), r.row, dict(r.cells), r.pii, r.also_rows) for r in result.records],
         [(f.severity, f.code, f.message, f.where) for f in result.findings],
@@ -142,7 +143,7 @@ def _block_of(kind: str) -> Any:
         return loaded.mapping.blocks[0]
 
 
-def _both_ways(kind: str, rows: list[list[Any]]) -> tuple[BlockResult, BlockResult]:
+def _both_ways(kind: str, rows: list[list[Any]]) -> tuple[BlockRecords, BlockRecords]:
     """The block of `kind` over a sheet of `rows` read the fast way (by columns, with the shortcuts)
     and the general way (`by_columns=False`)."""
     block = _block_of(kind)
