@@ -28,7 +28,7 @@ class CellRef:
     repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # Pickled as its values, made again by setting its slots (see DesiredRecord.__reduce__).
+        # Pickled as its values, made again by setting its slots (as `loader.source.makers` pickles records).
         return _cell_ref_from_slots, (self.file, self.sheet, self.cell, self.row, self.repeat)
 
     def __str__(self) -> str:

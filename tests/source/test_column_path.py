@@ -161,7 +161,7 @@ def _made(record: DesiredRecord) -> Any:
 @settings(max_examples=100, deadline=None)
 @given(kind=st.sampled_from([*sorted(MAPPINGS), "credentials"]), rows=_rows)
 def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
-    """The dict display and slot-at-a-time makers of `column_path._records`: the same fields in
+    """The makers `column_path._records` uses (`loader.source.makers`): the same fields in
     the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
     by_columns, by_rows = _both_ways(kind, rows)
     assert _seen(by_columns) == _seen(by_rows)
