@@ -10,8 +10,7 @@ from typing import Any
 from loader.plan.compare import merge_labels, same
 from loader.plan.model import PendingId
 from loader.profile import EntityProfile
-
-CUSTOM_ATTRIBUTES = "custom_attributes"
+from loader.record_fields import CUSTOM as CUSTOM_ATTRIBUTES
 
 
 class UnresolvedPending(Exception):

@@ -19,7 +19,7 @@ from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
-from loader.plan.fields import CUSTOM, FieldRules, plan_fields, reference_cell
+from loader.plan.fields import FieldRules, plan_fields, reference_cell
 from loader.plan.model import (
     Action,
     BlockedRow,
@@ -42,6 +42,7 @@ from loader.plan.resolve import (
     unique_clashes,
 )
 from loader.profile import Profile
+from loader.record_fields import CUSTOM
 from loader.source.equality import same_source_value
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 

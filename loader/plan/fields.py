@@ -19,9 +19,8 @@ from loader.plan.compare import merge_labels, normalise, same, sorted_list
 from loader.plan.model import FieldChange, PendingId, field_change
 from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.profile import EntityProfile, Reference
+from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
-
-CUSTOM = "custom_attributes"
 
 
 class FieldPlan:

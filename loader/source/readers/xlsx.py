@@ -41,6 +41,7 @@ from typing import cast
 
 from loader.errors import SheetError
 from loader.safe_cells import QUOTE, unescape_xlsx_text
+from loader.source.readers.kinds import ReadOptions, SourceKind
 from loader.source.readers.rows import (
     NEUTRALISED,
     WHITESPACE,
@@ -54,7 +55,6 @@ from loader.source.readers.rows import (
 from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta, sheet_entries
 
 SUFFIXES = frozenset({".xlsx", ".xlsm"})
-OLD_SUFFIXES = frozenset({".xls", ".xlt"})
 
 
 def read(path: Path, display: str, sheet: str, *, engine: str = "calamine") -> SheetData:
@@ -331,3 +331,11 @@ _UNCACHED = (
     "formula has no cached value (the file was saved by a program that does not calculate formulas), "
     "so the cell is read as empty; open and save the file in Excel or LibreOffice"
 )
+
+
+def _read_kind(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+    assert sheet is not None  # `loader.source.readers` names the sheet to read
+    return read(path, display, sheet, engine=options.engine)
+
+
+KIND = SourceKind("xlsx", SUFFIXES, _read_kind, sheet_names, first_visible_sheet, advertised=(".xlsx", ".xlsm"))
