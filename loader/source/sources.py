@@ -16,6 +16,7 @@ from loader.findings import Finding
 from loader.places import CellRef, MappingPlace, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader, LeftOut
+from loader.source.field_rules import field_rules
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, LoadedMapping, read_mapping
 from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
@@ -44,6 +45,7 @@ class BlockRecords:
     encoding: str | None = None
     delimiter: str | None = None
     left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
+    field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -159,6 +161,7 @@ def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Pr
                     encoding=block.encoding,
                     delimiter=block.delimiter,
                     left_out=found.left_out,
+                    field_rules=field_rules(block),
                 )
             )
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs, known), tuple(findings))
