@@ -73,3 +73,18 @@ def test_a_sample_is_the_same_whatever_the_order_and_the_other_records() -> None
     # a record added whose hash is not among the 10 smallest leaves the sample as it was
     more = [r.ref for r in sample([*every, record(5_000)])]
     assert more == first or "b/K5000" in more
+
+
+def test_the_mapping_lines_are_not_part_of_the_digest() -> None:
+    from dataclasses import replace
+
+    from helpers.large_plans import cycle
+
+    from loader.plan.digest import plan_digest
+
+    plan = cycle(70)
+    moved = replace(plan, blocks=tuple(replace(b, field_rules=tuple(replace(r, place=r.place + "0")
+                                                                    for r in b.field_rules)) for b in plan.blocks))
+    bare = replace(plan, blocks=tuple(replace(b, field_rules=()) for b in plan.blocks))
+    assert plan_digest(plan) == plan_digest(moved) == plan_digest(bare)
+    assert [g.place for g in rule_groups(moved.blocks[0])][:1] == ["mappings/units.yaml:260"]
