@@ -63,7 +63,8 @@ class RuleGroup:
 
 def key_hash(record: RecordPlan) -> bytes:
     """A hash of the record's key that does not depend on where it stands in the sheet."""
-    return hashlib.blake2b(repr((record.block, key_label(record.key))).encode(), digest_size=8).digest()
+    text = repr((record.block, key_label(record.key)))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def sample(records: Iterable[RecordPlan], size: int = SAMPLE_SIZE) -> list[RecordPlan]:

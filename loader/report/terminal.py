@@ -113,7 +113,8 @@ def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
     for group in rule_groups(block, profiles=False):
         style = "green" if group.kind == "create" else "yellow"
         where = f"[dim]{escape(group.place)}[/dim]  " if group.place else ""
-        yield f"  {where}{escape(clean(group.text))}  [{style}]{len(group.records):,} records {group.verb}[/{style}]"
+        n = len(group.records)
+        yield f"  {where}{escape(clean(group.text))}  [{style}]{n:,} record{'s' * (n != 1)} {group.verb}[/{style}]"
     items: list[Callable[[], Iterable[str]]] = [partial(_record_lines, "~", r, block) for r in updates(block)]
     items += [partial(_dropped_line, d) for d in block.dropped]
     items += [partial(_blocked_line, r, block) for r in blocked_records(block)]

@@ -76,7 +76,7 @@ def test_the_terminal_shows_a_first_load_by_rule_and_at_most_50_records_a_block_
 ) -> None:
     text = render_text(first_load_plan)
     units = text[text.index("units (subject) · units.xlsx › Units"):]
-    assert "  mappings/units.yaml:26  name ← column 'Unit Name'  1 records changed" in units
+    assert "  mappings/units.yaml:26  name ← column 'Unit Name'  1 record changed" in units
     assert "  mappings/units.yaml:25  code ← column 'Unit Code'  999 records created" in units
     assert units.index("~ update U-LIVE  row 9999") < units.index("+ create ")
     assert len(re.findall(r"^  [~+] ", text, re.MULTILINE)) == 100
