@@ -88,3 +88,11 @@ def test_the_mapping_lines_are_not_part_of_the_digest() -> None:
     bare = replace(plan, blocks=tuple(replace(b, field_rules=()) for b in plan.blocks))
     assert plan_digest(plan) == plan_digest(moved) == plan_digest(bare)
     assert [g.place for g in rule_groups(moved.blocks[0])][:1] == ["mappings/units.yaml:260"]
+
+
+def test_a_key_that_is_not_valid_unicode_still_has_a_sample_hash() -> None:
+    from loader.report.rules import key_hash
+
+    record = RecordPlan(ref="b/K\udcff", block="b", entity="subject", key=("K\udcff",), action=Action.CREATE,
+                        payload={}, source=CellRef("intake.xlsx", "S", row=2), row=2)
+    assert len(key_hash(record)) == 8 and sample([record]) == [record]
