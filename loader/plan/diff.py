@@ -24,6 +24,7 @@ from loader.plan.model import (
     Action,
     BlockedRow,
     BlockPlan,
+    FieldRule,
     NotInSource,
     Plan,
     RecordPlan,
@@ -170,6 +171,7 @@ def plan_changes(
                 b.block, b.entity, b.source_file, b.sheet, records, not_in_source_records=absent,
                 findings=tuple(b.findings), key_fields=tuple(b.key_fields), blocked_rows=blocked_rows[index],
                 reading=SourceReading(b.header_row, b.encoding, b.delimiter),
+                field_rules=tuple(FieldRule(*rule) for rule in getattr(b, "field_rules", ())),
             )
         )
     return Plan(

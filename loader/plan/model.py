@@ -141,6 +141,24 @@ class NotInSource:
 
 
 @dataclass(frozen=True)
+class DroppedRecord:
+    """A live record this block loaded in an earlier cycle that its sheet no longer names (retired by hand)."""
+
+    key: tuple[Any, ...]
+    id: str
+    last_loaded: str | None = None  # when an apply last loaded it (ISO time)
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """The mapping line that sets one field of a block; reports group changes by it (not in the digest)."""
+
+    field: str  # "name", or "custom_attributes.Faculty"
+    place: str  # "mappings/units.yaml:31"
+    text: str  # "name ← column 'Unit Name'"
+
+
+@dataclass(frozen=True)
 class BlockedRow:
     """A source row that errors kept from becoming a record: planned neither way, and not "not in source".
 
@@ -166,6 +184,8 @@ class BlockPlan:
     key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
     blocked_rows: tuple[BlockedRow, ...] = ()
     reading: SourceReading = SourceReading()  # how its source was read (results.xlsx reads it again)
+    field_rules: tuple[FieldRule, ...] = ()  # the mapping line of each field it sets
+    dropped: tuple[DroppedRecord, ...] = ()  # records it loaded before that its sheet no longer names
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)
@@ -319,6 +339,8 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "key_fields": list(b.key_fields),
         "reading": _reading_to_dict(b.reading),
         "findings": [_finding_to_dict(f) for f in b.findings],
+        "field_rules": [{"field": r.field, "place": r.place, "text": r.text} for r in b.field_rules],
+        "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded} for d in b.dropped],
         "records": records,
     }
 
@@ -357,6 +379,9 @@ def plan_from_dict(data: Mapping[str, Any]) -> Plan:
             key_fields=tuple(b.get("key_fields", ())),
             reading=_reading_from_dict(b.get("reading")),
             findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
+            field_rules=tuple(FieldRule(r["field"], r["place"], r["text"]) for r in b.get("field_rules", ())),
+            dropped=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"))
+                          for d in b.get("dropped", ())),
             records=tuple(
                 RecordPlan(
                     ref=r["ref"],

@@ -21,6 +21,7 @@ from loader.source.column_path import build_columns, can_build_columns
 from loader.source.control_chars import control_character_findings
 from loader.source.entity_schemas import fields_checker, value_checks
 from loader.source.field_readers import variant_readers
+from loader.source.field_rules import field_rules
 from loader.source.mapping import Block
 from loader.source.patterns import PatternTimeout
 from loader.source.readers import SheetData, SheetRow
@@ -95,6 +96,7 @@ class BlockReader:
             sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,
             findings=tuple(findings), rows_read=rows_read, place=block.place, rows_filtered=rows_filtered,
             header_row=self.header_row, encoding=block.encoding, delimiter=block.delimiter, left_out=left_out,
+            field_rules=field_rules(block),
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

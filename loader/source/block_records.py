@@ -31,6 +31,7 @@ class BlockRecords:
     encoding: str | None = None
     delimiter: str | None = None
     left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
+    field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
