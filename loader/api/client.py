@@ -36,7 +36,15 @@ from loader.api.errors import (
     error_class_for,
 )
 from loader.api.json_body import decoded
-from loader.api.paging import Page, check_records, flattened, iter_batches, page_from_envelope, read_page
+from loader.api.paging import (
+    MALFORMED_HINT,
+    Page,
+    check_records,
+    flattened,
+    iter_batches,
+    page_from_envelope,
+    read_page,
+)
 from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
@@ -46,6 +54,7 @@ from loader.api.requestlog import (
     RetryNoticeFilter,
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
+from loader.api.shapes import record_problem
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
@@ -296,11 +305,12 @@ class ApiClient:
         profile = self._profile.entity(entity)
         if not profile.item_path:
             raise ProfileError(f"entity {entity!r} has no item_path in the profile: single records cannot be read")
+        path = _fill(profile.item_path, id_or_code)
         try:
-            body = await self._call("GET", _fill(profile.item_path, id_or_code))
+            body = await self._call("GET", path)
         except NotFound:
             return None
-        return self._data(body)
+        return self._data(body, "GET", path)
 
     # -- writes -----------------------------------------------------------------------------------
 
@@ -310,7 +320,7 @@ class ApiClient:
         if profile.create is None:
             raise ProfileError(f"entity {entity!r} cannot be created (no `create` in the profile)")
         body = await self._call(profile.create.method, profile.create.path, json=dict(payload), probe=profile)
-        return self._data(body)
+        return self._data(body, profile.create.method, profile.create.path, written=True)
 
     async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Update the fields in `payload` of one record; the updated record."""
@@ -319,7 +329,7 @@ class ApiClient:
             raise ProfileError(f"entity {entity!r} cannot be updated (no `update` in the profile)")
         path = _fill(profile.update.path, record_id)
         body = await self._call(profile.update.method, path, json=dict(payload), probe=profile)
-        return self._data(body)
+        return self._data(body, profile.update.method, path, written=True)
 
     # -- one request ------------------------------------------------------------------------------
 
@@ -455,9 +465,21 @@ class ApiClient:
             raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
         raise cls(status, message, method=method, path=path, hint=hint)
 
-    def _data(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def _data(self, body: Mapping[str, Any], method: str, path: str, *, written: bool = False) -> dict[str, Any]:
+        """The record of a single-record answer ({} when it holds none); MalformedAnswer when its
+        common fields have the wrong shapes (loader.api.shapes). A write's answer may lack the id."""
         data = body.get(self._envelope.data)
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        problem = record_problem(data, id_required=not written)
+        if problem is not None:
+            raise MalformedAnswer(
+                f"the service answered a malformed record: {problem}",
+                method=method,
+                path=path,
+                hint=MALFORMED_HINT,
+            )
+        return data
 
     def _observe(self, body: Mapping[str, Any]) -> None:
         """Capture `version` and `environment`; check the first environment seen."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.api.errors import HttpError, MalformedAnswer
+from loader.api.shapes import kind, record_problem
 from loader.profile import Envelope
 
 MAX_RESTARTS = 3
@@ -100,7 +101,10 @@ def check_records(
     names = ("id", *checked_fields)
     for position, record in enumerate(records):
         if not isinstance(record, dict):
-            raise _malformed(f"record {position + 1} of the list is {type(record).__name__}, not an object", path)
+            raise _malformed(f"record {position + 1} of the list is {kind(record)}, not an object", path)
+        problem = record_problem(record)
+        if problem is not None:
+            raise _malformed(f"{_named(record, position)}: {problem}", path)
         for name in names:
             value = record.get(name)
             if value.__class__ in _PLAIN or isinstance(value, _SCALARS):  # the common case first
@@ -109,6 +113,13 @@ def check_records(
                 raise _malformed(
                     f"record {position + 1} of the list has {type(value).__name__} in `{name}`, not a value", path
                 )
+
+
+def _named(record: dict[str, Any], position: int) -> str:
+    """`record 3 of the list (id ...)`: where the record is, and its id when it has a plain one."""
+    ident = record.get("id")
+    plain = isinstance(ident, str | int) and not isinstance(ident, bool) and len(str(ident)) <= 64
+    return f"record {position + 1} of the list" + (f" (id {ident})" if plain else "")
 
 
 def _malformed(message: str, path: str | None) -> MalformedAnswer:
