@@ -89,7 +89,9 @@ def test_a_single_record_of_an_odd_shape_is_a_malformed_answer_naming_the_reques
     with pytest.raises(MalformedAnswer) as raised:
         asyncio.run(read())
     assert exit_code_for(raised.value) == EXIT_ERROR
-    assert raised.value.where == f"GET {profile.entity('school').item_path.replace('{id}', SCI)}"
+    item_path = profile.entity("school").item_path
+    assert item_path is not None
+    assert raised.value.where == f"GET {item_path.replace('{id}', SCI)}"
     assert "`custom_attributes` is text, not an object" in raised.value.message
 
 
