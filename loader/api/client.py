@@ -16,6 +16,7 @@ import logging
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from functools import partial
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -55,6 +56,7 @@ from loader.api.requestlog import (
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
 from loader.api.shapes import record_problem
+from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
@@ -136,6 +138,7 @@ class ApiClient:
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
         self._semaphore = asyncio.Semaphore(concurrency)
+        self._pacer = Pacer()
         self._first_lock = asyncio.Lock()
         # With nothing to expect there is nothing to check before a write.
         self._checked = env.expect_environment is None
@@ -367,9 +370,10 @@ class ApiClient:
         # The first attempt goes out without the retry machinery: setting up stamina's context costs
         # ~0.15 ms a request, on every page's round trip. Its failure is handed to that context as
         # its first attempt, so what is retried, the waits and the logging are stamina's as before.
+        # 429s are waited out by the pacer, on a budget of their own: they spend no attempt.
         started = time.monotonic()
         try:
-            return await self._send_once(method, path, params, json, 1)
+            return await self._pacer.paced(partial(self._send_once, method, path, params, json, 1))
         except Exception as error:
             first = error
         return await self._retry(first, time.monotonic() - started, method, path, params, json)
@@ -401,7 +405,7 @@ class ApiClient:
             with attempt:
                 if attempt.num == 1:
                     raise first
-                return await self._send_once(method, path, params, json, attempt.num)
+                return await self._pacer.paced(partial(self._send_once, method, path, params, json, attempt.num))
         raise AssertionError("unreachable: stamina re-raises the last error")  # pragma: no cover
 
     async def _send_once(
