@@ -153,8 +153,9 @@ def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
 def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
     """The command's request from `args`, then the configuration (loaded once, if the command needs
     one), then the command."""
-    from loader.config import load_config
+    from loader.config import check_named, load_config
 
+    check_named(getattr(args, "env", None), getattr(args, "config", None))
     request = module.request_from(args)
     if not getattr(module, "NEEDS_CONFIG", True):
         return int(module.run(request))
