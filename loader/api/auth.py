@@ -162,7 +162,7 @@ class TokenAuth(httpx.Auth):
         if not isinstance(token_type, str) or token_type.lower() != "bearer":
             raise TokenError(f"the identity provider issued a {token_type!r} token, not a Bearer token", **where)
         lifetime = fields.get("expires_in")
-        if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and lifetime > 0:
+        if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and 0 < lifetime < float("inf"):
             self.lifetime_s = float(lifetime)
             self._renew_at = sent_at + max(lifetime - RENEW_MARGIN_S, lifetime / 2)
         else:

@@ -88,8 +88,8 @@ def read_page(body: Mapping[str, Any], names: Envelope = _DEFAULT_ENVELOPE, *, p
     token = body.get(names.page_token)
     return Page(
         records=tuple(data),
-        total=_int_or_none(body.get(names.total)),
-        page_total=_int_or_none(body.get(names.page_total)),
+        total=_count_or_none(body.get(names.total), names.total, path),
+        page_total=_count_or_none(body.get(names.page_total), names.page_total, path),
         page_token=token if isinstance(token, str) and token else None,
     )
 
@@ -131,8 +131,14 @@ def _malformed(message: str, path: str | None) -> MalformedAnswer:
     )
 
 
-def _int_or_none(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def _count_or_none(value: object, name: str, path: str | None) -> int | None:
+    """A count of the envelope (`total`, `page_total`); None when it is not a number. A negative
+    or endless one (NaN, Infinity: the standard parser reads them) is a malformed answer."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        raise _malformed(f"`{name}` is {value}, not a count of records", path)
+    return int(value)
 
 
 def is_page_token_refusal(error: Exception) -> bool:

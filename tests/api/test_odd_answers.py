@@ -133,3 +133,43 @@ def test_a_printable_token_is_still_accepted() -> None:
             return len((await client.first_page("school")).records)
 
     assert asyncio.run(read()) == 0
+
+
+def _list_answer(envelope: bytes) -> httpx.MockTransport:
+    """A service granting a usual token and answering every list with `envelope` (raw JSON text: NaN
+    and Infinity, which the standard parser reads, cannot be sent by the sandbox)."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/token"):
+            return httpx.Response(200, content=b'{"access_token": "t0k3n", "expires_in": Infinity}')
+        return httpx.Response(200, content=envelope, headers={"Content-Type": "application/json"})
+
+    return httpx.MockTransport(answer)
+
+
+@pytest.mark.parametrize("total", [b"NaN", b"Infinity", b"-1"])
+def test_an_endless_or_negative_total_is_a_malformed_answer(total: bytes) -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        env = environment_for(sandbox)
+    envelope = b'{"environment": "sandbox", "data": [{"id": "a"}], "total": ' + total + b"}"
+
+    async def read() -> None:
+        async with ApiClient(env, load_profile(), transport=_list_answer(envelope)) as client:
+            await client.first_page("school")
+
+    with pytest.raises(MalformedAnswer, match=r"`total` is .*, not a count of records") as raised:
+        asyncio.run(read())
+    assert exit_code_for(raised.value) == EXIT_ERROR and str(raised.value.where).startswith("GET /")
+
+
+def test_an_endless_token_lifetime_is_taken_as_none_given() -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        env = environment_for(sandbox)
+    envelope = b'{"environment": "sandbox", "data": [{"id": "a"}], "total": 1}'
+
+    async def read() -> float | None:
+        async with ApiClient(env, load_profile(), transport=_list_answer(envelope)) as client:
+            await client.first_page("school")
+            return client.token_lifetime
+
+    assert asyncio.run(read()) is None
