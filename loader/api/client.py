@@ -1,8 +1,9 @@
 """ApiClient: the loader's only door to the service.
 
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
-path: environment gate -> retries (loader.api.retry) -> concurrency slot -> httpx (with TokenAuth)
--> envelope decoding, where the service's errors become the typed errors of loader.api.errors.
+path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
+concurrency slot -> httpx (with TokenAuth) -> envelope decoding, where the service's errors become
+the typed errors of loader.api.errors and records are checked for shape (loader.api.shapes).
 
 The first response that names its `environment` is checked against `expect_environment`; until it
 has been, requests wait, and a write first sends a read of its collection, so no write can reach
