@@ -52,6 +52,26 @@ def test_an_update_whose_every_answer_was_lost_is_looked_up_and_reported_updated
         assert sandbox.stats()["faults"]["lost"] >= 2 * THREE_ATTEMPTS.attempts
 
 
+def test_status_steps_whose_every_answer_was_lost_are_looked_up_too() -> None:
+    arrangement_id = "00000000-0000-4000-a000-000000000001"
+    arrangement = {"id": arrangement_id, "code": "ART1", "name": "Old", "status": "DRAFT"}
+    seed = {"institution-a": {"arrangements": [arrangement]}}
+    with serve_in_thread(SandboxOptions(seed=seed, faults=FaultOptions(lost_rate=1.0, seed=4))) as sandbox:
+        update = record("arrangements", "arrangement", "ART1", {"name": "New"}, action=Action.UPDATE,
+                        live_id=arrangement_id, status_path=("READY", "ACTIVE"))
+
+        async def go() -> tuple[Results, dict[str, Any] | None]:
+            async with client_for(sandbox, retry=THREE_ATTEMPTS) as client:
+                plan = make_plan(("arrangements", "arrangement", [update]))
+                results = await apply_plan(plan, client, PROFILE, ApplyOptions())
+                return results, await client.get("arrangement", arrangement_id)
+
+        results, live = asyncio.run(go())
+    (result,) = results.records
+    assert (result.outcome, result.record_status, result.message) == (Outcome.UPDATED, "ACTIVE", None), result
+    assert live is not None and (live["name"], live["status"]) == ("New", "ACTIVE")
+
+
 def test_an_update_the_look_up_does_not_find_applied_is_reported_failed() -> None:
     # Every request fails before commit (reads too): the update is not claimed done.
     with serve_in_thread(SandboxOptions(seed=SEED, faults=FaultOptions(error_rate=1.0, seed=2))) as sandbox:
