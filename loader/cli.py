@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import NoReturn, TextIO
 
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
+from loader.files.private import create_private, private_folder
 from loader.redaction import redact
 
 COMMANDS: dict[str, str] = {
@@ -110,10 +109,8 @@ def write_crash_log(error: BaseException) -> Path:
     (exception texts can hold cell values, personal data), so a planted file or symlink is never
     followed or overwritten.
     """
-    folder = Path(tempfile.mkdtemp(prefix="loader-crash-"))
-    log_file = folder / CRASH_LOG_NAME
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(log_file, flags, 0o600), "wb") as handle:
+    log_file = private_folder("loader-crash-") / CRASH_LOG_NAME
+    with create_private(log_file) as handle:
         handle.write(redact("".join(traceback.format_exception(error))).encode("utf-8", "replace"))
     return log_file
 
@@ -133,8 +130,9 @@ def _report_bug(error: BaseException) -> int:
 def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
     """The command's request from `args`, then the configuration (loaded once, if the command needs
     one), then the command."""
-    from loader.config import load_config
+    from loader.config import check_named, load_config
 
+    check_named(getattr(args, "env", None), getattr(args, "config", None))
     request = module.request_from(args)
     if not getattr(module, "NEEDS_CONFIG", True):
         return int(module.run(request))

@@ -3,8 +3,10 @@
 Records are written in dependency order, each as soon as every record it references exists,
 up to `concurrency` at a time, with no barrier between entity types. A create whose answer was
 lost (or that meets a 409) is resolved by looking the record up under its key and adopting it,
-so a re-send never makes a duplicate. Status paths (DRAFT -> READY -> ACTIVE) are consecutive
-updates of a record after its create or update.
+so a re-send never makes a duplicate. An update whose retries ran out on failures that may hide
+a committed write is looked up by id, and done when the record holds it (loader.apply.confirm).
+Status paths (DRAFT -> READY -> ACTIVE) are consecutive updates of a record after its create or
+update.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from loader.api.errors import ApiError, Conflict, HttpError, OutcomeUnknown
+from loader.apply.confirm import outcome_unknown, update_landed
 from loader.apply.graph import Scheduler, build_graph
 from loader.apply.payloads import UnresolvedPending, filterable, lookup_key, matches_key, missing_changes, substitute
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
@@ -228,10 +231,7 @@ class _Executor:
                 if record_id is None:
                     raise _Failure("the plan gives no id for this update", status=None, attempts=0)
                 attempts += 1
-                try:
-                    await self.client.update(entity.name, record_id, payload)
-                except ApiError as error:
-                    raise _failure(error, attempts=attempts) from None
+                await self._update(entity, record_id, payload, attempts=attempts)
             reached, steps = await self._status_steps(record, entity, record_id, live_status, adopted, attempts)
             attempts += steps
         except LoaderError as error:  # e.g. the profile cannot write this entity: this record fails, not the run
@@ -282,13 +282,30 @@ class _Executor:
         sent = 0
         for state in steps:
             sent += 1
-            try:
-                await self.client.update(entity.name, str(record_id), {rule.field: state})
-            except ApiError as error:
-                raise _failure(
-                    error, attempts=attempts + sent, record_id=record_id, doing=f"setting {rule.field} to {state}"
-                ) from None
+            await self._update(
+                entity, str(record_id), {rule.field: state},
+                attempts=attempts + sent, failed_id=record_id, doing=f"setting {rule.field} to {state}",
+            )
         return record.status_path[-1], sent
+
+    async def _update(
+        self,
+        entity: EntityProfile,
+        record_id: str,
+        payload: Mapping[str, Any],
+        *,
+        attempts: int,
+        failed_id: str | None = None,
+        doing: str | None = None,
+    ) -> None:
+        """PATCH `payload`; when its retries ran out on failures that may hide a committed write,
+        the record is looked up by id, and the update is done if it holds every field as sent."""
+        try:
+            await self.client.update(entity.name, record_id, payload)
+        except ApiError as error:
+            if outcome_unknown(error) and await update_landed(self.client.get, entity, record_id, payload):
+                return
+            raise _failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None
 
     async def _create(
         self, record: RecordPlan, entity: EntityProfile, payload: dict[str, Any]
