@@ -11,9 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +20,7 @@ from typing import NoReturn, TextIO
 
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
+from loader.files.private import create_private, private_folder
 from loader.redaction import redact
 
 COMMANDS: dict[str, str] = {
@@ -110,10 +109,8 @@ def write_crash_log(error: BaseException) -> Path:
     (exception texts can hold cell values, personal data), so a planted file or symlink is never
     followed or overwritten.
     """
-    folder = Path(tempfile.mkdtemp(prefix="loader-crash-"))
-    log_file = folder / CRASH_LOG_NAME
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(log_file, flags, 0o600), "wb") as handle:
+    log_file = private_folder("loader-crash-") / CRASH_LOG_NAME
+    with create_private(log_file) as handle:
         handle.write(redact("".join(traceback.format_exception(error))).encode("utf-8", "replace"))
     return log_file
 
@@ -130,31 +127,12 @@ def _report_bug(error: BaseException) -> int:
     return EXIT_BUG
 
 
-def _machine_error(args: argparse.Namespace | None, error: LoaderError) -> None:
-    """With `--format json`, the error is also the one JSON document on stdout; with github, an annotation."""
-    output = getattr(args, "format", "text")
-    if args is None:
-        return
-    if output == "json":
-        from loader.report.machine import dumps, error_document
-
-        hint = None if error.hint is None else redact(error.hint)
-        print(dumps(error_document(args.command, redact(error.message), error.where, hint, exit_code_for(error))))
-    elif output == "github":
-        from loader.findings import Finding
-        from loader.report.github import annotation
-
-        # A place named only in words goes into the message; a structured one becomes file/line/col.
-        place = None if isinstance(error.where, str) else error.where
-        message = redact(error.message if place is not None or not error.where else f"{error.where}: {error.message}")
-        print(annotation(Finding("error", type(error).__name__, message, place), "loader"))
-
-
 def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
     """The command's request from `args`, then the configuration (loaded once, if the command needs
     one), then the command."""
-    from loader.config import load_config
+    from loader.config import check_named, load_config
 
+    check_named(getattr(args, "env", None), getattr(args, "config", None))
     request = module.request_from(args)
     if not getattr(module, "NEEDS_CONFIG", True):
         return int(module.run(request))
@@ -186,7 +164,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         if isinstance(error, LoaderError):
             print(f"loader: error: {redact(str(error))}", file=sys.stderr)
-            _machine_error(args, error)
+            if args is not None:
+                from loader.report.formats import print_error_output
+
+                print_error_output(getattr(args, "format", "text"), args.command, error)
             return exit_code_for(error)
         return _report_bug(error)
 

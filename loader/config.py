@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import jsonschema
 
-from loader.errors import ConfigError
+from loader.errors import ConfigError, UsageError
 from loader.files.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
 from loader.redaction import register_secret
@@ -211,6 +211,13 @@ def check_url(url: str, what: str, where: str | None) -> str:
     if parts.query or parts.fragment:
         raise ConfigError(f"{what} must not carry a query (?...) or fragment (#...)", where=where)
     return url.rstrip("/")
+
+
+def check_named(env: str | None, config: str | None) -> None:
+    """`--env ""` or `--config ""` names nothing: a usage error, never the default in its place."""
+    for flag, value, what in (("--env", env, "an environment of loader.yaml"), ("--config", config, "a file")):
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} is empty", hint=f"give {what}, or leave {flag} out to use the default")
 
 
 def load_config(path: Path | None) -> Config:

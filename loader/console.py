@@ -8,18 +8,35 @@
 
 `progress_bars(enabled=False)` (or a non-terminal stdout) gives bars whose methods do nothing, so
 callers never branch. Bars are drawn on stdout, only when it is a terminal; `NO_COLOR` turns colour off.
+
+    with block_progress({"schools": 3, "courses": 40}) as advance:   # apply: a bar per block
+        if advance is not None:                                     # None: nothing drawn
+            advance("schools")                                      # one record of the block done
+
+`ask_yes(question)` asks on stderr and reads the answer from stdin (None when stdin is no terminal).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 
 class Bar(Protocol):
@@ -97,19 +114,60 @@ def is_terminal() -> bool:
     return sys.stdout.isatty()
 
 
+def _progress(*columns: ProgressColumn, transient: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *columns,
+        console=console(),
+        transient=transient,
+    )
+
+
 @contextmanager
 def progress_bars(enabled: bool | None = None) -> Iterator[Bars]:
     """Bars on stdout while the block runs; `enabled=None` means "when stdout is a terminal"."""
     if not (is_terminal() if enabled is None else enabled):
         yield _NoBars()
         return
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console(),
-        transient=True,
-    )
-    with progress:
+    with _progress(TimeElapsedColumn(), transient=True) as progress:
         yield _RichBars(progress)
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f}/s" if speed else "-/s")
+
+
+BlockAdvance = Callable[[str], None]
+
+
+@contextmanager
+def block_progress(totals: Mapping[str, int], enabled: bool | None = None) -> Iterator[BlockAdvance | None]:
+    """A bar per block (records done of `totals[block]`, rate, time left) on stdout while the block
+    runs, left on screen after; yields `advance(block)`, or None when nothing is drawn (`enabled=None`
+    means "when stdout is a terminal"), so a caller with nothing to show pays nothing per record."""
+    if not (is_terminal() if enabled is None else enabled):
+        yield None
+        return
+    progress = _progress(_RateColumn(), TimeRemainingColumn(), transient=False)
+    tasks = {name: progress.add_task(name, total=total) for name, total in totals.items()}
+
+    def advance(block: str) -> None:
+        task = tasks.get(block)
+        if task is not None:
+            progress.advance(task)
+
+    with progress:
+        yield advance
+
+
+def ask_yes(question: str) -> bool | None:
+    """Ask `question [y/N]` on stderr (stdout may carry a JSON document) and read the answer from
+    stdin: True for y or yes; None, without asking, when stdin is not a terminal."""
+    if not sys.stdin.isatty():
+        return None
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return input().strip().lower() in ("y", "yes")

@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, SandboxFiles, Secret
+from loader.config import BUILTIN_SANDBOX, DEFAULT_TIMEOUT_S, Config, Environment, SandboxFiles, Secret, check_named
 from loader.errors import ConfigError
 
 SANDBOX_DATA = Path(".loader") / "sandbox.sqlite3"
@@ -26,9 +26,11 @@ SANDBOX_SEED = Path("samples") / "sandbox-seed.json"
 def open_environment(config: Config, env_name: str | None) -> Iterator[Environment]:
     """The environment `env_name` (default: `config.default_environment`), ready to use.
 
-    Variables named by `{env: NAME}` are read here; a missing one is a ConfigError naming it.
+    Variables named by `{env: NAME}` are read here; a missing one is a ConfigError naming it. An
+    empty `env_name` is a UsageError (it names nothing), never the default.
     """
-    name = env_name or config.default_environment
+    check_named(env_name, None)
+    name = config.default_environment if env_name is None else env_name
     spec = config.spec(name)
     if spec is not None:
         yield spec.resolve()

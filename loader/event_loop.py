@@ -9,12 +9,16 @@ The loop `run` makes knows when it waits for I/O (`LoopIdle`). A worker thread d
 beside it (a plan's diff) calls `give_way()` between small steps: at once while the loop waits, and
 otherwise only once the loop has done what was ready. With one GIL, a page that came in is then
 handled, and the next page asked for, without the worker taking turns on every step of it.
+
+`stop_on_signals(stop, notice)` turns the first Ctrl-C (or SIGTERM) into a request to stop that the
+work in hand can honour (apply lets the requests in flight end and writes its results).
 """
 
 from __future__ import annotations
 
 import asyncio
 import selectors
+import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator
@@ -135,3 +139,36 @@ def loop_switches_quickly(interval: float = LOOP_SWITCH_INTERVAL_S) -> Iterator[
         yield
     finally:
         sys.setswitchinterval(before)
+
+
+# Ctrl-C, and SIGTERM as CI sends when a job is cancelled.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def stop_on_signals(stop: asyncio.Event, notice: str) -> Iterator[None]:
+    """Inside, on the running loop: the first SIGINT or SIGTERM prints `notice` on stderr and sets
+    `stop` rather than interrupting; the handlers are then removed, so a second signal aborts as
+    usual. Where signals cannot be handled (not the main thread), nothing is installed."""
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+
+    def remove() -> None:
+        while installed:
+            loop.remove_signal_handler(installed.pop())
+
+    def on_signal() -> None:
+        print(notice, file=sys.stderr)
+        stop.set()
+        remove()
+
+    try:
+        for number in STOP_SIGNALS:
+            loop.add_signal_handler(number, on_signal)
+            installed.append(number)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        remove()
+    try:
+        yield
+    finally:
+        remove()

@@ -28,7 +28,7 @@ class CellRef:
     repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # Pickled as its values, made again by setting its slots (see DesiredRecord.__reduce__).
+        # Pickled as its values, made again by setting its slots (as `loader.source.makers` pickles records).
         return _cell_ref_from_slots, (self.file, self.sheet, self.cell, self.row, self.repeat)
 
     def __str__(self) -> str:
@@ -45,7 +45,7 @@ class CellRef:
 def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellRef:
     """CellRef(file, sheet, None, row, repeat), made the fast way: reading makes one per row. A frozen
     dataclass's __init__ sets each field through object.__setattr__; this sets its slots directly
-    (the instance is the same: tests/source/test_column_builder.py)."""
+    (the instance is the same: tests/source/test_makers.py)."""
     return _cell_ref_from_slots(file, sheet, None, row, repeat)
 
 

@@ -213,3 +213,27 @@ environments:
     spec = load_config(write(tmp_path, example)).spec(None)
     assert spec is not None
     assert (spec.name, spec.realm, spec.expect_environment) == ("test", "advance", "test")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "schools.yaml", "--env", ""],
+        ["apply", "schools.yaml", "--env", "", "--yes"],
+        ["whoami", "--env", " "],
+        ["validate", "schools.yaml", "--config", ""],
+        ["plan", "schools.yaml", "--config", ""],
+    ],
+)
+def test_an_empty_env_or_config_is_a_usage_error_not_the_default(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loader.cli import main
+    from loader.errors import EXIT_USAGE
+
+    monkeypatch.chdir(tmp_path)  # no loader.yaml: the default would be the built-in sandbox
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    flag = "--env" if "--env" in argv else "--config"
+    assert f"loader: error: {flag} is empty" in err, err
+    assert not (tmp_path / ".loader").exists()  # the built-in sandbox was never started

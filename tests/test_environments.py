@@ -13,7 +13,7 @@ import pytest
 from loader.api.client import ApiClient
 from loader.config import Config, load_config
 from loader.environments import open_environment
-from loader.errors import ConfigError
+from loader.errors import ConfigError, UsageError
 
 SEED = {"institution-a": {"schools": [{"code": "SEEDED", "name": "Seeded school"}]}}
 
@@ -115,3 +115,11 @@ def test_a_broken_sandbox_database_is_a_config_error_saying_what_to_delete(tmp_p
         pass
     assert "did not start" in str(caught.value)
     assert caught.value.hint == f"delete {tmp_path / '.loader' / 'sandbox.sqlite3'} to start from the seed again"
+
+
+def test_an_empty_environment_name_is_a_usage_error_never_the_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = load_config(None)
+    with pytest.raises(UsageError, match="--env is empty"), open_environment(config, ""):
+        pass
+    assert not (tmp_path / ".loader").exists()

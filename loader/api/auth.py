@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import time
 from collections.abc import AsyncGenerator, Callable, Generator, Iterable
 
@@ -28,6 +29,7 @@ from loader.redaction import register_secret
 
 TOKEN_REQUEST = "loader_token_request"  # request extension marking the token request
 RENEW_MARGIN_S = 60.0
+_SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what a header value carries as is
 
 INVALID_CLIENT_HINT = "wrong client_id or client_secret, or the secret was rotated: ask the platform operator"
 
@@ -148,11 +150,19 @@ class TokenAuth(httpx.Auth):
         token = fields.get("access_token")
         if not isinstance(token, str) or not token:
             raise TokenError("the identity provider answered without an access_token", **where)
+        if not _SENDABLE_TOKEN.fullmatch(token):
+            # A CR or LF would split the Authorization header (a header injection); never sent.
+            raise TokenError(
+                "the identity provider issued an access_token that cannot be sent in a header "
+                "(it holds a space, a line break or another character outside printable ASCII); nothing was sent",
+                hint="check auth_url and realm in loader.yaml; if they are right, report it to the platform operator",
+                **where,
+            )
         token_type = fields.get("token_type", "Bearer")
         if not isinstance(token_type, str) or token_type.lower() != "bearer":
             raise TokenError(f"the identity provider issued a {token_type!r} token, not a Bearer token", **where)
         lifetime = fields.get("expires_in")
-        if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and lifetime > 0:
+        if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and 0 < lifetime < float("inf"):
             self.lifetime_s = float(lifetime)
             self._renew_at = sent_at + max(lifetime - RENEW_MARGIN_S, lifetime / 2)
         else:

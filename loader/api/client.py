@@ -1,8 +1,9 @@
 """ApiClient: the loader's only door to the service.
 
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
-path: environment gate -> retries (loader.api.retry) -> concurrency slot -> httpx (with TokenAuth)
--> envelope decoding, where the service's errors become the typed errors of loader.api.errors.
+path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
+concurrency slot -> httpx (with TokenAuth) -> envelope decoding, where the service's errors become
+the typed errors of loader.api.errors and records are checked for shape (loader.api.shapes).
 
 The first response that names its `environment` is checked against `expect_environment`; until it
 has been, requests wait, and a write first sends a read of its collection, so no write can reach
@@ -16,6 +17,7 @@ import logging
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from functools import partial
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -36,7 +38,15 @@ from loader.api.errors import (
     error_class_for,
 )
 from loader.api.json_body import decoded
-from loader.api.paging import Page, check_records, flattened, iter_batches, page_from_envelope, read_page
+from loader.api.paging import (
+    MALFORMED_HINT,
+    Page,
+    check_records,
+    flattened,
+    iter_batches,
+    page_from_envelope,
+    read_page,
+)
 from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
@@ -46,6 +56,8 @@ from loader.api.requestlog import (
     RetryNoticeFilter,
 )
 from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
+from loader.api.shapes import record_problem
+from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
@@ -127,6 +139,7 @@ class ApiClient:
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
         self._semaphore = asyncio.Semaphore(concurrency)
+        self._pacer = Pacer()
         self._first_lock = asyncio.Lock()
         # With nothing to expect there is nothing to check before a write.
         self._checked = env.expect_environment is None
@@ -296,11 +309,12 @@ class ApiClient:
         profile = self._profile.entity(entity)
         if not profile.item_path:
             raise ProfileError(f"entity {entity!r} has no item_path in the profile: single records cannot be read")
+        path = _fill(profile.item_path, id_or_code)
         try:
-            body = await self._call("GET", _fill(profile.item_path, id_or_code))
+            body = await self._call("GET", path)
         except NotFound:
             return None
-        return self._data(body)
+        return self._data(body, "GET", path)
 
     # -- writes -----------------------------------------------------------------------------------
 
@@ -310,7 +324,7 @@ class ApiClient:
         if profile.create is None:
             raise ProfileError(f"entity {entity!r} cannot be created (no `create` in the profile)")
         body = await self._call(profile.create.method, profile.create.path, json=dict(payload), probe=profile)
-        return self._data(body)
+        return self._data(body, profile.create.method, profile.create.path, written=True)
 
     async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Update the fields in `payload` of one record; the updated record."""
@@ -319,7 +333,7 @@ class ApiClient:
             raise ProfileError(f"entity {entity!r} cannot be updated (no `update` in the profile)")
         path = _fill(profile.update.path, record_id)
         body = await self._call(profile.update.method, path, json=dict(payload), probe=profile)
-        return self._data(body)
+        return self._data(body, profile.update.method, path, written=True)
 
     # -- one request ------------------------------------------------------------------------------
 
@@ -357,9 +371,10 @@ class ApiClient:
         # The first attempt goes out without the retry machinery: setting up stamina's context costs
         # ~0.15 ms a request, on every page's round trip. Its failure is handed to that context as
         # its first attempt, so what is retried, the waits and the logging are stamina's as before.
+        # 429s are waited out by the pacer, on a budget of their own: they spend no attempt.
         started = time.monotonic()
         try:
-            return await self._send_once(method, path, params, json, 1)
+            return await self._pacer.paced(partial(self._send_once, method, path, params, json, 1))
         except Exception as error:
             first = error
         return await self._retry(first, time.monotonic() - started, method, path, params, json)
@@ -391,7 +406,7 @@ class ApiClient:
             with attempt:
                 if attempt.num == 1:
                     raise first
-                return await self._send_once(method, path, params, json, attempt.num)
+                return await self._pacer.paced(partial(self._send_once, method, path, params, json, attempt.num))
         raise AssertionError("unreachable: stamina re-raises the last error")  # pragma: no cover
 
     async def _send_once(
@@ -455,9 +470,21 @@ class ApiClient:
             raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
         raise cls(status, message, method=method, path=path, hint=hint)
 
-    def _data(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    def _data(self, body: Mapping[str, Any], method: str, path: str, *, written: bool = False) -> dict[str, Any]:
+        """The record of a single-record answer ({} when it holds none); MalformedAnswer when its
+        common fields have the wrong shapes (loader.api.shapes). A write's answer may lack the id."""
         data = body.get(self._envelope.data)
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        problem = record_problem(data, id_required=not written)
+        if problem is not None:
+            raise MalformedAnswer(
+                f"the service answered a malformed record: {problem}",
+                method=method,
+                path=path,
+                hint=MALFORMED_HINT,
+            )
+        return data
 
     def _observe(self, body: Mapping[str, Any]) -> None:
         """Capture `version` and `environment`; check the first environment seen."""

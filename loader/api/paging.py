@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.api.errors import HttpError, MalformedAnswer
+from loader.api.shapes import kind, record_problem
 from loader.profile import Envelope
 
 MAX_RESTARTS = 3
@@ -87,8 +88,8 @@ def read_page(body: Mapping[str, Any], names: Envelope = _DEFAULT_ENVELOPE, *, p
     token = body.get(names.page_token)
     return Page(
         records=tuple(data),
-        total=_int_or_none(body.get(names.total)),
-        page_total=_int_or_none(body.get(names.page_total)),
+        total=_count_or_none(body.get(names.total), names.total, path),
+        page_total=_count_or_none(body.get(names.page_total), names.page_total, path),
         page_token=token if isinstance(token, str) and token else None,
     )
 
@@ -100,7 +101,10 @@ def check_records(
     names = ("id", *checked_fields)
     for position, record in enumerate(records):
         if not isinstance(record, dict):
-            raise _malformed(f"record {position + 1} of the list is {type(record).__name__}, not an object", path)
+            raise _malformed(f"record {position + 1} of the list is {kind(record)}, not an object", path)
+        problem = record_problem(record)
+        if problem is not None:
+            raise _malformed(f"{_named(record, position)}: {problem}", path)
         for name in names:
             value = record.get(name)
             if value.__class__ in _PLAIN or isinstance(value, _SCALARS):  # the common case first
@@ -109,6 +113,13 @@ def check_records(
                 raise _malformed(
                     f"record {position + 1} of the list has {type(value).__name__} in `{name}`, not a value", path
                 )
+
+
+def _named(record: dict[str, Any], position: int) -> str:
+    """`record 3 of the list (id ...)`: where the record is, and its id when it has a plain one."""
+    ident = record.get("id")
+    plain = isinstance(ident, str | int) and not isinstance(ident, bool) and len(str(ident)) <= 64
+    return f"record {position + 1} of the list" + (f" (id {ident})" if plain else "")
 
 
 def _malformed(message: str, path: str | None) -> MalformedAnswer:
@@ -120,8 +131,14 @@ def _malformed(message: str, path: str | None) -> MalformedAnswer:
     )
 
 
-def _int_or_none(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def _count_or_none(value: object, name: str, path: str | None) -> int | None:
+    """A count of the envelope (`total`, `page_total`); None when it is not a number. A negative
+    or endless one (NaN, Infinity: the standard parser reads them) is a malformed answer."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        raise _malformed(f"`{name}` is {value}, not a count of records", path)
+    return int(value)
 
 
 def is_page_token_refusal(error: Exception) -> bool:

@@ -1,5 +1,8 @@
 """Which failures are retried, and how long to wait: the retry policy in one place.
 
+429s are first waited out by the client's pacer (loader.api.throttle), on a budget of their own;
+what it lets through is `Throttled`, not retried here.
+
 Reads (GET) and whole-field updates (PATCH) are idempotent: retried on 429, 500, 502, 503, 504,
 timeouts and dropped connections. A create (POST) is retried only when nothing can have been
 committed: a 429, or a connection that could not be made. After a POST was sent, a timeout, a
@@ -16,6 +19,7 @@ from time import time
 
 from loader.api.auth import TokenUnavailable
 from loader.api.errors import NoAnswer, RateLimited, ServerError, Unreachable
+from loader.api.throttle import Throttled
 
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 60.0
@@ -44,6 +48,8 @@ def retry_hook(method: str) -> Callable[[Exception], bool | float]:
     idempotent = method.upper() in IDEMPOTENT_METHODS
 
     def hook(error: Exception) -> bool | float:
+        if isinstance(error, Throttled):  # the pacer's own budget is spent (loader.api.throttle)
+            return False
         if isinstance(error, RateLimited):
             return _honour(error.retry_after)
         if isinstance(error, Unreachable | TokenUnavailable):

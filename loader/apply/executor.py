@@ -3,8 +3,10 @@
 Records are written in dependency order, each as soon as every record it references exists,
 up to `concurrency` at a time, with no barrier between entity types. A create whose answer was
 lost (or that meets a 409) is resolved by looking the record up under its key and adopting it,
-so a re-send never makes a duplicate. Status paths (DRAFT -> READY -> ACTIVE) are consecutive
-updates of a record after its create or update.
+so a re-send never makes a duplicate. An update whose retries ran out on failures that may hide
+a committed write is looked up by id, and done when the record holds it (loader.apply.confirm).
+Status paths (DRAFT -> READY -> ACTIVE) are consecutive updates of a record after its create or
+update.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from loader.api.errors import ApiError, Conflict, HttpError, OutcomeUnknown
+from loader.apply.confirm import outcome_unknown, update_landed
 from loader.apply.graph import Scheduler, build_graph
 from loader.apply.payloads import UnresolvedPending, filterable, lookup_key, matches_key, missing_changes, substitute
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
@@ -228,10 +231,7 @@ class _Executor:
                 if record_id is None:
                     raise _Failure("the plan gives no id for this update", status=None, attempts=0)
                 attempts += 1
-                try:
-                    await self.client.update(entity.name, record_id, payload)
-                except ApiError as error:
-                    raise _failure(error, attempts=attempts) from None
+                await self._update(entity, record_id, payload, attempts=attempts)
             reached, steps = await self._status_steps(record, entity, record_id, live_status, adopted, attempts)
             attempts += steps
         except LoaderError as error:  # e.g. the profile cannot write this entity: this record fails, not the run
@@ -282,13 +282,30 @@ class _Executor:
         sent = 0
         for state in steps:
             sent += 1
-            try:
-                await self.client.update(entity.name, str(record_id), {rule.field: state})
-            except ApiError as error:
-                raise _failure(
-                    error, attempts=attempts + sent, record_id=record_id, doing=f"setting {rule.field} to {state}"
-                ) from None
+            await self._update(
+                entity, str(record_id), {rule.field: state},
+                attempts=attempts + sent, failed_id=record_id, doing=f"setting {rule.field} to {state}",
+            )
         return record.status_path[-1], sent
+
+    async def _update(
+        self,
+        entity: EntityProfile,
+        record_id: str,
+        payload: Mapping[str, Any],
+        *,
+        attempts: int,
+        failed_id: str | None = None,
+        doing: str | None = None,
+    ) -> None:
+        """PATCH `payload`; when its retries ran out on failures that may hide a committed write,
+        the record is looked up by id, and the update is done if it holds every field as sent."""
+        try:
+            await self.client.update(entity.name, record_id, payload)
+        except ApiError as error:
+            if outcome_unknown(error) and await update_landed(self.client.get, entity, record_id, payload):
+                return
+            raise _failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None
 
     async def _create(
         self, record: RecordPlan, entity: EntityProfile, payload: dict[str, Any]
@@ -297,10 +314,7 @@ class _Executor:
 
         The create is re-sent only after a look-up under the key proved the record absent, so a
         lost answer never makes a duplicate. When the look-up itself cannot be done, the record
-        fails as unknown (a re-run converges) rather than risk a second create. A record found
-        after a lost answer is adopted and updated if it differs; one met by a 409 on the first
-        attempt is adopted only when it already equals the payload (re-applying a plan after an
-        interruption), never changed: that would be a change the plan did not show.
+        fails as unknown (a re-run converges) rather than risk a second create.
         """
         key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
@@ -326,28 +340,10 @@ class _Executor:
                 raise _failure(error, attempts=attempts) from None
             if key is None:
                 raise _failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
-            try:  # the client already retries a GET on transient failures
-                found = await self._lookup(entity, key)
-            except ApiError as error:
-                raise _failure(error, attempts=attempts, doing="looking up a create whose answer was lost") from None
-            if found is not None:
-                record_id = str(found["id"])
-                patch = missing_changes(found, payload, entity)
-                if patch and conflict is not None and last_unknown is None:
-                    # The first create met a record nobody in this run made: it appeared since the
-                    # plan, and changing it is a change the plan never showed.
-                    raise _failure(
-                        conflict, attempts=attempts,
-                        doing="creating: a record with this key was created since the plan, with other "
-                        "values; run `loader plan` again to see the update",
-                    )
-                if patch:
-                    attempts += 1
-                    try:
-                        await self.client.update(entity.name, record_id, patch)
-                    except ApiError as error:
-                        raise _failure(error, attempts=attempts, record_id=record_id) from None
-                return record_id, attempts, True, _status_of(found, entity)
+            unexplained = conflict if last_unknown is None else None
+            adopted = await self._adopt(entity, key, payload, attempts, unexplained)
+            if adopted is not None:
+                return adopted
             if conflict is not None:
                 raise _failure(conflict, attempts=attempts)
             if not any(name in payload for name in entity.unique):
@@ -361,6 +357,41 @@ class _Executor:
             await asyncio.sleep(min(0.05 * 2**attempts, 2.0))
         assert last is not None
         raise _failure(last, attempts=attempts, doing=f"creating, after {attempts} attempts")
+
+    async def _adopt(
+        self, entity: EntityProfile, key: Mapping[str, Any], payload: dict[str, Any], attempts: int,
+        unexplained: Conflict | None,
+    ) -> tuple[str, int, bool, str | None] | None:
+        """After a lost answer or a 409: the record under `key`, adopted, or None if there is none.
+
+        A record found after a lost answer is adopted and updated if it differs; one met by a 409
+        that no lost create of this run explains (`unexplained`) is adopted only when it already
+        equals the payload (re-applying a plan after an interruption), never changed: that would
+        be a change the plan did not show.
+        """
+        try:  # the client already retries a GET on transient failures
+            found = await self._lookup(entity, key)
+        except ApiError as error:
+            raise _failure(error, attempts=attempts, doing="looking up a create whose answer was lost") from None
+        if found is None:
+            return None
+        record_id = str(found["id"])
+        patch = missing_changes(found, payload, entity)
+        if patch and unexplained is not None:
+            # The create met a record nobody in this run made: it appeared since the plan, and
+            # changing it is a change the plan never showed.
+            raise _failure(
+                unexplained, attempts=attempts,
+                doing="creating: a record with this key was created since the plan, with other "
+                "values; run `loader plan` again to see the update",
+            )
+        if patch:
+            attempts += 1
+            try:
+                await self.client.update(entity.name, record_id, patch)
+            except ApiError as error:
+                raise _failure(error, attempts=attempts, record_id=record_id) from None
+        return record_id, attempts, True, _status_of(found, entity)
 
     async def _lookup(self, entity: EntityProfile, key: Mapping[str, Any]) -> dict[str, Any] | None:
         if entity.get_by_code and tuple(key) == ("code",):
@@ -414,7 +445,7 @@ async def apply_plan(
     """Apply `plan` through `client`; every record of the plan gets a RecordResult.
 
     Checks (errors without --partial, --max-changes, stale records) are the caller's: see
-    `loader.apply_checks` and `loader.stale`. Setting `stop` stops dispatching; records in
+    `loader.apply.guards` and `loader.apply.stale`. Setting `stop` stops dispatching; records in
     flight finish, the rest are reported skipped and `Results.interrupted` is true.
     """
     options = options or ApplyOptions()

@@ -10,8 +10,7 @@ from typing import Any
 from loader.plan.compare import merge_labels, same
 from loader.plan.model import PendingId
 from loader.profile import EntityProfile
-
-CUSTOM_ATTRIBUTES = "custom_attributes"
+from loader.record_fields import CUSTOM as CUSTOM_ATTRIBUTES
 
 
 class UnresolvedPending(Exception):
@@ -74,7 +73,7 @@ def filterable(key: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _same(name: str, live: Any, wanted: Any, entity: EntityProfile) -> bool:
-    """The planner's notion of equal values (loader.compare), so an adopted record is patched
+    """The planner's notion of equal values (loader.plan.compare), so an adopted record is patched
     exactly when a plan would have shown a change."""
     if name in entity.set_fields:
         return same([_plain(v) for v in wanted or ()], [_plain(v) for v in live or ()], as_set=True)

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
-from rich.text import Text
 
 from loader import event_loop
 from loader.apply.executor import ApplyOptions, apply_plan
@@ -31,18 +27,17 @@ from loader.apply.prepare import check_new_plan, check_plan_file, prepare_saved_
 from loader.apply.results import RecordResult, Results
 from loader.commands.formats import add_format_argument
 from loader.config import Config, Environment
-from loader.console import console
+from loader.console import BlockAdvance, ask_yes, block_progress, console
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
-from loader.files.outputs import check_output
-from loader.findings import Finding
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
-from loader.report.results_json import write_results_json
+from loader.report.formats import print_apply_output
+from loader.report.results_files import check_results_path, write_results_files
 from loader.report.results_terminal import render_results
-from loader.report.results_workbook import FieldCells, write_results_workbook
+from loader.source.sources import SourceSet
 
-RESULT_SUFFIXES = (".xlsx", ".json")
+INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,9 +90,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to 256")
     outputs = [Path(p) for p in args.results]
     for path in outputs:
-        if path.suffix.lower() not in RESULT_SUFFIXES:
-            raise UsageError(f"--results {path}: use a .xlsx or .json file name")
-        check_output(path, "--results")  # before the first write: results written at the end must not be lost
+        check_results_path(path)
     # `is not None`: an empty --max-changes "" (an unset CI variable) is a usage error, never "no limit".
     guard = parse_max_changes(args.max_changes) if args.max_changes is not None else None
     if args.expect_digest is not None and args.plan:
@@ -119,16 +112,6 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
     )
 
 
-@dataclass(frozen=True)
-class _SourceContext:
-    """What the source says beyond the plan, for results.xlsx (known when apply made the plan);
-    how each block's source was read is in the plan itself."""
-
-    plan: Plan | None = None
-    field_cells: FieldCells = field(default_factory=dict)
-    row_errors: Mapping[str, tuple[Finding, ...]] = field(default_factory=dict)
-
-
 def run(request: ApplyRequest, config: Config) -> int:
     plan_file = read_plan_json(request.plan) if request.plan else None
     env_name = request.env
@@ -137,23 +120,14 @@ def run(request: ApplyRequest, config: Config) -> int:
             plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
     with open_environment(config, env_name) as env:
-        results, context, plan = event_loop.run(_apply(request, config, env, plan_file))
+        results, plan, sources = event_loop.run(_apply(request, config, env, plan_file))
     if results is None:
-        _print_machine(request, None, EXIT_OK, plan)
+        print_apply_output(request.output, None, EXIT_OK, plan)
         return EXIT_OK
     print(render_results(results), file=_human(request))
-    written = True
-    for path in request.results:
-        try:
-            _write(results, path, context)
-        except OSError as error:
-            print(f"loader: error: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-            written = False
-    if results.interrupted:
-        code = EXIT_INTERRUPTED
-    else:
-        code = EXIT_OK if results.ok and written else EXIT_ERROR
-    _print_machine(request, results, code, plan)
+    written = write_results_files(results, request.results, plan=plan, sources=sources)
+    code = EXIT_INTERRUPTED if results.interrupted else EXIT_OK if results.ok and written else EXIT_ERROR
+    print_apply_output(request.output, results, code, plan)
     return code
 
 
@@ -162,68 +136,44 @@ def _human(request: ApplyRequest) -> TextIO:
     return sys.stderr if request.output == "json" else sys.stdout
 
 
-def _print_machine(request: ApplyRequest, results: Results | None, code: int, plan: Plan) -> None:
-    if request.output == "text":
-        return
-    from loader.report.github import apply_summary, failed_annotations, write_summary
-    from loader.report.machine import apply_document, dumps
-
-    document = apply_document(results, code, plan)
-    if request.output == "json":
-        print(dumps(document))
-    else:
-        failed_annotations(document)
-        write_summary(apply_summary(document))
-
-
-def _write(results: Results, path: Path, context: _SourceContext) -> None:
-    if path.suffix.lower() == ".json":
-        write_results_json(results, path)
-    else:
-        notes = write_results_workbook(
-            results,
-            path,
-            plan=context.plan,
-            field_cells=context.field_cells,
-            row_errors=context.row_errors,
-        )
-        for note in notes:
-            print(f"note: {note}", file=sys.stderr)
-    print(f"wrote {path}", file=sys.stderr)
-
-
 async def _apply(
     request: ApplyRequest, config: Config, env: Environment, plan: Plan | None
-) -> tuple[Results | None, _SourceContext, Plan]:
+) -> tuple[Results | None, Plan, SourceSet | None]:
+    """The plan applied (None when nothing was to apply), the plan and, when made here, its sources."""
     from loader.api.client import ApiClient
 
     concurrency = request.concurrency or config.concurrency
-    context = _SourceContext(row_errors={b.name: b.findings for b in plan.blocks} if plan else {})
+    sources: SourceSet | None = None
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         skip: dict[str, str] = {}
         if plan is not None:
             skip = await prepare_saved_plan(plan, client, env.name)
         else:
-            plan, context = await _make_plan(request, config, env, client)
+            plan, sources = await _make_plan(request, config, env, client)
             changes = check_new_plan(
                 plan, expected_digest=request.expected_digest, partial=request.partial, guard=request.max_changes
             )
             if changes == 0:
                 print("Nothing to apply: the service already matches the source.", file=_human(request))
-                return None, context, plan
+                return None, plan, sources
             _confirm(request, changes, client.environment or plan.environment)
         stop = asyncio.Event()
         options = ApplyOptions(concurrency=concurrency, partial=request.partial, skip=skip)
-        with _BlockProgress(plan, enabled=_human(request) is sys.stdout) as listener, _StopOnSigint(stop):
+        totals = {block.name: len(block.records) for block in plan.blocks}
+        drawn = None if _human(request) is sys.stdout else False
+        with block_progress(totals, enabled=drawn) as advance, event_loop.stop_on_signals(stop, INTERRUPTED_NOTICE):
             results = await apply_plan(
-                plan, client, config.profile, options, stop=stop, listener=listener, environment=client.environment
+                plan, client, config.profile, options, stop=stop, listener=_listener(advance),
+                environment=client.environment,
             )
-        return results, replace(context, plan=plan), plan
+        return results, plan, sources
 
 
-async def _make_plan(
-    request: ApplyRequest, config: Config, env: Environment, client: Any
-) -> tuple[Plan, _SourceContext]:
+def _listener(advance: BlockAdvance | None) -> Callable[[RecordResult], None] | None:
+    return None if advance is None else lambda result: advance(result.block)
+
+
+async def _make_plan(request: ApplyRequest, config: Config, env: Environment, client: Any) -> tuple[Plan, SourceSet]:
     """The planner's plan for the MAPPING files, with its terminal summary printed."""
     from loader.plan.run import run_plan
     from loader.report.terminal import render
@@ -232,104 +182,17 @@ async def _make_plan(
     planned = await run_plan(list(request.mappings), config=config, env=env, client=client,
                              progress=False if quiet else None)
     render(planned.plan, console(sys.stderr) if quiet else None, applying=True)
-    field_cells = {
-        (b.block, rec.row.row): dict(rec.cells)
-        for b in planned.sources.blocks
-        for rec in b.records
-        if rec.row.row is not None
-    }
-    row_errors = {b.name: b.findings for b in planned.plan.blocks}
-    return planned.plan, _SourceContext(planned.plan, field_cells, row_errors)
+    return planned.plan, planned.sources
 
 
 def _confirm(request: ApplyRequest, changes: int, environment: str) -> None:
     if request.yes:
         return
-    if not sys.stdin.isatty():
+    answer = ask_yes(f"Apply {changes} changes to {environment}?")
+    if answer is None:
         raise LoaderError(
             "not asking for confirmation: stdin is not a terminal; nothing was applied",
             hint="pass --yes to apply without asking",
         )
-    # The question goes to stderr: stdout may carry the one JSON document of --format json.
-    print(f"Apply {changes} changes to {environment}? [y/N] ", end="", file=sys.stderr, flush=True)
-    answer = input()
-    if answer.strip().lower() not in ("y", "yes"):
+    if not answer:
         raise PlanError("not applied: the answer was not yes")
-
-
-class _StopOnSigint:
-    """First Ctrl-C (or SIGTERM, as CI cancels a job): stop dispatching and let in-flight requests
-    finish, then write results; a second signal aborts."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self, stop: asyncio.Event) -> None:
-        self.stop = stop
-        self.loop = asyncio.get_running_loop()
-        self.installed = False
-
-    def _on_signal(self) -> None:
-        print("\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)",
-              file=sys.stderr)
-        self.stop.set()
-        self._remove()
-
-    def _remove(self) -> None:
-        if self.installed:
-            for number in self.SIGNALS:
-                self.loop.remove_signal_handler(number)
-            self.installed = False
-
-    def __enter__(self) -> _StopOnSigint:
-        try:
-            for number in self.SIGNALS:
-                self.loop.add_signal_handler(number, self._on_signal)
-            self.installed = True
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            self.installed = True
-            self._remove()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._remove()
-
-
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f}/s" if speed else "-/s")
-
-
-class _BlockProgress:
-    """Progress bars per block (rate and time left) when stdout is a terminal; else nothing."""
-
-    def __init__(self, plan: Plan, *, enabled: bool = True) -> None:
-        self.plan = plan
-        self.enabled = enabled
-        self.bars: Any = None
-        self.tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> Callable[[RecordResult], None] | None:
-        if not (self.enabled and sys.stdout.isatty()):
-            return None
-        self.bars = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _RateColumn(),
-            TimeRemainingColumn(),
-            console=console(),
-        )
-        for block in self.plan.blocks:
-            self.tasks[block.name] = self.bars.add_task(block.name, total=len(block.records))
-        self.bars.start()
-        return self._advance
-
-    def _advance(self, result: RecordResult) -> None:
-        task = self.tasks.get(result.block)
-        if task is not None:
-            self.bars.advance(task)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bars is not None:
-            self.bars.stop()

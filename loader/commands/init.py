@@ -1,23 +1,47 @@
 """`loader init WORKBOOK [--sheet NAME] [--entity ENTITY] [--out FILE] [--force]`: draft a mapping file.
 
-The draft (loader.source.draft) matches the header row's columns to an entity's fields by name,
-proposes the key, references, `pii: true` and value steps, lists unmatched columns as comments, and
-carries the `$schema` line. The command then validates it as `loader validate` would and says so.
+The draft (loader.source.draft) matches the header row's columns to an entity's fields by name
+(headers with line breaks folded to one line), proposes the key, references, `pii: true` and value
+steps (`strip`, and `collapse_spaces` where values hold line breaks or runs of spaces), lists
+unmatched columns as comments, and carries the `$schema` line. A sheet `loader pull` wrote maps
+back as it came: `custom_attributes.X` columns to the custom attribute X, the fields the service
+sets (`id`, `type`, ...) left out, and no value steps, so planning it proposes nothing.
 It never overwrites a file unless --force.
+
+When the draft validates as written (exit 0), and when it does not (exit 1):
+- The entity is guessed only with a clear margin: the best entity's score must be at least 1.5
+  times the second's and 1 more. Otherwise nothing is written; the three best entities are printed
+  with their scores, and the command exits 64 asking for `--entity` (and `--sheet`).
+- The key must be unique: when the key field's column repeats, the key field reads a column whose
+  values are unique on every row, else a template of two columns whose pairs are; the draft says
+  so in a note and validates. When no column nor pair is unique, the draft is written with the key
+  marked `# CHOOSE`, and the command exits 1 saying so.
+- Otherwise the draft is validated as `loader validate` would: exit 0 when it validates, else 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import as_file, files
 from pathlib import Path
 
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
-from loader.source.draft import DraftBlock, draft_block, draftable_entities, sample_of
+from loader.profile import Profile
+from loader.source.draft import (
+    DraftBlock,
+    Sample,
+    clear_guess,
+    draft_block,
+    draftable_entities,
+    is_pulled,
+    rank_entities,
+    sample_of,
+)
 from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, read_sheet, sheet_names
 from loader.source.sources import read_sources
@@ -61,6 +85,11 @@ def run(request: InitRequest, config: Config) -> int:
                         workbook=workbook.name)
     out.write_text(text, encoding="utf-8")
     _print_summary(blocks, out)
+    unresolved = [b.name for b in blocks if b.key_unresolved]
+    if unresolved:
+        print(f"The draft does not validate yet: no column of {', '.join(unresolved)} is unique; choose the key "
+              f"(the line marked CHOOSE in {out}), then `loader validate {out}`.", file=sys.stderr)
+        return EXIT_ERROR
     sources = read_sources([out], config.profile)
     if sources.has_errors:
         print(f"The draft does not validate yet: run `loader validate {out}` and fix what it names.", file=sys.stderr)
@@ -69,10 +98,7 @@ def run(request: InitRequest, config: Config) -> int:
     return EXIT_OK
 
 
-def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: object) -> list[DraftBlock]:
-    from loader.profile import Profile
-
-    assert isinstance(profile, Profile)
+def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: Profile) -> list[DraftBlock]:
     if has_sheets(workbook) and workbook.is_file():
         names = [sheet] if sheet else sheet_names(workbook)
     else:
@@ -86,15 +112,33 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
         sample = sample_of(data)
         if sample is None:
             continue
-        block = draft_block(sample, profile, entity)
+        chosen = entity or _clear_entity(sample, profile, display, len(names) > 1)
+        block = draft_block(sample, profile, chosen)
+        block = replace(block, entity_guessed=entity is None)
         while block.name in taken:
-            block = draft_block(sample, profile, entity, name=f"{block.name}_{len(taken)}")
+            block = replace(draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}"),
+                            entity_guessed=entity is None)
         taken.add(block.name)
         blocks.append(block)
     if not blocks:
         raise UsageError(f"{display}: no sheet with a header row in its first 30 rows",
                          hint="name the sheet with --sheet, or check the file")
     return blocks
+
+
+def _clear_entity(sample: Sample, profile: Profile, display: str, several: bool) -> str:
+    """The entity guessed with a clear margin, else a UsageError naming the three best with their scores."""
+    if is_pulled(sample, profile) and sample.sheet:
+        return sample.sheet  # `loader pull` names each sheet after its entity
+    ranked = rank_entities(sample, profile)
+    guess = clear_guess(ranked)
+    if guess is not None:
+        return guess
+    where = f"{display} › {sample.sheet}" if sample.sheet else display
+    best = ", ".join(f"{name} ({score:.1f})" for name, score in ranked[:3])
+    sheet = f" --sheet {json.dumps(sample.sheet)}" if several and sample.sheet else ""
+    raise UsageError(f"{where}: cannot tell which entity the rows are; the best matches are {best}",
+                     hint=f"pass the entity:{sheet} --entity {ranked[0][0] if ranked else 'ENTITY'}")
 
 
 def _relative(target: Path, start: Path) -> str:
@@ -118,7 +162,7 @@ def _print_summary(blocks: list[DraftBlock], out: Path) -> None:
         print(f"  {block.name}: {block.entity}{guessed} from {where}header row {block.header_row}; "
               f"key {list(block.key)}")
         for f in block.fields:
-            print(f"    {f.name:<20} ← {f.column!r} ({f.score:.0f}%)")
+            print(f"    {f.name:<20} ← {f.column or f.spec.get('template')!r} ({f.score:.0f}%)")
         for column in block.unmatched:
             print(f"    {'(unmatched)':<20}   {column!r}")
         for note in block.notes:

@@ -77,6 +77,7 @@ def request_from(args: argparse.Namespace) -> PlanRequest:
 
 def run(request: PlanRequest, config: Config) -> int:
     from loader.environments import open_environment
+    from loader.report.formats import print_plan_output
     from loader.report.terminal import render
 
     with open_environment(config, request.env) as env:
@@ -93,17 +94,7 @@ def run(request: PlanRequest, config: Config) -> int:
     )
     _write_artifacts(request, plan)
     code = _exit_code(request, plan)
-    if output == "json":
-        from loader.report.machine import dumps, plan_document
-
-        print(dumps(plan_document(plan, code)))
-    elif output == "github":
-        from loader.report.github import print_annotations, write_summary
-        from loader.report.markdown import render as render_markdown
-        from loader.report.view import all_findings
-
-        print_annotations(all_findings(plan))
-        write_summary(render_markdown(plan))
+    print_plan_output(output, plan, code)
     return code
 
 

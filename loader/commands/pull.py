@@ -12,9 +12,9 @@ from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import UsageError
 from loader.files.outputs import check_output
-from loader.files.private import open_private
 from loader.profile import Profile
-from loader.report.pull_table import SheetTable, records_to_table
+from loader.report.pull_table import records_to_table
+from loader.report.pull_workbook import write_pull_workbook
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,23 +30,6 @@ def _check_entities(names: list[str], profile: Profile) -> list[str]:
             f"unknown entity {unknown[0]!r}", hint=f"use one of: {', '.join(sorted(profile.entities))}"
         )
     return list(dict.fromkeys(names))
-
-
-def write_workbook(path: Path, tables: list[SheetTable]) -> None:
-    """Write each table as a sheet, readable by its owner only (live records hold personal data);
-    every cell is neutralised against formula injection."""
-    from openpyxl import Workbook
-
-    from loader.safe_cells import safe_row
-
-    book = Workbook(write_only=True)
-    for table in tables:
-        sheet = book.create_sheet(title=table.name[:31])
-        sheet.append(list(table.header))
-        for row in table.rows:
-            sheet.append(safe_row(row))
-    with open_private(path) as handle:  # names, e-mails, dates of birth: 0600 before the first byte
-        book.save(handle)
 
 
 @dataclass(frozen=True)
@@ -75,7 +58,7 @@ def run(request: PullRequest, config: Config) -> int:
 
     live = event_loop.run(fetch())
     tables = [records_to_table(name, live[name]) for name in entities]
-    write_workbook(request.out, tables)
+    write_pull_workbook(request.out, tables)
     for table in tables:
         print(f"{table.name}: {len(table.rows)} records")
     print(f"wrote {request.out}")

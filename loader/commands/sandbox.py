@@ -1,4 +1,12 @@
-"""`loader sandbox serve`: run the local Institution Data Service (contract section 8)."""
+"""`loader sandbox serve`: run the local Institution Data Service (contract section 8).
+
+It listens on http://127.0.0.1:8080 (base_url and auth_url; realm `sandbox`), reports environment
+`sandbox`, and prints its address and credentials on start. Built-in clients (sandbox credentials,
+not secrets): `sandbox-client` / `sandbox-secret` of institution A; `other-client` / `other-secret`
+of institution B; `staff-client` / `staff-secret` of institution A, whose own service user stands
+for a person editing records in the platform's interface (its writes carry that user in
+`metadata.updated.user`). `--client ID:SECRET:INSTITUTION` adds one.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +27,13 @@ if TYPE_CHECKING:  # the server (and its web framework) is imported only when se
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
-    serve = sub.add_parser("serve", help="serve the sandbox until interrupted", description="serve the sandbox")
+    serve = sub.add_parser(
+        "serve",
+        help="serve the sandbox until interrupted",
+        description="serve the sandbox until interrupted. Built-in clients (not secrets): sandbox-client / "
+        "sandbox-secret (institution A), other-client / other-secret (institution B), staff-client / "
+        "staff-secret (institution A; stands for a person editing in the platform's interface)",
+    )
     add_serve_arguments(serve)
 
 

@@ -12,8 +12,7 @@ from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.findings import Finding
-from loader.report.github import print_annotations, validate_summary, write_summary
-from loader.report.machine import dumps, validate_document
+from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
 
 
@@ -35,20 +34,10 @@ def request_from(args: argparse.Namespace) -> ValidateRequest:
 def run(request: ValidateRequest, config: Config) -> int:
     sources = read_sources(list(request.mappings), config.profile)
     code = EXIT_ERROR if sources.has_errors else EXIT_OK
-    output = request.output
-    if output == "json":
-        print(dumps(validate_document(sources, code)))
-        return code
-    print_report(sources, sys.stdout)
-    if output == "github":
-        document = validate_document(sources, code)
-        print_annotations(_all_findings(sources))
-        write_summary(validate_summary(document))
+    if request.output != "json":
+        print_report(sources, sys.stdout)
+    print_validate_output(request.output, sources, code)
     return code
-
-
-def _all_findings(sources: SourceSet) -> list[tuple[str, Finding]]:
-    return [("", f) for f in sources.findings] + [(b.block, f) for b in sources.blocks for f in b.findings]
 
 
 def _line(finding: Finding) -> str:

@@ -22,7 +22,7 @@ from loader.findings import Finding
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
 from loader.plan.merge import merged_entries
-from loader.plan.model import BlockedRow, BlockPlan, NotInSource, Plan, RecordPlan, SourceReading
+from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import ReferenceCells, key_json, plan_record
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, unique_clashes
 from loader.profile import Profile
@@ -153,6 +153,7 @@ def _block_plans(
                 b.block, b.entity, b.source_file, b.sheet, records, not_in_source_records=absent,
                 findings=tuple(b.findings), key_fields=tuple(b.key_fields), blocked_rows=blocked_rows[index],
                 reading=SourceReading(b.header_row, b.encoding, b.delimiter),
+                field_rules=tuple(FieldRule(*rule) for rule in getattr(b, "field_rules", ())),
             )
         )
     return tuple(block_plans)

@@ -23,9 +23,8 @@ from loader.plan.makers import field_change
 from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.plan.status import check_only_when, plan_status
 from loader.profile import EntityProfile, Reference
+from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
-
-CUSTOM = "custom_attributes"
 
 
 class FieldKind(Enum):

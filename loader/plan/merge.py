@@ -12,8 +12,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loader.findings import Finding
-from loader.plan.fields import CUSTOM
 from loader.plan.resolve import Entry, all_text, exact_key, key_text, show_key
+from loader.record_fields import CUSTOM
 from loader.source.equality import same_source_value
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
 

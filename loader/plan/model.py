@@ -104,6 +104,24 @@ class NotInSource:
 
 
 @dataclass(frozen=True)
+class DroppedRecord:
+    """A live record this block loaded in an earlier cycle that its sheet no longer names (retired by hand)."""
+
+    key: tuple[Any, ...]
+    id: str
+    last_loaded: str | None = None  # when an apply last loaded it (ISO time)
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """The mapping line that sets one field of a block; reports group changes by it (not in the digest)."""
+
+    field: str  # "name", or "custom_attributes.Faculty"
+    place: str  # "mappings/units.yaml:31"
+    text: str  # "name ← column 'Unit Name'"
+
+
+@dataclass(frozen=True)
 class BlockedRow:
     """A source row that errors kept from becoming a record: planned neither way, and not "not in source".
 
@@ -129,6 +147,8 @@ class BlockPlan:
     key_fields: tuple[str, ...] = ()  # the mapping block's `key:`; how apply looks a record up by name
     blocked_rows: tuple[BlockedRow, ...] = ()
     reading: SourceReading = SourceReading()  # how its source was read (results.xlsx reads it again)
+    field_rules: tuple[FieldRule, ...] = ()  # the mapping line of each field it sets
+    dropped: tuple[DroppedRecord, ...] = ()  # records it loaded before that its sheet no longer names
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)

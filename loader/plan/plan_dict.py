@@ -15,7 +15,9 @@ from loader.plan.model import (
     Action,
     BlockedRow,
     BlockPlan,
+    DroppedRecord,
     FieldChange,
+    FieldRule,
     NotInSource,
     PendingId,
     Plan,
@@ -130,6 +132,8 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "key_fields": list(b.key_fields),
         "reading": _reading_to_dict(b.reading),
         "findings": [_finding_to_dict(f) for f in b.findings],
+        "field_rules": [{"field": r.field, "place": r.place, "text": r.text} for r in b.field_rules],
+        "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded} for d in b.dropped],
         "records": records,
     }
 
@@ -173,6 +177,9 @@ def _block_from_dict(b: Mapping[str, Any]) -> BlockPlan:
         key_fields=tuple(b.get("key_fields", ())),
         reading=_reading_from_dict(b.get("reading")),
         findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
+        field_rules=tuple(FieldRule(r["field"], r["place"], r["text"]) for r in b.get("field_rules", ())),
+        dropped=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"))
+                      for d in b.get("dropped", ())),
         records=tuple(_record_from_dict(r) for r in b["records"]),
     )
 

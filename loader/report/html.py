@@ -1,17 +1,20 @@
 """The plan as one self-contained HTML file, a review tool: inline CSS, SVG and JavaScript, no network.
 
 The page: the summary with a chart of actions per block (inline SVG), errors and warnings first,
-then a section per block with one row per record (creates, updates, blocked records and rows,
-unchanged records, records not in the source). Filters by block, action and text; every column
-sorts (click or Enter on its header); a record's details (every field, old and new, its places and
-findings) open on demand (click or Enter on the record). Keyboard usable; printable (controls
-hidden, open details printed).
+the histogram of the rule groups (the mapping lines that made the changes: a click filters the
+records to one), then a section per block with one row per record: changes to existing records
+first, records dropped from the source, blocked records and rows, creates, unchanged records; the
+records not managed here are listed only when asked. Filters by block, action, rule and text; every
+column sorts (click or Enter on its header); a record's details (every field, old and new, its
+places and findings) open on demand (click or Enter on the record). Keyboard usable; printable
+(controls hidden, open details printed).
 
 The records travel as JSON in a `<script type="application/json">` element (`<`, `>`, `&` and line
 separators escaped as \\u escapes, so no value can close the element) and the script builds rows
 lazily, ROWS_PER_PAGE at a time per section as they scroll into view, so a plan of 100,000 records
-stays responsive. The script writes values with `textContent` only: no value is ever parsed as HTML.
-PII is masked; a Content-Security-Policy forbids any request.
+stays responsive; the records not managed here travel in an element of their own, parsed only when
+one of their lists is opened. The script (`html_assets`) writes values with `textContent` only: no
+value is ever parsed as HTML. PII is masked; a Content-Security-Policy forbids any request.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from loader.files.private import write_private_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.report.html_assets import CSS, JS
+from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
     COUNT_NAMES,
     BlockCounts,
@@ -34,6 +39,7 @@ from loader.report.view import (
     clean,
     count_values,
     counts,
+    dropped_text,
     findings_of,
     is_blocked,
     key_label,
@@ -50,104 +56,8 @@ from loader.report.view import (
 )
 
 ROWS_PER_PAGE = 200
-_COLOURS = {"create": "#1a7f37", "update": "#b06d00", "unchanged": "#8c959f", "not in source": "#8250df",
-            "blocked": "#cf222e"}
-
-_CSS = """
-:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--head:#f6f8fa}
-body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:var(--fg)}
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid var(--line)}
-table{border-collapse:collapse;margin:.4em 0 1em;width:100%}
-th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:var(--head)}td.num,th.num{text-align:right}
-th button{all:unset;cursor:pointer;display:block;width:100%}th button:focus-visible{outline:2px solid #0969da}
-th[aria-sort=ascending] button::after{content:" ▲"}th[aria-sort=descending] button::after{content:" ▼"}
-.create{color:#1a7f37}.update{color:#8a5a00}.blocked,.error{color:#cf222e}.warning{color:#8a5a00}
-.unchanged,.muted{color:var(--muted)}.not-in-source{color:#8250df}
-code,.val{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
-.controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid var(--line);z-index:1}
-.controls input{width:22em;padding:.25em}.controls select{padding:.2em}
-button.rec{all:unset;cursor:pointer;font-family:ui-monospace,monospace;color:#0969da}
-button.rec:focus-visible{outline:2px solid #0969da}tr.details td{background:#fbfbfc}
-.more{margin:.2em 0 1em}svg text{font:12px system-ui,sans-serif}
-@media print{.controls,.more,th button::after{display:none}body{max-width:none;margin:0}
-  h2{break-after:avoid}tr{break-inside:avoid}button.rec{color:inherit}}
-"""
-
-_JS = r"""
-(function(){
-'use strict';
-const data=JSON.parse(document.getElementById('plan-data').textContent);
-const PAGE=data.page;const q=document.getElementById('q');const blockSel=document.getElementById('block');
-const actionSel=document.getElementById('action');const shown=document.getElementById('shown');
-const sections=[];
-function el(tag,cls,text){const e=document.createElement(tag);if(cls)e.className=cls;
-  if(text!==undefined&&text!==null)e.textContent=String(text);return e;}
-function cellText(r,i){return i===0?r.p:i===1?r.k:i===2?r.a:r.s;}
-function detailsRow(r){const tr=el('tr','details');const td=el('td');td.colSpan=4;
-  const t=el('table');const head=el('tr');
-  ['field','old','new'].forEach(function(h){head.appendChild(el('th',null,h));});
-  t.appendChild(head);
-  for(const f of r.f){const row=el('tr');row.appendChild(el('td',null,f[0]));row.appendChild(el('td','val',f[1]));
-    row.appendChild(el('td','val',f[2]));t.appendChild(row);}
-  td.appendChild(el('div','muted','place: '+r.w));
-  if(r.f.length)td.appendChild(t);
-  for(const n of r.n)td.appendChild(el('div',null,n));
-  for(const e of r.e)td.appendChild(el('div','error',e));
-  tr.appendChild(td);return tr;}
-function rowFor(r){const tr=el('tr');tr.dataset.action=r.a;
-  tr.appendChild(el('td','num',r.p));const k=el('td');const b=el('button','rec',r.k);
-  b.type='button';b.setAttribute('aria-expanded','false');b.title='show every field, old and new, and its places';
-  b.addEventListener('click',function(){const open=b.getAttribute('aria-expanded')==='true';
-    if(open){tr.nextSibling.remove();b.setAttribute('aria-expanded','false');}
-    else{tr.after(detailsRow(r));b.setAttribute('aria-expanded','true');}});
-  k.appendChild(b);tr.appendChild(k);tr.appendChild(el('td',r.a.replace(/ /g,'-'),r.a));
-  tr.appendChild(el('td','val',r.s));return tr;}
-function Section(index,block){this.index=index;this.block=block;this.all=block.records;this.rows=this.all;
-  this.done=0;this.sortCol=-1;this.asc=true;
-  this.root=document.getElementById('block-'+index);this.body=this.root.querySelector('tbody');
-  this.more=this.root.querySelector('.more');this.count=this.root.querySelector('.count');const self=this;
-  this.root.querySelectorAll('th button').forEach(function(btn,i){
-    btn.addEventListener('click',function(){self.sort(i);});});
-  this.more.querySelector('button').addEventListener('click',function(){self.page(Infinity);});
-  this.observer=new IntersectionObserver(function(entries){if(entries[0].isIntersecting)self.page(PAGE);});
-  this.observer.observe(this.more);}
-Section.prototype.page=function(n){const end=Math.min(this.rows.length,this.done+n);
-  const frag=document.createDocumentFragment();
-  for(let i=this.done;i<end;i++)frag.appendChild(rowFor(this.rows[i]));this.body.appendChild(frag);this.done=end;
-  this.more.hidden=this.done>=this.rows.length;
-  this.more.querySelector('span').textContent=(this.rows.length-this.done)+' more';};
-Section.prototype.reset=function(rows){this.rows=rows;this.done=0;this.body.textContent='';
-  this.count.textContent=rows.length;this.root.hidden=rows.length===0;this.page(PAGE);};
-Section.prototype.sort=function(i){this.asc=this.sortCol===i?!this.asc:true;this.sortCol=i;const asc=this.asc;
-  const ths=this.root.querySelectorAll('thead th');ths.forEach(function(th,j){
-    if(j===i)th.setAttribute('aria-sort',asc?'ascending':'descending');else th.removeAttribute('aria-sort');});
-  const coll=new Intl.Collator(undefined,{numeric:true});
-  this.all=this.all.slice().sort(function(x,y){
-    return (asc?1:-1)*coll.compare(String(cellText(x,i)),String(cellText(y,i)));});
-  apply();};
-function matches(r,text,action){if(action==='changes'){if(r.a==='unchanged')return false;}
-  else if(action&&r.a!==action)return false;
-  if(!text)return true;if(r.t===undefined)r.t=(r.p+' '+r.k+' '+r.a+' '+r.s+' '+r.w).toLowerCase();
-  return r.t.includes(text);}
-function apply(){const text=q.value.trim().toLowerCase();const block=blockSel.value;const action=actionSel.value;
-  let n=0;
-  for(const s of sections){if(block!==''&&String(s.index)!==block){s.root.hidden=true;continue;}
-    const rows=s.all.filter(function(r){return matches(r,text,action);});n+=rows.length;s.reset(rows);}
-  shown.textContent=n;}
-function summary(r){const parts=r.f.map(function(f){return r.a==='create'?f[0]+'='+f[2]:f[0]+': '+f[1]+' → '+f[2];});
-  for(const n of r.n)if(n.startsWith('status path')||n.startsWith('warning'))parts.push(n);
-  return parts.join(r.a==='create'?', ':'; ');}
-data.blocks.forEach(function(b,i){for(const r of b.records){r.f=r.f||[];r.n=r.n||[];r.e=r.e||[];
-    if(r.w===undefined)r.w=b.src+' › row '+r.p.split(' ')[0];if(r.s===undefined)r.s=summary(r);}
-  sections.push(new Section(i,b));});
-let timer=0;q.addEventListener('input',function(){clearTimeout(timer);timer=setTimeout(apply,120);});
-blockSel.addEventListener('change',apply);actionSel.addEventListener('change',apply);
-window.addEventListener('beforeprint',function(){for(const s of sections)s.page(Infinity);});
-apply();document.body.dataset.ready='true';
-})();
-"""
-
+_COLOURS = {"create": "#1a7f37", "update": "#b06d00", "unchanged": "#8c959f", "dropped": "#8250df",
+            "not managed here": "#c8b6f0", "blocked": "#cf222e"}
 
 _ROW = "row "
 
@@ -161,15 +71,21 @@ def render_html(plan: Plan) -> str:
 def _render(plan: Plan, digest: str) -> str:
     t = totals(plan)
     title = f"Plan for {clean(plan.environment)}"
-    blocks = [_block_data(b) for b in plan.blocks]
+    groups = [g for b in plan.blocks for g in rule_groups(b, profiles=False)]
+    member: dict[int, list[int]] = {}  # id of a record -> the groups it is in
+    for n, group in enumerate(groups):
+        for record in group.records:
+            member.setdefault(id(record), []).append(n)
+    blocks = [_block_data(b, member) for b in plan.blocks]
     payload = {"page": ROWS_PER_PAGE, "blocks": blocks}
+    not_managed = [[[key_label(n.key), clean(n.id)] for n in b.not_in_source_records] for b in plan.blocks]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; '
         'script-src \'unsafe-inline\'">',
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
         f"<p>Environment <code>{escape(clean(plan.environment))}</code> (loader environment "
         f"<code>{escape(clean(plan.env_name))}</code>), API version "
@@ -180,11 +96,13 @@ def _render(plan: Plan, digest: str) -> str:
         _counts_table(plan),
         _findings(plan, "error", "Errors"),
         _findings(plan, "warning", "Warnings"),
-        _controls(plan),
+        _histogram(groups, plan),
+        _controls(plan, groups),
         *(_section(i, b) for i, b in enumerate(plan.blocks)),
         _fingerprints(plan),
         f'<script type="application/json" id="plan-data">{_json_for_script(payload)}</script>',
-        f"<script>{_JS}</script></body></html>",
+        f'<script type="application/json" id="not-managed-data">{_json_for_script(not_managed)}</script>',
+        f"<script>{JS}</script></body></html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
 
@@ -205,7 +123,7 @@ def _json_for_script(value: Any) -> str:
 
 
 def _chart(plan: Plan) -> str:
-    """Inline SVG: a bar per block, split by action (create, update, unchanged, not in source, blocked)."""
+    """Inline SVG: a bar per block, split by action (create, update, unchanged, dropped, not managed here, blocked)."""
     rows = [(b.name, counts(b)) for b in plan.blocks]
     if not rows:
         return ""
@@ -239,8 +157,8 @@ def _chart(plan: Plan) -> str:
 
 
 def _chart_parts(c: BlockCounts) -> list[tuple[str, int]]:
-    return [("create", c.create), ("update", c.update), ("unchanged", c.unchanged),
-            ("not in source", c.not_in_source), ("blocked", c.blocked)]
+    return [("create", c.create), ("update", c.update), ("unchanged", c.unchanged), ("dropped", c.dropped),
+            ("not managed here", c.not_in_source), ("blocked", c.blocked)]
 
 
 def _chart_total(c: BlockCounts) -> int:
@@ -266,15 +184,37 @@ def _findings(plan: Plan, severity: str, title: str) -> str:
             f"<table><thead><tr><th>where</th><th>what</th></tr></thead><tbody>{rows}</tbody></table></section>")
 
 
-def _controls(plan: Plan) -> str:
+def _histogram(groups: list[RuleGroup], plan: Plan) -> str:
+    """The rule groups as a histogram of records per group; a click on one filters the records to it."""
+    if not groups:
+        return ""
+    widest = max(len(g.records) for g in groups)
+    several = len(plan.blocks) > 1
+    rows = []
+    for n, g in enumerate(groups):
+        where = f"<code>{escape(clean(g.place))}</code> " if g.place else ""
+        block = f"{escape(clean(g.block))} · " if several else ""
+        width = max(100 * len(g.records) / widest, 0.5)
+        rows.append(f'<button type="button" class="rule" data-group="{n}" aria-pressed="false">'
+                    f'<span class="rule-label">{block}{where}{escape(clean(g.text))}</span><span class="rule-bar">'
+                    f'<span class="bar {g.kind}" style="width:{width:.1f}%"></span>'
+                    f'<span class="n">{len(g.records):,} {g.verb}</span></span></button>')
+    return ('<section id="rules"><h2>Changes by mapping line</h2><p class="muted">The records each mapping line '
+            f'changes or creates; a click shows only those.</p><div class="hist">{"".join(rows)}</div></section>')
+
+
+def _controls(plan: Plan, groups: list[RuleGroup]) -> str:
     blocks = "".join(f'<option value="{i}">{escape(clean(b.name))}</option>' for i, b in enumerate(plan.blocks))
-    actions = "".join(f"<option>{a}</option>" for a in ("create", "update", "blocked", "not in source", "unchanged"))
+    actions = "".join(f"<option>{a}</option>" for a in ("create", "update", "dropped", "blocked", "unchanged"))
+    rules = "".join(f'<option value="{n}">{escape(clean(g.block))} · {escape(clean(g.label))} ({g.kind})</option>'
+                    for n, g in enumerate(groups))
     return (
         '<div class="controls" role="search"><label>Filter <input id="q" type="search" '
         'placeholder="any text: record, field, value, row"></label> '
         f'<label>block <select id="block"><option value="">all blocks</option>{blocks}</select></label> '
         '<label>action <select id="action"><option value="changes">changes and blocked</option>'
         f'<option value="">everything</option>{actions}</select></label> '
+        f'<label>rule <select id="rule"><option value="">every rule</option>{rules}</select></label> '
         '<span class="muted"><span id="shown"></span> records match</span></div>'
     )
 
@@ -287,8 +227,18 @@ def _section(index: int, block: BlockPlan) -> str:
         f'<span class="muted">· <span class="count"></span> shown</span></h2>'
         f"<p><code>{escape(block_source(block))}</code>: {escape(summary_words(counts(block)))}</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody></tbody></table>"
-        '<p class="more"><span></span> <button type="button">show all</button></p></section>'
+        '<p class="more"><span></span> <button type="button">show all</button></p>'
+        f"{_not_managed(index, block)}</section>"
     )
+
+
+def _not_managed(index: int, block: BlockPlan) -> str:
+    """Records not managed here: listed only when opened (the script reads them then)."""
+    if not block.not_in_source_records:
+        return ""
+    return (f'<details class="nm" data-block="{index}"><summary>{block.not_in_source:,} not managed here: live '
+            "records no mapping of this project loads</summary><table><thead><tr><th>key</th><th>id</th></tr>"
+            '</thead><tbody></tbody></table><p><button type="button">show more</button></p></details>')
 
 
 def _fingerprints(plan: Plan) -> str:
@@ -300,26 +250,37 @@ def _fingerprints(plan: Plan) -> str:
 # ---- records as data for the script ----------------------------------------------------------
 
 
-def _block_data(block: BlockPlan) -> dict[str, Any]:
+def _block_data(block: BlockPlan, member: dict[int, list[int]]) -> dict[str, Any]:
     """The block's records for the script, compact (a plan can hold 100,000): empty lists and a place
-    that is just the record's row of the block's sheet are left out; the script rebuilds them."""
+    that is just the record's row of the block's sheet are left out; the script rebuilds them.
+
+    In the order a reviewer reads them: changes to existing records, records dropped from the source,
+    records and rows blocked by errors, creates, unchanged records. `g`: the rule groups of a record.
+    """
     src = block_source(block)
-    records = [_record_data(r, block, src) for r in block.records]
-    for b in block.blocked_rows:
-        records.append(_compact({"p": short_place(b.source, block).removeprefix(_ROW), "k": key_label(b.key),
-                                 "a": "blocked", "s": row_reason(b),
-                                 "n": [f"live id: {b.live_id}"] if b.live_id else [],
-                                 "e": [f"{place(f.where)}: {clean(f.message)}" for f in b.errors]}))
-    for n in block.not_in_source_records:
-        records.append({"p": "", "k": key_label(n.key), "a": "not in source", "w": "",
-                        "s": f"live id {clean(n.id)}: no row names it",
-                        "n": ["the service has no delete: retire it by hand"]})
+    order = {"update": 0, "unchanged": 0, "blocked": 2, "create": 3}
+    planned = sorted(block.records, key=lambda r: 2 if is_blocked(r) else 4 if not r.has_changes
+                     else order[r.action.value])
+    records = [_record_data(r, block, src, member.get(id(r), [])) for r in planned]
+    dropped = [{"p": "", "k": key_label(d.key), "a": "dropped", "w": "",
+                "s": f"id {clean(d.id)}, last loaded {dropped_text(d.last_loaded)}: no longer in the sheet",
+                "n": ["the service has no delete: retire it by hand"]} for d in block.dropped]
+    at = sum(1 for r in planned if not is_blocked(r) and r.has_changes and r.action.value != "create")
+    records[at:at] = dropped
+    at += len(dropped) + sum(1 for r in planned if is_blocked(r))
+    records[at:at] = [_compact({"p": short_place(b.source, block).removeprefix(_ROW), "k": key_label(b.key),
+                                "a": "blocked", "s": row_reason(b),
+                                "n": [f"live id: {b.live_id}"] if b.live_id else [],
+                                "e": [f"{place(f.where)}: {clean(f.message)}" for f in b.errors]})
+                      for b in block.blocked_rows]
     return {"name": clean(block.name), "src": src, "records": records}
 
 
-def _record_data(record: RecordPlan, block: BlockPlan, src: str) -> dict[str, Any]:
+def _record_data(record: RecordPlan, block: BlockPlan, src: str, groups: list[int]) -> dict[str, Any]:
     """`s` (what changes) is left out for creates and updates: the script writes it from `f`."""
     action = "blocked" if is_blocked(record) else record.action.value
+    if action == "unchanged" and record.status_path:
+        action = "update"  # a status move: one update a step
     creating = action == "create"
     fields = [[clean(c.field), "" if creating and c.old is None else value_text(c.old), value_text(c.new)]
               for c in record.changes]
@@ -332,6 +293,7 @@ def _record_data(record: RecordPlan, block: BlockPlan, src: str) -> dict[str, An
     live = [f"live id: {record.live_id}"] if record.live_id else []
     data["n"] = [*notes(record), *live, *(f"after {clean(d)}" for d in record.depends_on)]
     data["e"] = [f"{place(f.where)}: {clean(f.message)}" for f in record.errors] if record.findings else []
+    data["g"] = groups
     return _compact(data)
 
 

@@ -2,9 +2,11 @@
 
 Every document has `command`, `format` (this module's version), `ok` and `exit_code`; findings carry
 their place as a structure (`mapping`: file, line, col; `cell`: file, sheet, cell or row) beside the
-text form. Personal data: plan documents hold counts, record refs, actions and the *names* of
-changed fields, never values; apply documents hold what results.json holds (keys and the
-service's messages), so treat a CI log of them like results.json.
+text form. Personal data: plan documents hold counts, record refs, actions, the *names* of
+changed fields and the rule groups (each group's mapping line, how many records, a sample of their
+refs; for creates how many give the field a value, leave it empty, distinct values), never values;
+apply documents hold what results.json holds (keys and the service's messages), so treat a CI log
+of them like results.json.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from loader.places import CellRef, FilePlace, MappingPlace, Place
 from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
 from loader.report.results_json import results_to_dict
+from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import all_findings, changed_records, counts, totals
 from loader.source.sources import SourceSet
 
@@ -85,6 +88,7 @@ def _counts(plan_counts: Any) -> dict[str, int]:
         "update": plan_counts.update,
         "unchanged": plan_counts.unchanged,
         "not_in_source": plan_counts.not_in_source,
+        "dropped": plan_counts.dropped,
         "warnings": plan_counts.warnings,
         "errors": plan_counts.errors,
     }
@@ -121,10 +125,26 @@ def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[
                     }
                     for r in changed_records(b)
                 ],
+                "rule_groups": [_group_json(g) for g in rule_groups(b)],
             }
             for b in plan.blocks
         ],
         "findings": [finding_json(f, context) for context, f in all_findings(plan)],
+    }
+
+
+def _group_json(group: RuleGroup) -> dict[str, Any]:
+    """A rule group without values: its mapping line, how many records, a sample of their refs."""
+    profile = group.profile
+    return {
+        "kind": group.kind,
+        "field": group.field,
+        "place": group.place or None,
+        "rule": group.text,
+        "records": len(group.records),
+        "sample": [r.ref for r in group.sample()],
+        "profile": None if profile is None else {"with_value": profile.with_value, "empty": profile.empty,
+                                                 "distinct": profile.distinct},
     }
 
 

@@ -4,30 +4,38 @@ Deterministic: no time in the body, stable order, so two reports of one plan are
 and a git diff of reports is a change of plan. The header names the environment, the API version
 and the input fingerprints.
 
-Organised by record (contract section 7): the summary with counts per block, errors and warnings
-with their places, then per block (its source file named once) the creates as one row per record
-with a column per field, the updates as one row per record with only `field: old → new`, the
-records and rows blocked by errors with why, and the records not in the source by key and id
-(folded). Tables over FOLD_OVER rows are folded in <details>. Values longer than CELL_LIMIT are cut
-with the marker `…✂` (plan.json and the HTML report hold them whole). Every value is escaped: in
-code spans (pipes escaped, backticks replaced) or as plain text with Markdown and HTML specials
-escaped, control characters shown as escapes, so no cell can break its table or inject HTML,
-links or a comment into a pull request.
+Organised by record (contract section 7): the summary with counts per block (records not managed
+here are only counted), errors and warnings with their places, then the changes to existing
+records of every block (its source file named once): the mapping lines that made them with how
+many records each changed, the updates as one row per record with only `field: old → new`, the
+records dropped from the source, the records and rows blocked by errors with why; and only then
+the creates of every block: a profile of each field (its mapping line, records with a value,
+empty, distinct values, the longest) and one row per record with a column per field. So no update
+of a live record is ever behind a create. Tables over FOLD_OVER rows are folded in <details>.
+Values longer than CELL_LIMIT are cut with the marker `…✂` (plan.json and the HTML report hold
+them whole). Every value is escaped: in code spans (pipes escaped, backticks replaced) or as plain
+text with Markdown and HTML specials escaped, control characters shown as escapes, so no cell can
+break its table or inject HTML, links or a comment into a pull request.
 
-A report longer than a pull-request comment allows (65,536 characters) is split into numbered
-parts (plan.md, plan.part2.md, ...), each complete Markdown, the summary in the first. A single
-table row too long for a part is cut, with a note saying so.
+A report longer than a pull-request comment allows (65,536 characters) is split into two parts
+(plan.md, plan.part2.md), each complete Markdown, the summary in the first; never more: the rows
+that do not fit are left out, in order from the end, and under a table cut short the report says
+how many more there are and that the HTML report and plan.json list them all; creates cut short
+are followed by a sample of them all (the records with the smallest hashes of their keys, so the
+sample does not churn from plan to plan). A plan with nothing to do is the summary alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from loader.files.private import write_private_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.report.markdown_parts import Table, fixed_size, layout, trimmable_size, trimmed
+from loader.report.rules import SAMPLE_SIZE, RuleGroup, rule_groups, sample
 from loader.report.view import (
     COUNT_NAMES,
     block_source,
@@ -41,6 +49,7 @@ from loader.report.view import (
     create_values,
     creates,
     cut,
+    dropped_text,
     findings_of,
     key_label,
     label,
@@ -60,64 +69,50 @@ FOLD_OVER = 20  # rows of a table above which it is folded in <details>
 CELL_LIMIT = 200  # characters of one value in a cell; longer ones end in the cut marker
 MESSAGE_LIMIT = 1_000  # characters of a finding's message in a cell
 _RESERVE = 1_024  # room kept in each part for its heading and the list of parts
-_CUT = " … (cut: too long for this report; the full text is in plan.json and the HTML report) |\n"
-
-
-@dataclass(frozen=True)
-class _Table:
-    """A table the parts are cut from: each piece complete, `heading` on the first, `continued` on the others.
-
-    `lead` (a block's heading) goes before the first piece, so no part ends on a bare heading.
-    """
-
-    heading: str
-    continued: str
-    head: str
-    rows: list[str]
-    fold: str | None
-    lead: str = ""
-
-
 _ROW = "row "
+MAX_PARTS = 2  # a report of any size: at most this many parts (contract section 7)
 
 
 def render_parts(plan: Plan, *, limit: int = PART_LIMIT, file_name: str = "plan.md") -> list[str]:
-    """The report as one or more complete Markdown documents, each at most `limit` characters.
+    """The report as one or two complete Markdown documents, each at most `limit` characters.
 
-    `file_name` is the first part's file name; the first part lists the others by name.
+    Every record when that fits in two parts; else the creates of a block by field (a profile of
+    each) and a sample, and as many other rows as fit. `file_name` is the first part's file name;
+    the first part lists the others by name.
     """
     digest = shown_digest(plan)  # before masking: every value counts
     plan = masked_plan(plan)
     budget = max(limit - _RESERVE, 1_000)
     summary = _summary(plan, digest)
-    tables = _findings_tables(plan, "error", "Errors") + _findings_tables(plan, "warning", "Warnings")
-    tables += [t for block in plan.blocks for t in _block_tables(block)]
-    parts: list[list[str]] = [[summary]]
-    size = len(summary)
-    for table in tables:
-        fixed = len(table.lead) + max(len(table.heading), len(table.continued)) + len(table.head) + 200
-        pending = [_fit_row(row, max(budget - fixed, 4 * len(_CUT))) for row in table.rows]
-        first = True
-        while pending:
-            heading = table.lead + table.heading if first else table.continued
-            room = budget - size - fixed
-            take, used = 0, 0
-            while take < len(pending) and used + len(pending[take]) <= room:
-                used += len(pending[take])
-                take += 1
-            if take == 0 and size > 0:
-                parts.append([])
-                size = 0
-                continue
-            text = _close(heading, table.head, pending[: max(take, 1)], table.fold)
-            parts[-1].append(text)
-            size += len(text)
-            pending, first = pending[max(take, 1):], False
-            if pending:
-                parts.append([])
-                size = 0
+    tables = _tables(plan)
+    parts = layout(summary, tables, budget)
+    if len(parts) > MAX_PARTS:
+        parts = _condensed(tables, summary, budget)
     names = [p.name for p in part_paths(Path(file_name), len(parts))]
     return [_part_heading(plan, n, names) + "".join(texts) for n, texts in enumerate(parts, start=1)]
+
+
+def _condensed(tables: list[Table], summary: str, budget: int) -> list[list[str]]:
+    """As many rows as fit in two parts, in order; under a table cut short, how many more and where."""
+    allowance = min(trimmable_size(tables), MAX_PARTS * budget - len(summary) - fixed_size(tables))
+    while True:
+        parts = layout(summary, trimmed(tables, allowance), budget)
+        if len(parts) <= MAX_PARTS or allowance <= 0:
+            return parts
+        allowance = allowance * 4 // 5 - 1_000
+
+
+def _tables(plan: Plan) -> list[Table]:
+    """Errors, warnings, the changes to existing records of every block, then the creates of every block."""
+    tables = _findings_tables(plan, "error", "Errors") + _findings_tables(plan, "warning", "Warnings")
+    named: set[str] = set()
+    existing = [t for block in plan.blocks for t in _existing_tables(block, named)]
+    if existing:
+        tables += [replace(existing[0], lead="## Changes to existing records\n\n" + existing[0].lead), *existing[1:]]
+    made = [t for block in plan.blocks for t in _create_tables(block, named)]
+    if made:
+        tables += [replace(made[0], lead="## Creates\n\n" + made[0].lead), *made[1:]]
+    return tables
 
 
 def render(plan: Plan) -> str:
@@ -164,8 +159,8 @@ def _summary(plan: Plan, digest: str) -> str:
         f"- Environment: `{_code(plan.environment)}` (loader environment `{_code(plan.env_name)}`)",
         f"- API version: `{_code(plan.api_version or 'unknown')}`",
         f"- Plan digest: `{digest}` (what `loader apply --expect-digest` takes)",
-        f"- Result: **{t.create} to create, {t.update} to update**, {t.unchanged} unchanged, "
-        f"{t.not_in_source} not in source, {t.blocked} blocked, {t.warnings} warnings, {t.errors} errors",
+        f"- Result: **{t.create} to create, {t.update} to update**, "
+        + summary_words(t).split(" to update, ", 1)[1],
         "",
         "| block | entity | " + " | ".join(COUNT_NAMES) + " |",
         "|---|---|" + "--:|" * len(COUNT_NAMES),
@@ -182,50 +177,107 @@ def _summary(plan: Plan, digest: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _findings_tables(plan: Plan, severity: str, title: str) -> list[_Table]:
+def _findings_tables(plan: Plan, severity: str, title: str) -> list[Table]:
     found = findings_of(plan, severity)
     if not found:
         return []
     rows = [f"| {_cell(where)} | {_cell(cut(message, MESSAGE_LIMIT))} |\n" for where, message in found]
     fold = f"{len(found)} {title.lower()}" if len(found) > FOLD_OVER else None
-    return [_Table(f"## {title} ({len(found)})\n\n", f"## {title}, continued\n\n", "| where | what |\n|---|---|\n",
-                   rows, fold)]
+    return [Table(f"## {title} ({len(found)})\n\n", f"## {title}, continued\n\n", "| where | what |\n|---|---|\n",
+                  rows, fold, trim=True, what=title.lower())]
 
 
-def _block_tables(block: BlockPlan) -> list[_Table]:
-    made, changing, blocked = creates(block), updates(block), blocked_records(block)
-    if not (made or changing or blocked or block.blocked_rows or block.not_in_source_records):
+def _lead(block: BlockPlan, named: set[str]) -> str:
+    """The block's heading; the first time, with its source and counts (the source is named once)."""
+    heading = f"### {_name(block)}\n\n"
+    if block.name in named:
+        return heading
+    named.add(block.name)
+    return heading + f"`{_code(block_source(block))}`: {summary_words(counts(block))}\n\n"
+
+
+def _name(block: BlockPlan) -> str:
+    return f"{_cell(block.name)} ({_cell(block.entity)})"
+
+
+def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
+    """Rule groups of the updates, the updates, records dropped from the source, records blocked by errors."""
+    changing, blocked = updates(block), blocked_records(block)
+    if not (changing or blocked or block.blocked_rows or block.dropped):
         return []
-    name = f"{_cell(block.name)} ({_cell(block.entity)})"
-    lead = f"## {name}\n\n`{_code(block_source(block))}`: {summary_words(counts(block))}\n\n"
-    tables: list[_Table] = []
-    if made:
-        columns = create_columns(made)
-        with_notes = any(notes(r) for r in made)
-        head = "| row | " + " | ".join(_cell(clean(c)) for c in columns) + (" | notes |" if with_notes else " |")
-        head += "\n|--:|" + "---|" * (len(columns) + with_notes) + "\n"
-        rows = [_create_row(r, block, columns, with_notes) for r in made]
-        tables.append(_Table(f"### Creates ({len(made)})\n\n", f"### {name}: creates, continued\n\n", head, rows,
-                             _fold(len(made), "records to create")))
+    name = _name(block)
+    tables: list[Table] = []
+    groups = [g for g in rule_groups(block, profiles=False) if g.kind == "update"]
+    if groups:
+        rows = [_group_row(g) for g in groups]
+        tables.append(Table("#### Changes by mapping line\n\n", f"#### {name}: changes by mapping line, continued\n\n",
+                            "| mapping line | rule | records changed | for example |\n|---|---|--:|---|\n", rows, None))
     if changing:
         rows = [_update_row(r, block) for r in changing]
-        tables.append(_Table(f"### Updates ({len(changing)})\n\n", f"### {name}: updates, continued\n\n",
-                             "| row | record | changes |\n|--:|---|---|\n", rows,
-                             _fold(len(changing), "records to update")))
+        tables.append(Table(f"#### Updates ({len(changing)})\n\n", f"#### {name}: updates, continued\n\n",
+                            "| row | record | changes |\n|--:|---|---|\n", rows,
+                            _fold(len(changing), "records to update"), trim=True, what="records to update"))
+    if block.dropped:
+        rows = [f"| `{_code(key_label(d.key))}` | `{_code(clean(d.id))}` | {_cell(dropped_text(d.last_loaded))} |\n"
+                for d in block.dropped]
+        tables.append(Table(
+            f"#### Dropped from the source ({len(rows)})\n\nLoaded by this block before, no longer in its sheet "
+            "(the service has no delete: retire them by hand).\n\n", f"#### {name}: dropped, continued\n\n",
+            "| key | id | last loaded |\n|---|---|---|\n", rows, _fold(len(rows), "dropped"), trim=True,
+            what="dropped records"))
     if blocked or block.blocked_rows:
         rows = [f"| {_cell(row_cell(r, block))} | `{_code(label(r))}` | "
                 f"{_cell(cut(blocked_reason(r), MESSAGE_LIMIT))} |\n" for r in blocked]
         rows += [f"| {_cell(short_place(b.source, block).removeprefix(_ROW))} | `{_code(key_label(b.key))}` | "
                  f"{_cell(cut(row_reason(b), MESSAGE_LIMIT))} |\n" for b in block.blocked_rows]
-        tables.append(_Table(f"### Blocked by errors ({len(rows)})\n\n", f"### {name}: blocked, continued\n\n",
-                             "| row | record | why |\n|---|---|---|\n", rows, _fold(len(rows), "blocked")))
-    if block.not_in_source_records:
-        rows = [f"| `{_code(key_label(n.key))}` | `{_code(clean(n.id))}` |\n" for n in block.not_in_source_records]
-        summary = (f"{block.not_in_source} not in source: live records no row names "
-                   "(the service has no delete: retire them by hand)")
-        tables.append(_Table(f"### Not in source ({block.not_in_source})\n\n",
-                             f"### {name}: not in source, continued\n\n", "| key | id |\n|---|---|\n", rows, summary))
-    return [replace(tables[0], lead=lead), *tables[1:]]
+        tables.append(Table(f"#### Blocked by errors ({len(rows)})\n\n", f"#### {name}: blocked, continued\n\n",
+                            "| row | record | why |\n|---|---|---|\n", rows, _fold(len(rows), "blocked"), trim=True,
+                            what="blocked records"))
+    return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
+
+
+def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
+    """The creates by field (a profile of each), then every create (when they are cut short, a sample
+    of them all follows)."""
+    made = creates(block)
+    if not made:
+        return []
+    name = _name(block)
+    groups = [g for g in rule_groups(block, profiles=True) if g.kind == "create"]
+    rows = [_profile_row(g) for g in groups]
+    tables = [Table(f"#### Creates by field ({len(made)} records)\n\n", f"#### {name}: creates by field, continued\n\n",
+                    "| mapping line | rule | with a value | empty | distinct | longest |\n|---|---|--:|--:|--:|---|\n",
+                    rows, None)]
+    columns = create_columns(made)
+    with_notes = any(notes(r) for r in made)
+    head = "| row | " + " | ".join(_cell(clean(c)) for c in columns) + (" | notes |" if with_notes else " |")
+    head += "\n|--:|" + "---|" * (len(columns) + with_notes) + "\n"
+    rows = [_create_row(r, block, columns, with_notes) for r in made]
+    shown = sample(made) if len(made) > SAMPLE_SIZE else []
+    when_trimmed = "".join([
+        f"A sample of {len(shown)} of all {len(made):,} (those with the smallest hashes of their keys):\n\n", head,
+        *(_create_row(r, block, columns, with_notes) for r in shown), "\n"]) if shown else ""
+    tables.append(Table(f"#### Creates ({len(made)})\n\n", f"#### {name}: creates, continued\n\n", head, rows,
+                        _fold(len(made), "records to create"), trim=True, what="records to create",
+                        when_trimmed=when_trimmed))
+    return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
+
+
+def _group_row(group: RuleGroup) -> str:
+    where = f"`{_code(group.place)}`" if group.place else ""
+    example = ", ".join(f"`{_code(label(r))}`" for r in group.sample(3))
+    return f"| {where} | {_cell(group.text)} | {len(group.records):,} | {example} |\n"
+
+
+def _profile_row(group: RuleGroup) -> str:
+    where = f"`{_code(group.place)}`" if group.place else ""
+    profile = group.profile
+    if profile is None:
+        return f"| {where} | {_cell(group.text)} | {len(group.records):,} |  |  |  |\n"
+    distinct = HIDDEN if profile.distinct is None else f"{profile.distinct:,}"
+    longest = f"`{_code(cut(profile.longest, CELL_LIMIT))}`" if profile.longest else ""
+    return (f"| {where} | {_cell(group.text)} | {profile.with_value:,} | {profile.empty:,} | {distinct} | "
+            f"{longest} |\n")
 
 
 def _fold(n: int, what: str) -> str | None:
@@ -256,38 +308,6 @@ def _value_cell(value: object) -> str:
 def _diff_value(value: object) -> str:
     text = value_text(value)
     return text if text == HIDDEN else f"`{_code(cut(text, CELL_LIMIT))}`"
-
-
-def _fit_row(row: str, room: int) -> str:
-    """The row as is when it has at most `room` characters, else cut short with a note.
-
-    The cut never splits a backslash escape and closes a code span it falls in, so the row stays
-    one well-formed table row. Backticks in the cells are escaped (plain text) or replaced (code
-    spans) by `_cell` and `_code`, so every unescaped backtick opens or closes a code span.
-    """
-    if len(row) <= room:
-        return row
-    keep = room - len(_CUT) - 1  # 1: a backtick closing a code span
-    at, in_code = 0, False
-    while at < keep:
-        step = 1
-        if row[at] == "`":
-            in_code = not in_code
-        elif row[at] == "\\" and (not in_code or row[at + 1:at + 2] == "|"):
-            step = 2  # `\x` escapes in plain text, `\|` in code spans
-        if at + step > keep:
-            break
-        at += step
-    if in_code and row[at - 1] == "`":  # nothing kept of the span: leave it out
-        at, in_code = at - 1, False
-    return row[:at] + ("`" if in_code else "") + _CUT
-
-
-def _close(heading: str, table_head: str, rows: list[str], fold: str | None) -> str:
-    table = table_head + "".join(rows)
-    if fold:
-        return f"{heading}<details><summary>{fold}</summary>\n\n{table}\n</details>\n\n"
-    return f"{heading}{table}\n"
 
 
 def _code(text: str) -> str:

@@ -1,8 +1,10 @@
-"""The plan in a terminal: the summary, errors and warnings, then per block its records.
+"""The plan in a terminal: the summary, errors and warnings, then per block its rule groups and records.
 
 Colour only on a terminal (rich decides; NO_COLOR is honoured). Long lines are never wrapped
-(soft wrap: a pipe or a CI log gets each line whole). Each block shows at most `limit` records
-with their field diffs and says how many more there are (`--report plan.md` has them all).
+(soft wrap: a pipe or a CI log gets each line whole). Each block shows the mapping lines that made
+its changes with their counts, then at most `limit` records with their field diffs, changes to
+existing records first, records dropped from the source, then creates, and says how many more
+there are (the HTML page has them all); records not managed here are counted.
 Every text from the plan goes through `view.clean` (no escape code from a cell reaches the
 terminal) and rich's markup escape.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable
+from functools import partial
 
 from rich.console import Console
 from rich.markup import escape
@@ -19,7 +22,8 @@ from rich.table import Table
 from loader.console import console as make_console
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
-from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.plan.model import BlockedRow, BlockPlan, DroppedRecord, Plan, RecordPlan
+from loader.report.rules import rule_groups
 from loader.report.view import (
     COUNT_NAMES,
     block_source,
@@ -29,6 +33,7 @@ from loader.report.view import (
     count_values,
     counts,
     creates,
+    dropped_text,
     findings_of,
     key_label,
     label,
@@ -43,7 +48,6 @@ from loader.report.view import (
 )
 
 DEFAULT_LIMIT = 50
-NOT_IN_SOURCE_SHOWN = 10
 
 
 def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT, applying: bool = False) -> None:
@@ -93,7 +97,7 @@ def _counts_table(plan: Plan) -> Table:
     table.add_column("entity", no_wrap=True)
     for name in COUNT_NAMES:
         table.add_column(name, justify="right", no_wrap=True)
-    styles = ("green", "yellow", "", "", "red", "yellow", "red")
+    styles = ("green", "yellow", "", "magenta", "", "red", "yellow", "red")
     for block in plan.blocks:
         values = count_values(counts(block))
         table.add_row(escape(clean(block.name)), block.entity, *(_n(v, s) for v, s in zip(values, styles, strict=True)))
@@ -105,36 +109,44 @@ def _n(value: int, style: str) -> str:
 
 
 def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
-    shown = 0
-    records: list[tuple[str, RecordPlan]] = [("+", r) for r in creates(block)] + [("~", r) for r in updates(block)]
-    for sign, record in records[:limit]:
-        shown += 1
-        yield from _record_lines(sign, record, block)
-    blocked = blocked_records(block)
-    room = max(limit - shown, 0)
-    for record in blocked[:room]:
-        yield (f"  [red]✗ blocked {escape(label(record))}[/red]  [dim]{escape(record_place(record, block))}[/dim]  "
-               f"{escape(blocked_reason(record))}")
-    rows = block.blocked_rows[: max(room - len(blocked), 0)]
-    for row in rows:
-        where = short_place(row.source, block)
-        yield (f"  [red]✗ blocked {escape(key_label(row.key))}[/red]  [dim]{escape(where)}[/dim]  "
-               f"{escape(row_reason(row))}")
-    hidden = len(records) + len(blocked) + len(block.blocked_rows) - shown - len(blocked[:room]) - len(rows)
-    if hidden > 0:
-        yield f"  … and {hidden:,} more; write them all with --report plan.md"
+    """The block's rule groups, then at most `limit` records: existing records first, creates last."""
+    for group in rule_groups(block, profiles=False):
+        style = "green" if group.kind == "create" else "yellow"
+        where = f"[dim]{escape(group.place)}[/dim]  " if group.place else ""
+        n = len(group.records)
+        yield f"  {where}{escape(clean(group.text))}  [{style}]{n:,} record{'s' * (n != 1)} {group.verb}[/{style}]"
+    items: list[Callable[[], Iterable[str]]] = [partial(_record_lines, "~", r, block) for r in updates(block)]
+    items += [partial(_dropped_line, d) for d in block.dropped]
+    items += [partial(_blocked_line, r, block) for r in blocked_records(block)]
+    items += [partial(_blocked_row_line, row, block) for row in block.blocked_rows]
+    items += [partial(_record_lines, "+", r, block) for r in creates(block)]
+    for item in items[:limit]:
+        yield from item()
+    if len(items) > limit:
+        yield f"  … and {len(items) - limit:,} more; write them all with --report plan.md or --html plan.html"
     if block.not_in_source_records:
-        first = block.not_in_source_records[:NOT_IN_SOURCE_SHOWN]
-        listed = ", ".join(f"{key_label(n.key)} ({clean(n.id)})" for n in first)
-        more = len(block.not_in_source_records) - NOT_IN_SOURCE_SHOWN
-        tail = f", … and {more:,} more" if more > 0 else ""
-        yield (f"  [dim]? not in source ({block.not_in_source}): {escape(listed)}{tail}; "
-               "the service has no delete: retire them by hand[/dim]")
+        yield (f"  [dim]? {block.not_in_source:,} not managed here: live records no mapping of this project loads "
+               "(listed in plan.json and the HTML page)[/dim]")
+
+
+def _dropped_line(dropped: DroppedRecord) -> Iterable[str]:
+    yield (f"  [magenta]- dropped {escape(key_label(dropped.key))}[/magenta]  [dim]id {escape(clean(dropped.id))}, "
+           f"last loaded {escape(dropped_text(dropped.last_loaded))}[/dim]  no longer in the sheet: retire it by hand")
+
+
+def _blocked_line(record: RecordPlan, block: BlockPlan) -> Iterable[str]:
+    yield (f"  [red]✗ blocked {escape(label(record))}[/red]  [dim]{escape(record_place(record, block))}[/dim]  "
+           f"{escape(blocked_reason(record))}")
+
+
+def _blocked_row_line(row: BlockedRow, block: BlockPlan) -> Iterable[str]:
+    where = short_place(row.source, block)
+    yield f"  [red]✗ blocked {escape(key_label(row.key))}[/red]  [dim]{escape(where)}[/dim]  {escape(row_reason(row))}"
 
 
 def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> Iterable[str]:
     style = "green" if sign == "+" else "yellow"
-    word = "create" if sign == "+" else "update"
+    word = "create" if sign == "+" else "update" if record.changes else "status move"
     where = escape(record_place(record, block))
     yield f"  [{style}]{sign} {word} {escape(label(record))}[/{style}]  [dim]{where}[/dim]"
     for change in record.changes:

@@ -1,8 +1,10 @@
 """What every plan report shows, computed once: per-block counts, record rows, places, safe text.
 
 Reports are organised by record (contract section 7): the summary, then errors and warnings with
-their places, then per block its creates (one row per record, a column per field), updates (one row
-per record, only `field: old → new`), blocked records and rows, and the records not in the source.
+their places, then per block the changes to existing records (one row per record, only
+`field: old → new`), the records dropped from the source, and only then its creates (one row per
+record, a column per field); live records no mapping of this project loaded ("not managed here")
+are counted. `loader.report.rules` groups a block's changes by the mapping line that made them.
 Renderers (terminal, Markdown, HTML) format these; none of them decides what a plan means.
 
 `clean` makes any text safe to print: control characters (a carriage return, an escape sequence),
@@ -49,10 +51,11 @@ class BlockCounts:
     create: int
     update: int
     unchanged: int
-    not_in_source: int
+    not_in_source: int  # "not managed here": live records no mapping of this project loaded
     blocked: int
     warnings: int
     errors: int
+    dropped: int = 0  # dropped from the source: loaded by this block before, no longer in its sheet
 
     @property
     def changed(self) -> int:
@@ -85,6 +88,7 @@ def counts(block: BlockPlan) -> BlockCounts:
         blocked=block.blocked,
         warnings=warnings,
         errors=errors,
+        dropped=len(block.dropped),
     )
 
 
@@ -98,19 +102,21 @@ def totals(plan: Plan) -> BlockCounts:
         blocked=sum(c.blocked for c in each),
         warnings=sum(c.warnings for c in each) + sum(f.severity == "warning" for f in plan.findings),
         errors=sum(c.errors for c in each) + sum(f.severity == "error" for f in plan.findings),
+        dropped=sum(c.dropped for c in each),
     )
 
 
-COUNT_NAMES = ("create", "update", "unchanged", "not in source", "blocked", "warnings", "errors")
+COUNT_NAMES = ("create", "update", "unchanged", "dropped", "not managed here", "blocked", "warnings", "errors")
 
 
 def count_values(c: BlockCounts) -> tuple[int, ...]:
-    return (c.create, c.update, c.unchanged, c.not_in_source, c.blocked, c.warnings, c.errors)
+    return (c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.blocked, c.warnings, c.errors)
 
 
 def summary_words(t: BlockCounts) -> str:
-    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.not_in_source} not in source, "
-            f"{t.blocked} blocked, {t.warnings} warnings, {t.errors} errors")
+    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from the "
+            f"source, {t.not_in_source} not managed here, {t.blocked} blocked, {t.warnings} warnings, "
+            f"{t.errors} errors")
 
 
 # ---- records of a block, as a reviewer reads them ------------------------------------------
@@ -121,8 +127,12 @@ def creates(block: BlockPlan) -> list[RecordPlan]:
 
 
 def updates(block: BlockPlan) -> list[RecordPlan]:
-    """Updates, and unchanged records that only move along a status path."""
+    """Changes to existing records: updates, and unchanged records that only move along a status path."""
     return [r for r in block.records if r.action is not Action.CREATE and r.has_changes and not is_blocked(r)]
+
+
+def dropped_text(last_loaded: str | None) -> str:
+    return clean(last_loaded) if last_loaded else "unknown"
 
 
 def blocked_records(block: BlockPlan) -> list[RecordPlan]:

@@ -138,7 +138,7 @@ def _entity_paths(entity: Entity) -> dict[str, Any]:
     return paths
 
 
-def _fixed_paths() -> dict[str, Any]:
+def _token_path() -> dict[str, Any]:
     form = {
         "type": "object",
         "properties": {
@@ -149,92 +149,75 @@ def _fixed_paths() -> dict[str, Any]:
         "required": ["grant_type"],
     }
     oauth_error = {"$ref": REF + "OAuthError"}
-    apps = ENTITIES["applications"]
-    return {
-        TOKEN_PATH: {
-            "post": {
-                "operationId": "token",
-                "tags": ["identity provider"],
-                "summary": "Client-credentials access token",
-                "security": [],
-                "parameters": [_path_param("realm")],
-                "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": form}}},
-                "responses": {
-                    "200": _json({"$ref": REF + "Token"}, "a token"),
-                    "400": _json(oauth_error, "unsupported_grant_type or invalid_request"),
-                    "401": _json(oauth_error, "invalid_client"),
-                    "404": _json(oauth_error, "unknown realm"),
-                },
-            }
-        },
-        f"{apps.path}/{{id}}/outcome": {
-            "get": {
-                "operationId": "get_application_outcome",
-                "tags": ["applications"],
-                "parameters": [_path_param()],
-                "responses": {
-                    "200": _json(_envelope({"$ref": REF + "Outcome"}), "outcome"),
-                    **_errors(404, *_COMMON_ERRORS),
-                },
-            }
-        },
-        "/q/openapi.json": {
-            "get": {
-                "operationId": "openapi",
-                "tags": ["sandbox"],
-                "security": [],
-                "responses": {"200": {"description": "this document"}},
-            }
-        },
-        "/q/sandbox/stats": {
-            "get": {
-                "operationId": "stats",
-                "tags": ["sandbox"],
-                "security": [],
-                "responses": {"200": {"description": "request and fault counters"}},
-            }
-        },
-        "/q/sandbox/stats/reset": {
-            "post": {
-                "operationId": "reset_stats",
-                "tags": ["sandbox"],
-                "security": [],
-                "responses": {"200": {"description": "counters zeroed"}},
-            }
-        },
-        "/q/sandbox/faults": {
-            "get": {
-                "operationId": "get_faults",
-                "tags": ["sandbox"],
-                "security": [],
-                "responses": {"200": _json({"$ref": REF + "Faults"}, "current fault options")},
-            },
-            "post": {
-                "operationId": "set_faults",
-                "tags": ["sandbox"],
-                "security": [],
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": {"$ref": REF + "Faults"}}},
-                },
-                "responses": {
-                    "200": _json({"$ref": REF + "Faults"}, "the new fault options"),
-                    "400": {"$ref": "#/components/responses/E400"},
-                },
-            },
-        },
-        "/q/sandbox/outbox": {
-            "get": {
-                "operationId": "outbox",
-                "tags": ["sandbox"],
-                "description": "The e-mails `send_email` would have sent, of the caller's institution only.",
-                "responses": {
-                    "200": {"description": "messages sent by send_email"},
-                    "401": {"$ref": "#/components/responses/E401"},
-                },
-            }
+    token = {
+        "operationId": "token",
+        "tags": ["identity provider"],
+        "summary": "Client-credentials access token",
+        "security": [],
+        "parameters": [_path_param("realm")],
+        "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": form}}},
+        "responses": {
+            "200": _json({"$ref": REF + "Token"}, "a token"),
+            "400": _json(oauth_error, "unsupported_grant_type or invalid_request"),
+            "401": _json(oauth_error, "invalid_client"),
+            "404": _json(oauth_error, "unknown realm"),
         },
     }
+    return {TOKEN_PATH: {"post": token}}
+
+
+def _outcome_path() -> dict[str, Any]:
+    outcome = {
+        "operationId": "get_application_outcome",
+        "tags": ["applications"],
+        "parameters": [_path_param()],
+        "responses": {
+            "200": _json(_envelope({"$ref": REF + "Outcome"}), "outcome"),
+            **_errors(404, *_COMMON_ERRORS),
+        },
+    }
+    return {f"{ENTITIES['applications'].path}/{{id}}/outcome": {"get": outcome}}
+
+
+def _sandbox_operation(
+    operation_id: str, responses: dict[str, Any], *, public: bool = True, **more: Any
+) -> dict[str, Any]:
+    """An operation of the sandbox's own routes (/q/...); `public`: no token needed."""
+    security: dict[str, Any] = {"security": []} if public else {}
+    return {"operationId": operation_id, "tags": ["sandbox"], **security, **more, "responses": responses}
+
+
+def _sandbox_paths() -> dict[str, Any]:
+    faults = {"$ref": REF + "Faults"}
+    outbox = _sandbox_operation(
+        "outbox",
+        {"200": {"description": "messages sent by send_email"}, "401": {"$ref": "#/components/responses/E401"}},
+        public=False,  # the caller's token says whose outbox: the document's default security
+        description="The e-mails `send_email` would have sent, of the caller's institution only.",
+    )
+    return {
+        "/q/openapi.json": {"get": _sandbox_operation("openapi", {"200": {"description": "this document"}})},
+        "/q/sandbox/stats": {
+            "get": _sandbox_operation("stats", {"200": {"description": "request and fault counters"}})
+        },
+        "/q/sandbox/stats/reset": {
+            "post": _sandbox_operation("reset_stats", {"200": {"description": "counters zeroed"}})
+        },
+        "/q/sandbox/faults": {
+            "get": _sandbox_operation("get_faults", {"200": _json(faults, "current fault options")}),
+            "post": _sandbox_operation(
+                "set_faults",
+                {"200": _json(faults, "the new fault options"), "400": {"$ref": "#/components/responses/E400"}},
+                requestBody={"required": True, "content": {"application/json": {"schema": faults}}},
+            ),
+        },
+        "/q/sandbox/outbox": {"get": outbox},
+    }
+
+
+def _fixed_paths() -> dict[str, Any]:
+    """The routes not of an entity: the token endpoint, an application's outcome, the sandbox's own."""
+    return {**_token_path(), **_outcome_path(), **_sandbox_paths()}
 
 
 def build_openapi() -> dict[str, Any]:

@@ -91,54 +91,49 @@ def _record_schema(entity: Entity) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": ["id", "metadata"]}
 
 
-def components() -> dict[str, Any]:
-    schemas: dict[str, Any] = {
+def _strings(*names: str, nullable: bool = False) -> dict[str, Any]:
+    kind: Any = ["string", "null"] if nullable else "string"
+    return {name: {"type": kind} for name in names}
+
+
+def _object(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def _shared_schemas() -> dict[str, Any]:
+    """The schemas not of an entity: users and metadata, references, outcomes, errors, tokens, faults."""
+    return {
         "User": _USER,
-        "Metadata": {"type": "object", "properties": {"created": _STAMP, "updated": _STAMP}},
-        "ParentRef": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}},
-            "required": ["id"],
-            "additionalProperties": False,
-        },
-        "Child": {"type": "object", "properties": {k: {"type": "string"} for k in ("id", "code", "name", "type")}},
-        "CreditMatch": {
-            "type": "object",
-            "properties": {k: {"type": ["string", "null"]} for k in ("suggestion_id", "subject_id", "credential_id")},
-        },
-        "Outcome": {
-            "type": "object",
-            "properties": {
-                "application_id": {"type": "string"},
-                "status": {"type": "string"},
+        "Metadata": _object({"created": _STAMP, "updated": _STAMP}),
+        "ParentRef": {**_object(_strings("id"), "id"), "additionalProperties": False},
+        "Child": _object(_strings("id", "code", "name", "type")),
+        "CreditMatch": _object(_strings("suggestion_id", "subject_id", "credential_id", nullable=True)),
+        "Outcome": _object(
+            {
+                **_strings("application_id", "status"),
                 "decided": {"type": "boolean"},
                 "credit_matches": {"type": "array", "items": {"$ref": REF + "CreditMatch"}},
-            },
-        },
-        "Error": {
-            "type": "object",
-            "properties": {
-                "environment": {"type": "string"},
-                "timestamp": {"type": "integer"},
-                "message": {"type": "string"},
-            },
-            "required": ["environment", "timestamp", "message"],
-        },
-        "Token": {
-            "type": "object",
-            "properties": {
-                "access_token": {"type": "string"},
-                "expires_in": {"type": "number"},
-                "token_type": {"type": "string"},
-            },
-            "required": ["access_token", "expires_in", "token_type"],
-        },
+            }
+        ),
+        "Error": _object(
+            {"environment": {"type": "string"}, "timestamp": {"type": "integer"}, "message": {"type": "string"}},
+            "environment", "timestamp", "message",
+        ),
+        "Token": _object(
+            {"access_token": {"type": "string"}, "expires_in": {"type": "number"}, "token_type": {"type": "string"}},
+            "access_token", "expires_in", "token_type",
+        ),
         "Faults": faults_schema(),
-        "OAuthError": {
-            "type": "object",
-            "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
-        },
+        "OAuthError": _object(_strings("error", "error_description")),
     }
+
+
+def _entity_schemas() -> dict[str, Any]:
+    """Per entity: its record, and the bodies of its create and update where it has them."""
+    schemas: dict[str, Any] = {}
     for entity in ENTITIES.values():
         title = schema_name(entity)
         schemas[title] = _record_schema(entity)
@@ -146,19 +141,23 @@ def components() -> dict[str, Any]:
             schemas[f"{title}Create"] = _write_schema(entity, creating=True)
         if entity.updatable:
             schemas[f"{title}Update"] = _write_schema(entity, creating=False)
+    return schemas
+
+
+_ERROR_RESPONSES = (
+    (400, "ValidationError: <reason>"),
+    (401, "Unauthorized"),
+    (404, "Not found"),
+    (409, "Conflict: names the existing record"),
+    (429, "Too many requests"),
+    (500, "Server error"),
+    (503, "Unavailable"),
+)
+
+
+def components() -> dict[str, Any]:
     error = {"application/json": {"schema": {"$ref": REF + "Error"}}}
-    responses = {
-        f"E{status}": {"description": text, "content": error}
-        for status, text in (
-            (400, "ValidationError: <reason>"),
-            (401, "Unauthorized"),
-            (404, "Not found"),
-            (409, "Conflict: names the existing record"),
-            (429, "Too many requests"),
-            (500, "Server error"),
-            (503, "Unavailable"),
-        )
-    }
+    responses = {f"E{status}": {"description": text, "content": error} for status, text in _ERROR_RESPONSES}
     security = {
         "bearer": {"type": "http", "scheme": "bearer"},
         "clientCredentials": {
@@ -166,4 +165,5 @@ def components() -> dict[str, Any]:
             "flows": {"clientCredentials": {"tokenUrl": TOKEN_PATH.replace("{realm}", "sandbox"), "scopes": {}}},
         },
     }
+    schemas = {**_shared_schemas(), **_entity_schemas()}
     return {"schemas": schemas, "responses": responses, "securitySchemes": security}

@@ -52,6 +52,8 @@ class RunningSandbox:
     client_secret: str = "sandbox-secret"
     other_client_id: str = "other-client"
     other_client_secret: str = "other-secret"
+    staff_client_id: str = "staff-client"  # institution A, standing for a person editing in the platform
+    staff_client_secret: str = "staff-secret"
 
     @property
     def auth_url(self) -> str:

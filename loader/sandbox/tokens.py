@@ -20,12 +20,22 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Person:
+    """The names of a client's service user when it stands for a person editing in the platform."""
+
+    first_name: str
+    last_name: str
+    email_address: str
+
+
+@dataclass(frozen=True)
 class Client:
     """A client of the identity provider: one institution, one service user for `metadata`."""
 
     client_id: str
     secret: str
     institution: str
+    person: Person | None = None  # None: a service user named after the client
 
     @property
     def user(self) -> dict[str, str]:
@@ -34,17 +44,22 @@ class Client:
     @cached_property
     def _user(self) -> dict[str, str]:
         # Every write stamps it into `metadata`: worked out once per client, not per request.
+        person = self.person or Person("Service", self.client_id, f"{self.client_id}@service.sandbox.invalid")
         return {
             "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"sandbox-client:{self.client_id}")),
-            "email_address": f"{self.client_id}@service.sandbox.invalid",
-            "first_name": "Service",
-            "last_name": self.client_id,
+            "email_address": person.email_address,
+            "first_name": person.first_name,
+            "last_name": person.last_name,
         }
 
 
+# staff-client stands for a person editing records in the platform's own interface, so tests and
+# demos can make platform edits that are not the loader's (contract sections 8 and 10).
+STAFF_PERSON = Person("Robin", "Staff", "robin.staff@institution-a.sandbox.invalid")
 DEFAULT_CLIENTS: tuple[Client, ...] = (
     Client("sandbox-client", "sandbox-secret", "institution-a"),
     Client("other-client", "other-secret", "institution-b"),
+    Client("staff-client", "staff-secret", "institution-a", STAFF_PERSON),
 )
 
 

@@ -1,22 +1,23 @@
-"""What reading one block row by row is made of: where its cells are, each field compiled once,
-and what a row gives.
+"""What reading one block is made of: where its cells are, each field compiled once
+(`field_readers`), what every row of the block shares, and what a row gives.
 
-`block_reader` reads a block with these; `column_builder` builds the rows that need no finding
-column by column.
+`block_reader` reads a block with these: each row by `row_path`, or the rows that need no
+finding a column at a time by `column_path`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.profile import EntityProfile
+from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import FieldSpec
-from loader.source.readers import SheetRow, column_letter
-from loader.source.records import DesiredRecord, slotted_many
+from loader.source.readers import SheetData, SheetRow, column_letter
+from loader.source.records import DesiredRecord
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,6 @@ class RowCells(Mapping[str, CellRef]):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return RowCells, (self._layout, self._row, self._names)  # pickled as its three values
 
-    @staticmethod
-    def many(layout: CellLayout, numbers: Sequence[int], names: tuple[str, ...]) -> list[RowCells]:
-        """`RowCells(layout, number, names)` for each row number, made a slot at a time (`slotted_many`)."""
-        return slotted_many(RowCells, _ROW_CELLS_SLOTS, len(numbers), (repeat(layout), numbers, repeat(names)))
-
     def __getitem__(self, name: str) -> CellRef:
         if name not in self._names:
             raise KeyError(name)
@@ -64,9 +60,6 @@ class RowCells(Mapping[str, CellRef]):
 
     def __repr__(self) -> str:
         return f"RowCells({ {name: str(self[name]) for name in self._names} })"
-
-
-_ROW_CELLS_SLOTS = tuple(getattr(RowCells, name).__set__ for name in ("_layout", "_row", "_names"))
 
 
 @dataclass(frozen=True)
@@ -106,3 +99,30 @@ class VariantReader:
     accepts: tuple[Callable[[SheetRow], bool], ...]
     fields: tuple[FieldReader, ...]
     layout: CellLayout
+
+
+@dataclass(frozen=True)
+class BlockContext:
+    """What every row of a block shares, read by either path."""
+
+    block: str
+    entity: str
+    key: tuple[str, ...]
+    pii: frozenset[str]
+    profile: EntityProfile  # the entity's
+    checks: ValueChecks  # the schema's checks of one value
+    valid: Callable[[Mapping[str, Any]], bool]  # True when the schema takes a record's fields
+    data: SheetData
+    shared: Callable[[tuple[str, ...]], tuple[str, ...]]  # one tuple object for equal tuples of names
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A row that errors kept from becoming a record: its key where the key cells were readable.
+
+    The planner reports a live record with this key as blocked, not as "not in source".
+    """
+
+    row: CellRef
+    key: tuple[Any, ...] | None
+    errors: tuple[Finding, ...]

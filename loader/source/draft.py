@@ -19,55 +19,21 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from loader.profile import EntityProfile, Profile, Reference
+from loader.source.draft_words import (
+    LIST_SEPARATORS,
+    PII_FIELDS,
+    PII_WORDS,
+    REF_WORDS,
+    STATUS_WORDS,
+    SYNONYMS,
+)
 from loader.source.entity_schemas import schema_of
-from loader.source.headers import find_header_row
-from loader.source.readers import WHITESPACE, SheetData, is_blank
+from loader.source.headers import find_header_row, folded
+from loader.source.readers import WHITESPACE, SheetData, SheetRow, is_blank
 
 MATCH_THRESHOLD = 85.0  # rapidfuzz ratio (0-100) of normalised names; below it a column stays unmatched
 SAMPLE_ROWS = 200
 
-# Words people put in headers for each field, besides the field's own name.
-_SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "*": {
-        "code": ("code", "{entity} code", "{entity} id"),
-        "name": ("name", "title", "{entity} name", "{entity} title", "description"),
-    },
-    "subject": {"access": ("access", "access type", "visibility")},
-    "applicant": {
-        "external_id": ("applicant id", "applicant number", "applicant no", "student id", "student number",
-                        "student no", "external id", "id"),
-        "first_name": ("first name", "given name", "given names", "forename", "first names"),
-        "last_name": ("last name", "surname", "family name", "last names"),
-        "email_address": ("email", "email address", "e mail", "mail"),
-        "date_of_birth": ("date of birth", "dob", "birth date", "birthdate", "birthday"),
-        "eligible_deliveries": ("eligible deliveries", "deliveries", "delivery", "delivery modes", "delivery mode"),
-    },
-    "credential": {
-        "type": ("credential type", "type", "qualification type", "qual type"),
-        "name": ("credential name", "credential", "qualification", "qualification name", "name"),
-        "institutionCode": ("institution code", "provider code"),
-        "institutionName": ("institution name", "institution", "provider", "provider name"),
-        "country": ("country", "country of study"),
-        "completionDate": ("completion date", "completed", "date completed", "completion"),
-        "resultType": ("result type", "grade type", "score type"),
-        "result": ("result", "grade", "score", "mark", "atar"),
-        "duration": ("duration", "length"),
-    },
-    "arrangement": {"subjects_awarded": ("subjects awarded", "awarded subjects", "credit subjects", "subjects")},
-}
-_REF_WORDS = ("{target} code", "{target} id", "{target}", "parent {target}", "parent code", "parent")
-_PII_FIELDS: Mapping[str, frozenset[str]] = {
-    "applicant": frozenset({"first_name", "last_name", "email_address", "date_of_birth"}),
-}
-_PII_WORDS = ("name", "email", "mail", "phone", "mobile", "address", "birth", "dob", "gender", "sex", "passport",
-              "visa", "tfn", "usi", "postcode", "suburb", "street", "nationality")
-_STATUS_WORDS: Mapping[str, str] = {
-    "live": "ACTIVE", "active": "ACTIVE", "current": "ACTIVE", "open": "ACTIVE", "approved": "ACTIVE",
-    "ready": "READY", "draft": "DRAFT", "new": "DRAFT", "pending": "DRAFT",
-    "retired": "INACTIVE", "inactive": "INACTIVE", "closed": "INACTIVE", "withdrawn": "INACTIVE",
-    "expired": "INACTIVE",
-}
-_LIST_SEPARATORS = (";", "|", ",")
 
 
 def normalise(header: str) -> str:
@@ -110,6 +76,8 @@ class DraftBlock:
     notes: tuple[str, ...] = ()
     entity_guessed: bool = False
     custom_attributes: bool = False  # the entity takes custom attributes (unmatched columns could be some)
+    custom: tuple[tuple[str, str], ...] = ()  # (label, column) of custom attributes a pulled sheet holds
+    key_unresolved: bool = False  # no column nor pair of columns is unique: the user must choose the key
 
 
 @dataclass(frozen=True)
@@ -120,6 +88,9 @@ class Sample:
     header_row: int
     headers: tuple[str, ...]
     columns: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    unique: frozenset[str] = frozenset()  # the columns whose values are filled and distinct on every row
+    rows: int = 0  # rows below the header
+    filled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every row's text of the filled columns
 
 
 def sample_of(data: SheetData) -> Sample | None:
@@ -128,13 +99,30 @@ def sample_of(data: SheetData) -> Sample | None:
     if header is None:
         return None
     names: list[tuple[int, str]] = [
-        (i, str(v).strip(WHITESPACE)) for i, v in enumerate(header.values) if not is_blank(v)
+        (i, folded(str(v))) for i, v in enumerate(header.values) if not is_blank(v)
     ]
-    below = [r for r in data.rows if r.number > header.number][:SAMPLE_ROWS]
+    rows = [r for r in data.rows if r.number > header.number]
+    below = rows[:SAMPLE_ROWS]
     columns = {
         name: tuple(r.values[i] for r in below if i < len(r.values) and not is_blank(r.values[i])) for i, name in names
     }
-    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns)
+    filled = _filled_columns(rows, names)
+    unique = frozenset(name for name, texts in filled.items() if len(set(texts)) == len(texts))
+    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, unique, len(rows), filled)
+
+
+def _filled_columns(rows: Sequence[SheetRow], names: Sequence[tuple[int, str]]) -> dict[str, tuple[str, ...]]:
+    """The text of every row of each column filled on every row (the candidates for a key)."""
+    filled = {}
+    for i, name in names:
+        texts = tuple(_text(r.values[i]) if i < len(r.values) and not is_blank(r.values[i]) else "" for r in rows)
+        if rows and all(texts):
+            filled[name] = texts
+    return filled
+
+
+def _text(value: Any) -> str:
+    return str(value).strip(WHITESPACE)
 
 
 def _vocabulary(entity: str, profile: EntityProfile) -> dict[str, list[tuple[str, str | None]]]:
@@ -152,17 +140,17 @@ def _vocabulary(entity: str, profile: EntityProfile) -> dict[str, list[tuple[str
         if reference is not None:
             targets = list(reference.entities)
             phrases: list[tuple[str, str | None]] = [
-                (normalise(w.format(target=t)), t) for t in targets for w in _REF_WORDS
+                (normalise(w.format(target=t)), t) for t in targets for w in REF_WORDS
             ]
             if name not in ("parent",):
                 phrases.insert(0, (normalise(name), targets[0] if targets else None))
             if name == "applicant_id":
-                phrases += [(normalise(w), "applicant") for w in _SYNONYMS["applicant"]["external_id"] if w != "id"]
+                phrases += [(normalise(w), "applicant") for w in SYNONYMS["applicant"]["external_id"] if w != "id"]
             if name == "tags":
                 phrases += [("tags", "tag"), ("tag", "tag")]
             words[name] = phrases
             continue
-        synonyms = (*_SYNONYMS.get(entity, {}).get(name, ()), *_SYNONYMS["*"].get(name, ()))
+        synonyms = (*SYNONYMS.get(entity, {}).get(name, ()), *SYNONYMS["*"].get(name, ()))
         own: list[tuple[str, str | None]] = [(normalise(name), None)]
         words[name] = own + [(normalise(s.format(entity=entity)), None) for s in synonyms]
     return words
@@ -198,8 +186,15 @@ def draftable_entities(profile: Profile) -> list[str]:
     return [name for name, e in profile.entities.items() if e.schema and e.writable]
 
 
-def guess_entity(sample: Sample, profile: Profile) -> str:
-    """The entity whose fields the headers match best; the sheet's name and a matched key break ties."""
+# A guess is taken only when the best entity scores at least GUESS_RATIO times the second and
+# GUESS_MARGIN more (a score is the sum of the column matches, 1 for each full match, plus 1 when
+# the entity's key is matched and 1.5 when the sheet is named after the entity).
+GUESS_RATIO = 1.5
+GUESS_MARGIN = 1.0
+
+
+def rank_entities(sample: Sample, profile: Profile) -> list[tuple[str, float]]:
+    """Every draftable entity with its score, best first (`guess_entity` says how it is scored)."""
     sheet = normalise(sample.sheet or "")
     scored: list[tuple[float, int, str]] = []
     for position, name in enumerate(draftable_entities(profile)):
@@ -212,7 +207,21 @@ def guess_entity(sample: Sample, profile: Profile) -> str:
         if sheet and max(fuzz.partial_ratio(name, sheet), fuzz.ratio(name + "s", sheet)) >= 85:
             score += 1.5
         scored.append((score, -position, name))
-    return max(scored)[2]
+    return [(name, score) for score, _, name in sorted(scored, reverse=True)]
+
+
+def clear_guess(ranked: Sequence[tuple[str, float]]) -> str | None:
+    """The best entity when it leads the second by a clear margin (GUESS_RATIO, GUESS_MARGIN), else None."""
+    if not ranked or ranked[0][1] <= 0:
+        return None
+    best = ranked[0][1]
+    second = ranked[1][1] if len(ranked) > 1 else 0.0
+    return ranked[0][0] if best >= second * GUESS_RATIO and best - second >= GUESS_MARGIN else None
+
+
+def guess_entity(sample: Sample, profile: Profile) -> str:
+    """The entity whose fields the headers match best; the sheet's name and a matched key break ties."""
+    return rank_entities(sample, profile)[0][0]
 
 
 def _is_number(value: Any) -> bool:
@@ -221,7 +230,7 @@ def _is_number(value: Any) -> bool:
 
 def _separator(values: Sequence[Any]) -> str:
     texts = [v for v in values if isinstance(v, str)]
-    for separator in _LIST_SEPARATORS:
+    for separator in LIST_SEPARATORS:
         if any(separator in t for t in texts):
             return separator
     return ";"
@@ -235,7 +244,7 @@ def _enum_spec(values: Sequence[Any], allowed: Sequence[str]) -> tuple[dict[str,
     mapped: dict[str, str] = {}
     unknown: list[str] = []
     for word in words:
-        target = word.upper() if word.upper() in allowed else _STATUS_WORDS.get(word.lower())
+        target = word.upper() if word.upper() in allowed else STATUS_WORDS.get(word.lower())
         if target is not None and target in allowed:
             mapped[word] = target
         else:
@@ -252,7 +261,10 @@ def _field_spec(
     values: Sequence[Any],
     entity: str,
     references: Mapping[str, Reference],
+    exact: bool = False,
 ) -> tuple[dict[str, Any] | None, str | None]:
+    """The field's spec besides `column`; `exact` (a sheet `loader pull` wrote) adds no text steps,
+    since its cells hold what the service holds, and reads `parent.id` by id."""
     prop: Mapping[str, Any] = schema.get("properties", {}).get(name, {})
     kind = prop.get("type")
     spec: dict[str, Any] = {}
@@ -262,9 +274,13 @@ def _field_spec(
         spec["ref"] = target
         if target == "tag":
             spec["by"] = "name"
+        elif exact and match.column.endswith(".id"):
+            spec["by"] = "id"
     if kind == "array":
         spec["split"] = _separator(values)
-    if "enum" in prop:
+    if "enum" in prop and exact:
+        pass
+    elif "enum" in prop:
         steps, note = _enum_spec(values, prop["enum"])
         if steps is None:
             return None, note
@@ -276,17 +292,38 @@ def _field_spec(
     elif kind in ("string", "array", None) or "ref" in spec:
         if any(_is_number(v) for v in values) and kind != "array":
             spec["type"] = "string"  # codes stored as numbers keep their digits, no trailing .0
-        spec["transform"] = ["strip", "lower"] if prop.get("format") == "email" else ["strip"]
+        if not exact:
+            spec["transform"] = _text_steps(values, prop)
     elif kind in ("integer", "number", "boolean"):
         spec["type"] = kind
-    if name in _PII_FIELDS.get(entity, ()):
+    if name in PII_FIELDS.get(entity, ()):
         spec["pii"] = True
     return spec, note
 
 
+_INNER_SPACE = re.compile(r"\s\s|[^\S ]")  # two whitespace characters, or one that is not a space
+
+
+def _text_steps(values: Sequence[Any], prop: Mapping[str, Any]) -> list[str]:
+    """`strip` for text (and `lower` for e-mail), `collapse_spaces` when a value holds line breaks,
+    tabs or runs of spaces inside."""
+    steps = ["strip", "lower"] if prop.get("format") == "email" else ["strip"]
+    if any(isinstance(v, str) and _INNER_SPACE.search(v.strip(WHITESPACE)) for v in values):
+        steps.append("collapse_spaces")
+    return steps
+
+
+CUSTOM_PREFIX = "custom_attributes."  # how `loader pull` heads a custom attribute's column
+
+
+def is_pulled(sample: Sample, profile: Profile) -> bool:
+    """True for a sheet `loader pull` wrote: named after an entity, with the service's `id` column."""
+    return sample.sheet in profile.entities and "id" in sample.headers
+
+
 def _looks_personal(column: str) -> bool:
     words = normalise(column).split()
-    return any(w in _PII_WORDS for w in words) or "name" in normalise(column)
+    return any(w in PII_WORDS for w in words) or "name" in normalise(column)
 
 
 def draft_block(sample: Sample, profile: Profile, entity: str | None = None, name: str | None = None) -> DraftBlock:
@@ -295,11 +332,16 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
     entity_profile = profile.entities[entity]
     schema = schema_of(entity_profile) or {}
     references = dict(entity_profile.references)
-    matches = match_columns(sample.headers, entity, entity_profile)
+    pulled = is_pulled(sample, profile)
+    service_set = set(entity_profile.read_only) - ({"type"} if entity == "credential" else set())
+    headers = [h for h in sample.headers if not (pulled and (h.startswith(CUSTOM_PREFIX) or h in service_set
+                                                             or h.split(".")[0] in service_set))]
+    matches = match_columns(headers, entity, entity_profile)
     fields: list[DraftField] = []
     notes: list[str] = []
     for match in matches:
-        spec, note = _field_spec(match.field, match, schema, sample.columns.get(match.column, ()), entity, references)
+        spec, note = _field_spec(match.field, match, schema, sample.columns.get(match.column, ()), entity, references,
+                                 pulled)
         if spec is None:
             notes.append(f"{match.field} ← {match.column!r} left out: {note}")
             continue
@@ -312,8 +354,13 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
         notes.append(f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it")
         present = tuple(k for k in key if k in mapped)
         key = present or ((fields[0].name,) if fields else key)
-    used = {f.column for f in fields}
-    unmatched = tuple(c for c in sample.headers if c not in used)
+    fields, key_note, key_unresolved = unique_key(sample, fields, key)
+    notes += [key_note] if key_note else []
+    used = {f.column for f in fields} | {c for f in fields for c in _template_columns(f)}
+    custom = tuple((h[len(CUSTOM_PREFIX):], h) for h in sample.headers if pulled and h.startswith(CUSTOM_PREFIX)
+                   and "custom_attributes" in schema.get("properties", {}))
+    left_out = set(sample.headers) - set(headers)
+    unmatched = tuple(c for c in sample.headers if c not in used and c not in left_out)
     return DraftBlock(
         name=name or _block_name(sample.sheet or entity),
         entity=entity,
@@ -327,8 +374,48 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
         notes=tuple(notes),
         entity_guessed=guessed,
         custom_attributes="custom_attributes" in schema.get("properties", {}),
+        custom=custom,
+        key_unresolved=key_unresolved,
     )
 
 
 def _block_name(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_") or "block"
+
+
+def _template_columns(f: DraftField) -> list[str]:
+    template = f.spec.get("template")
+    return re.findall(r"{([^{}]+)}", template) if isinstance(template, str) else []
+
+
+def unique_key(
+    sample: Sample, fields: list[DraftField], key: tuple[str, ...]
+) -> tuple[list[DraftField], str | None, bool]:
+    """The fields with the key's column made unique: kept when its values are unique on every row;
+    else the key field reads a unique column, or a template of two columns whose pairs are; else
+    nothing is unique and the user must choose (the third value is True). Returns a note to show."""
+    by_name = {f.name: f for f in fields}
+    if len(key) != 1 or key[0] not in by_name or sample.rows < 2:
+        return fields, None, False
+    field_ = by_name[key[0]]
+    column = field_.column
+    if column in sample.unique:
+        return fields, None, False
+    repeats = f"the column {column!r} of key field {field_.name} repeats"
+    singles = [c for c in sample.headers if c in sample.unique]
+    own = sample.filled.get(column)
+    pairs = [(column, other) for other, texts in sample.filled.items() if own is not None and other != column
+             and len(set(zip(own, texts, strict=True))) == sample.rows]
+    if singles:
+        spec: dict[str, Any] = {**field_.spec}
+        chosen = DraftField(field_.name, singles[0], spec, field_.score, field_.note)
+        note = f"{repeats}; keyed on {singles[0]!r}, whose values are unique: check it"
+    elif pairs:
+        first, second = pairs[0]
+        spec = {"template": f"{{{first}}}-{{{second}}}",
+                **{k: v for k, v in field_.spec.items() if k != "type"}}
+        chosen = DraftField(field_.name, "", spec, field_.score, field_.note)
+        note = f"{repeats}; keyed on the template {{{first}}}-{{{second}}}, whose values are unique: check it"
+    else:
+        return fields, f"CHOOSE THE KEY: {repeats} and no column or pair of columns is unique", True
+    return [chosen if f is field_ else f for f in fields], note, False

@@ -63,11 +63,16 @@ def _block_lines(block: DraftBlock) -> list[str]:
     if block.header_row != 1:
         lines.append(f"    header_row: {block.header_row}")
     lines += [f"    # {note}" for note in block.notes]
-    lines.append(f"    key: {_flow(list(block.key))}")
+    choose = "   # CHOOSE: no column is unique; name the fields that identify a record" if block.key_unresolved else ""
+    lines.append(f"    key: {_flow(list(block.key))}{choose}")
     lines.append("    fields:")
     for f in block.fields:
         note = f"   # {f.note}" if f.note else ""
-        lines.append(f"      {f.name}: {_flow({'column': f.column, **f.spec})}{note}")
+        spec = dict(f.spec) if "template" in f.spec else {"column": f.column, **f.spec}
+        lines.append(f"      {f.name}: {_flow(spec)}{note}")
+    if block.custom:
+        lines.append("      custom_attributes:")
+        lines += [f"        {_scalar(label)}: {_flow({'column': column})}" for label, column in block.custom]
     if block.unmatched:
         lines.append("      # Columns no field matched (uncomment as custom attributes, or map them to a field):"
                      if block.custom_attributes else "      # Columns no field matched:")

@@ -19,6 +19,7 @@ import jsonschema
 
 from loader.files.package_data import schema as package_schema
 from loader.profile import EntityProfile
+from loader.record_fields import CUSTOM
 from loader.source.records import Ref, quoted
 
 PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
@@ -92,7 +93,7 @@ def value_checks(entity: EntityProfile) -> ValueChecks:
     if not entity.schema:
         return ValueChecks({}, None)
     checks = {name: _with_references(entity, name, check) for name, check in _fast_checks(entity.schema).items()}
-    custom = payload_schema(entity.schema).get("properties", {}).get("custom_attributes", {})
+    custom = payload_schema(entity.schema).get("properties", {}).get(CUSTOM, {})
     label_spec = custom.get("additionalProperties")
     plain_map = set(custom) - _NEUTRAL <= {"type", "additionalProperties"} and custom.get("type") == "object"
     label = _compile(label_spec) if plain_map and isinstance(label_spec, Mapping) else None
@@ -314,8 +315,8 @@ def _problems(errors: Iterator[jsonschema.ValidationError], pii: frozenset[str])
             yield FieldProblem("", _message(error, hide=bool(pii)))
             continue
         field = str(path[0])
-        if field == "custom_attributes" and len(path) > 1:
-            field = f"custom_attributes.{path[1]}"
+        if field == CUSTOM and len(path) > 1:
+            field = f"{CUSTOM}.{path[1]}"
         yield FieldProblem(field, _message(error, hide=_holds_pii(field, pii)))
 
 

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 
+from loader.record_fields import CUSTOM
 from loader.source.records import Ref
-
-CUSTOM = "custom_attributes"
 
 _MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[T ]00:00(?::00(?:\.0+)?)?(?:Z|[+-]00:?00)?)?$")
 

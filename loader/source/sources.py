@@ -13,41 +13,17 @@ from pathlib import Path
 from loader.errors import MappingError, SheetError
 from loader.files.fingerprints import display_path, fingerprint_inputs
 from loader.findings import Finding
-from loader.places import CellRef, MappingPlace, Place
+from loader.places import CellRef, Place
 from loader.profile import Profile
-from loader.source.block_reader import BlockReader, LeftOut
+from loader.source.block_reader import BlockReader
+from loader.source.block_records import BlockRecords
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
-from loader.source.mapping import Block, LoadedMapping, read_mapping
+from loader.source.mapping import Block, LoadedMapping
+from loader.source.mapping_file import read_mapping
 from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
-from loader.source.records import DesiredRecord
 from loader.suggestions import did_you_mean
 
-
-@dataclass(frozen=True)
-class BlockRecords:
-    """The records one mapping block built, and the problems of its rows."""
-
-    mapping_file: str  # display path of the mapping file
-    block: str
-    entity: str
-    source_file: str  # display path of the workbook or CSV
-    sheet: str | None
-    key_fields: tuple[str, ...]
-    pii_fields: frozenset[str]
-    records: tuple[DesiredRecord, ...]  # valid records, identical duplicate rows merged
-    findings: tuple[Finding, ...]  # row errors and warnings; where = str(CellRef)
-    rows_read: int  # non-blank rows below the header
-    place: MappingPlace  # where the block is defined
-    rows_filtered: int = 0  # rows `where` left out
-    header_row: int = 1  # the header row read (the one found, for `header_row: auto`); with
-    # encoding and delimiter, how the sheet was read (results.xlsx reads it again the same way)
-    encoding: str | None = None
-    delimiter: str | None = None
-    left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.severity == "error")
+__all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources"]
 
 
 @dataclass(frozen=True)
@@ -140,27 +116,7 @@ def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Pr
             if header_problems:
                 findings.extend(header_problems)
                 continue
-            found = reader.read(sheets.first_use(data))
-            blocks.append(
-                BlockRecords(
-                    mapping_file=mapping.display,
-                    block=block.name,
-                    entity=block.entity,
-                    source_file=block.source_display,
-                    sheet=data.sheet,
-                    key_fields=block.key,
-                    pii_fields=frozenset(s.name for s in block.fields if s.pii),
-                    records=found.records,
-                    findings=found.findings,
-                    rows_read=found.rows_read,
-                    place=block.place,
-                    rows_filtered=found.rows_filtered,
-                    header_row=reader.header_row,
-                    encoding=block.encoding,
-                    delimiter=block.delimiter,
-                    left_out=found.left_out,
-                )
-            )
+            blocks.append(reader.read(sheets.first_use(data)))
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs, known), tuple(findings))
 
 

@@ -1,6 +1,6 @@
 """Value steps: one cell value -> the value a record field holds.
 
-The order (contract sections 4 and 4.1, documented for users in the README):
+The order (contract sections 4 and 4.1, documented for users in docs/mappings.md):
 transform -> replace -> pad -> split -> map/lookup -> type -> default -> pattern -> max_length.
 
 - `transform` works on the cell's text (a number's text never has a trailing ".0"); so do
@@ -34,35 +34,24 @@ transform -> replace -> pad -> split -> map/lookup -> type -> default -> pattern
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from dataclasses import replace as with_changes
-from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import Any, Final
 
+from loader.source.cell_values import StepError, text_of
 from loader.source.patterns import Pattern, PatternTimeout, full_match, substitute
 from loader.source.readers import WHITESPACE, CellValue
-from loader.source.records import quoted
+from loader.source.step_types import SERIAL, TYPE_STEPS
 
-TRANSFORMS: Final = ("strip", "upper", "lower", "title", "collapse_spaces")
-TYPES: Final = ("string", "integer", "number", "boolean", "date", "epoch_ms", "list")
+__all__ = ["EMPTY", "SERIAL", "TRANSFORM_STEPS", "TYPE_STEPS", "StepError", "Steps", "UnknownStep", "apply_steps",
+           "compile_steps", "gives_text", "plain_text", "text_of", "unknown_steps"]
+
 LIST_SEPARATOR: Final = ","
 
-_TRUE = frozenset({"yes", "true", "y", "1"})
-_FALSE = frozenset({"no", "false", "n", "0"})
-_DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
-_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-SERIAL: Final = "serial"
-_SERIAL_BASE = datetime(1899, 12, 30)
-_LAST_SERIAL = 2_958_466  # 10000-01-01
-_SAMPLE = datetime(2027, 2, 28)
-_INTEGER = re.compile(r"[+-]?\d+")
 _SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 
 
 class _Empty:
@@ -71,23 +60,6 @@ class _Empty:
 
 
 EMPTY: Final = _Empty()
-
-
-class StepError(ValueError):
-    """A value step failed; the message says what was expected and what was found.
-
-    `said` is the message up to the found value, which `_shown` renders; `hidden()` gives the same
-    error for a PII field, with the value left out.
-    """
-
-    def __init__(self, said: str, found: Any, *, pii: bool = False) -> None:
-        super().__init__(said + _shown(found, pii))
-        self.said = said
-        self.pii = pii
-        self._found = found
-
-    def hidden(self) -> StepError:
-        return self if self.pii else StepError(self.said, self._found, pii=True)
 
 
 @dataclass(frozen=True)
@@ -112,39 +84,30 @@ _PLAIN_TEXT: Final = Steps()
 _STRIPPED_TEXT: Final = Steps(transform=("strip",))
 
 
-def text_of(value: CellValue | Any) -> str:
-    """The text a user sees for a value: 101 -> "101", a date -> "2027-02-28"."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 2**63 else repr(value)
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
-    return str(value)
+def _collapse_spaces(text: str) -> str:
+    return _SPACES.sub(" ", text).strip(WHITESPACE)
 
 
-def _shown(value: Any, pii: bool = False) -> str:
-    """A found value for a message: quoted and cut short; a PII value is never spelt out."""
-    if pii:
-        return quoted(value, pii)
-    text = repr(text_of(value)) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "...'"
+def _strip(text: str) -> str:
+    return text.strip(WHITESPACE)
+
+
+TRANSFORM_STEPS: Final[Mapping[str, Callable[[str], str]]] = {
+    "strip": _strip,
+    "upper": str.upper,
+    "lower": str.lower,
+    "title": str.title,
+    "collapse_spaces": _collapse_spaces,
+}
+"""Each `transform` a mapping may name; schemas/mapping.schema.json lists the same names (a test holds them equal)."""
 
 
 def _transform(text: str, names: tuple[str, ...]) -> str:
     for name in names:
-        if name == "strip":
-            text = text.strip(WHITESPACE)
-        elif name == "upper":
-            text = text.upper()
-        elif name == "lower":
-            text = text.lower()
-        elif name == "title":
-            text = text.title()
-        elif name == "collapse_spaces":
-            text = _SPACES.sub(" ", text).strip(WHITESPACE)
+        step = TRANSFORM_STEPS.get(name)
+        if step is None:
+            raise UnknownStep(f"transform {name!r}")
+        text = step(text)
     return text
 
 
@@ -167,12 +130,28 @@ def apply_steps(value: CellValue | Any, steps: Steps, *, pii: bool = False) -> A
 
 def compile_steps(steps: Steps, *, pii: bool = False) -> Callable[[Any], Any]:
     """`apply_steps(value, steps, pii=pii)`, made once per field: a text field without steps (the
-    most common), or with only `strip`, skips the general path; every other field takes it."""
+    most common), or with only `strip`, skips the general path; every other field takes it.
+
+    Raises UnknownStep for a transform or type not in `TRANSFORM_STEPS` or `TYPE_STEPS` (the
+    mapping file's checks report those at their place first: `unknown_steps`)."""
+    unknown = unknown_steps(steps)
+    if unknown:
+        raise UnknownStep(unknown[0])
     if gives_text(steps):
         return plain_text if steps == _PLAIN_TEXT else _stripped_text
     if _plain_list(steps):
         return partial(_split_text, separator=steps.split or LIST_SEPARATOR)
     return partial(apply_steps, steps=steps, pii=pii)
+
+
+class UnknownStep(ValueError):
+    """A value step no table here has (a transform or type the mapping checks let through: a bug)."""
+
+
+def unknown_steps(steps: Steps) -> list[str]:
+    """The transforms and the type of `steps` that are not steps: what a mapping must not name."""
+    unknown = [f"transform {name!r}" for name in steps.transform if name not in TRANSFORM_STEPS]
+    return unknown + ([f"type {steps.type!r}"] if steps.type not in TYPE_STEPS else [])
 
 
 def _plain_list(steps: Steps) -> bool:
@@ -302,146 +281,7 @@ def _finish(value: Any, steps: Steps) -> Any:
 def _convert(value: Any, kind: str, formats: tuple[str, ...] = ()) -> Any:
     if value is None:
         return None  # a mapped or default null means "clear"
-    if kind in ("string", "list"):
-        return text_of(value)
-    if kind == "integer":
-        return _integer(value)
-    if kind == "number":
-        return _number(value)
-    if kind == "boolean":
-        return _boolean(value)
-    if kind == "date":
-        return _date(value, formats).isoformat()
-    if kind == "epoch_ms":
-        return _epoch_ms(value, formats)
-    raise StepError(f"expected one of the types {', '.join(TYPES)}, got ", kind)
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip(WHITESPACE)
-        if _INTEGER.fullmatch(text):
-            return int(text)
-        try:
-            number = float(text)
-        except ValueError:
-            number = math.nan
-        if number.is_integer():
-            return int(number)
-    raise StepError("expected a whole number, got ", value)
-
-
-def _number(value: Any) -> int | float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip(WHITESPACE))
-        except ValueError:
-            raise StepError("expected a number, got ", value) from None
-    else:
-        raise StepError("expected a number, got ", value)
-    if not math.isfinite(number):
-        raise StepError("expected a finite number, got ", value)
-    return int(number) if number.is_integer() and abs(number) < 2**53 else number
-
-
-def _boolean(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = text_of(value).strip(WHITESPACE).lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise StepError("expected yes/no, true/false, y/n or 1/0, got ", value)
-
-
-def _date(value: Any, formats: tuple[str, ...] = ()) -> date:
-    moment = _moment(value, formats)
-    if moment is None:
-        raise StepError(f"expected a date like {_examples(formats)} or a date cell, got ", value)
-    if isinstance(moment, datetime):
-        if moment.time() != time(0):
-            raise StepError("expected a date, got a date and time ", value)
-        return moment.date()
-    return moment
-
-
-def _moment(value: Any, formats: tuple[str, ...]) -> date | datetime | None:
-    """The date or date-time a cell holds, read as `formats` say; None when it holds neither.
-
-    Raises StepError when the text has the shape of a date the calendar does not have.
-    """
-    if isinstance(value, datetime | date):
-        return value
-    if SERIAL in formats and isinstance(value, int | float) and not isinstance(value, bool):
-        return _serial(value)
-    if not isinstance(value, str):
-        return None
-    text = value.strip(WHITESPACE)
-    patterns = [f for f in formats if f != SERIAL]
-    impossible = False
-    if not patterns:
-        found = _DMY.fullmatch(text) or _ISO.fullmatch(text)
-        if found:
-            day, month, year = (int(g) for g in (found.groups() if found.re is _DMY else reversed(found.groups())))
-            try:
-                return date(year, month, day)
-            except ValueError:
-                impossible = True
-    for pattern in patterns:
-        try:
-            return datetime.strptime(text, pattern)
-        except ValueError as exc:
-            impossible = impossible or "out of range" in str(exc)
-    if impossible:
-        raise StepError("that date does not exist: ", value)
-    return None
-
-
-def _serial(value: float) -> datetime | None:
-    """An Excel serial date (the 1900 date system): days since 1899-12-30; the fraction is the time."""
-    if not (1 <= value < _LAST_SERIAL):
-        return None
-    if 60 <= value < 61:
-        raise StepError("that date does not exist (Excel's serial 60 is 29 February 1900): ", value)
-    base = _SERIAL_BASE if value >= 61 else _SERIAL_BASE + timedelta(days=1)
-    return base + timedelta(microseconds=round(value * 86_400_000_000))
-
-
-def _examples(formats: tuple[str, ...]) -> str:
-    shown = [_SAMPLE.strftime(f) for f in formats if f != SERIAL] or ["2027-02-28", "28/02/2027"]
-    if SERIAL in formats:
-        shown.append("an Excel serial number")
-    return " or ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _epoch_ms(value: Any, formats: tuple[str, ...] = ()) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and SERIAL not in formats:
-        return value
-    if isinstance(value, str) and _INTEGER.fullmatch(value.strip(WHITESPACE)):
-        return int(value.strip(WHITESPACE))
-    moment: date | datetime | None = None
-    if isinstance(value, str) and not formats:
-        try:
-            moment = datetime.fromisoformat(value.strip(WHITESPACE))
-        except ValueError:
-            moment = None
-    if moment is None:
-        moment = _moment(value, formats)
-    if moment is None:
-        shown = _examples(formats) if formats else "2027-02-28T09:30"
-        raise StepError(f"expected a date or date-time like {shown} or a date cell, got ", value)
-    if not isinstance(moment, datetime):
-        moment = datetime.combine(moment, time(0))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    # Whole microseconds, rounded to the nearest millisecond: a float timestamp times 1000,
-    # truncated, turns a cell holding 09:29:59.999999 (Excel's 09:30) into 09:29:59.999.
-    milliseconds, rest = divmod((moment - _EPOCH) // _MICROSECOND, 1000)
-    return milliseconds + (rest >= 500)
+    step = TYPE_STEPS.get(kind)
+    if step is None:
+        raise UnknownStep(f"type {kind!r}")
+    return step(value, formats)

@@ -7,10 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
+import pytest
+from helpers.apply import make_plan
 
 from loader.apply.results import Outcome, RecordResult, Results
+from loader.errors import UsageError
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.report.results_files import check_results_path, write_results_files
 from loader.report.results_json import write_results_json
 from loader.report.results_terminal import render_results
 from loader.report.results_workbook import FAILED_FILL, write_results_workbook
@@ -148,3 +152,24 @@ def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path:
     assert [c.value for c in sheet[4]][3:] == ["error", None, "not a date: 'soon'"]
     assert sheet["B4"].comment.text == "not a date: 'soon'"
     assert sheet["B2"].comment is None
+
+
+def test_a_results_file_that_cannot_be_written_is_said_and_the_others_are_still_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    (tmp_path / "taken.json").mkdir()  # a folder where the file should go: writing it fails
+    paths = [tmp_path / "taken.json", tmp_path / "out.json", tmp_path / "out.xlsx"]
+    written = write_results_files(_results(tmp_path), paths, plan=make_plan())
+    assert written is False
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["totals"]["created"] == 1
+    assert openpyxl.load_workbook(tmp_path / "out.xlsx")["Courses"]["D2"].value == "created"
+    err = capsys.readouterr().err
+    assert f"loader: error: cannot write {tmp_path / 'taken.json'}" in err
+    assert f"wrote {tmp_path / 'out.json'}" in err and f"wrote {tmp_path / 'out.xlsx'}" in err
+
+
+def test_a_results_file_name_must_end_in_xlsx_or_json(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match=r"use a \.xlsx or \.json file name"):
+        check_results_path(tmp_path / "results.csv")
+    check_results_path(tmp_path / "results.JSON")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -248,27 +246,3 @@ def test_a_plan_file_that_is_not_json_is_a_plan_error(project: Path) -> None:
     (project / "plan.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(PlanError, match="cannot be read"):
         _run("--plan", "plan.json", "--env", "local")
-
-
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_bars_per_block_show_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers.apply import school_course_plan
-
-    from loader.apply.results import Outcome, RecordResult
-
-    plan = school_course_plan(2, 1)
-    monkeypatch.setattr(sys, "stdout", io.StringIO())
-    with apply_command._BlockProgress(plan) as listener:
-        assert listener is None
-    screen = _Terminal()
-    monkeypatch.setattr(sys, "stdout", screen)
-    with apply_command._BlockProgress(plan) as listener:
-        assert listener is not None
-        for rec in plan.records():
-            listener(RecordResult(rec.ref, rec.block, rec.entity, rec.key, Outcome.CREATED, str(rec.source)))
-    shown = screen.getvalue()
-    assert "schools" in shown and "courses" in shown and "2/2" in shown and "/s" in shown

@@ -228,3 +228,17 @@ def test_the_pull_request_comments_are_one_per_part_updated_in_place_and_apply_r
 def test_apply_fails_when_the_pull_request_has_no_report(tmp_path: Path) -> None:
     state = _run_github_script("apply.yml", {"comments": [], "nextId": 1, "outputs": {}}, tmp_path)
     assert state["outputs"] == {} and "has no loader plan report" in state["failed"]
+
+
+def test_the_first_comment_links_the_uploaded_html_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "plan.md").write_text(render(small_plan()), encoding="utf-8")
+    (tmp_path / "plan.part2.md").write_text("# part 2\n", encoding="utf-8")
+    monkeypatch.setenv("HTML_URL", "https://ci.invalid/artifacts/42")  # upload-artifact's artifact-url
+    state = _run_github_script("plan.yml", {"comments": [], "nextId": 1, "outputs": {}}, tmp_path)
+    first, second = (c["body"] for c in state["comments"])
+    assert first.endswith("**Every record** (filters by block, action and mapping line): "
+                          "[plan.html](https://ci.invalid/artifacts/42)\n")
+    assert "plan.html" not in second
+    steps = yaml.safe_load((EXAMPLES / "github-actions" / "plan.yml").read_text(encoding="utf-8"))["jobs"]["plan"]
+    upload = next(s for s in steps["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["path"] == "plan.html" and "--html plan.html" in GITLAB.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from loader.config import Environment, load_config
 from loader.environments import sandbox_environment
 from loader.findings import Finding
 from loader.plan.run import PlanRun, run_plan
-from loader.source.block_reader import LeftOut
+from loader.source.block_rows import LeftOut
 from loader.source.records import DesiredRecord
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from loader.places import CellRef
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
 from loader.profile import load_profile
-from loader.source.block_reader import LeftOut
+from loader.source.block_rows import LeftOut
 from loader.source.records import DesiredRecord, Ref
 
 

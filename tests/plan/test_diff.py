@@ -17,7 +17,7 @@ from loader.plan.model import Action, NotInSource, PendingId, Plan, RecordPlan
 from loader.plan.plan_dict import plan_from_dict, plan_to_dict
 from loader.plan.resolve import show_key
 from loader.profile import load_profile
-from loader.source.block_reader import LeftOut
+from loader.source.block_rows import LeftOut
 from loader.source.records import DesiredRecord, Ref, display_value
 
 PROFILE = load_profile()

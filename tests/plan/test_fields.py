@@ -13,10 +13,11 @@ from loader.places import CellRef
 from loader.plan.compare import merge_labels, same
 from loader.plan.field_plan import FieldPlan
 from loader.plan.field_values import same_as_live, send_form, unshape
-from loader.plan.fields import CUSTOM, FieldKind, FieldRules, plan_fields
+from loader.plan.fields import FieldKind, FieldRules, plan_fields
 from loader.plan.model import FieldChange, PendingId
 from loader.plan.resolve import Entry, Resolver
 from loader.profile import load_profile
+from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord, Ref
 
 PROFILE = load_profile()

@@ -46,7 +46,8 @@ def test_the_html_report_is_one_self_contained_file(plan: Plan, tmp_path: Path) 
     assert not re.search(r"https?://", text)  # nothing fetched: no CDN, no fonts, no base_url
     assert all("src" not in attrs and "href" not in attrs for _, attrs in parsed.tags)
     scripts = [attrs for tag, attrs in parsed.tags if tag == "script"]
-    assert scripts == [{"type": "application/json", "id": "plan-data"}, {}]
+    assert scripts == [{"type": "application/json", "id": "plan-data"},
+                       {"type": "application/json", "id": "not-managed-data"}, {}]
     assert "<style>" in text and "default-src 'none'" in text and "<svg" in text
 
 
@@ -60,8 +61,10 @@ def test_records_travel_as_json_the_page_cannot_mistake_for_markup() -> None:
     evil = next(r for r in schools["records"] if r["k"] == "EVIL")
     assert "<script>alert(1)</script>" in evil["f"][1][2] and "\\r\\n" in evil["f"][1][2]
     assert "\x1b" not in raw and "u001b[31mred" in raw  # escape codes shown, never sent
-    assert [r["a"] for r in schools["records"]] == ["unchanged", "update", "create", "create", "create", "blocked",
-                                                    "not in source"]
+    # existing records first, then blocked, creates, unchanged; not managed here apart, lazily
+    assert [r["a"] for r in schools["records"]] == ["update", "blocked", "create", "create", "create", "unchanged"]
+    assert json.loads(parsed.data["not-managed-data"])[0] == [["GONE", "s-4"]]
+    assert "<" not in parsed.data["not-managed-data"]
     assert "<script>alert" not in text.split('id="plan-data"')[0]
 
 

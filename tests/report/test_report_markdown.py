@@ -29,8 +29,9 @@ from loader.plan.model import Plan
 from loader.plan.plan_file import plan_json_text
 from loader.profile import load_profile
 from loader.report.markdown import CELL_LIMIT, PART_LIMIT, render, render_parts, write_markdown
+from loader.report.rules import sample
 from loader.report.terminal import render_text
-from loader.report.view import clean
+from loader.report.view import clean, creates
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 from loader.source.records import Ref
 
@@ -121,27 +122,33 @@ def _big_plan(n: int) -> Plan:
     return plan_changes(blocks, {}, load_profile(), header=PlanHeader("sandbox", "5.1.0"))
 
 
-def test_a_long_report_is_split_into_complete_parts_with_the_summary_first(tmp_path: Path) -> None:
+def test_a_long_report_is_two_complete_parts_the_creates_that_do_not_fit_by_profile_and_sample(
+    tmp_path: Path,
+) -> None:
     plan = _big_plan(3_000)
     written = write_markdown(plan, tmp_path / "plan.md")
-    assert [p.name for p in written[:3]] == ["plan.md", "plan.part2.md", "plan.part3.md"]
+    assert [p.name for p in written] == ["plan.md", "plan.part2.md"]
     texts = [p.read_text(encoding="utf-8") for p in written]
-    body_rows = 0
     for n, text in enumerate(texts, start=1):
         assert len(text) <= PART_LIMIT
         assert text.count("<details>") == text.count("</details>")
-        assert text.startswith(f"# Plan for `sandbox` (part {n} of {len(texts)})")
+        assert text.startswith(f"# Plan for `sandbox` (part {n} of 2)")
         html, tokens = _gfm(text)
-        body_rows += _tables_keep_their_columns(tokens)
+        _tables_keep_their_columns(tokens)
         assert html.count("<details>") == html.count("</details>")
-    assert body_rows == 2 + 1 + 3_000  # the summary's two blocks, the one school, the subjects
-    assert "| block | entity | create |" in texts[0]
-    assert "This report is split into `plan.md`, `plan.part2.md`" in texts[0]
-    assert all("| block | entity | create |" not in t for t in texts[1:])
+    assert "| block | entity | create |" in texts[0] and "| block | entity | create |" not in texts[1]
+    assert "This report is split into `plan.md`, `plan.part2.md`." in texts[0]
     every_row = "".join(texts)
-    assert all(f"| `S{row:05d}` |" in every_row for row in range(2, 3_002))
-    assert every_row.count("## subjects (subject)\n") == 1 and "### subjects (subject): creates, continued" in texts[2]
-    assert f"…, `plan.part{len(texts)}.md`." in texts[0] or len(texts) <= 6
+    before, after = every_row.split("more records to create: the HTML report (`--html plan.html`) and plan.json")
+    listed = re.findall(r"^\| (\d+) \| `S\d{5}`", before, re.MULTILINE)
+    assert len(listed) > 500 and listed == [str(row) for row in range(2, 2 + len(listed))]
+    assert before.endswith(f"… and {3_000 - len(listed):,} ")  # the creates as many as fit, in order
+    assert "A sample of 10 of all 3,000 (those with the smallest hashes of their keys):" in after
+    sampled = [r.key[0] for r in sample(creates(plan.blocks[1]))]
+    assert re.findall(r"^\| \d+ \| `(S\d+)`", after, re.MULTILINE) == sampled
+    assert "| code (no mapping line recorded) | 3,000 | 0 | 3,000 | `S00002` |" in texts[0]
+    assert every_row.count("### subjects (subject)\n") == 1
+    assert "#### subjects (subject): creates, continued" in texts[1]
 
 
 def test_a_first_load_of_1000_records_of_six_fields_fits_in_two_parts() -> None:
@@ -155,7 +162,8 @@ def test_a_first_load_of_1000_records_of_six_fields_fits_in_two_parts() -> None:
     plan = plan_changes(blocks, {}, load_profile(), header=PlanHeader("sandbox", "5.1.0"))
     parts = render_parts(plan)
     assert len(parts) <= 2 and all(len(p) <= PART_LIMIT for p in parts)
-    assert sum(_tables_keep_their_columns(_gfm(p)[1]) for p in parts) == 2 + 1 + 1_000
+    # the summary's two blocks, the program, the subjects, and the creates' profiles (2 fields and 6)
+    assert sum(_tables_keep_their_columns(_gfm(p)[1]) for p in parts) == 2 + 1 + 1_000 + 2 + 6
 
 
 def test_a_long_value_is_cut_with_a_marker_and_every_part_fits(tmp_path: Path) -> None:
@@ -166,18 +174,18 @@ def test_a_long_value_is_cut_with_a_marker_and_every_part_fits(tmp_path: Path) -
                         header=PlanHeader("sandbox", "5.1.0"))
     texts = [p.read_text(encoding="utf-8") for p in write_markdown(plan, tmp_path / "plan.md")]
     assert len(texts) == 1 and len(texts[0]) < 20_000
-    rows = [line for line in texts[0].splitlines() if line.startswith("| ") and "…✂`" in line]
+    rows = [line for line in texts[0].splitlines() if re.match(r"\| \d", line) and "…✂`" in line]
     assert len(rows) == 8
     html, tokens = _gfm(texts[0])
-    assert _tables_keep_their_columns(tokens) == 9 + 1  # and the summary's one block
-    assert "<b>" not in html and html.count("…✂</code>") == 8
+    assert _tables_keep_their_columns(tokens) == 9 + 1 + 2  # the summary's one block, the profile's two fields
+    assert "<b>" not in html and html.count("…✂</code>") == 8 + 1  # and the profile's longest name
     cut_cells = re.findall(r"<code>(y*x[^<]*)…✂</code>", html)
-    assert len(cut_cells) == 8 and all(len(unescape(c)) == CELL_LIMIT - len("…✂") for c in cut_cells)
+    assert len(cut_cells) == 9 and all(len(unescape(c)) == CELL_LIMIT - len("…✂") for c in cut_cells)
     assert json.dumps(huge, ensure_ascii=False)[1:-1] in plan_json_text(plan)
 
 
 def test_a_shorter_report_removes_the_parts_an_earlier_one_left(tmp_path: Path) -> None:
-    assert len(write_markdown(_big_plan(3_000), tmp_path / "plan.md")) > 2
+    assert len(write_markdown(_big_plan(3_000), tmp_path / "plan.md")) == 2
     (tmp_path / "plan.partial-notes.md").write_text("mine", encoding="utf-8")
     assert write_markdown(_big_plan(3), tmp_path / "plan.md") == [tmp_path / "plan.md"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.md", "plan.partial-notes.md"]
@@ -204,8 +212,9 @@ def test_records_are_rows_creates_with_a_column_per_field_updates_with_only_what
     assert "| 2 | `P1` | blocked: depends on courses/BADC, which cannot be applied |" in text
     # a row left out by errors: its live record is blocked, not "not in source"
     assert "| 9 | `OLD` | name: too long |" in text
-    assert "### Not in source (1)" in text and "| `GONE` | `s-4` |" in text and "`OLD` | `s-3`" not in text
-    assert "| schools | school | 3 | 1 | 1 | 1 | 1 | 0 | 1 |" in text  # ... not in source, blocked, warnings, errors
+    # not managed here: counted only (plan.json and the HTML page list them)
+    assert "GONE" not in text and "s-4" not in text and "1 not managed here" in text
+    assert "| schools | school | 3 | 1 | 1 | 0 | 1 | 1 | 0 | 1 |" in text  # ... not managed here, blocked, ...
 
 
 def test_hostile_values_and_pii_stay_inert_in_github_flavoured_markdown() -> None:

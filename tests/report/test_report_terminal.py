@@ -24,7 +24,8 @@ def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Pla
     assert "✗ intake.xlsx › subjects › C3: no program with code 'NOPE' in the source or live" in text
     assert "✗ blocked PHYS1  row 3 (intake.xlsx › subjects › C3)  no program with code 'NOPE'" in text
     assert text.index("Errors (1)") < text.index("schools (school) · intake.xlsx › Schools")
-    assert "Plan: 1 to create, 2 to update, 2 unchanged, 0 not in source, 1 blocked, 1 warnings, 1 errors." in text
+    assert ("Plan: 1 to create, 2 to update, 2 unchanged, 0 dropped from the source, 0 not managed here, 1 blocked, "
+            "1 warnings, 1 errors.") in text
     assert "The plan has errors" in text
 
 
@@ -36,15 +37,15 @@ def test_pii_values_never_reach_the_terminal(plan: Plan) -> None:
 
 def test_long_blocks_show_the_first_records_and_say_how_many_more(plan: Plan) -> None:
     text = render_text(plan, limit=1)
-    assert "  … and 1 more; write them all with --report plan.md\n\nsubjects" in text
-    assert "+ create LAW" in text and "~ update ENG" not in text
+    assert "  … and 1 more; write them all with --report plan.md or --html plan.html\n\nsubjects" in text
+    assert "~ update ENG" in text and "+ create LAW" not in text  # existing records first
 
 
 def test_blocked_records_and_rows_and_records_not_in_source_are_named() -> None:
     text = render_text(review_plan())
     assert "✗ blocked OLD  row 9  name: too long" in text
     assert "✗ blocked P1  row 2  blocked: depends on courses/BADC, which cannot be applied" in text
-    assert "? not in source (1): GONE (s-4); the service has no delete: retire them by hand" in text
+    assert "? 1 not managed here: live records no mapping of this project loads" in text and "GONE" not in text
     assert "status path: after the create: READY → ACTIVE" in text
     assert "3 blocked" in text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -128,6 +129,30 @@ def test_writes_are_attributed_to_the_clients_service_user(api: Caller, other_ap
     assert user_b["email_address"].startswith("other-client@")
     assert user_a["id"] != user_b["id"]
     assert set(user_a) == {"id", "email_address", "first_name", "last_name"}
+
+
+def test_a_patch_through_staff_client_is_attributed_to_its_own_user(
+    sandbox: RunningSandbox, http: httpx.Client, api: Caller, unique: Callable[[str], str]
+) -> None:
+    staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
+    school = api.create("/institution/catalogue/schools", {"code": unique("STAFF"), "name": "Before"})
+    loader_user = school["metadata"]["updated"]["user"]
+    answer = staff.patch(f"/institution/catalogue/schools/{school['id']}", {"name": "Edited by staff"})
+    assert answer.status_code == 200, answer.text
+    staff_user = answer.json()["data"]["metadata"]["updated"]["user"]
+    assert staff_user == {
+        "id": staff_user["id"],
+        "email_address": "robin.staff@institution-a.sandbox.invalid",
+        "first_name": "Robin",
+        "last_name": "Staff",
+    }
+    assert staff_user["id"] != loader_user["id"]
+    assert staff_user["email_address"] != loader_user["email_address"]
+    assert (staff_user["first_name"], staff_user["last_name"]) != (loader_user["first_name"], loader_user["last_name"])
+    seen_by_loader = api.get(f"/institution/catalogue/schools/{school['id']}").json()["data"]
+    assert seen_by_loader["name"] == "Edited by staff"  # the same institution's record
+    assert seen_by_loader["metadata"]["updated"]["user"] == staff_user
+    assert seen_by_loader["metadata"]["created"]["user"] == loader_user
 
 
 def test_an_extra_client_shares_its_institutions_records() -> None:

@@ -25,7 +25,7 @@ def _start(*args: str) -> tuple[subprocess.Popen[str], str, list[str]]:
         text=True,
     )
     assert child.stdout is not None
-    lines = [child.stdout.readline() for _ in range(6)]
+    lines = [child.stdout.readline() for _ in range(7)]
     assert lines[0].startswith("sandbox listening on http://127.0.0.1:"), lines
     return child, lines[0].split()[-1], lines
 
@@ -37,6 +37,8 @@ def test_serve_prints_its_address_and_credentials_and_stops_cleanly_on_a_signal(
         text = "".join(lines)
         assert "sandbox-client / sandbox-secret  (institution-a)" in text
         assert "other-client / other-secret  (institution-b)" in text
+        assert "staff-client / staff-secret  (institution-a)" in text
+        assert "API browser" in lines[-1]
         assert "environment: dev" in text
         token = fetch_token(url, "sandbox-client", "sandbox-secret")
         answer = httpx.get(f"{url}/institution/catalogue/schools", headers={"Authorization": f"Bearer {token}"})

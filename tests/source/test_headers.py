@@ -45,3 +45,23 @@ def test_a_row_of_numbers_or_repeated_text_is_not_a_header() -> None:
     assert not looks_like_header(SheetRow(1, ("x", "x", "x", "x", "y")))
     assert looks_like_header(SheetRow(1, ("Code", "Name", None, "Status")))
     assert find_header_row([]) is None
+
+
+def test_a_header_with_a_line_break_is_found_by_its_name_with_a_space_and_as_written() -> None:
+    from loader.source.headers import Header
+
+    rows = _rows(("Unit\nCode", "Credit\r\n Points", "Name"), ("ABC1", 6, "Algebra"))
+    assert find_header_row(rows, ["Credit Points", "Unit Code"]) is rows[0]
+    header = Header.of(rows[0])
+    assert header.columns["Credit Points"] == 1
+    assert header.columns["Credit\nPoints"] == 1 and header.columns[" Credit\u00a0 Points "] == 1
+    assert header.lacks(["Credit Points", "Unit\nCode", "Owner"]) == ["Owner"]
+    assert header.names() == ["Unit\nCode", "Credit\r\n Points", "Name"]
+
+
+def test_headers_differing_only_in_inner_whitespace_are_one_repeated_name() -> None:
+    from loader.source.headers import Header
+
+    header = Header.of(SheetRow(1, ("Status", "Credit Points", "Credit\nPoints")))
+    assert header.repeated["Credit Points"] == (1, 2)
+    assert header.columns["Credit Points#2"] == 2

@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loader.profile import load_profile
-from loader.source.mapping import Mapping, load_mapping, mapping_schema, parse_template
+from loader.source.mapping import Mapping
+from loader.source.mapping_builder import parse_template
+from loader.source.mapping_file import load_mapping, mapping_schema
 
 
 @pytest.fixture

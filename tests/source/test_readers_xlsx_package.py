@@ -136,7 +136,7 @@ def test_durations_written_by_openpyxl_read_the_same_in_both_engines(tmp_path: P
 
 
 @pytest.mark.parametrize(("date1904", "expected"), [
-    (False, (dt.date(1899, 12, 25), dt.date(1899, 12, 30), dt.date(1900, 1, 1), dt.time(12, 0))),
+    (False, (dt.date(1899, 12, 25), dt.time(0, 0), dt.date(1900, 1, 1), dt.time(12, 0))),  # 0: Excel's day 0
     (True, (dt.date(1903, 12, 27), dt.date(1904, 1, 1), dt.date(1904, 1, 2), dt.time(12, 0))),
 ])
 def test_date_serials_below_one_are_dates_not_times_of_day(tmp_path: Path, date1904: bool,
@@ -201,3 +201,38 @@ def test_a_row_end_hidden_in_a_comment_cannot_hide_cells_from_the_bounds(tmp_pat
     })
     with pytest.raises(SheetError, match="the cells holding values span"):
         read_sheet(write_raw_workbook(tmp_path / "c.xlsx", [("S", body)]), "c.xlsx", "S")
+
+
+def test_an_early_date_time_keeps_its_fraction_of_a_second(tmp_path: Path) -> None:
+    styles = ('<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.00"/></numFmts>'
+              '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs>')
+    serial = (dt.datetime(1896, 8, 12, 10, 22, 22, 80_000) - dt.datetime(1899, 12, 30)) / dt.timedelta(days=1)
+    body = f'<sheetData><row r="1"><c r="A1" s="1"><v>{serial!r}</v></c></row></sheetData>'
+    path = write_raw_workbook(tmp_path / "f.xlsx", [("S", body)], styles=styles)
+    assert read_sheet(path, "f.xlsx", "S").rows[0].values == (dt.datetime(1896, 8, 12, 10, 22, 22, 80_000),)
+
+
+_RICH = '<r><rPr><b/></rPr><t>Example </t></r><r><t>richtext</t></r><rPh sb="0" eb="1"><t>ignored</t></rPh>'
+
+
+def test_rich_text_runs_keep_the_spaces_at_their_ends_shared_or_inline(tmp_path: Path) -> None:
+    body = ('<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c>'
+            f'<c r="C1" t="inlineStr"><is>{_RICH}</is></c></row></sheetData>')
+    parts = workbook_parts([("S", body)], shared_strings=["RICH", "plain"])
+    parts["xl/sharedStrings.xml"] = parts["xl/sharedStrings.xml"].replace("<t>RICH</t>", _RICH)
+    path = write_package(tmp_path / "r.xlsx", parts)
+    assert read_sheet(path, "r.xlsx", "S").rows[0].values == ("Example richtext", "plain", "Example richtext")
+
+
+def test_rich_text_far_down_a_long_sheet_is_still_read_whole(tmp_path: Path) -> None:
+    body = _long_sheet(30_000, {29_000: f'<row r="29000"><c r="A29000" t="inlineStr"><is>{_RICH}</is></c></row>'})
+    rows = read_sheet(write_raw_workbook(tmp_path / "l.xlsx", [("S", body)]), "l.xlsx", "S").rows
+    assert rows[28_999].values == ("Example richtext",)
+
+
+def test_two_parts_whose_names_differ_only_in_case_are_refused_not_read_as_an_empty_sheet(tmp_path: Path) -> None:
+    parts = workbook_parts([("S", cells([["h1", "h2"], ["a", 1]]))], sheet_part="worksheets/Sheet{n}.xml")
+    parts["xl/worksheets/sheet1.xml"] = workbook_parts([("S", "<sheetData/>")])["xl/worksheets/sheet1.xml"]
+    path = write_package(tmp_path / "t.xlsx", parts)
+    with pytest.raises(SheetError, match="differ only in case"):
+        read_sheet(path, "t.xlsx", "S")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loader.source.patterns import compile_pattern
-from loader.source.steps import EMPTY, TRANSFORMS, TYPES, StepError, Steps, apply_steps, text_of
+from loader.source.steps import EMPTY, TRANSFORM_STEPS, TYPE_STEPS, StepError, Steps, apply_steps, text_of
 
 
 @pytest.mark.parametrize(
@@ -112,8 +112,8 @@ cell_values = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(
     value=cell_values,
-    kind=st.sampled_from(TYPES),
-    transforms=st.lists(st.sampled_from(TRANSFORMS), max_size=3),
+    kind=st.sampled_from(list(TYPE_STEPS)),
+    transforms=st.lists(st.sampled_from(list(TRANSFORM_STEPS)), max_size=3),
     split=st.sampled_from([None, ";", ","]),
     pattern=st.sampled_from([None, ".*", r"\d+"]),
 )

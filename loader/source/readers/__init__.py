@@ -1,7 +1,9 @@
-"""Readers: files -> rows of cell values with their provenance. One module per kind of file.
+"""Readers: files -> rows of cell values with their provenance. One module per kind of source.
 
-Knows nothing of mappings. A new kind of source is one new module here (its `SUFFIXES` and a
-`read` function giving `SheetData`) and one line in `read_sheet` below.
+Knows nothing of mappings. Each reader module defines its `KIND` (`kinds.SourceKind`: its
+suffixes, how to read it, and its sheets if it has any); `KINDS` below lists them, and every
+question about a source goes through that list. A new kind of source is one module and one line
+in `KINDS`.
 """
 
 from __future__ import annotations
@@ -9,39 +11,68 @@ from __future__ import annotations
 from pathlib import Path
 
 from loader.errors import SheetError
-from loader.source.readers import csv, xlsx
+from loader.source.readers import csv, old_excel, xlsx
+from loader.source.readers.kinds import ReadOptions, Source, SourceKind
 from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.readers.xlsx_package import check_regular_file
 from loader.suggestions import closest
 
 __all__ = [
+    "KINDS",
     "WHITESPACE",
     "CellValue",
     "MissingSheet",
+    "ReadOptions",
     "SheetData",
     "SheetRow",
+    "Source",
+    "SourceKind",
     "column_letter",
     "first_visible_sheet",
     "has_sheets",
     "is_blank",
+    "kind_of",
     "read_sheet",
+    "read_source",
     "sheet_names",
+    "source_at",
 ]
+
+KINDS: tuple[SourceKind, ...] = (xlsx.KIND, csv.KIND, old_excel.KIND)
+
+
+def kind_of(path: Path) -> SourceKind | None:
+    """The kind of source a file is, told by its suffix; None for a kind the loader does not know."""
+    suffix = path.suffix.lower()
+    return next((kind for kind in KINDS if suffix in kind.suffixes), None)
+
+
+def source_at(path: Path, display: str, options: ReadOptions | None = None) -> Source:
+    """The source at `path`. Raises SheetError for a kind of file no reader knows."""
+    kind = kind_of(path)
+    if kind is None:
+        shown = [suffix for k in KINDS for suffix in k.advertised]
+        raise SheetError(f"unsupported file type {path.suffix.lower()!r}", where=display,
+                         hint=f"use {', '.join(shown[:-1])} or {shown[-1]}")
+    return Source(path, kind, options or ReadOptions())
 
 
 def has_sheets(path: Path) -> bool:
     """True for workbooks (a mapping names a sheet of them), False for one-table files such as CSV."""
-    return path.suffix.lower() in xlsx.SUFFIXES
+    kind = kind_of(path)
+    return kind is not None and kind.has_sheets
 
 
-def sheet_names(path: Path) -> list[str]:
-    """The names of the sheets of a workbook, hidden ones and chart sheets included."""
-    return xlsx.sheet_names(path)
+def sheet_names(path: Path, display: str | None = None) -> list[str]:
+    """The names of the sheets of a workbook, hidden ones and chart sheets included; none for one-table files."""
+    kind = kind_of(path)
+    return kind.sheet_names(path, display or str(path)) if kind and kind.sheet_names else []
 
 
-def first_visible_sheet(path: Path) -> str | None:
+def first_visible_sheet(path: Path, display: str | None = None) -> str | None:
     """The sheet a mapping without `sheet:` reads: the first worksheet not hidden (never a chart sheet)."""
-    return xlsx.first_visible_sheet(path)
+    kind = kind_of(path)
+    return kind.first_visible_sheet(path, display or str(path)) if kind and kind.first_visible_sheet else None
 
 
 def read_sheet(
@@ -58,22 +89,21 @@ def read_sheet(
     Raises SheetError when the file or sheet cannot be read; the message lists the sheets there.
     `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
     """
-    suffix = path.suffix.lower()
     check_regular_file(path, display)
-    if suffix in csv.SUFFIXES:
-        return csv.read(path, display, delimiter=delimiter, encoding=encoding)
-    if suffix in xlsx.OLD_SUFFIXES:
-        raise SheetError("this is an old binary Excel workbook (.xls, Excel 97-2003 format), which the loader "
-                         "does not read", where=display,
-                         hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)")
-    if suffix not in xlsx.SUFFIXES:
-        raise SheetError(f"unsupported file type {suffix!r}", where=display, hint="use .xlsx, .xlsm or .csv")
-    names = xlsx.sheet_names(path, display)
-    if sheet is None:
-        sheet = xlsx.first_visible_sheet(path, display)
+    return read_source(source_at(path, display, ReadOptions(delimiter, encoding, engine)), display, sheet)
+
+
+def read_source(source: Source, display: str, sheet: str | None = None) -> SheetData:
+    """One table of a source: the sheet named (None: the first visible), or its only table."""
+    kind = source.kind
+    if kind.sheet_names is None:
+        return kind.read(source.path, display, None, source.options)
+    names = kind.sheet_names(source.path, display)
+    if sheet is None and kind.first_visible_sheet is not None:
+        sheet = kind.first_visible_sheet(source.path, display)
     if sheet is None or sheet not in names:
         raise MissingSheet(sheet, names, display)
-    return xlsx.read(path, display, sheet, engine=engine)
+    return kind.read(source.path, display, sheet, source.options)
 
 
 class MissingSheet(SheetError):

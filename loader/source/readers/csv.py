@@ -19,6 +19,7 @@ from pathlib import Path
 from loader.errors import SheetError
 from loader.places import CellRef
 from loader.source.readers import limits
+from loader.source.readers.kinds import ReadOptions, SourceKind
 from loader.source.readers.rows import SheetData, SheetRow, is_blank, unneutralised
 
 SUFFIXES = frozenset({".csv", ".txt"})
@@ -105,3 +106,10 @@ def _sniff(text: str) -> str:
         counts = {d: first.count(d) for d in SNIFF_DELIMITERS}
         best = max(counts, key=lambda d: counts[d])
         return best if counts[best] else ","
+
+
+def _read_kind(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+    return read(path, display, delimiter=options.delimiter, encoding=options.encoding)
+
+
+KIND = SourceKind("csv", SUFFIXES, _read_kind, advertised=(".csv",))

@@ -2,7 +2,7 @@
 
 Each limit is checked before the work it bounds is done (a declared size before inflating, a merged
 range's area before filling it). A user with a genuinely larger file raises a limit through the
-environment variable named in the message (documented in the README, "Limits").
+environment variable named in the message (documented for users in docs/mappings.md, "Limits").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What every reader gives: non-blank rows of cell values, with the place of each cell.
 
 How a cell of each kind of file becomes a value is documented in the reader's module and, for
-users, in the README ("How cells are read").
+users, in docs/mappings.md ("How cells are read").
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any, NamedTuple
 from openpyxl.utils import get_column_letter
 
 from loader.places import CellRef
-from loader.safe_cells import DANGEROUS_PREFIXES, QUOTE
+from loader.safe_cells import QUOTE, QUOTED_PREFIX
 
 CellValue = str | int | float | bool | date | datetime | time | None
 
 WHITESPACE = " \t\r\n\u00a0\u2007\u202f\ufeff"
-# How `loader.safe_cells` writes text that could be read as a formula.
-NEUTRALISED = tuple(QUOTE + prefix for prefix in DANGEROUS_PREFIXES)
+# How `loader.safe_cells` writes text that could be read as a formula: quotes, then = + - @ tab or CR.
+NEUTRALISED = QUOTED_PREFIX
 
 
 class SheetRow(NamedTuple):
@@ -61,8 +61,9 @@ def column_letter(index: int) -> str:
 
 
 def unneutralised(text: str) -> str:
-    """`text` without the quote the loader puts before text that could be read as a formula."""
-    return text[1:] if text.startswith(NEUTRALISED) else text
+    """`text` without the quote the loader puts before text that could be read as a formula (one
+    quote off a run of quotes followed by = + - @ tab or CR: "'=1" is "=1", "''=1" is "'=1")."""
+    return text[1:] if text.startswith(QUOTE) and NEUTRALISED.match(text) else text
 
 
 def indexes(values: list[Any], wanted: object) -> Iterator[int]:

@@ -1,6 +1,6 @@
 """Workbooks (.xlsx, .xlsm) -> rows of cell values, read with calamine.
 
-What a cell gives (documented for users in the README):
+What a cell gives (documented for users in docs/mappings.md):
 
 - Numbers: integral numbers come back as `int` (calamine reports 101 as 101.0; we never let a
   `.0` reach a string). Numbers *displayed* with leading zeros (a number format such as "00000")
@@ -23,7 +23,12 @@ What a cell gives (documented for users in the README):
   results workbook: a single quote put before a leading = + - @, tab or carriage return) loses that
   one quote, so a pulled workbook maps back to the values the service holds: "'=HYPERLINK(...)"
   reads as "=HYPERLINK(...)", "'-5" as "-5". Any other leading quote ("'quoted") is kept. The
-  value is only ever text here; nothing a sheet holds is evaluated.
+  value is only ever text here; nothing a sheet holds is evaluated. Text beginning with quotes
+  before such a character loses one quote ("''=1" reads as "'=1"): the loader writes one more.
+- Rich text (runs of differently formatted text) reads whole, with the spaces at the runs' ends
+  that calamine would trim ("Example " + "richtext" is "Example richtext").
+- Text escapes of the format (`_x000D_` for a carriage return, `_x005F_` for an underscore that
+  would start one) read as the characters they stand for, with either engine.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from pathlib import Path
 from typing import cast
 
 from loader.errors import SheetError
-from loader.safe_cells import QUOTE
+from loader.safe_cells import QUOTE, unescape_xlsx_text
+from loader.source.readers.kinds import ReadOptions, SourceKind
 from loader.source.readers.rows import (
     NEUTRALISED,
     WHITESPACE,
@@ -49,7 +55,6 @@ from loader.source.readers.rows import (
 from loader.source.readers.xlsx_parts import SheetMeta, read_sheet_meta, sheet_entries
 
 SUFFIXES = frozenset({".xlsx", ".xlsm"})
-OLD_SUFFIXES = frozenset({".xls", ".xlt"})
 
 
 def read(path: Path, display: str, sheet: str, *, engine: str = "calamine") -> SheetData:
@@ -146,7 +151,8 @@ def _openpyxl_rows(path: Path, sheet: str) -> Iterator[tuple[int, Sequence[objec
                 continue
             values: list[object] = [None] * max(c.column for c in cells)
             for c in cells:
-                values[c.column - 1] = c.value
+                value = c.value
+                values[c.column - 1] = unescape_xlsx_text(value) if type(value) is str else value
             yield cells[0].row, values
     finally:
         book.close()
@@ -211,8 +217,8 @@ def _early_date(serial: float, date1904: bool) -> date | datetime:
     """A date-formatted serial below 1 (a date Excel shows, not a time of day): 0 is 1904-01-01 in the
     1904 date system and 1899-12-30 in the 1900 one, negatives count back from there (as LibreOffice)."""
     epoch = datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30)
-    moment = epoch + timedelta(days=serial)
-    moment = moment.replace(microsecond=0) if moment.microsecond < 500_000 else moment
+    # Excel keeps a time to the millisecond: rounding there drops the float's noise, not a fraction.
+    moment = epoch + timedelta(milliseconds=round(serial * 86_400_000))
     return moment.date() if moment.time() == time(0) else moment
 
 
@@ -227,7 +233,8 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
         error_cells.setdefault(r, []).append(c)
     for number, values in _with_merged_rows(raw, meta.merged) if meta.merged else raw:
         # Text (most cells) without a call: _normal's first case, inline.
-        normal = [((v[1:] if v.startswith(NEUTRALISED) else v) or None) if type(v) is str else _normal(v)
+        normal = [((v[1:] if v.startswith(QUOTE) and NEUTRALISED.match(v) else v) or None) if type(v) is str
+                  else _normal(v)
                   for v in values]
         if error_cells:
             for c in error_cells.get(number, ()):
@@ -239,6 +246,11 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
                 value = normal[c] if c < len(normal) else None
                 if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                     normal[c] = str(value).zfill(width)
+        texts = meta.rich_texts.get(number) if meta.rich_texts else None
+        if texts:
+            for c, text in texts.items():
+                if c < len(normal):
+                    normal[c] = unneutralised(text) or None
         serials = early.get(number) if early else None
         if serials:
             for c, serial in serials.items():
@@ -273,7 +285,7 @@ def _text_sheet(display: str, sheet: str, rows: list[Sequence[object]], meta: Sh
     other rows are read a cell at a time. None for any other sheet: `_assemble` reads it.
 
     The benchmark's sheet of 50,000 rows of text: 2.0 µs a row a cell at a time, 1.0 a sheet at a time."""
-    if meta.merged or meta.errors or meta.zero_padded or meta.early_dates or not rows:
+    if meta.merged or meta.errors or meta.zero_padded or meta.early_dates or meta.rich_texts or not rows:
         return None
     width = len(rows[0])
     if set(map(len, rows)) != {width}:
@@ -299,7 +311,7 @@ def _rows_to_read_by_cell(texts: list[str], width: int) -> list[int]:
 
 def _text_row(number: int, values: Sequence[str]) -> SheetRow | None:
     """One row of text read a cell at a time, as `_assemble` reads it; None for a blank row."""
-    return _kept(number, [(v[1:] if v.startswith(NEUTRALISED) else v) or None for v in values])
+    return _kept(number, [unneutralised(v) or None for v in values])
 
 
 def _kept(number: int, normal: list[CellValue]) -> SheetRow | None:
@@ -319,3 +331,11 @@ _UNCACHED = (
     "formula has no cached value (the file was saved by a program that does not calculate formulas), "
     "so the cell is read as empty; open and save the file in Excel or LibreOffice"
 )
+
+
+def _read_kind(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+    assert sheet is not None  # `loader.source.readers` names the sheet to read
+    return read(path, display, sheet, engine=options.engine)
+
+
+KIND = SourceKind("xlsx", SUFFIXES, _read_kind, sheet_names, first_visible_sheet, advertised=(".xlsx", ".xlsm"))

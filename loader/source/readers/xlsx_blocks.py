@@ -19,6 +19,7 @@ class ScanState(Protocol):
 
     padded_styles: dict[str, int]
     dated_styles: set[str]
+    rich_strings: dict[int, str]
     max_col: int
 
     def skipped_rows(self, first_row: int, last_row: int, widest: int) -> None: ...
@@ -96,7 +97,10 @@ class PlainRows:
         self.refuse = [
             b"<" + p + b"f", b"&", b"xmlns", b"sheetData", b"mergeCell",
             b'"e"', b"'e'",  # t="e": an error value
+            b"<" + p + b"r>",  # a run of rich text, whose spaces calamine may trim
         ]
+        if scan.rich_strings:
+            self.refuse += [b't="s"', b"t='s'"]  # a cell may show a shared rich text calamine trims
         for style in scan.padded_styles:
             self.refuse += [b's="' + style.encode() + b'"', b"s='" + style.encode() + b"'"]
         # A date style matters only on a serial below 1 (see `_early_date`).

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import unquote
 from xml.etree.ElementTree import Element
+from xml.parsers import expat
 
 import defusedxml
 from defusedxml import ElementTree
@@ -119,6 +120,11 @@ class Package:
         self.display = display
         # Part names compare case-insensitively, and a zip item name is the percent-encoded part name.
         self._names = {_folded(info.filename): info for info in archive.infolist()}
+        # Two items one part name (differing only in case): which one a reader takes is its whim.
+        self._twins: dict[str, list[str]] = {}
+        if len(self._names) != len(archive.infolist()):
+            for info in archive.infolist():
+                self._twins.setdefault(_folded(info.filename), []).append(info.filename)
 
     def has(self, part: str) -> bool:
         return _folded(part) in self._names
@@ -129,6 +135,13 @@ class Package:
         if info is None:
             raise SheetError(f"the workbook has no part {part!r} although another part refers to it",
                              where=self.display, hint="the file is damaged; open and save it in Excel")
+        twins = self._twins.get(_folded(part), ())
+        if len(twins) > 1:
+            raise SheetError(
+                f"the workbook holds {len(twins)} parts named {' and '.join(map(repr, twins))}, which differ only in "
+                "case; part names are case-insensitive, so which one is the sheet cannot be told (programs read "
+                "either, some an empty sheet)", where=self.display,
+                hint="the file was re-zipped by another tool; open it in Excel or LibreOffice, check it, save it again")
         where = f"{self.display} › {info.filename}"
         if info.flag_bits & 0x1:
             raise SheetError("a part of the workbook is encrypted (zip encryption), so it cannot be read",
@@ -199,6 +212,22 @@ def dtd_refused(where: str) -> SheetError:
         "(a defence against XML entity bombs)", where=where,
         hint="if the file is genuine, open and save it in Excel or LibreOffice",
     )
+
+
+def expat_parser(where: str) -> expat.XMLParserType:
+    """An expat parser resolving namespaces that refuses DTDs, entity declarations and external entities."""
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*_: object) -> None:
+        raise dtd_refused(where)
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.buffer_text = True
+    parser.buffer_size = 1 << 16
+    return parser
 
 
 def _folded(name: str) -> str:

@@ -8,7 +8,9 @@ through the package's relationships (`xlsx_package`), and streams the worksheet 
 Open XML file reads like any other. A DTD or entity declaration is refused. It also bounds the
 sheet before calamine reads it: the cells the values would occupy and the area of merged ranges
 (`limits.CELLS`), the inflated bytes of every part it reads (`limits.PART_BYTES`), and the longest
-text of a shared string (`limits.STRING_CHARS`).
+text of a shared string (`limits.STRING_CHARS`, in `xlsx_strings`, which also finds the rich texts
+calamine trims). A date serial below 1 under a date format, which calamine reads as a time of day,
+is kept to be read as a date (but 0 of the 1900 system, Excel's "day 0", shows 00:00:00).
 
 Speed: calling Python for every element of a 200,000-row sheet would cost several times the value
 read, so blocks of plain rows that hold nothing this pass wants are left out of the parse after
@@ -32,10 +34,11 @@ from loader.source.readers.xlsx_package import (
     SheetEntry,
     Workbook,
     damaged,
-    dtd_refused,
+    expat_parser,
     open_package,
     read_workbook,
 )
+from loader.source.readers.xlsx_strings import Runs, read_strings
 
 _PADDED_FORMAT = re.compile(r"^0{2,}$")
 _REF = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
@@ -58,6 +61,8 @@ class SheetMeta:
     date1904: bool = False
     # row -> {col: serial} for date-formatted numbers below 1, which calamine reads as a time of day
     early_dates: dict[int, dict[int, float]] = field(default_factory=dict)
+    # row -> {col: text} for rich text whose runs begin or end with whitespace, which calamine trims
+    rich_texts: dict[int, dict[int, str]] = field(default_factory=dict)
 
 
 def cell_position(ref: str) -> tuple[int, int] | None:
@@ -89,14 +94,15 @@ def read_sheet_meta(path: Path, sheet: str, display: str | None = None) -> Sheet
                              hint="name a worksheet in `sheet:`")
         try:
             padded, dated = _special_styles(package, book.styles) if book.styles else ({}, set())
+            rich: dict[int, str] = {}
             if book.shared_strings:
-                _check_strings(package, book.shared_strings)
-            scan = _SheetScan(padded, dated, where)
+                rich = read_strings(package, book.shared_strings)
+            scan = _SheetScan(padded, dated, where, book.date1904, rich)
             _parse_stream(package, entry.part, scan)
         except ZIP_FAULTS as exc:
             raise damaged(where, exc) from exc
     return SheetMeta(tuple(scan.merged), tuple(scan.uncached), scan.padded, tuple(scan.errors), book.date1904,
-                     scan.early_dates)
+                     scan.early_dates, scan.rich_texts)
 
 
 def _workbook(package: Package) -> Workbook:
@@ -148,27 +154,11 @@ def _shows_date(code: str) -> bool:
     return "d" in bare or "y" in bare
 
 
-def _parser(where: str) -> expat.XMLParserType:
-    """An expat parser resolving namespaces that refuses DTDs, entity declarations and external entities."""
-    parser = expat.ParserCreate(namespace_separator="}")
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def refuse(*_: object) -> None:
-        raise dtd_refused(where)
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
-    parser.buffer_text = True
-    parser.buffer_size = 1 << 16
-    return parser
-
-
 def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
     """Feed the worksheet to expat block by block (blocks end on a row's end tag); a block of plain
     rows is left out (see `xlsx_blocks`), everything else goes through the parser with its handlers."""
     where = f"{package.display} › {part}"
-    parser = _parser(where)
+    parser = expat_parser(where)
     parser.StartElementHandler = scan.start
     parser.EndElementHandler = scan.end
     parser.CharacterDataHandler = scan.text
@@ -199,7 +189,12 @@ def _parse_stream(package: Package, part: str, scan: _SheetScan) -> None:
 class _SheetScan:
     """expat handlers over one worksheet: tracks the current cell and collects what calamine cannot tell."""
 
-    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str):
+    def __init__(self, padded_styles: dict[str, int], dated_styles: set[str], where: str, date1904: bool = False,
+                 rich_strings: dict[int, str] | None = None):
+        self.date1904 = date1904
+        self.rich_strings = rich_strings or {}
+        self.rich_texts: dict[int, dict[int, str]] = {}
+        self.runs = Runs()
         self.padded_styles = padded_styles
         self.dated_styles = dated_styles
         self.early_dates: dict[int, dict[int, float]] = {}
@@ -250,6 +245,10 @@ class _SheetScan:
             self.formula = True
         elif local == "is":
             self.has_value = True
+            self.runs = Runs()
+            self.runs.inside = True
+        elif self.runs.inside:
+            self.runs.start(local)
         elif local == "row":
             ref = attrs.get("r")
             self.row = int(ref) if ref and ref.isdigit() else self.row + 1
@@ -262,6 +261,8 @@ class _SheetScan:
     def text(self, data: str) -> None:
         if self.collected is not None:
             self.collected.append(data)
+        elif self.runs.inside:
+            self.runs.text(data)
 
     def end(self, name: str) -> None:
         namespace, _, local = name.rpartition("}")
@@ -274,6 +275,10 @@ class _SheetScan:
             self.collected = None
         elif local == "c":
             self._cell()
+        elif local == "is":
+            self.runs.inside = False
+        elif self.runs.inside:
+            self.runs.end(local)
 
     def _cell(self) -> None:
         row, col = self.row, self.col
@@ -285,6 +290,12 @@ class _SheetScan:
         kind = self.kind
         if kind == "e":
             self.errors.append((row, col, self.value_text or "an error"))
+        elif kind == "s" and self.rich_strings and self.value_text.isdigit():
+            rich = self.rich_strings.get(int(self.value_text))
+            if rich is not None:
+                self.rich_texts.setdefault(row, {})[col] = rich
+        elif kind == "inlineStr" and self.runs.trimmed():
+            self.rich_texts.setdefault(row, {})[col] = self.runs.joined()
         # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes <v></v> or
         # nothing for every formula, since it never calculates. An inline string holds its value in <is>.
         if self.formula and not self.has_value and kind not in ("str", "inlineStr"):
@@ -301,7 +312,9 @@ class _SheetScan:
             serial = float(self.value_text)
         except ValueError:
             return
-        if serial < 1:
+        # Serial 0 of the 1900 date system is Excel's "day 0" (1900-01-00), no date of any calendar:
+        # Excel shows its time, 00:00:00, which is what calamine reads. Below 0 or in 1904, a date.
+        if serial < 1 and (serial != 0 or self.date1904):
             self.early_dates.setdefault(row, {})[col] = serial
 
     def _extent(self, row: int, col: int) -> None:
@@ -335,58 +348,3 @@ class _SheetScan:
             raise limits.CELLS.refuse(f"the merged ranges cover {self.merged_area:,} cells (the last: {ref})",
                                       self.where)
         self.merged.append((first_row, first_col, last_row, last_col))
-
-
-def _strings_are_short(package: Package, part: str, limit: int) -> bool:
-    """True when every `limit // 2` bytes of the part hold an <si> or </si> tag: then no string can
-    hold `limit` characters (a character is at least a byte, and "<" never stands raw in text).
-    Prefixed tags (<x:si>) or one long gap leave the answer to the parser."""
-    window = max(limit // 2, 1)
-    since = 0  # bytes since the last tag, carried across blocks
-    for block in package.chunks(part):
-        at = 0
-        while at < len(block):
-            end = min(at + window - since, len(block))
-            found = max(block.rfind(b"<si>", at, end + 3), block.rfind(b"</si>", at, end + 4))
-            if found < 0:
-                since += end - at
-                if since >= window:
-                    return False
-            else:
-                since = 0
-                end = found + 4
-            at = end
-    return True
-
-
-def _check_strings(package: Package, part: str) -> None:
-    """Bound the shared strings before calamine holds them all: the part's size and each string's length."""
-    if not package.has(part):
-        return
-    where = f"{package.display} › {part}"
-    limit = limits.STRING_CHARS.value()
-    if _strings_are_short(package, part, limit):
-        return
-    parser = _parser(where)
-    length = 0
-
-    def start(name: str, _: dict[str, str]) -> None:
-        nonlocal length
-        if name.endswith("}si"):
-            length = 0
-
-    def text(data: str) -> None:
-        nonlocal length
-        length += len(data)
-        if length > limit:
-            raise limits.STRING_CHARS.refuse(f"a shared string holds more than {limit:,} characters", where)
-
-    parser.StartElementHandler = start
-    parser.CharacterDataHandler = text
-    try:
-        for block in package.chunks(part):
-            parser.Parse(block, False)
-        parser.Parse(b"", True)
-    except expat.ExpatError as exc:
-        raise SheetError(f"the shared strings XML is not well-formed ({expat.errors.messages[exc.code]})",
-                         where=where, hint="the file is damaged; open and save it in Excel or LibreOffice") from exc

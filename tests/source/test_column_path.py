@@ -1,4 +1,4 @@
-"""Rows built a column at a time (`loader.source.column_builder`) give exactly what the row-by-row
+"""Rows built a column at a time (`loader.source.column_path`) give exactly what the row-by-row
 reading gives: the same records (fields, keys, rows, cells, PII names, in the same order), the same
 findings and the same rows left out, for sheets holding every kind of cell and mappings using
 the steps, empty modes, references, custom attributes and lists."""
@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import datetime as dt
 import tempfile
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.places import CellRef, row_place
 from loader.profile import load_profile
-from loader.source.block_reader import BlockReader, BlockResult
-from loader.source.mapping import Block, read_mapping
+from loader.source.block_reader import BlockReader
+from loader.source.block_records import BlockRecords
+from loader.source.mapping import Block
+from loader.source.mapping_file import read_mapping
 from loader.source.readers import SheetData, SheetRow
-from loader.source.records import DesiredRecord, Ref, desired_record
+from loader.source.records import DesiredRecord, Ref
 
 PROFILE = load_profile()
 HEADER = ("Code", "Name", "Parent", "Points", "Level", "Start", "Modes")
@@ -73,7 +74,7 @@ def _block(kind: str, where: Path) -> Block:
     return loaded.mapping.blocks[0]
 
 
-def _seen(result: BlockResult) -> Any:
+def _seen(result: BlockRecords) -> Any:
     return (
         [(r.key, dict(r.fields), r.row, dict(r.cells), r.pii, r.also_rows) for r in result.records],
         [(f.severity, f.code, f.message, f.where) for f in result.findings],
@@ -110,33 +111,9 @@ def test_a_row_that_needs_a_finding_is_read_row_by_row_among_rows_built_by_colum
     assert result.records[1].fields["parent"] is None
 
 
-def test_the_fast_makers_give_the_values_the_constructors_give() -> None:
-    row = CellRef("s.xlsx", "S", None, 7, "n=2")
-    assert row_place("s.xlsx", "S", 7, "n=2") == row and row_place("s.xlsx", "S", 7) == CellRef("s.xlsx", "S", None, 7)
-    made = desired_record("b", "course", ("A1",), {"code": "A1"}, row, {}, frozenset({"code"}))
-    built = DesiredRecord("b", "course", ("A1",), {"code": "A1"}, row, {}, frozenset({"code"}))
-    assert made == built and repr(made) == repr(built)
-    assert _slots(made) == _slots(built)
-
-
 def _slots(value: Any) -> list[tuple[str, Any]]:
     """Every field of a dataclass value, in order, read from its slots."""
     return [(f.name, getattr(value, f.name)) for f in fields(value)]
-
-
-def test_records_pickle_as_the_values_of_their_slots_and_come_back_equal() -> None:
-    import pickle
-
-    row = CellRef("s.xlsx", "S", None, 7, "n=2")
-    cell = CellRef("s.xlsx", "S", "C7", 7)
-    record = replace(
-        desired_record("b", "course", ("A1",), {"code": "A1", "parent": Ref("school", ("S1",), ("code",), cell)},
-                       row, {"code": cell}, frozenset({"code"})),
-        also_rows=(("other", CellRef("t.xlsx", "T", None, 3)),),
-    )
-    back = pickle.loads(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
-    assert back == record and _slots(back) == _slots(record)
-    assert back.fields["parent"].cell == cell and back.also_rows == record.also_rows
 
 
 _CREDENTIALS = """version: 1
@@ -166,7 +143,7 @@ def _block_of(kind: str) -> Any:
         return loaded.mapping.blocks[0]
 
 
-def _both_ways(kind: str, rows: list[list[Any]]) -> tuple[BlockResult, BlockResult]:
+def _both_ways(kind: str, rows: list[list[Any]]) -> tuple[BlockRecords, BlockRecords]:
     """The block of `kind` over a sheet of `rows` read the fast way (by columns, with the shortcuts)
     and the general way (`by_columns=False`)."""
     block = _block_of(kind)
@@ -184,7 +161,7 @@ def _made(record: DesiredRecord) -> Any:
 @settings(max_examples=100, deadline=None)
 @given(kind=st.sampled_from([*sorted(MAPPINGS), "credentials"]), rows=_rows)
 def test_records_made_a_column_at_a_time_are_made_as_one_by_one(kind: str, rows: list[list[Any]]) -> None:
-    """The dict display and slot-at-a-time makers of `column_builder._records`: the same fields in
+    """The makers `column_path._records` uses (`loader.source.makers`): the same fields in
     the same order, the same cells, keys of several fields, and the warnings of `fields_by_type`."""
     by_columns, by_rows = _both_ways(kind, rows)
     assert _seen(by_columns) == _seen(by_rows)
@@ -230,9 +207,9 @@ _CHECKED = st.one_of(_TEXTS, _TEXT_LISTS, st.integers(0, 2), st.sampled_from([1.
        check=st.sampled_from([lambda v: type(v) is int, lambda v: v == "A" and type(v) is str,
                               lambda v: isinstance(v, list) and all(type(i) is str for i in v), lambda v: v != 1]))
 def test_a_column_is_checked_on_its_distinct_values_as_on_every_value(values: list[Any], check: Any) -> None:
-    """`column_builder._distinct`: equal texts (and lists of texts) are checked once, anything else
+    """`column_path._distinct`: equal texts (and lists of texts) are checked once, anything else
     each time, so 1, 1.0 and True (equal, but of different types) are each checked."""
-    from loader.source.column_builder import _check_column
+    from loader.source.column_path import _check_column
 
     seen, every = [False] * len(values), [False] * len(values)
     _check_column(values, check, seen)

@@ -1,11 +1,12 @@
 """The rows of a block that need no finding, built a column at a time.
 
-Reading a block row by row (`BlockReader._build`) spends most of its time dispatching each field
+Reading a block row by row (`row_path.build_row`) spends most of its time dispatching each field
 of each row. Most rows hold nothing wrong, so `build_columns` runs each field's compiled steps
 over its whole column (one `map`), then assembles the records from the columns. A row where
 anything would need a finding (a step error, an empty key, an `empty: error` field left empty, a
-value the schema refuses) comes back as None, for `_build` to read it and say what is wrong.
-Both ways give the same records (tests/source/test_column_builder.py).
+value the schema refuses) comes back as None, for `build_row` to read it and say what is wrong.
+Both ways read the same compiled fields (`field_readers`) and give the same records
+(tests/source/test_column_path.py).
 
 A block with `when:` or `collect:` fields is read row by row throughout (`can_build_columns`).
 """
@@ -18,32 +19,19 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Final, cast
 
-from loader.findings import Finding
 from loader.places import CellRef
-from loader.source.block_rows import Built, CellLayout, FieldReader, RowCells, VariantReader
-from loader.source.entity_schemas import ValueChecks
-from loader.source.mapping import CUSTOM, FieldSpec
+from loader.record_fields import CUSTOM
+from loader.source.block_rows import BlockContext, Built, CellLayout, FieldReader, RowCells, VariantReader
+from loader.source.makers import desired_record, desired_records, fields_by_row, row_cells, row_places
+from loader.source.mapping import FieldSpec
 from loader.source.readers import WHITESPACE, CellValue, SheetRow
 from loader.source.readers.rows import blank_texts
-from loader.source.records import DesiredRecord, Ref, desired_record, desired_records, row_places
+from loader.source.records import DesiredRecord, Ref
+from loader.source.row_path import not_taken
 from loader.source.steps import EMPTY, StepError, plain_text, text_of
 
 _ROW_BY_ROW: Final = object()  # a value whose row needs a finding
 _LEFT_OUT: Final = object()  # an empty cell of an `empty: skip` field: the record has no such field
-
-
-@dataclass(frozen=True)
-class BlockContext:
-    """What every record of a block shares."""
-
-    block: str
-    entity: str
-    key: tuple[str, ...]
-    pii: frozenset[str]
-    checks: ValueChecks  # the schema's checks of one value
-    shared: Callable[[tuple[str, ...]], tuple[str, ...]]  # one tuple object for equal tuples of names
-    # warnings for fields a record's type does not take (the profile's `fields_by_type`), when it has such a rule
-    not_taken: Callable[[Mapping[str, Any], RowCells, CellRef, str], tuple[Finding, ...]] | None
 
 
 def can_build_columns(variant: VariantReader) -> bool:
@@ -71,7 +59,7 @@ def build_columns(rows: Sequence[SheetRow], variant: VariantReader,
 def _records(rows: Sequence[SheetRow], variant: VariantReader, context: BlockContext, columns: list[list[Any]],
              slow: list[bool], left_out: list[bool]) -> list[DesiredRecord | Built | None]:
     """The records of the rows from their fields' columns, made a column at a time: every dict of
-    fields by one comprehension, every object a slot at a time (`records.slotted_many`). Rows that
+    fields by one comprehension, every object a slot at a time (`makers`). Rows that
     need a finding give None; rows missing an `empty: skip` field are made again one by one.
 
     100,000 rows (the benchmark's sheets): 5.0 µs a row made one by one, 2.6 made by columns."""
@@ -82,13 +70,11 @@ def _records(rows: Sequence[SheetRow], variant: VariantReader, context: BlockCon
                 if reader.label is not None]
     every_cell = context.shared(tuple(reader.spec.name for reader in readers if reader.column is not None))
     numbers: list[int] = list(map(itemgetter(0), rows))
-    fields = _fields_maker(len(plain), len(labelled))(
-        rows, [name for name, _ in plain], [values for _, values in plain],
-        [label for label, _ in labelled], [values for _, values in labelled], CUSTOM)
+    fields = fields_by_row(len(rows), plain, labelled)
     keys = _keys(context.key, plain)
     file, sheet, layout = variant.layout.file, variant.layout.sheet, variant.layout
     row_refs = row_places(file, sheet, numbers, variant.repeat or "")
-    cells = RowCells.many(layout, numbers, every_cell)
+    cells = row_cells(layout, numbers, every_cell)
     outcomes: list[DesiredRecord | Built | None] = [*desired_records(
         context.block, context.entity, keys, fields, row_refs, cells, context.pii)]
     if True in left_out:
@@ -97,8 +83,8 @@ def _records(rows: Sequence[SheetRow], variant: VariantReader, context: BlockCon
     if True in slow:
         for j in [j for j, hard in enumerate(slow) if hard]:
             outcomes[j] = None
-    if context.not_taken is not None:
-        _with_not_taken(outcomes, cells, row_refs, context.not_taken, f" ({variant.repeat})" if variant.repeat else "")
+    if context.profile.fields_by_type is not None:
+        _with_not_taken(outcomes, cells, row_refs, context, f" ({variant.repeat})" if variant.repeat else "")
     return outcomes
 
 
@@ -124,44 +110,13 @@ def _without_left_out(j: int, readers: Sequence[FieldReader], columns: list[list
 
 
 def _with_not_taken(outcomes: list[DesiredRecord | Built | None], cells: list[RowCells], row_refs: list[CellRef],
-                    not_taken: Callable[[Mapping[str, Any], RowCells, CellRef, str], tuple[Finding, ...]],
-                    shown: str) -> None:
+                    context: BlockContext, shown: str) -> None:
     """Each record with the warnings for the fields its type does not take, where it has any."""
     for j, record in enumerate(outcomes):
         if isinstance(record, DesiredRecord):
-            warnings = not_taken(record.fields, cells[j], row_refs[j], shown)
+            warnings = not_taken(context, record.fields, cells[j], row_refs[j], shown)
             if warnings:
                 outcomes[j] = Built(record, warnings)
-
-
-_FieldsMaker = Callable[[Sequence[SheetRow], list[str], list[list[Any]], list[str], list[list[Any]], str],
-                        list[dict[str, Any]]]
-
-
-def _fields_maker(plain: int, labelled: int) -> _FieldsMaker:
-    """A function giving each row's fields as one dict display in a comprehension: for 3 plain fields
-    and 1 custom attribute, `[{k0: a0, k1: a1, k2: a2, custom: {l0: b0}} for _, a0, a1, a2, b0 in zip(...)]`.
-
-    A dict display builds a row's fields in 0.6 µs where `dict(zip(names, values))` (and another for
-    the custom attributes) took 1.3. The source holds only the names made here: field names and
-    labels come in as values."""
-    entries = [f"k{i}: a{i}" for i in range(plain)]
-    if labelled:
-        entries.append("custom: {" + ", ".join(f"l{i}: b{i}" for i in range(labelled)) + "}")
-    targets = "".join(f"a{i}, " for i in range(plain)) + "".join(f"b{i}, " for i in range(labelled))
-    iterables = "".join(f"c{i}, " for i in range(plain)) + "".join(f"d{i}, " for i in range(labelled))
-    source = (
-        "def make(rows, names, columns, labels, label_columns, custom):\n"
-        f"    ({''.join(f'k{i}, ' for i in range(plain))}) = names\n"
-        f"    ({''.join(f'c{i}, ' for i in range(plain))}) = columns\n"
-        f"    ({''.join(f'l{i}, ' for i in range(labelled))}) = labels\n"
-        f"    ({''.join(f'd{i}, ' for i in range(labelled))}) = label_columns\n"
-        f"    return [{{{', '.join(entries)}}} for _, {targets}in zip(rows, {iterables}strict=True)]\n"
-    )
-    namespace: dict[str, Any] = {}
-    exec(source, namespace)  # the source holds only names made above: no field name or label
-    maker: _FieldsMaker = namespace["make"]
-    return maker
 
 
 def _key_getter(key: tuple[str, ...]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:

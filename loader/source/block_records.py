@@ -1,0 +1,38 @@
+"""What reading one mapping block gives: its records, the problems of its rows, and how it was read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from loader.findings import Finding
+from loader.places import MappingPlace
+from loader.source.block_rows import LeftOut
+from loader.source.records import DesiredRecord
+
+
+@dataclass(frozen=True)
+class BlockRecords:
+    """The records one mapping block built, and the problems of its rows."""
+
+    mapping_file: str  # display path of the mapping file
+    block: str
+    entity: str
+    source_file: str  # display path of the workbook or CSV
+    sheet: str | None
+    key_fields: tuple[str, ...]
+    pii_fields: frozenset[str]
+    records: tuple[DesiredRecord, ...]  # valid records, identical duplicate rows merged
+    findings: tuple[Finding, ...]  # row errors and warnings; where = str(CellRef)
+    rows_read: int  # non-blank rows below the header
+    place: MappingPlace  # where the block is defined
+    rows_filtered: int = 0  # rows `where` left out
+    header_row: int = 1  # the header row read (the one found, for `header_row: auto`); with
+    # encoding and delimiter, how the sheet was read (results.xlsx reads it again the same way)
+    encoding: str | None = None
+    delimiter: str | None = None
+    left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
+    field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")

@@ -1,0 +1,363 @@
+"""The schema-valid data of one mapping block -> a Block, or findings saying why it cannot be one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from collections.abc import Mapping as MappingABC
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from loader.files.fingerprints import display_path
+from loader.findings import Finding
+from loader.places import MappingPlace
+from loader.profile import Profile
+from loader.record_fields import CUSTOM
+from loader.source.entity_schemas import default_type, field_names
+from loader.source.mapping import Block, Condition, FieldSpec, LookupSpec, Variant
+from loader.source.patterns import Pattern, compile_pattern
+from loader.source.steps import SERIAL, Steps, unknown_steps
+from loader.suggestions import did_you_mean
+from loader.yaml_files import MarkedDocument
+
+
+def error(code: str, message: str, place: MappingPlace) -> Finding:
+    return Finding("error", code, message, place)
+
+
+def _format_problem(fmt: str) -> str | None:
+    """Why a `format` entry cannot read dates, or None: it must be `serial` or name a day, month and year."""
+    if fmt == SERIAL:
+        return None
+    has = {code for code in re.findall(r"%(.)", fmt.replace("%%", ""))}
+    if not has & {"d", "j"} or not has & {"m", "b", "B", "j"} or not has & {"Y", "y"}:
+        return (f"format {fmt!r} does not give a whole date: write a strptime pattern with a day, a month and "
+                "a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers")
+    try:
+        datetime(2027, 2, 28).strftime(fmt)
+    except ValueError as exc:
+        return f"format {fmt!r} is not a strptime pattern: {exc}"
+    return None
+
+
+def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
+    """"{First Name} {Last Name}" -> parts; {{ and }} are literal braces. Raises ValueError."""
+    parts: list[tuple[str, bool]] = []
+    literal = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "{}" and text[i:i + 2] in ("{{", "}}"):
+            literal += ch
+            i += 2
+        elif ch == "{":
+            end = text.find("}", i)
+            if end < 0:
+                raise ValueError(f"unclosed '{{' at character {i + 1}")
+            name = text[i + 1:end].strip()
+            if not name or "{" in name:
+                raise ValueError(f"expected a column name between braces at character {i + 1}")
+            if literal:
+                parts.append((literal, False))
+                literal = ""
+            parts.append((name, True))
+            i = end + 1
+        elif ch == "}":
+            raise ValueError(f"unmatched '}}' at character {i + 1} (write }}}} for a literal brace)")
+        else:
+            literal += ch
+            i += 1
+    if literal:
+        parts.append((literal, False))
+    if not any(is_column for _, is_column in parts):
+        raise ValueError("a template names at least one column, like {Course Code}")
+    return tuple(parts)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _repeat_values(data: Any) -> list[tuple[str, Callable[[str], str]]]:
+    """(`n=2`, text -> text with {n} replaced by 2) for each value of a block's `repeat`."""
+    if not data:
+        return []
+    ((name, values),) = data.items()
+    placeholder = "{" + str(name) + "}"
+
+    def substitute(value: str) -> Callable[[str], str]:
+        return lambda text: text.replace(placeholder, value)
+
+    return [(f"{name}={value}", substitute(str(value))) for value in values]
+
+
+class BlockBuilder:
+    """Turns the schema-valid data of one block into a Block, or records why it cannot."""
+
+    def __init__(self, doc: MarkedDocument, path: Path, profile: Profile, findings: list[Finding]):
+        self.doc = doc
+        self.path = path
+        self.profile = profile
+        self.findings = findings
+        self.sub: Callable[[str], str] = _same  # puts the current `repeat` value in for its {placeholder}
+
+    def _fail(self, code: str, message: str, where: tuple[Any, ...], *, key: bool = False) -> None:
+        self.findings.append(error(code, message, self.doc.place(where, key=key)))
+
+    def block(self, name: str) -> Block | None:
+        data = self.doc.data["entities"][name]
+        base: tuple[Any, ...] = ("entities", name)
+        before = len(self.findings)
+        entity_name = data["entity"]
+        writable = sorted(n for n, e in self.profile.entities.items() if e.writable and e.schema)
+        if entity_name not in writable:
+            self._fail(
+                "unknown-entity",
+                f"unknown entity {entity_name!r}; expected one of: {', '.join(writable)}"
+                + did_you_mean(entity_name, writable),
+                (*base, "entity"),
+            )
+            return None
+        entity = self.profile.entity(entity_name)
+        source_text = data.get("source", self.doc.data.get("source"))
+        source_place = self.doc.place((*base, "source") if "source" in data else ("source",))
+        if source_text is None:
+            self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
+            return None
+        source = (self.path.parent / source_text)
+        variants = self._variants(entity_name, data, base)
+        specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
+        if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
+            self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
+        self._check_key(data, base, [s for s in specs if s is not None])
+        where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
+        if len(self.findings) > before:
+            return None
+        return Block(
+            name=name,
+            entity=entity_name,
+            source=source,
+            source_display=display_path(source),
+            sheet=data.get("sheet"),
+            header_row=1 if data.get("header_row") == "auto" else data.get("header_row", 1),
+            header_auto=data.get("header_row") == "auto",
+            header_place=self.doc.place((*base, "header_row")) if "header_row" in data else None,
+            repeats=tuple(variants) if "repeat" in data else (),
+            key=tuple(data["key"]),
+            fields=tuple(s for s in specs if s is not None),
+            where=where,
+            place=self.doc.place(base, key=True),
+            source_place=source_place,
+            sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
+            delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
+            encoding=data.get("encoding", self.doc.data.get("encoding")),
+        )
+
+    def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
+        """One Variant per value of the block's `repeat`; none without it."""
+        variants = []
+        for shown, substitute in _repeat_values(data.get("repeat")):
+            self.sub = substitute
+            kept, self.findings = self.findings, []
+            specs = self._fields(entity_name, data, base)
+            variants.append(Variant(shown, tuple(s for s in specs if s is not None),
+                                    self._where(data.get("where"), (*base, "where"))))
+            # every value of `repeat` finds the same mistakes: each is reported once
+            kept += [f for f in self.findings if f not in kept]
+            self.findings = kept
+        self.sub = _same
+        return variants
+
+    def _check_key(self, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> None:
+        """Every key field mapped, and none of them `collect`."""
+        managed = {s.name for s in specs}
+        for index, key_field in enumerate(data["key"]):
+            if key_field not in managed:
+                self._fail("key-not-mapped", f"key field {key_field!r} is not in `fields`; every key field must be "
+                           "mapped", (*base, "key", index))
+        for spec in specs:
+            if spec.collect and spec.name in data["key"]:
+                self._fail("bad-collect", f"key field {spec.name!r} cannot `collect`: rows are gathered by their key",
+                           (*base, "fields", spec.name, "collect"))
+
+    def _fields(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[FieldSpec | None]:
+        specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
+                 for fname, fdata in data["fields"].items() if fname != CUSTOM]
+        for label, fdata in data["fields"].get(CUSTOM, {}).items():
+            specs.append(self._custom(entity_name, label, fdata, (*base, "fields", CUSTOM, label)))
+        return specs
+
+    def _field(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
+        entity = self.profile.entity(entity_name)
+        known = list(field_names(entity))
+        if name in entity.forbidden:
+            self._fail("forbidden-field", f"{entity_name} field {name!r} cannot be sent: the service refuses it",
+                       where, key=True)
+            return None
+        if name in entity.read_only:
+            self._fail("read-only-field", f"{entity_name} field {name!r} is read-only (set by the service)",
+                       where, key=True)
+            return None
+        if name not in known:
+            self._fail("unknown-field", f"unknown field {name!r} for {entity_name}; expected one of: "
+                       f"{', '.join(known)}{did_you_mean(name, known)}", where, key=True)
+            return None
+        return self._spec(entity_name, name, data, where, default_type(entity, name))
+
+    def _custom(self, entity_name: str, label: str, data: Any, where: tuple[Any, ...]) -> FieldSpec | None:
+        spec = self._spec(entity_name, f"{CUSTOM}.{label}", data, where, "string")
+        if spec is not None and spec.ref:
+            self._fail("bad-ref", "a custom attribute cannot be a reference", (*where, "ref"), key=True)
+            return None
+        return spec
+
+    def _spec(self, entity_name: str, name: str, data: Any, where: tuple[Any, ...], kind: str) -> FieldSpec | None:
+        if isinstance(data, str):
+            return FieldSpec(name, self.doc.place(where, key=True), Steps(type=kind), column=self.sub(data).strip(),
+                             column_place=self.doc.place(where))
+        before = len(self.findings)
+        ref, by = data.get("ref"), data.get("by")
+        if ref is not None:
+            by = self._ref(entity_name, name, ref, by, where)
+        template: tuple[tuple[str, bool], ...] = ()
+        if "template" in data:
+            try:
+                template = parse_template(self.sub(data["template"]))
+            except ValueError as exc:
+                self._fail("bad-template", f"bad template: {exc}", (*where, "template"))
+        if data.get("collect") == "list" and kind != "list":
+            self._fail("bad-collect", f"`collect: list` makes a list, but {name} holds one value; use `collect: join` "
+                       "(with `separator:`) to gather its values into one text", (*where, "collect"))
+        steps = self._steps(data, where, data.get("type", "string" if ref else kind))
+        if steps is None or len(self.findings) > before or not self._constants_fit(name, data, where, steps):
+            return None
+        column = self.sub(data["column"]) if "column" in data else None
+        value = data.get("value")
+        return FieldSpec(
+            name=name,
+            place=self.doc.place(where, key=True),
+            steps=steps,
+            column=column.strip() if column else None,
+            column_place=self.doc.place((*where, "column")) if column else self.doc.place((*where, "template")),
+            template=template,
+            has_value="value" in data,
+            value=self.sub(value) if isinstance(value, str) else value,
+            ref=ref,
+            by=tuple(by or ()),
+            empty=data.get("empty", "skip"),
+            pii=bool(data.get("pii", False)),
+            when=self._where(data.get("when"), (*where, "when")),
+            collect=data.get("collect"),
+            separator=data.get("separator", ", "),
+            lookup=self._lookup(data.get("lookup"), (*where, "lookup")),
+        )
+
+    def _steps(self, data: Any, where: tuple[Any, ...], kind: str) -> Steps | None:
+        """A field's value steps, or None where one of them is wrong (each problem reported)."""
+        before = len(self.findings)
+        pattern = replace = None
+        raw_pattern = data.get("pattern")
+        if raw_pattern is not None:
+            regex_text, at = ((raw_pattern["regex"], (*where, "pattern", "regex")) if isinstance(raw_pattern, dict)
+                              else (raw_pattern, (*where, "pattern")))
+            pattern = self._regex(regex_text, at)
+        if "replace" in data:
+            compiled = self._regex(data["replace"]["pattern"], (*where, "replace", "pattern"))
+            replace = (compiled, data["replace"]["with"]) if compiled is not None else None
+        formats = self._formats(data, where, kind)
+        steps = Steps(
+            transform=tuple(data.get("transform", ())),
+            type=kind,
+            split=data.get("split"),
+            map=dict(data["map"]) if "map" in data else None,  # keys keep their source text
+            has_default="default" in data,
+            default=data.get("default"),
+            pattern=pattern,
+            max_length=data.get("max_length"),
+            pattern_message=raw_pattern.get("message") if isinstance(raw_pattern, dict) else None,
+            replace=replace,
+            pad=(data["pad"]["width"], data["pad"].get("with", "0")) if "pad" in data else None,
+            formats=formats,
+        )
+        for unknown in unknown_steps(steps):  # the schema lists the steps too: reached only if the two differ
+            self._fail("bad-step", f"there is no {unknown}", (*where, unknown.split()[0]))
+        return steps if len(self.findings) == before else None
+
+    def _formats(self, data: Any, where: tuple[Any, ...], kind: str) -> tuple[str, ...]:
+        formats = data.get("format", ())
+        formats = (formats,) if isinstance(formats, str) else tuple(formats)
+        if formats and kind not in ("date", "epoch_ms"):
+            self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
+                       f"{kind}", (*where, "format"), key=True)
+        for index, fmt in enumerate(formats):
+            problem = _format_problem(fmt)
+            if problem:
+                self._fail("bad-format", problem, (*where, "format", index) if "format" in data and
+                           isinstance(data["format"], list) else (*where, "format"))
+        return formats
+
+    def _constants_fit(self, name: str, data: Any, where: tuple[Any, ...], steps: Steps) -> bool:
+        """False (and a finding) where `value` or `default` holds a map, or a list for a field of one value:
+        it would reach the service as Python text ("[1, {'a': 'b'}]")."""
+        for constant in ("value", "default"):
+            held = data.get(constant)
+            if isinstance(held, dict) or (isinstance(held, list) and steps.type != "list"):
+                self._fail("bad-value", f"{name}: `{constant}` holds {'a map' if isinstance(held, dict) else 'a list'}"
+                           f", but this field takes one {steps.type} value", (*where, constant))
+                return False
+        return True
+
+    def _lookup(self, data: Any, where: tuple[Any, ...]) -> LookupSpec | None:
+        if data is None:
+            return None
+        source = self.path.parent / data["source"] if "source" in data else None
+        return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
+
+    def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
+        try:
+            return compile_pattern(text)
+        except ValueError as exc:
+            self._fail("bad-pattern", f"bad regular expression: {exc}", where)
+            return None
+
+    def _ref(self, entity_name: str, name: str, target: str, by: Any, where: tuple[Any, ...]) -> tuple[str, ...]:
+        reference = self.profile.entity(entity_name).references.get(name)
+        if reference is None:
+            self._fail("bad-ref", f"{entity_name} field {name!r} does not hold references", (*where, "ref"))
+            return ()
+        if target not in reference.entities:
+            self._fail("bad-ref", f"{entity_name} field {name!r} refers to {', '.join(reference.entities)}, "
+                       f"not {target!r}", (*where, "ref"))
+            return ()
+        fields = (by,) if isinstance(by, str) else tuple(by or self.profile.entity(target).key)
+        if len(fields) != 1:
+            self._fail("bad-ref", f"a {target} is identified by {len(fields)} fields ({', '.join(fields)}); "
+                       "name the one field this column holds with `by:`", (*where, "ref"))
+            return ()
+        return fields
+
+    def _where(self, data: Any, where: tuple[Any, ...]) -> tuple[Condition, ...]:
+        if data is None:
+            return ()
+        items = [(data, where)] if isinstance(data, MappingABC) else [(c, (*where, i)) for i, c in enumerate(data)]
+        conditions = []
+        for cond, path in items:
+            op = next(k for k in cond if k != "column")
+            raw = cond[op]
+            if op in ("in", "not_in"):
+                values = tuple(self.sub(self.doc.raw.get((*path, op, i), str(v))) for i, v in enumerate(raw))
+            elif op in ("equals", "not_equals", "matches"):
+                values = (self.sub(self.doc.raw.get((*path, op), str(raw))),)
+            else:
+                values = ()
+            pattern = None
+            if op == "matches":
+                try:
+                    pattern = compile_pattern(values[0])
+                except ValueError as exc:
+                    self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
+                    continue
+            conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),
+                                        pattern))
+        return tuple(conditions)

@@ -1,0 +1,73 @@
+"""Reading a mapping file: YAML with places, checked against the mapping schema, then each block
+built (`mapping_builder`).
+
+Loading never stops at the first problem: `load_mapping` returns the blocks it could build and
+every problem found; `read_mapping` does the same from one read of the file, with the fingerprint
+of the bytes it parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from loader.files.fingerprints import display_path
+from loader.files.inputs import read_regular_file
+from loader.files.package_data import schema as package_schema
+from loader.findings import Finding
+from loader.places import MappingPlace
+from loader.profile import Profile
+from loader.source.mapping import LoadedMapping, Mapping
+from loader.source.mapping_builder import BlockBuilder, error
+from loader.yaml_files import YamlSyntaxError, decode_yaml_text, load_marked, schema_problems
+
+
+@cache
+def mapping_schema() -> dict[str, Any]:
+    return package_schema("mapping.schema.json")
+
+
+def read_mapping(path: Path, profile: Profile) -> LoadedMapping:
+    """The mapping file at `path`, opened once. Raises OSError when it cannot be read at all."""
+    data = read_regular_file(path)
+    mapping, findings = _parse_mapping(path, data, profile)
+    return LoadedMapping(path, mapping, tuple(findings), f"sha256:{hashlib.sha256(data).hexdigest()}")
+
+
+def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
+    """The mapping file's blocks that are valid, and a Finding for every problem (file:line:col).
+
+    Raises OSError when the file cannot be read at all.
+    """
+    loaded = read_mapping(path, profile)
+    return loaded.mapping, list(loaded.findings)
+
+
+def _parse_mapping(path: Path, data: bytes, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
+    display = display_path(path)
+    try:
+        doc = load_marked(decode_yaml_text(data, display), display)
+    except YamlSyntaxError as exc:
+        return None, [error("mapping-yaml", exc.message, exc.place)]
+    findings = [error("mapping-yaml", message, place) for place, message in doc.problems]
+    problems = schema_problems(doc, mapping_schema())
+    findings += [error("mapping-schema", message, place) for _, place, message in problems]
+    if not isinstance(doc.data, dict) or any(len(p) < 2 or p[0] != "entities" for p, _, _ in problems):
+        return None, _in_file_order(findings)
+    broken = {p[1] for p, _, _ in problems}
+    builder = BlockBuilder(doc, path, profile, findings)
+    blocks = [
+        block
+        for name in doc.data["entities"]
+        if name not in broken and (block := builder.block(name)) is not None
+    ]
+    return Mapping(path, display, tuple(blocks)), _in_file_order(findings)
+
+
+def _in_file_order(findings: list[Finding]) -> list[Finding]:
+    def position(f: Finding) -> tuple[int, int]:
+        return (f.where.line, f.where.col) if isinstance(f.where, MappingPlace) else (0, 0)
+
+    return sorted(findings, key=position)

@@ -1,0 +1,148 @@
+"""`loader init` on workbooks shaped like real public catalogues: headers with line breaks,
+multi-line cells, a code column that repeats, entity words in the headers; and on a pull workbook."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+import yaml
+
+from loader.cli import main
+from loader.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from loader.safe_cells import escape_xlsx_text
+
+UNIT_HEADERS = ["Unit\nCode", "Unit\nTitle", "Credit\nPoints", "Prerequisites", "Department", "Level",
+                "Description", "Coordinator"]
+
+
+def _book(path: Path, title: str, header: list[str], rows: list[list[Any]]) -> Path:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = title
+    sheet.append(header)
+    for row in rows:  # escaped as Excel saves text: a carriage return as _x000D_
+        sheet.append([escape_xlsx_text(v) if isinstance(v, str) else v for v in row])
+    book.save(path)
+    return path
+
+
+def _units(path: Path) -> Path:
+    rows = [[f"UNIT{n:04d}", f"Unit {n}\nof study\n\r", 6, f"UNIT{n - 1:04d}" if n else "", "Dept of\nThings", n % 4,
+             f"Line one\nline two {n}\n\r", f"Ms {n} Bourne\n\r"] for n in range(40)]
+    return _book(path, "Handbook export", UNIT_HEADERS, rows)
+
+
+def _draft(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data["entities"]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_unit_catalogue_is_drafted_as_subjects_not_arrangements(workdir: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    _units(workdir / "units.xlsx")
+    assert main(["init", "units.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["entity"] == "subject" and block["key"] == ["code"]
+
+
+def test_headers_that_fit_several_entities_stop_with_the_three_best_and_their_scores(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _book(workdir / "export.xlsx", "Export", ["Code", "Name", "Department", "Prerequisites", "Credit\nPoints"],
+          [[f"C{n}", f"Thing {n}", "Dept", "", 6] for n in range(5)])
+    assert main(["init", "export.xlsx", "--out", "m.yaml"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "cannot tell which entity" in err and "--entity" in err
+    assert len(re.findall(r"\w+ \(\d+\.\d\)", err)) == 3  # three entities with their scores
+    assert not (workdir / "m.yaml").exists()
+
+
+def test_headers_with_line_breaks_are_drafted_folded_and_text_gets_collapse_spaces(workdir: Path) -> None:
+    _units(workdir / "units.xlsx")
+    assert main(["init", "units.xlsx", "--entity", "subject", "--out", "m.yaml"]) == EXIT_OK
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["fields"]["code"]["column"] == "Unit Code"
+    assert block["fields"]["name"] == {"column": "Unit Title", "transform": ["strip", "collapse_spaces"]}
+    text = (workdir / "m.yaml").read_text(encoding="utf-8")
+    assert "Credit Points" in text and "Credit\\nPoints" not in text
+
+
+def _courses(path: Path, *, unique_pairs: bool = True) -> Path:
+    rows = []
+    for n in range(30):
+        for offering in ("S1", "S2", "S3"):
+            rows.append([f"{100 + n}", offering if unique_pairs else "S1", f"Course {n}", "Dept", 3])
+    return _book(path, "Catalogue", ["Course Number", "Offering", "Course Title", "Department", "Credits"], rows)
+
+
+def test_a_key_whose_values_repeat_becomes_a_template_of_two_unique_columns(workdir: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    _courses(workdir / "courses.xlsx")
+    assert main(["init", "courses.xlsx", "--entity", "course", "--out", "m.yaml"]) == EXIT_OK
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["key"] == ["code"]
+    assert block["fields"]["code"]["template"] == "{Course Number}-{Offering}"
+    assert "repeats" in (workdir / "m.yaml").read_text(encoding="utf-8")
+    out = capsys.readouterr().out
+    assert "It validates." in out and "code                 ← '{Course Number}-{Offering}'" in out
+
+
+def test_a_course_catalogue_is_guessed_as_courses_not_schools(workdir: Path) -> None:
+    _courses(workdir / "courses.xlsx")
+    assert main(["init", "courses.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    assert next(iter(_draft(workdir / "m.yaml").values()))["entity"] == "course"
+
+
+def test_a_key_with_no_unique_column_is_marked_to_choose_and_init_exits_1(workdir: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _courses(workdir / "courses.xlsx", unique_pairs=False)
+    assert main(["init", "courses.xlsx", "--entity", "course", "--out", "m.yaml"]) == EXIT_ERROR
+    assert "choose the key" in capsys.readouterr().err
+    assert "# CHOOSE" in (workdir / "m.yaml").read_text(encoding="utf-8")
+
+
+def test_a_pull_workbook_maps_back_to_custom_attribute_labels_without_service_fields(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workdir / "samples").mkdir()
+    seed = {"institution-a": {
+        "schools": [{"id": "s-1", "code": "SCI", "name": "Science\n\r"}],
+        "courses": [{"code": "BSC", "name": "=1+1", "parent": {"id": "s-1"},
+                     "custom_attributes": {"Faculty": "Science"}}],
+    }}
+    (workdir / "samples" / "sandbox-seed.json").write_text(json.dumps(seed), encoding="utf-8")
+    assert main(["pull", "school", "course", "--out", "live.xlsx"]) == EXIT_OK
+    assert main(["init", "live.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    text = (workdir / "m.yaml").read_text(encoding="utf-8")
+    course = _draft(workdir / "m.yaml")["course"]
+    assert course["fields"]["custom_attributes"] == {"Faculty": {"column": "custom_attributes.Faculty"}}
+    assert course["fields"]["parent"] == {"column": "parent.id", "ref": "school", "by": "id"}
+    assert "custom_attributes.custom_attributes" not in text and "{column: id}" not in text
+    assert "{column: type}" not in text
+    capsys.readouterr()
+    assert main(["plan", "m.yaml", "--format", "json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["has_changes"] is False
+
+
+
+def test_validate_warns_once_per_column_with_a_count_of_cells_holding_control_characters(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _units(workdir / "units.xlsx")
+    assert main(["init", "units.xlsx", "--entity", "subject", "--out", "m.yaml"]) == EXIT_OK
+    capsys.readouterr()
+    main(["validate", "m.yaml"])
+    out = capsys.readouterr().out
+    assert out.count("control characters") == 1, out  # the title column: 40 cells ending in "\n\r"
+    assert "40 cell(s) of column 'Unit Title'" in out

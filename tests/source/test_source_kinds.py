@@ -1,0 +1,72 @@
+"""The source seam: a source is a value (its kind and options), and every question about a
+source (has it sheets, which, read one) goes through the kinds `loader.source.readers` lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loader.errors import SheetError
+from loader.source.readers import (
+    KINDS,
+    MissingSheet,
+    ReadOptions,
+    SheetData,
+    SheetRow,
+    Source,
+    SourceKind,
+    first_visible_sheet,
+    has_sheets,
+    kind_of,
+    read_sheet,
+    read_source,
+    sheet_names,
+    source_at,
+)
+
+
+def test_each_suffix_belongs_to_one_kind() -> None:
+    suffixes = [suffix for kind in KINDS for suffix in kind.suffixes]
+    assert len(suffixes) == len(set(suffixes))
+    assert all(suffix == suffix.lower() and suffix.startswith(".") for suffix in suffixes)
+
+
+@pytest.mark.parametrize(("name", "kind", "sheets"), [("a.XLSX", "xlsx", True), ("a.csv", "csv", False),
+                                                       ("a.xls", "old_excel", False), ("a.ods", None, False)])
+def test_the_kind_of_a_file_is_told_by_its_suffix(name: str, kind: str | None, sheets: bool) -> None:
+    found = kind_of(Path(name))
+    assert (found.name if found else None) == kind
+    assert has_sheets(Path(name)) is sheets
+
+
+def test_a_one_table_source_has_no_sheets_to_name(tmp_path: Path) -> None:
+    path = tmp_path / "a.csv"
+    path.write_text("Code\nA1\n", encoding="utf-8")
+    assert sheet_names(path) == [] and first_visible_sheet(path) is None
+    assert read_source(source_at(path, "a.csv", ReadOptions(delimiter=";")), "a.csv").rows[1].values == ("A1",)
+
+
+def test_a_kind_no_reader_knows_is_refused_with_the_kinds_there_are(tmp_path: Path) -> None:
+    path = tmp_path / "a.ods"
+    path.write_bytes(b"PK")
+    with pytest.raises(SheetError) as caught:
+        read_sheet(path, "a.ods")
+    assert caught.value.hint == "use .xlsx, .xlsm or .csv"
+
+
+def _table(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+    return SheetData(display, sheet, (SheetRow(1, (f"{sheet}:{options.encoding}",)),))
+
+
+def test_a_new_kind_of_source_is_read_through_the_seam_with_its_sheets_and_options() -> None:
+    """What a new kind gives the loader: the sheet named, the first visible one without a name, a
+    missing sheet refused with the sheets there are; its options reach its reader."""
+    kind = SourceKind("query", frozenset({".sql"}), _table, sheet_names=lambda path, display: ["One", "Two"],
+                      first_visible_sheet=lambda path, display: "Two")
+    source = Source(Path("q.sql"), kind, ReadOptions(encoding="latin-1"))
+    assert read_source(source, "q.sql", "One").rows[0].values == ("One:latin-1",)
+    assert read_source(source, "q.sql").rows[0].values == ("Two:latin-1",)
+    with pytest.raises(MissingSheet) as caught:
+        read_source(source, "q.sql", "Three")
+    assert caught.value.names == ["One", "Two"]
