@@ -1,0 +1,42 @@
+"""The values a history holds: a record's line, and per managed field its owner and W."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from loader.history.digests import Written
+
+
+@dataclass(frozen=True, order=True)
+class Owner:
+    """The block that set a field: its mapping file (as the project names it) and block name."""
+
+    file: str
+    block: str
+
+
+@dataclass(frozen=True)
+class FieldMark:
+    """One managed field of a record: who owns it and W, the digest of the value last written or
+    last found equal to the sheet (one digest per element for a set-like list)."""
+
+    owner: Owner
+    written: Written
+
+
+@dataclass(frozen=True)
+class HistoryLine:
+    """One record as the history knows it. `key` and `live_id` are tokens (`Digester.key_token`,
+    `Digester.id_token`); `updated_*` is the record's `metadata.updated` as seen then. `fields` maps
+    a field name (`custom_attributes.<label>` for a label) to its mark; treat it as read-only."""
+
+    key: str
+    live_id: str
+    updated_time: int | None = None
+    updated_user: str | None = None
+    fields: Mapping[str, FieldMark] = field(default_factory=dict)
+
+    def with_fields(self, marks: Mapping[str, FieldMark]) -> HistoryLine:
+        """This line with `marks` set over its fields (a field not named keeps its mark)."""
+        return HistoryLine(self.key, self.live_id, self.updated_time, self.updated_user, {**self.fields, **marks})
