@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from typing import Any
 from loader.source.equality import normalise, set_form
 
 DIGEST_BYTES = 9  # 72 bits, 12 characters: a chance collision with a platform edit is negligible
+ELEMENT_BYTES = 6  # 48 bits, 8 characters: an element is told apart from the few others of its set
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _SEP = b"\x1f"
 
 Key = tuple[Any, ...]
@@ -40,13 +43,9 @@ def key_text(key: Key) -> str:
 
 def compact_id(live_id: str) -> str:
     """A live id in few bytes: a UUID as 22 characters of base64url, any other id marked with '='."""
-    try:
-        parsed = uuid.UUID(live_id)
-    except (ValueError, AttributeError, TypeError):
+    if not _UUID.fullmatch(live_id):
         return "=" + live_id
-    if str(parsed) != live_id:
-        return "=" + live_id
-    return base64.urlsafe_b64encode(parsed.bytes).decode("ascii").rstrip("=")
+    return base64.urlsafe_b64encode(bytes.fromhex(live_id.replace("-", ""))).decode("ascii").rstrip("=")
 
 
 def expand_id(token: str) -> str:
@@ -72,7 +71,7 @@ class Digester:
 
     def element(self, entity: str, key: Key, field: str, item: Any) -> str:
         """W of one element of a set-like list (the item as `set_form` normalises it)."""
-        return self._digest(entity, b"e", key_text(key), field, canonical_json(item))
+        return self._digest(entity, b"e", key_text(key), field, canonical_json(item), ELEMENT_BYTES)
 
     def elements(self, entity: str, key: Key, field: str, items: Iterable[Any] | None) -> frozenset[str]:
         """W of a set-like list: one digest per element."""
@@ -95,7 +94,7 @@ class Digester:
             return self._digest(entity, b"i", canonical_json(live_id), "", "")
         return compact_id(live_id)
 
-    def _digest(self, entity: str, kind: bytes, key: str, field: str, value: str) -> str:
+    def _digest(self, entity: str, kind: bytes, key: str, field: str, value: str, size: int = DIGEST_BYTES) -> str:
         message = _SEP.join((kind, entity.encode(), key.encode(), field.encode(), value.encode()))
         if self.is_personal(entity):
             if self.data_key is None:
@@ -103,4 +102,4 @@ class Digester:
             raw = hmac.new(self.data_key, message, hashlib.sha256).digest()
         else:
             raw = hashlib.sha256(message).digest()
-        return base64.urlsafe_b64encode(raw[:DIGEST_BYTES]).decode("ascii")
+        return base64.urlsafe_b64encode(raw[:size]).decode("ascii")

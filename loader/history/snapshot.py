@@ -176,13 +176,39 @@ def render_entity(snapshot: Snapshot, entity: str) -> tuple[list[str], list[str]
     """(header rows, record lines sorted by key) for `entity`; unchanged raw lines are kept as read
     when nothing new needs the tables changed."""
     tables, items = snapshot.raw_items(entity)
-    if tables is not None and all(isinstance(v, str) for v in items.values()):
-        return render_header(entity, tables), [str(items[k]) for k in sorted(items)]
+    if tables is not None:
+        raw = [v for v in items.values() if isinstance(v, str)]
+        parsed = [v for v in items.values() if isinstance(v, HistoryLine)]
+        if _used_by_raw(raw, tables, tables_of(parsed)) == tables:
+            index = _Index({o: i for i, o in enumerate(tables.owners)}, {u: i for i, u in enumerate(tables.users)})
+            text = {**{line.key: render_line(line, tables, index) for line in parsed},
+                    **{k: v for k, v in items.items() if isinstance(v, str)}}
+            return render_header(entity, tables), [text[k] for k in sorted(text)]
     lines = [snapshot.get(entity, key) for key in sorted(items)]
     present = [line for line in lines if line is not None]
     fresh = tables_of(present)
     index = _Index({o: i for i, o in enumerate(fresh.owners)}, {u: i for i, u in enumerate(fresh.users)})
     return render_header(entity, fresh), [render_line(line, fresh, index) for line in present]
+
+
+def _used_by_raw(rows: list[str], tables: Tables, new: Tables) -> Tables:
+    """The tables naming exactly what raw `rows` (against `tables`) and the names in `new` use: when
+    it is `tables` itself, the rows can be written as read and the output is still a fresh render's."""
+    columns: set[int] = set()
+    owners: set[str] = set()
+    users: set[str] = set()
+    for row in rows:
+        parts = row.split("\t")
+        users.add(parts[3])
+        for column, text in enumerate(parts[4:]):
+            if text:
+                columns.add(column)
+                owners.add(text[:text.index(".")])
+    return Tables(
+        tuple(sorted({tables.fields[c] for c in columns} | set(new.fields))),
+        tuple(sorted({tables.owners[int(o)] for o in owners} | set(new.owners))),
+        tuple(sorted({tables.users[int(u)] for u in users - {""}} | set(new.users))),
+    )
 
 
 def shard_texts(header: list[str], lines: list[str], max_bytes: int) -> list[str]:

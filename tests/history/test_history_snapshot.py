@@ -77,3 +77,27 @@ def test_one_line_a_record_sorted_by_key(tmp_path: Path) -> None:
     rows = (tmp_path / "programs.tsv").read_text().splitlines()
     records = [r for r in rows if not r.startswith("#")]
     assert len(records) == 3 and records == sorted(records)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(LINES, max_size=12), st.lists(LINES, max_size=6))
+def test_updating_a_read_snapshot_writes_the_bytes_of_a_fresh_one(base: list[HistoryLine],
+                                                                    updates: list[HistoryLine]) -> None:
+    base, updates = _unique(base), _unique(updates)
+    with TemporaryDirectory() as a, TemporaryDirectory() as b:
+        write_snapshot(Path(a), _snapshot(base))
+        updated = read_snapshot(Path(a)).with_lines("programs", updates)  # raw lines kept where they can be
+        write_snapshot(Path(a), updated)
+        final = {line.key: line for line in [*base, *updates]}
+        write_snapshot(Path(b), _snapshot(list(final.values())))
+        assert read_snapshot(Path(a)) == read_snapshot(Path(b))
+        for path in Path(b).iterdir():
+            assert (Path(a) / path.name).read_bytes() == path.read_bytes()
+
+
+def test_a_new_owner_renders_the_entity_afresh(tmp_path: Path) -> None:
+    write_snapshot(tmp_path, _many(3))
+    line = HistoryLine('["P00001"]', "x", None, None, {"name": FieldMark(OWNERS[2], "C" * 12)})
+    write_snapshot(tmp_path, read_snapshot(tmp_path).with_lines("programs", [line]))
+    assert read_snapshot(tmp_path).get("programs", '["P00001"]') == line
+    assert read_snapshot(tmp_path) == _many(3).with_lines("programs", [line])
