@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from loader.history.digests import Written
+
+CUSTOM = "custom_attributes"
+
+
+def label_field(label: str) -> str:
+    """The field name under which a custom attribute's label has its own mark."""
+    return f"{CUSTOM}.{label}"
 
 
 @dataclass(frozen=True, order=True)
@@ -40,3 +49,15 @@ class HistoryLine:
     def with_fields(self, marks: Mapping[str, FieldMark]) -> HistoryLine:
         """This line with `marks` set over its fields (a field not named keeps its mark)."""
         return HistoryLine(self.key, self.live_id, self.updated_time, self.updated_user, {**self.fields, **marks})
+
+
+def line_digest(line: HistoryLine | None) -> str:
+    """A short fingerprint of a record's history line ("none" when it has none), so a reviewed plan
+    can refuse to apply once another apply changed the lines it compared against."""
+    if line is None:
+        return "none"
+    marks = {name: [m.owner.file, m.owner.block, m.written if isinstance(m.written, str) else sorted(m.written)]
+             for name, m in line.fields.items()}
+    text = json.dumps([line.key, line.live_id, line.updated_time, line.updated_user, marks], sort_keys=True,
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -72,6 +72,12 @@ class Snapshot:
             ids = self._ids[entity] = {_id_of(line): key for key, line in self._lines.get(entity, {}).items()}
         return ids.get(id_token)
 
+    def id_tokens(self, entity: str) -> frozenset[str]:
+        """The id tokens of every record of `entity`."""
+        if entity not in self._ids:
+            self.key_for_id(entity, "")
+        return frozenset(self._ids[entity])
+
     def lines(self, entity: str) -> Iterator[HistoryLine]:
         """Every line of `entity`, in key order."""
         for key in self.keys(entity):

@@ -84,6 +84,13 @@ class History:
         key = self.snapshot.key_for_id(entity, self.digester.id_token(entity, live_id))
         return None if key is None else self.snapshot.get(entity, key)
 
+    def missing_ids(self, entity: str, live_ids: Iterable[str]) -> tuple[int, int]:
+        """(ids the history recorded for `entity`, how many of them are not in `live_ids`): give
+        every id of a full fetch of the collection, then ask `plan.three_way.is_another_database`."""
+        recorded = self.snapshot.id_tokens(entity)
+        live = {self.digester.id_token(entity, live_id) for live_id in live_ids}
+        return len(recorded), len(recorded - live)
+
     def own_users(self, configured: Iterable[str] = ()) -> frozenset[str]:
         """The service user ids of the loader's own writes: learned, and `service_user_ids:` given."""
         return frozenset(self.head.service_user_ids) | frozenset(configured)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from loader.history.errors import HistoryKeyError
+from loader.history.errors import AnotherDatabaseError, HistoryKeyError, another_database
 from loader.history.journal import FieldWrite, read_journal
-from loader.history.lines import Owner
+from loader.history.lines import Owner, line_digest
 from loader.history.store import History, rekey
+from loader.plan.three_way import is_another_database
 
 OWNER = Owner("applicants.yaml", "applicants")
 KEY = b"a long random history key for the tests"
@@ -182,3 +183,39 @@ def test_a_killed_apply_loses_no_write_it_had_journaled(tmp_path: Path) -> None:
         assert line.fields["name"].written == history.digester.value("programs", (f"P{i:06d}",), "name", f"v{i}")
     reread = History.open(tmp_path)
     assert reread.snapshot == history.snapshot and reread.head == history.head
+
+
+def test_missing_ids_counts_recorded_ids_not_live(tmp_path: Path) -> None:
+    history = _open(tmp_path)
+    writer = history.begin_apply("test", plan_digest=None, by=None)
+    for n in range(4):
+        writer.record("create", "applicants", (f"A{n}",), f"id-{n}", [FieldWrite("email", OWNER, after="x")])
+    history.finish_apply(writer)
+    assert history.missing_ids("applicants", ["id-0", "id-1", "id-9"]) == (4, 2)
+    assert history.missing_ids("programs", []) == (0, 0)
+
+
+def test_a_line_digest_changes_when_an_apply_changes_the_line(tmp_path: Path) -> None:
+    history = _open(tmp_path)
+    assert line_digest(history.line("programs", ("P1",))) == "none"
+    digests = []
+    for value in ("x", "y", "y"):
+        writer = history.begin_apply("test", plan_digest=None, by=None)
+        writer.record("update", "programs", ("P1",), "id-1", [FieldWrite("name", OWNER, after=value)])
+        history.finish_apply(writer)
+        digests.append(line_digest(history.line("programs", ("P1",))))
+    assert digests[0] != digests[1] == digests[2]
+
+
+def test_a_history_of_another_database_is_refused_with_the_count_and_what_to_do(tmp_path: Path) -> None:
+    history = _open(tmp_path)
+    writer = history.begin_apply("test", plan_digest=None, by=None)
+    for n in range(3):
+        writer.record("create", "programs", (f"P{n}",), f"id-{n}", [FieldWrite("name", OWNER, after="x")])
+    history.finish_apply(writer)
+    assert not is_another_database(*history.missing_ids("programs", ["id-0", "id-1"]))
+    recorded, missing = history.missing_ids("programs", ["id-0", "other"])
+    assert is_another_database(recorded, missing)
+    refused = another_database(missing, recorded, "programs", str(tmp_path))
+    assert isinstance(refused, AnotherDatabaseError)
+    assert "2 of 3 recorded programs ids" in str(refused) and "loader history reset" in str(refused)
