@@ -65,41 +65,73 @@ class Digester:
     def is_personal(self, entity: str) -> bool:
         return entity in self.personal
 
+    def record(self, entity: str, key: Key) -> RecordDigests:
+        """The digests of one record's fields (the entity and key hashed once for all of them)."""
+        if self.is_personal(entity):
+            if self.data_key is None:
+                raise ValueError(f"{entity} has personal fields: its digests need the history key")
+            base: Any = hmac.new(self.data_key, digestmod=hashlib.sha256)
+        else:
+            base = hashlib.sha256()
+        base.update(_SEP.join((entity.encode(), key_text(key).encode(), b"")))
+        return RecordDigests(base)
+
     def value(self, entity: str, key: Key, field: str, value: Any) -> str:
         """W of one value of `field` in the record `key` of `entity`."""
-        return self._digest(entity, b"v", key_text(key), field, canonical_json(normalise(value)))
+        return self.record(entity, key).value(field, value)
 
     def element(self, entity: str, key: Key, field: str, item: Any) -> str:
         """W of one element of a set-like list (the item as `set_form` normalises it)."""
-        return self._digest(entity, b"e", key_text(key), field, canonical_json(item), ELEMENT_BYTES)
+        return self.record(entity, key).element(field, item)
 
     def elements(self, entity: str, key: Key, field: str, items: Iterable[Any] | None) -> frozenset[str]:
         """W of a set-like list: one digest per element."""
-        return frozenset(self.element(entity, key, field, item) for item in set_form(items))
+        return self.record(entity, key).elements(field, items)
 
     def written(self, entity: str, key: Key, field: str, value: Any, *, as_set: bool = False) -> Written:
         """W of a field's value: per element for a set-like list, else one digest."""
-        if as_set:
-            return self.elements(entity, key, field, value)
-        return self.value(entity, key, field, value)
+        return self.record(entity, key).written(field, value, as_set=as_set)
 
     def key_token(self, entity: str, key: Key) -> str:
         """What stands for a record key in the files: its text, or a keyed digest for personal entities."""
-        text = key_text(key)
-        return self._digest(entity, b"k", text, "", "") if self.is_personal(entity) else text
+        if self.is_personal(entity):
+            return self.record(entity, key)._digest(b"k", "", "", DIGEST_BYTES)
+        return key_text(key)
 
     def id_token(self, entity: str, live_id: str) -> str:
         """What stands for a live id in the files: compact, or a keyed digest for personal entities."""
         if self.is_personal(entity):
-            return self._digest(entity, b"i", canonical_json(live_id), "", "")
+            return self.record(entity, ())._digest(b"i", "", live_id, DIGEST_BYTES)
         return compact_id(live_id)
 
-    def _digest(self, entity: str, kind: bytes, key: str, field: str, value: str, size: int = DIGEST_BYTES) -> str:
-        message = _SEP.join((kind, entity.encode(), key.encode(), field.encode(), value.encode()))
-        if self.is_personal(entity):
-            if self.data_key is None:
-                raise ValueError(f"{entity} has personal fields: its digests need the history key")
-            raw = hmac.new(self.data_key, message, hashlib.sha256).digest()
-        else:
-            raw = hashlib.sha256(message).digest()
-        return base64.urlsafe_b64encode(raw[:size]).decode("ascii")
+
+class RecordDigests:
+    """The digests of one record: SHA-256 (or HMAC) over entity, key, kind, field and value."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base: Any) -> None:
+        self._base = base
+
+    def value(self, field: str, value: Any) -> str:
+        return self._digest(b"v", field, _value_text(normalise(value)), DIGEST_BYTES)
+
+    def element(self, field: str, item: Any) -> str:
+        return self._digest(b"e", field, _value_text(item), ELEMENT_BYTES)
+
+    def elements(self, field: str, items: Iterable[Any] | None) -> frozenset[str]:
+        return frozenset(self.element(field, item) for item in set_form(items))
+
+    def written(self, field: str, value: Any, *, as_set: bool = False) -> Written:
+        return self.elements(field, value) if as_set else self.value(field, value)
+
+    def _digest(self, kind: bytes, field: str, text: str, size: int) -> str:
+        h = self._base.copy()
+        name = canonical_json(field) if "\x1f" in field else field
+        h.update(_SEP.join((kind, name.encode(), text.encode())))
+        return base64.urlsafe_b64encode(h.digest()[:size]).decode("ascii")
+
+
+def _value_text(normalised: Any) -> str:
+    """A normalised value as text: a string as itself (tagged), anything else as canonical JSON."""
+    return "s" + normalised if type(normalised) is str else "j" + canonical_json(normalised)
