@@ -42,9 +42,10 @@ def key_text(key: Key) -> str:
 
 
 def compact_id(live_id: str) -> str:
-    """A live id in few bytes: a UUID as 22 characters of base64url, any other id marked with '='."""
+    """A live id in few bytes: a UUID as 22 characters of base64url, any other id marked with '='
+    (or as JSON after '~' when it holds a tab, a line break or another control character)."""
     if not _UUID.fullmatch(live_id):
-        return "=" + live_id
+        return "=" + live_id if live_id.isprintable() else "~" + canonical_json(live_id)
     return base64.urlsafe_b64encode(bytes.fromhex(live_id.replace("-", ""))).decode("ascii").rstrip("=")
 
 
@@ -52,6 +53,8 @@ def expand_id(token: str) -> str:
     """The live id `compact_id` made `token` from."""
     if token.startswith("="):
         return token[1:]
+    if token.startswith("~"):
+        return str(json.loads(token[1:]))
     return str(uuid.UUID(bytes=base64.urlsafe_b64decode(token + "==")))
 
 

@@ -34,11 +34,11 @@ def _lines(records: int, fields: int, set_elements: int) -> list[object]:
     lines: list[object] = []
     for i in range(records):
         key = (f"PROG-{i:06d}",)
-        marks = {name: FieldMark(owners[n % 2], d.value("programs", key, name, f"value {i} {n}"))
-                 for n, name in enumerate(names)}
+        record = d.record("programs", key)
+        marks = {name: FieldMark(owners[n % 2], record.value(name, f"value {i} {n}")) for n, name in enumerate(names)}
         if set_elements:
             tags = [f"tag {i % 7} {n}" for n in range(set_elements)]
-            marks["tags"] = FieldMark(owners[0], d.elements("programs", key, "tags", tags))
+            marks["tags"] = FieldMark(owners[0], record.elements("tags", tags))
         live_id = str(uuid.UUID(int=i * 7919 + 1))
         lines.append(HistoryLine(d.key_token("programs", key), d.id_token("programs", live_id),
                                  1_717_000_000_000 + i, f"user-{i % 3}", marks))

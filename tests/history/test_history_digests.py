@@ -47,8 +47,10 @@ def test_set_elements_are_digested_one_by_one() -> None:
 
 
 @pytest.mark.parametrize(
-    "live_id", ["3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f", "plain-id", "3F2B8C4E-1D2A-4B5C-9E8F-0A1B2C3D4E5F"]
+    "live_id",
+    ["3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f", "plain-id", "3F2B8C4E-1D2A-4B5C-9E8F-0A1B2C3D4E5F", "tab\tand\nline"],
 )
 def test_ids_are_compacted_and_expanded_exactly(live_id: str) -> None:
     assert expand_id(compact_id(live_id)) == live_id
+    assert "\t" not in compact_id(live_id) and "\n" not in compact_id(live_id)
     assert len(compact_id("3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f")) == 22
