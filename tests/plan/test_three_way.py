@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loader.history.digests import Digester
 from loader.plan.three_way import (
@@ -156,3 +158,41 @@ def test_the_history_is_behind_only_for_the_loaders_own_later_writes() -> None:
 ])
 def test_another_database_when_most_recorded_ids_are_missing(recorded: int, missing: int, another: bool) -> None:
     assert is_another_database(recorded, missing) is another
+
+
+ITEMS = st.frozensets(st.sampled_from(["A", "B", "C", "D"]))
+
+
+@given(ITEMS, ITEMS, st.none() | ITEMS, st.sampled_from(list(Policy)))
+def test_a_set_plan_carried_out_then_planned_again_changes_nothing(
+    sheet: frozenset[str], live: frozenset[str], last: frozenset[str] | None, policy: Policy
+) -> None:
+    written = None if last is None else ws(*last)
+    verdict = compare_set(sorted(sheet), sorted(live), written, policy, el)
+    after_live = set(verdict.send) if verdict.outcome is Outcome.UPDATE else set(live)
+    after_w = verdict.written_after if verdict.written_after is not None else written
+    again = compare_set(sorted(sheet), sorted(after_live), after_w, policy, el)
+    assert again.outcome is not Outcome.UPDATE
+    for item in sheet ^ live:  # the sheet wins wherever the platform did not change the element
+        if last is None or (item in live) == (item in last) or policy is Policy.SHEET:
+            assert (item in after_live) == (item in sheet)
+        else:
+            assert (item in after_live) == (item in live)
+    for item in sheet & live:
+        assert item in after_live
+    assert not (after_live - sheet - live)
+
+
+VALUES = st.sampled_from(["a", "b", "c", None])
+
+
+@given(VALUES, VALUES, st.none() | VALUES, st.sampled_from(list(Policy)))
+def test_a_field_plan_carried_out_then_planned_again_changes_nothing(
+    sheet: str | None, live: str | None, last: str | None, policy: Policy
+) -> None:
+    written = None if last is None else w(last)
+    verdict = compare_value(sheet, live, written, policy, w)
+    after_live = verdict.send if verdict.outcome is Outcome.UPDATE else live
+    after_w = verdict.written_after if verdict.written_after is not None else written
+    again = compare_value(sheet, after_live, after_w, policy, w)
+    assert again.outcome in (Outcome.UNCHANGED, verdict.outcome) and again.outcome is not Outcome.UPDATE
