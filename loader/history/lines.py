@@ -26,10 +26,10 @@ class Owner(NamedTuple):
     block: str
 
 
-@dataclass(frozen=True)
-class FieldMark:
+class FieldMark(NamedTuple):
     """One managed field of a record: who owns it and W, the digest of the value last written or
-    last found equal to the sheet (one digest per element for a set-like list)."""
+    last found equal to the sheet (one digest per element for a set-like list). A named tuple, as
+    a snapshot's lines are parsed by the hundred thousand."""
 
     owner: Owner
     written: Written

@@ -121,11 +121,14 @@ def parse_line(text: str, tables: Tables) -> HistoryLine:
     parts = text.split("\t")
     key, live_id, time, user = parts[:4]
     fields: dict[str, FieldMark] = {}
+    owners = tables.owners
     for name, column in zip(tables.fields, parts[4:], strict=False):
         if column:
-            owner, _, written = column.partition(".")
-            mark = frozenset(written[1:].split(",")) - {""} if written.startswith("[") else written
-            fields[name] = FieldMark(tables.owners[int(owner)], mark)
+            dot = column.index(".")
+            if column[dot + 1:dot + 2] == "[":
+                fields[name] = FieldMark(owners[int(column[:dot])], frozenset(column[dot + 2:].split(",")) - {""})
+            else:
+                fields[name] = FieldMark(owners[int(column[:dot])], column[dot + 1:])
     return HistoryLine(key, live_id, int(time) if time else None,
                        tables.users[int(user)] if user else None, fields)
 
