@@ -9,6 +9,11 @@ is its own: `write` writes the lines (made before the clock starts), `load` read
 kept as text), `index` reads them and looks up every record by key and by live id (parsing each
 line), `fold` reads them, replaces 1,000 records (an apply's fold) and writes them back. The
 machine's load average is printed beside the figures.
+
+Measured at 250,000 records (2 shared cores, load average 1.1), six plain fields / the last a set of 3:
+145.0 / 160.0 bytes a record (36 / 40 MB, one file); write 1.8 / 2.5 s; load 0.34 / 0.40 s at a peak
+of 131 / 135 MB (20 MB of it Python with the loader); every record looked up by key and by live id
+7.1 / 8.1 s (28 / 32 µs a record, parsing its line); 1,000 records folded in and written back 1.5 s.
 """
 
 from __future__ import annotations
