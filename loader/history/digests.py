@@ -1,0 +1,140 @@
+"""The digest W of a value, and the tokens that stand for keys and ids in a history.
+
+A value is digested in the form the planner compares (`loader.source.equality.normalise`), so
+"6.0" and 6 have one W. Every digest is bound to its entity, record key and field: the same value
+in another field or record has another W. Entities without personal fields get plain digests
+(SHA-256) and keep their keys and ids readable; an entity with any `pii: true` field gets keyed
+digests (HMAC-SHA-256 under the history's data key) for its values, its keys and its ids, so the
+files reveal no person and cannot be searched for a guessed value without the key.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from loader.source.equality import normalise, set_form
+
+DIGEST_BYTES = 9  # 72 bits, 12 characters: a chance collision with a platform edit is negligible
+ELEMENT_BYTES = 6  # 48 bits, 8 characters: an element is told apart from the few others of its set
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_SEP = b"\x1f"
+
+Key = tuple[Any, ...]
+Written = str | frozenset[str]  # W: one digest, or for a set-like list one digest per element
+
+
+def canonical_json(value: Any) -> str:
+    """The one text of a normalised value: sorted keys, no spaces, non-JSON values as text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def key_text(key: Key) -> str:
+    """A record key as one line of text (the key's parts normalised; control characters escaped)."""
+    return canonical_json([normalise(part) for part in key])
+
+
+def compact_id(live_id: str) -> str:
+    """A live id in few bytes: a UUID as 22 characters of base64url, any other id marked with '='
+    (or as JSON after '~' when it holds a tab, a line break or another control character)."""
+    if not _UUID.fullmatch(live_id):
+        return "=" + live_id if live_id.isprintable() else "~" + canonical_json(live_id)
+    return base64.urlsafe_b64encode(bytes.fromhex(live_id.replace("-", ""))).decode("ascii").rstrip("=")
+
+
+def expand_id(token: str) -> str:
+    """The live id `compact_id` made `token` from."""
+    if token.startswith("="):
+        return token[1:]
+    if token.startswith("~"):
+        return str(json.loads(token[1:]))
+    return str(uuid.UUID(bytes=base64.urlsafe_b64decode(token + "==")))
+
+
+@dataclass(frozen=True)
+class Digester:
+    """Digests for one history: plain, or keyed under `data_key` for the entities in `personal`."""
+
+    personal: frozenset[str] = frozenset()
+    data_key: bytes | None = None
+
+    def is_personal(self, entity: str) -> bool:
+        return entity in self.personal
+
+    def record(self, entity: str, key: Key) -> RecordDigests:
+        """The digests of one record's fields (the entity and key hashed once for all of them)."""
+        if self.is_personal(entity):
+            if self.data_key is None:
+                raise ValueError(f"{entity} has personal fields: its digests need the history key")
+            base: Any = hmac.new(self.data_key, digestmod=hashlib.sha256)
+        else:
+            base = hashlib.sha256()
+        base.update(_SEP.join((entity.encode(), key_text(key).encode(), b"")))
+        return RecordDigests(base)
+
+    def value(self, entity: str, key: Key, field: str, value: Any) -> str:
+        """W of one value of `field` in the record `key` of `entity`."""
+        return self.record(entity, key).value(field, value)
+
+    def element(self, entity: str, key: Key, field: str, item: Any) -> str:
+        """W of one element of a set-like list (the item as `set_form` normalises it)."""
+        return self.record(entity, key).element(field, item)
+
+    def elements(self, entity: str, key: Key, field: str, items: Iterable[Any] | None) -> frozenset[str]:
+        """W of a set-like list: one digest per element."""
+        return self.record(entity, key).elements(field, items)
+
+    def written(self, entity: str, key: Key, field: str, value: Any, *, as_set: bool = False) -> Written:
+        """W of a field's value: per element for a set-like list, else one digest."""
+        return self.record(entity, key).written(field, value, as_set=as_set)
+
+    def key_token(self, entity: str, key: Key) -> str:
+        """What stands for a record key in the files: its text, or a keyed digest for personal entities."""
+        if self.is_personal(entity):
+            return self.record(entity, key)._digest(b"k", "", "", DIGEST_BYTES)
+        return key_text(key)
+
+    def id_token(self, entity: str, live_id: str) -> str:
+        """What stands for a live id in the files: compact, or a keyed digest for personal entities."""
+        if self.is_personal(entity):
+            return self.record(entity, ())._digest(b"i", "", live_id, DIGEST_BYTES)
+        return compact_id(live_id)
+
+
+class RecordDigests:
+    """The digests of one record: SHA-256 (or HMAC) over entity, key, kind, field and value."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base: Any) -> None:
+        self._base = base
+
+    def value(self, field: str, value: Any) -> str:
+        return self._digest(b"v", field, _value_text(normalise(value)), DIGEST_BYTES)
+
+    def element(self, field: str, item: Any) -> str:
+        return self._digest(b"e", field, _value_text(item), ELEMENT_BYTES)
+
+    def elements(self, field: str, items: Iterable[Any] | None) -> frozenset[str]:
+        return frozenset(self.element(field, item) for item in set_form(items))
+
+    def written(self, field: str, value: Any, *, as_set: bool = False) -> Written:
+        return self.elements(field, value) if as_set else self.value(field, value)
+
+    def _digest(self, kind: bytes, field: str, text: str, size: int) -> str:
+        h = self._base.copy()
+        name = canonical_json(field) if "\x1f" in field else field
+        h.update(_SEP.join((kind, name.encode(), text.encode())))
+        return base64.urlsafe_b64encode(h.digest()[:size]).decode("ascii")
+
+
+def _value_text(normalised: Any) -> str:
+    """A normalised value as text: a string as itself (tagged), anything else as canonical JSON."""
+    return "s" + normalised if type(normalised) is str else "j" + canonical_json(normalised)

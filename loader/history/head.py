@@ -1,0 +1,60 @@
+"""The head of a history: which history it is, how far it has come, and whose key opens it.
+
+    lineage            a random id made when the history starts (a reset starts another)
+    serial             moves by one with every apply that wrote something
+    last_apply         the id of that apply
+    service_user_ids   the users the service named for the loader's own writes (learned from the
+                       answers; `service_user_ids:` in an environment adds more)
+    key_fingerprint    the history key's fingerprint; wrapped_data_key the data key under it
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from loader.history.errors import HistoryError
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Head:
+    lineage: str
+    serial: int = 0
+    last_apply: str | None = None
+    service_user_ids: tuple[str, ...] = ()
+    key_fingerprint: str | None = None
+    wrapped_data_key: str | None = None
+
+    def moved(self, apply_id: str, service_users: frozenset[str] = frozenset()) -> Head:
+        """The head after the apply `apply_id` wrote something."""
+        return replace(self, serial=self.serial + 1, last_apply=apply_id,
+                       service_user_ids=tuple(sorted(set(self.service_user_ids) | service_users)))
+
+
+def new_head() -> Head:
+    return Head(lineage=secrets.token_hex(8))
+
+
+def head_json(head: Head) -> bytes:
+    data = {"format": FORMAT, "lineage": head.lineage, "serial": head.serial, "last_apply": head.last_apply,
+            "service_user_ids": list(head.service_user_ids), "key_fingerprint": head.key_fingerprint,
+            "wrapped_data_key": head.wrapped_data_key}
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+
+
+def read_head(path: Path) -> Head | None:
+    """The head in `path`, or None when the history has not started."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+        return Head(str(data["lineage"]), int(data["serial"]), data.get("last_apply"),
+                    tuple(str(u) for u in data.get("service_user_ids", ())), data.get("key_fingerprint"),
+                    data.get("wrapped_data_key"))
+    except (ValueError, KeyError, TypeError) as error:
+        raise HistoryError(f"the history's head cannot be read ({error})", where=str(path),
+                           hint="restore it from git, or run `loader history reset`") from None

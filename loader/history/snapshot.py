@@ -1,0 +1,306 @@
+"""The snapshot: one file per entity (split by key range when large), one sorted line a record.
+
+    #loader-history-snapshot 1<TAB>programs
+    #field<TAB>"code"                 fields, owners and users: small tables at the top,
+    #owner<TAB>["programs.yaml","p"]  numbered by their order, so record lines stay short
+    #user<TAB>"5c0e…"
+    ["P-001"]<TAB>Ww3v…<TAB>1717000000000<TAB>0<TAB>0.Ab3d…<TAB><TAB>0.[Qx…,Zz…
+
+A record line is key token, id token, `metadata.updated` time and user (table index), then one
+column per field of the table: empty when the record has no mark for it, else owner index, '.',
+and W (a set's element digests after '['). Same records give the same bytes; lines are sorted by
+key, so a git diff shows one line a changed record. Reading keeps each line as text and parses it
+when asked, so a large snapshot loads in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from loader.history.errors import HistoryError
+from loader.history.lines import FieldMark, HistoryLine, Owner
+
+MAGIC = "#loader-history-snapshot 1"
+MAX_FILE_BYTES = 50 * 1024 * 1024
+SUFFIX = ".tsv"
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The numbered names one shard's lines refer to."""
+
+    fields: tuple[str, ...] = ()
+    owners: tuple[Owner, ...] = ()
+    users: tuple[str, ...] = ()
+
+
+class Snapshot:
+    """The snapshot of one history: (entity, key token) -> line. A value: `with_lines` makes a new one."""
+
+    def __init__(self, entities: Mapping[str, Mapping[str, str | HistoryLine]] | None = None,
+                 tables: Mapping[str, Tables] | None = None) -> None:
+        self._lines: dict[str, dict[str, str | HistoryLine]] = {e: dict(v) for e, v in (entities or {}).items()}
+        self._tables: dict[str, Tables] = dict(tables or {})
+        self._ids: dict[str, dict[str, str]] = {}
+
+    def entities(self) -> list[str]:
+        return sorted(e for e, lines in self._lines.items() if lines)
+
+    def keys(self, entity: str) -> list[str]:
+        return sorted(self._lines.get(entity, {}))
+
+    def count(self, entity: str | None = None) -> int:
+        if entity is None:
+            return sum(len(v) for v in self._lines.values())
+        return len(self._lines.get(entity, {}))
+
+    def get(self, entity: str, key: str) -> HistoryLine | None:
+        """The line of the record `key` (a key token), or None when the history has none."""
+        line = self._lines.get(entity, {}).get(key)
+        if line is None or isinstance(line, HistoryLine):
+            return line
+        return parse_line(line, self._tables[entity])
+
+    def key_for_id(self, entity: str, id_token: str) -> str | None:
+        """The key token of the record the history knows by the live id `id_token`."""
+        ids = self._ids.get(entity)
+        if ids is None:
+            ids = self._ids[entity] = {_id_of(line): key for key, line in self._lines.get(entity, {}).items()}
+        return ids.get(id_token)
+
+    def id_tokens(self, entity: str) -> frozenset[str]:
+        """The id tokens of every record of `entity`."""
+        if entity not in self._ids:
+            self.key_for_id(entity, "")
+        return frozenset(self._ids[entity])
+
+    def lines(self, entity: str) -> Iterator[HistoryLine]:
+        """Every line of `entity`, in key order."""
+        for key in self.keys(entity):
+            line = self.get(entity, key)
+            if line is not None:
+                yield line
+
+    def with_lines(self, entity: str, lines: Iterable[HistoryLine]) -> Snapshot:
+        """A snapshot with `lines` set over this one's (a line replaces the line of its key)."""
+        entities: dict[str, Mapping[str, str | HistoryLine]] = dict(self._lines)
+        changed = dict(self._lines.get(entity, {}))
+        changed.update((line.key, line) for line in lines)
+        entities[entity] = changed
+        return Snapshot(entities, self._tables)
+
+    def without(self, entity: str) -> Snapshot:
+        """A snapshot without any line of `entity`."""
+        return Snapshot({e: v for e, v in self._lines.items() if e != entity}, self._tables)
+
+    def raw_items(self, entity: str) -> tuple[Tables | None, Mapping[str, str | HistoryLine]]:
+        return self._tables.get(entity), self._lines.get(entity, {})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Snapshot):
+            return NotImplemented
+        return self.entities() == other.entities() and all(
+            list(self.lines(e)) == list(other.lines(e)) for e in self.entities())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _id_of(line: str | HistoryLine) -> str:
+    if isinstance(line, HistoryLine):
+        return line.live_id
+    start = line.index("\t") + 1
+    return line[start:line.index("\t", start)]
+
+
+def parse_line(text: str, tables: Tables) -> HistoryLine:
+    """The record a snapshot line holds."""
+    parts = text.split("\t")
+    key, live_id, time, user = parts[:4]
+    fields: dict[str, FieldMark] = {}
+    owners = tables.owners
+    for name, column in zip(tables.fields, parts[4:], strict=False):
+        if column:
+            dot = column.index(".")
+            if column[dot + 1:dot + 2] == "[":
+                fields[name] = FieldMark(owners[int(column[:dot])], frozenset(column[dot + 2:].split(",")) - {""})
+            else:
+                fields[name] = FieldMark(owners[int(column[:dot])], column[dot + 1:])
+    return HistoryLine(key, live_id, int(time) if time else None,
+                       tables.users[int(user)] if user else None, fields)
+
+
+def render_line(line: HistoryLine, tables: Tables, index: _Index) -> str:
+    """A record as one snapshot line, against `tables`."""
+    user = "" if line.updated_user is None else str(index.users[line.updated_user])
+    time = "" if line.updated_time is None else str(line.updated_time)
+    columns = [line.key, line.live_id, time, user]
+    for name in tables.fields:
+        mark = line.fields.get(name)
+        if mark is None:
+            columns.append("")
+            continue
+        written = mark.written if isinstance(mark.written, str) else "[" + ",".join(sorted(mark.written))
+        columns.append(f"{index.owners[mark.owner]}.{written}")
+    while columns[-1] == "" and len(columns) > 4:
+        columns.pop()
+    return "\t".join(columns)
+
+
+@dataclass(frozen=True)
+class _Index:
+    owners: Mapping[Owner, int]
+    users: Mapping[str, int]
+
+
+def tables_of(lines: Iterable[HistoryLine]) -> Tables:
+    """The tables that name exactly what `lines` use, each sorted."""
+    fields: set[str] = set()
+    owners: set[Owner] = set()
+    users: set[str] = set()
+    for line in lines:
+        fields.update(line.fields)
+        owners.update(mark.owner for mark in line.fields.values())
+        if line.updated_user is not None:
+            users.add(line.updated_user)
+    return Tables(tuple(sorted(fields)), tuple(sorted(owners)), tuple(sorted(users)))
+
+
+def render_header(entity: str, tables: Tables) -> list[str]:
+    rows = [f"{MAGIC}\t{entity}"]
+    rows += [f"#field\t{_json(name)}" for name in tables.fields]
+    rows += [f"#owner\t{_json([o.file, o.block])}" for o in tables.owners]
+    rows += [f"#user\t{_json(user)}" for user in tables.users]
+    return rows
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_entity(snapshot: Snapshot, entity: str) -> tuple[list[str], list[str]]:
+    """(header rows, record lines sorted by key) for `entity`; unchanged raw lines are kept as read
+    when nothing new needs the tables changed."""
+    tables, items = snapshot.raw_items(entity)
+    if tables is not None:
+        raw = [v for v in items.values() if isinstance(v, str)]
+        parsed = [v for v in items.values() if isinstance(v, HistoryLine)]
+        if _used_by_raw(raw, tables, tables_of(parsed)) == tables:
+            index = _Index({o: i for i, o in enumerate(tables.owners)}, {u: i for i, u in enumerate(tables.users)})
+            text = {**{line.key: render_line(line, tables, index) for line in parsed},
+                    **{k: v for k, v in items.items() if isinstance(v, str)}}
+            return render_header(entity, tables), [text[k] for k in sorted(text)]
+    lines = [snapshot.get(entity, key) for key in sorted(items)]
+    present = [line for line in lines if line is not None]
+    fresh = tables_of(present)
+    index = _Index({o: i for i, o in enumerate(fresh.owners)}, {u: i for i, u in enumerate(fresh.users)})
+    return render_header(entity, fresh), [render_line(line, fresh, index) for line in present]
+
+
+def _used_by_raw(rows: list[str], tables: Tables, new: Tables) -> Tables:
+    """The tables naming exactly what raw `rows` (against `tables`) and the names in `new` use: when
+    it is `tables` itself, the rows can be written as read and the output is still a fresh render's."""
+    columns: set[int] = set()
+    owners: set[str] = set()
+    users: set[str] = set()
+    for row in rows:
+        parts = row.split("\t")
+        users.add(parts[3])
+        for column, text in enumerate(parts[4:]):
+            if text:
+                columns.add(column)
+                owners.add(text[:text.index(".")])
+    return Tables(
+        tuple(sorted({tables.fields[c] for c in columns} | set(new.fields))),
+        tuple(sorted({tables.owners[int(o)] for o in owners} | set(new.owners))),
+        tuple(sorted({tables.users[int(u)] for u in users - {""}} | set(new.users))),
+    )
+
+
+def shard_texts(header: list[str], lines: list[str], max_bytes: int) -> list[str]:
+    """The lines split into files of at most `max_bytes` each (a line never split), by key range."""
+    head = "".join(row + "\n" for row in header)
+    head_size = len(head.encode())
+    shards: list[list[str]] = [[]]
+    size = head_size
+    for line in lines:
+        line_size = len(line.encode()) + 1
+        if shards[-1] and size + line_size > max_bytes:
+            shards.append([])
+            size = head_size
+        shards[-1].append(line)
+        size += line_size
+    return [head + "".join(line + "\n" for line in shard) for shard in shards]
+
+
+def shard_paths(folder: Path, entity: str, count: int) -> list[Path]:
+    if count == 1:
+        return [folder / f"{entity}{SUFFIX}"]
+    return [folder / f"{entity}.{n:03d}{SUFFIX}" for n in range(count)]
+
+
+def write_snapshot(folder: Path, snapshot: Snapshot, *, max_bytes: int = MAX_FILE_BYTES) -> list[Path]:
+    """Write `snapshot` under `folder` (one or more files per entity; stale files removed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for entity in snapshot.entities():
+        header, lines = render_entity(snapshot, entity)
+        texts = shard_texts(header, lines, max_bytes)
+        for path, text in zip(shard_paths(folder, entity, len(texts)), texts, strict=True):
+            write_atomically(path, text.encode())
+            written.append(path)
+    for stale in set(folder.glob(f"*{SUFFIX}")) - set(written):
+        stale.unlink()
+    return written
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so a reader sees the old file or the new one, never a part."""
+    if path.exists() and path.read_bytes() == data:
+        return
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+
+
+def read_snapshot(folder: Path) -> Snapshot:
+    """The snapshot under `folder` (empty when there is none)."""
+    entities: dict[str, dict[str, str | HistoryLine]] = {}
+    tables: dict[str, Tables] = {}
+    for path in sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []:
+        entity, shard_tables, records = _read_shard(path)
+        lines = entities.setdefault(entity, {})
+        if entity not in tables:
+            tables[entity] = shard_tables
+            lines.update(records)
+        elif tables[entity] == shard_tables:
+            lines.update(records)
+        else:  # a shard with its own tables (edited by hand): its lines are parsed now
+            lines.update((k, parse_line(v, shard_tables)) for k, v in records.items())
+    return Snapshot(entities, tables)
+
+
+def _read_shard(path: Path) -> tuple[str, Tables, dict[str, str]]:
+    text = path.read_text(encoding="utf-8")
+    rows = text.split("\n")
+    if not rows or not rows[0].startswith(MAGIC + "\t"):
+        raise HistoryError("not a snapshot file of the loader's history", where=str(path),
+                           hint="restore it from git, or run `loader history reset`")
+    entity = rows[0].split("\t", 1)[1]
+    named: dict[str, list[object]] = {"#field": [], "#owner": [], "#user": []}
+    first = 1
+    while first < len(rows) and rows[first].startswith("#"):
+        kind, _, value = rows[first].partition("\t")
+        named.setdefault(kind, []).append(json.loads(value))
+        first += 1
+    tables = Tables(tuple(str(n) for n in named["#field"]),
+                    tuple(Owner(str(o[0]), str(o[1])) for o in named["#owner"] if isinstance(o, list)),
+                    tuple(str(u) for u in named["#user"]))
+    records = {row[:row.index("\t")]: row for row in rows[first:] if row}
+    return entity, tables, records

@@ -1,0 +1,172 @@
+"""A history folder: open it, read what the loader wrote, journal an apply, fold, move the head.
+
+    <folder>/head.json              lineage, serial, last apply, service users, key fingerprint
+    <folder>/snapshot/<entity>.tsv  the snapshot (snapshot.py)
+    <folder>/journal/<id>.jsonl     one journal per apply; `<id>.open.jsonl` while it is written
+
+Nothing is written until an apply records something: a history starts with its first write.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from loader.history import keys
+from loader.history.digests import Digester, Key
+from loader.history.errors import HistoryError, missing_key, wrong_key
+from loader.history.head import Head, head_json, new_head, read_head
+from loader.history.journal import ApplyInfo, Journal, JournalWriter, fold, read_journal
+from loader.history.lines import HistoryLine
+from loader.history.snapshot import Snapshot, read_snapshot, write_atomically, write_snapshot
+
+HEAD = "head.json"
+SNAPSHOT = "snapshot"
+JOURNALS = "journal"
+OPEN_SUFFIX = ".open.jsonl"
+DONE_SUFFIX = ".jsonl"
+
+
+class History:
+    """One environment's history, as opened. Use `History.open`."""
+
+    def __init__(self, folder: Path, head: Head, started: bool, digester: Digester, snapshot: Snapshot,
+                 history_key: bytes | None, *, max_file_bytes: int | None = None) -> None:
+        self.folder = folder
+        self.head = head
+        self.started = started
+        self.digester = digester
+        self.snapshot = snapshot
+        self._history_key = history_key
+        self._max_file_bytes = max_file_bytes
+
+    @classmethod
+    def open(cls, folder: Path, *, history_key: bytes | None = None, key_variable: str | None = None,
+             personal: Iterable[str] = (), fold_leftovers: bool = True,
+             max_file_bytes: int | None = None) -> History:
+        """The history in `folder` (empty when it has not started). `personal` names the entities with
+        any `pii: true` field; they need `history_key`. A key that is not the history's is refused
+        before anything is read; a journal an interrupted apply left is folded in first."""
+        personal = frozenset(personal)
+        stored = read_head(folder / HEAD)
+        head = stored or new_head()
+        if stored is not None and stored.key_fingerprint is not None:
+            if history_key is None:
+                raise missing_key(key_variable, str(folder / HEAD))
+            if keys.fingerprint(history_key, stored.lineage) != stored.key_fingerprint:
+                raise wrong_key(stored.key_fingerprint, key_variable, str(folder / HEAD))
+            assert stored.wrapped_data_key is not None
+            data_key: bytes | None = keys.unwrap(stored.wrapped_data_key, history_key, stored.lineage)
+        elif history_key is not None:  # a history starting now, or one that had no key till now
+            data_key = keys.new_data_key()
+            head = replace(head, key_fingerprint=keys.fingerprint(history_key, head.lineage),
+                           wrapped_data_key=keys.wrap(data_key, history_key, head.lineage))
+        elif personal:
+            raise missing_key(key_variable, str(folder))
+        else:
+            data_key = None
+        history = cls(folder, head, stored is not None, Digester(personal, data_key),
+                      read_snapshot(folder / SNAPSHOT), history_key, max_file_bytes=max_file_bytes)
+        if fold_leftovers:
+            history.fold_leftovers()
+        return history
+
+    def line(self, entity: str, key: Key) -> HistoryLine | None:
+        """The history line of the record `key` (its key fields' values) of `entity`."""
+        return self.snapshot.get(entity, self.digester.key_token(entity, key))
+
+    def line_by_id(self, entity: str, live_id: str) -> HistoryLine | None:
+        """The history line of the record the service knows as `live_id`."""
+        key = self.snapshot.key_for_id(entity, self.digester.id_token(entity, live_id))
+        return None if key is None else self.snapshot.get(entity, key)
+
+    def missing_ids(self, entity: str, live_ids: Iterable[str]) -> tuple[int, int]:
+        """(ids the history recorded for `entity`, how many of them are not in `live_ids`): give
+        every id of a full fetch of the collection, then ask `plan.three_way.is_another_database`."""
+        recorded = self.snapshot.id_tokens(entity)
+        live = {self.digester.id_token(entity, live_id) for live_id in live_ids}
+        return len(recorded), len(recorded - live)
+
+    def own_users(self, configured: Iterable[str] = ()) -> frozenset[str]:
+        """The service user ids of the loader's own writes: learned, and `service_user_ids:` given."""
+        return frozenset(self.head.service_user_ids) | frozenset(configured)
+
+    def begin_apply(self, environment: str, *, plan_digest: str | None, by: str | None,
+                    apply_id: str | None = None, time: datetime | None = None) -> JournalWriter:
+        """Start the journal of an apply; record its writes on the writer, then `finish_apply`."""
+        moment = time or datetime.now(UTC)
+        apply_id = apply_id or f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+        info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by)
+        return JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester)
+
+    def finish_apply(self, writer: JournalWriter, counts: Mapping[str, int] | None = None) -> Head:
+        """End an apply: counts written, the journal folded into the snapshot, the head moved when
+        it wrote something. An apply that recorded nothing leaves no trace."""
+        writer.finish(counts)
+        return self._complete(writer.path)
+
+    def leftovers(self) -> list[Path]:
+        """Journals of applies that did not finish (killed, crashed), oldest first."""
+        return sorted((self.folder / JOURNALS).glob(f"*{OPEN_SUFFIX}"))
+
+    def fold_leftovers(self) -> list[str]:
+        """Fold every unfinished journal into the snapshot; the ids of the applies folded."""
+        folded = []
+        for path in self.leftovers():
+            folded.append(path.name.removesuffix(OPEN_SUFFIX))
+            self._complete(path)
+        return folded
+
+    def journals(self) -> list[Journal]:
+        """The journals of finished applies, oldest first."""
+        paths = (p for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+        return [read_journal(path) for path in sorted(paths)]
+
+    def reset(self) -> History:
+        """Forget everything (the history described another database); the next write starts a new
+        lineage under the same key."""
+        for name in (SNAPSHOT, JOURNALS):
+            shutil.rmtree(self.folder / name, ignore_errors=True)
+        (self.folder / HEAD).unlink(missing_ok=True)
+        return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
+                            max_file_bytes=self._max_file_bytes)
+
+    def _complete(self, path: Path) -> Head:
+        journal = read_journal(path)
+        if not journal.entries:
+            path.unlink()
+            return self.head
+        self.snapshot = fold(self.snapshot, journal.entries)
+        limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
+        write_snapshot(self.folder / SNAPSHOT, self.snapshot, **limit)
+        if journal.wrote and self.head.last_apply != journal.info.apply_id:
+            users = frozenset(e.updated[1] for e in journal.entries
+                              if e.kind != "confirm" and e.updated and e.updated[1])
+            self.head = self.head.moved(journal.info.apply_id, users)
+        write_atomically(self.folder / HEAD, head_json(self.head))
+        self.started = True
+        path.rename(path.with_name(path.name.removesuffix(OPEN_SUFFIX) + DONE_SUFFIX))
+        return self.head
+
+
+def rekey(folder: Path, old_key: bytes | None, new_key: bytes) -> Head:
+    """Move the history in `folder` to `new_key` (the data key re-wrapped; no digest changes)."""
+    path = folder / HEAD
+    head = read_head(path)
+    if head is None:
+        raise HistoryError("there is no history to rekey", where=str(folder),
+                           hint="the history starts with the first apply; set the new key before it")
+    if head.key_fingerprint is None or head.wrapped_data_key is None:
+        data_key = keys.new_data_key()
+    elif old_key is None or keys.fingerprint(old_key, head.lineage) != head.key_fingerprint:
+        raise wrong_key(head.key_fingerprint, None, str(path))
+    else:
+        data_key = keys.unwrap(head.wrapped_data_key, old_key, head.lineage)
+    moved = replace(head, key_fingerprint=keys.fingerprint(new_key, head.lineage),
+                    wrapped_data_key=keys.wrap(data_key, new_key, head.lineage))
+    write_atomically(path, head_json(moved))
+    return moved

@@ -1,0 +1,56 @@
+"""Digests: bound to entity, key and field; keyed ones change with the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from loader.history.digests import Digester, compact_id, expand_id
+
+PLAIN = Digester()
+KEYED = Digester(frozenset({"applicants"}), b"k" * 32)
+
+
+def test_a_digest_is_bound_to_entity_key_and_field() -> None:
+    base = PLAIN.value("programs", ("P1",), "name", "Law")
+    assert PLAIN.value("programs", ("P1",), "name", "Law") == base
+    assert PLAIN.value("courses", ("P1",), "name", "Law") != base
+    assert PLAIN.value("programs", ("P2",), "name", "Law") != base
+    assert PLAIN.value("programs", ("P1",), "title", "Law") != base
+    assert PLAIN.value("programs", ("P1",), "name", "Laws") != base
+
+
+def test_a_digest_is_of_the_normalised_value() -> None:
+    assert PLAIN.value("p", ("1",), "f", 6.0) == PLAIN.value("p", ("1",), "f", "6")
+    assert PLAIN.value("p", ("1",), "f", "") == PLAIN.value("p", ("1",), "f", None)
+    assert PLAIN.value("p", ("1",), "f", {"b": 1, "a": 2}) == PLAIN.value("p", ("1",), "f", {"a": 2, "b": 1})
+
+
+def test_keyed_digests_change_with_the_key_and_cover_keys_and_ids() -> None:
+    other = Digester(frozenset({"applicants"}), b"j" * 32)
+    for digester in (KEYED, other):
+        assert digester.key_token("applicants", ("ann@example.org",)) != '["ann@example.org"]'
+    assert KEYED.value("applicants", ("A1",), "email", "ann@example.org") != other.value(
+        "applicants", ("A1",), "email", "ann@example.org")
+    assert KEYED.key_token("applicants", ("A1",)) != other.key_token("applicants", ("A1",))
+    assert KEYED.id_token("applicants", "x-1") != other.id_token("applicants", "x-1")
+    assert KEYED.value("applicants", ("A1",), "email", "a") != PLAIN.value("applicants", ("A1",), "email", "a")
+
+
+def test_a_personal_entity_without_a_key_is_refused() -> None:
+    with pytest.raises(ValueError, match="history key"):
+        Digester(frozenset({"applicants"})).value("applicants", ("A1",), "email", "a")
+
+
+def test_set_elements_are_digested_one_by_one() -> None:
+    assert PLAIN.elements("p", ("1",), "tags", ["b", "a", "a", ""]) == {
+        PLAIN.element("p", ("1",), "tags", "a"), PLAIN.element("p", ("1",), "tags", "b")}
+
+
+@pytest.mark.parametrize(
+    "live_id",
+    ["3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f", "plain-id", "3F2B8C4E-1D2A-4B5C-9E8F-0A1B2C3D4E5F", "tab\tand\nline"],
+)
+def test_ids_are_compacted_and_expanded_exactly(live_id: str) -> None:
+    assert expand_id(compact_id(live_id)) == live_id
+    assert "\t" not in compact_id(live_id) and "\n" not in compact_id(live_id)
+    assert len(compact_id("3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f")) == 22
