@@ -20,7 +20,7 @@ from loader.source.block_records import BlockRecords
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
-from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
+from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, kind_of, read_sheet
 from loader.suggestions import did_you_mean
 
 __all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources"]
@@ -101,7 +101,7 @@ def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Pr
         if mapping is None:
             continue
         for block in mapping.blocks:
-            if block.source.is_file():
+            if block.source.is_file() and kind_of(block.source) is not None:  # else refused unread
                 inputs.append(block.source)
             inputs += lookup_files(block)
             data = sheets.get(block, findings)

@@ -66,8 +66,8 @@ class NotASpreadsheet(SheetError):
         suffix = path.suffix.lower()
         what = f"its name ends in {suffix!r}" if suffix else "its name has no file extension"
         super().__init__(f"not a spreadsheet the loader reads: {what}", where=display,
-                         hint=f"use {suffixes}" + ("" if suffix else " (a CSV file saved without its extension: "
-                                                               "rename it to end in .csv)"))
+                         hint=f"use {suffixes}" + ("" if suffix else "; a CSV file saved without its extension: "
+                                                               "rename it to end in .csv"))
 
 
 def has_sheets(path: Path) -> bool:
