@@ -6,7 +6,9 @@ steps (`strip`, and `collapse_spaces` where values hold line breaks or runs of s
 unmatched columns as comments, and carries the `$schema` line. A sheet `loader pull` wrote maps
 back as it came: `custom_attributes.X` columns to the custom attribute X, the fields the service
 sets (`id`, `type`, ...) left out, and no value steps, so planning it proposes nothing.
-It never overwrites a file unless --force.
+It never overwrites a file unless --force. In a folder without loader.yaml it drafts all the same,
+saying first that the folder is no project (and, in the loader's checkout, that its sandbox holds
+the sample records): a project of one's own is a folder with a loader.yaml, its sandbox empty.
 
 When the draft validates as written (exit 0), and when it does not (exit 1):
 - The entity is guessed only with a clear margin: the best entity's score must be at least 1.5
