@@ -95,9 +95,9 @@ def _shown(found: list[tuple[str, Finding]], block: object) -> ShownFinding:
     keys = len({f.key for _, f in found}) if first.code == DUPLICATE_KEY else 0
     # A key's first row gives no duplicate-key finding (each later row is compared with it).
     rows = len(found) + keys
-    return ShownFinding(first.severity, first.code, cause, where, str(block or context), len(found), cells,
-                        keys=keys, rows=rows, sheet=sheet,
-                        noun="records" if len({c for c, _ in found}) > 1 else "rows")
+    of_records = len({c for c, _ in found}) > 1  # findings about records (each its ref), not rows of a block
+    return ShownFinding(first.severity, first.code, cause, where, str(block) if of_records else context, len(found),
+                        cells, keys=keys, rows=rows, sheet=sheet, noun="records" if of_records else "rows")
 
 
 def _sheet(where: Place | None) -> Place | None:

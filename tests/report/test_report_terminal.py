@@ -92,7 +92,7 @@ def test_many_findings_are_cut_after_four_times_the_limit() -> None:
     many = plan_changes([Block("subjects", "subject", ("code",), records)], live, load_profile(),
                         header=PlanHeader("sandbox"))
     text = render_text(many, limit=1)
-    assert "Warnings (10)" in text and text.count("keys match exactly") == 4 + 1  # ten causes (one a record), one record's note
+    assert "Warnings (10)" in text and text.count("keys match exactly") == 4 + 1  # 4 of 10 causes, 1 note
     assert "… and 6 more; write them all with --report plan.md" in text
 
 
