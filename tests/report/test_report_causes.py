@@ -45,7 +45,8 @@ def plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Plan:
     """40 subjects whose Credits cell holds text where the mapping says `type: integer`, and one without Credits."""
     monkeypatch.chdir(tmp_path)
     rows: list[list[str | None]] = [["Code", "Name", "Credits"]]
-    rows += [[f"S{n}", f"Subject {n}", "ten"] for n in range(ROWS)] + [["OK", "Fine", None]]
+    rows += [[f"S{n}", f"Subject {n}", "ten"] for n in range(ROWS)]
+    rows.append(["OK", "Fine", None])
     write_workbook(tmp_path / "cur.xlsx", {"Subjects": rows})
     write_mapping(tmp_path / "m.yaml", MAPPING)
     sources = read_sources([Path("m.yaml")], load_profile())
