@@ -13,13 +13,14 @@ from helpers.mapping import write_mapping, write_workbook
 
 from loader.apply.results import Results
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.model import Plan, plan_to_dict
+from loader.plan.model import Plan, plan_from_dict, plan_to_dict
 from loader.profile import load_profile
 from loader.report.html import render_html
 from loader.report.machine import plan_document
 from loader.report.markdown import render
 from loader.report.results_workbook import write_results_workbook
 from loader.report.terminal import render_text
+from loader.report.view import shown_findings
 from loader.source.sources import read_sources
 
 ROWS = 40
@@ -88,3 +89,10 @@ def test_results_xlsx_still_marks_each_rows_cell(plan: Plan, tmp_path: Path) -> 
     marked = [row for row in range(2, ROWS + 2) if sheet[f"C{row}"].comment is not None]
     assert marked == list(range(2, ROWS + 2))
     assert sheet[f"C{ROWS + 2}"].comment is None
+
+
+def test_a_plan_read_back_from_plan_json_shows_the_same_causes(plan: Plan) -> None:
+    again = plan_from_dict(json.loads(json.dumps(plan_to_dict(plan))))
+    assert shown_findings(again) == shown_findings(plan)
+    [shown] = shown_findings(again)
+    assert shown.count == ROWS and str(shown.where) == "m.yaml:12:9"
