@@ -72,19 +72,18 @@ def group_findings(items: Iterable[tuple[str, str, Finding]]) -> list[ShownFindi
     `items` are (context, block, finding): `context` names what the finding belongs to (a block, a
     record's ref), `block` the block whose findings may share a cause ("" for none).
     """
-    causes: dict[tuple[object, ...], list[tuple[str, Finding]]] = {}
+    causes: dict[tuple[object, ...], tuple[str, list[tuple[str, Finding]]]] = {}
     for n, (context, block, finding) in enumerate(items):
         cause = finding.cause or finding.message
         if isinstance(finding.where, CellRef) or finding.rule is not None:
             group: tuple[object, ...] = (block, finding.severity, finding.code, finding.rule, cause)
         else:
             group = (n,)  # a finding about a whole file or mapping is a cause of its own
-        causes.setdefault(group, []).append((context, finding))
-    return [_shown(block_findings, block) for block_findings, block in
-            ((found, key[0] if len(key) > 1 else "") for key, found in causes.items())]
+        causes.setdefault(group, (block, []))[1].append((context, finding))
+    return [_shown(found, block) for block, found in causes.values()]
 
 
-def _shown(found: list[tuple[str, Finding]], block: object) -> ShownFinding:
+def _shown(found: list[tuple[str, Finding]], block: str) -> ShownFinding:
     context, first = found[0]
     if len(found) == 1:
         return ShownFinding(first.severity, first.code, first.message, first.where, context, key=first.key)
@@ -96,7 +95,7 @@ def _shown(found: list[tuple[str, Finding]], block: object) -> ShownFinding:
     # A key's first row gives no duplicate-key finding (each later row is compared with it).
     rows = len(found) + keys
     of_records = len({c for c, _ in found}) > 1  # findings about records (each its ref), not rows of a block
-    return ShownFinding(first.severity, first.code, cause, where, str(block) if of_records else context, len(found),
+    return ShownFinding(first.severity, first.code, cause, where, block if of_records else context, len(found),
                         cells, keys=keys, rows=rows, sheet=sheet, noun="records" if of_records else "rows")
 
 
