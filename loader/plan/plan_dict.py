@@ -50,7 +50,14 @@ def _decode(value: Any) -> Any:
 
 def _finding_to_dict(f: Finding) -> dict[str, Any]:
     where = None if f.where is None else place_to_dict(f.where)
-    return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
+    out: dict[str, Any] = {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
+    if f.cause:  # how reports group findings by cause (loader.finding_groups); left out when empty
+        out["cause"] = f.cause
+    if f.rule is not None:
+        out["rule"] = place_to_dict(f.rule)
+    if f.key:
+        out["key"] = f.key
+    return out
 
 
 def record_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -139,8 +146,9 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
-    where = d.get("where")
-    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where))
+    where, rule = d.get("where"), d.get("rule")
+    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where),
+                   d.get("cause", ""), None if rule is None else place_from_dict(rule), d.get("key", ""))
 
 
 def _row_place(data: Mapping[str, Any]) -> CellRef:
