@@ -13,7 +13,8 @@ from helpers.mapping import write_mapping, write_workbook
 
 from loader.apply.results import Results
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.model import Plan, plan_from_dict, plan_to_dict
+from loader.plan.model import Plan
+from loader.plan.plan_dict import plan_from_dict, plan_to_dict
 from loader.profile import load_profile
 from loader.report.html import render_html
 from loader.report.machine import plan_document
