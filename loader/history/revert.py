@@ -1,0 +1,231 @@
+"""`loader revert`: the plan that undoes one apply, made from its journal and the live records.
+
+Pure. Every field the apply changed goes back to its value before, where live still holds what the
+apply wrote (its W); a field changed since by anyone is kept and said so. A status goes back only
+along a legal path of the entity's transitions. Records the apply created (adopted lost creates
+included) are listed for retirement by hand: the service has no delete. Entities with personal
+fields keep no value before, so their fields are listed as not restorable. The result is an
+ordinary `Plan` of updates (marked `extra["revert_of"]`), reviewed and applied like any other; its
+apply is journaled like any, so reverting a revert puts back what the revert changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from loader.findings import Finding
+from loader.history.digests import Digester, RecordDigests, Written, expand_id
+from loader.history.journal import Journal
+from loader.history.lines import line_digest
+from loader.history.revert_writes import FieldUndo, RecordWrites, records_written
+from loader.history.store import History
+from loader.live_records import updated_time
+from loader.places import CellRef
+from loader.plan.diff import PlanHeader
+from loader.plan.digest import plan_digest
+from loader.plan.model import Action, BlockPlan, FieldChange, Plan, RecordPlan
+from loader.profile import EntityProfile, Profile
+from loader.record_fields import CUSTOM
+
+LABEL_PREFIX = f"{CUSTOM}."
+CREATED = "created by this apply: the service has no delete, retire by hand"
+KEPT = "kept: changed since"
+PERSONAL = "cannot restore: personal values are not kept"
+LOST = "the answer to a write of this apply was lost: what it changed is not known, check it by hand"
+GONE = "no longer in the service: nothing to put back"
+
+
+@dataclass
+class _Undo:
+    """One record's revert as it is worked out: the update and what is said about it."""
+
+    payload: dict[str, Any] = field(default_factory=dict)
+    changes: list[FieldChange] = field(default_factory=list)
+    status_path: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
+def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]], profile: Profile,
+                history: History, header: PlanHeader, *, journal_file: str) -> Plan:
+    """The plan undoing `journal`'s apply, against `live` (entity -> its live records, fetched now).
+    `history` gives the records' current lines (apply refuses the plan once another apply moved
+    them) and the digests; `journal_file` names the journal in places and the blocks' source."""
+    digester = _digester(history.digester, journal)
+    blocks: dict[tuple[str, str, str], tuple[list[RecordPlan], list[Finding]]] = {}
+    for writes in records_written(journal):
+        records, findings = blocks.setdefault((writes.owner.block, writes.entity, writes.owner.file), ([], []))
+        current = _live_record(writes, live.get(writes.entity, ()), digester)
+        shown = _shown(writes, current)
+        record, notes = _revert_record(writes, current, profile.entity(writes.entity), digester, shown)
+        if record is not None:
+            records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
+        findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
+    plan_blocks = tuple(
+        BlockPlan(name=block, entity=entity, source_file=journal_file, sheet=None,
+                  records=tuple(sorted(records, key=lambda r: r.ref)), findings=tuple(findings),
+                  mapping_file=mapping_file or None)
+        for (block, entity, mapping_file), (records, findings) in sorted(blocks.items()))
+    extra = {**header.extra, "profile": profile.fingerprint, "revert_of": journal.info.apply_id}
+    plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
+                fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=header.findings,
+                created_at=header.created_at, env_name=header.env_name, extra=extra)
+    return replace(plan, digest=plan_digest(plan))
+
+
+def _digester(digester: Digester, journal: Journal) -> Digester:
+    """The history's digester, knowing as personal every entity the journal keeps keyed tokens of."""
+    keyed = {writes.entity for writes in records_written(journal) if writes.personal}
+    return replace(digester, personal=digester.personal | keyed)
+
+
+def _live_record(writes: RecordWrites, records: Sequence[Mapping[str, Any]],
+                 digester: Digester) -> Mapping[str, Any] | None:
+    """The live record the journal names by its id token (None: gone, or not found)."""
+    if writes.live_id is None:
+        return None
+    if writes.personal:
+        if digester.data_key is None:
+            return None
+        return next((r for r in records if digester.id_token(writes.entity, str(r.get("id"))) == writes.live_id),
+                    None)
+    live_id = expand_id(writes.live_id)
+    return next((r for r in records if str(r.get("id")) == live_id), None)
+
+
+def _shown(writes: RecordWrites, current: Mapping[str, Any] | None) -> str:
+    """How a record is named in the plan: entity, key (not for a personal entity) and live id."""
+    live_id = str(current["id"]) if current is not None and "id" in current else (
+        None if writes.live_id is None or writes.personal else expand_id(writes.live_id))
+    key = "a record with personal fields" if writes.personal else " / ".join(str(k) for k in writes.key_values())
+    return f"{writes.entity} {key}" + (f" (id {live_id})" if live_id else "")
+
+
+def _revert_record(writes: RecordWrites, current: Mapping[str, Any] | None, entity: EntityProfile,
+                   digester: Digester, shown: str) -> tuple[RecordPlan | None, list[str]]:
+    """One record's update back to its values before (None when there is nothing to send), and notes."""
+    if writes.created:
+        return None, [CREATED]
+    notes = [LOST] if writes.lost else []
+    if not writes.fields:
+        return None, notes
+    if writes.personal:
+        return None, [*notes, f"{', '.join(writes.fields)}: {PERSONAL}"]
+    if current is None:
+        return None, [*notes, GONE]
+    key = writes.key_values()
+    undo = _Undo(notes=notes)
+    digests = digester.record(writes.entity, key)
+    for name, mark in writes.fields.items():
+        if entity.status is not None and name == entity.status.field:
+            _status(undo, mark, current.get(name), digests, entity)
+        elif name.startswith(LABEL_PREFIX):
+            _label(undo, mark, current, digests)
+        else:
+            _field(undo, mark, current.get(name), digests, entity)
+    if not undo.payload and not undo.status_path:
+        return None, undo.notes
+    block = writes.owner.block
+    record = RecordPlan(
+        ref=f"{block}/{'/'.join(str(k) for k in key)}", block=block, entity=writes.entity, key=key,
+        action=Action.UPDATE if undo.payload else Action.UNCHANGED, payload=undo.payload,
+        source=CellRef(""), live_id=str(current["id"]), live_updated_time=_updated_time(current),
+        changes=tuple(undo.changes), status_path=undo.status_path)
+    return record, undo.notes
+
+
+def _field(undo: _Undo, mark: FieldUndo, live_value: Any, digests: RecordDigests, entity: EntityProfile) -> None:
+    if not _holds(digests, mark.field, live_value, mark.written, entity):
+        undo.notes.append(f"{mark.field}: {KEPT} (live: {_text(live_value)})")
+        return
+    if _same(digests, mark.field, live_value, mark.before, entity):
+        return
+    undo.payload[mark.field] = _wire(mark.field, mark.before, entity)
+    undo.changes.append(FieldChange(mark.field, live_value, mark.before))
+
+
+def _label(undo: _Undo, mark: FieldUndo, current: Mapping[str, Any], digests: RecordDigests) -> None:
+    """A custom attribute's label: the update sends the live map with the label put back (PATCH
+    replaces the whole map), without the label when it had no value before."""
+    label = mark.field[len(LABEL_PREFIX):]
+    labels = dict(undo.payload.get(CUSTOM) or current.get(CUSTOM) or {})
+    live_value = labels.get(label)
+    if digests.value(mark.field, live_value) != mark.written:
+        undo.notes.append(f"{mark.field}: {KEPT} (live: {_text(live_value)})")
+        return
+    if digests.value(mark.field, live_value) == digests.value(mark.field, mark.before):
+        return
+    if mark.before is None:
+        labels.pop(label, None)
+    else:
+        labels[label] = mark.before
+    undo.payload[CUSTOM] = labels
+    undo.changes.append(FieldChange(mark.field, live_value, mark.before))
+
+
+def _status(undo: _Undo, mark: FieldUndo, live_status: Any, digests: RecordDigests, entity: EntityProfile) -> None:
+    """The status back along a legal path of the entity's transitions, one update a step."""
+    assert entity.status is not None
+    if not _holds(digests, mark.field, live_status, mark.written, entity):
+        undo.notes.append(f"{mark.field}: {KEPT} (live: {_text(live_status)})")
+        return
+    if mark.before is None or live_status == mark.before:
+        return
+    path = entity.status.path(str(live_status), str(mark.before))
+    if path is None:
+        undo.notes.append(f"{mark.field}: cannot move back from {live_status} (to {mark.before}): no legal move")
+        return
+    undo.status_path = path
+    undo.changes.append(FieldChange(mark.field, live_status, mark.before))
+
+
+def _holds(digests: RecordDigests, name: str, live_value: Any, written: Written, entity: EntityProfile) -> bool:
+    """Whether live still holds what the apply wrote: its W (a reference compared by its id too)."""
+    as_set = not isinstance(written, str)
+    forms = (live_value, _ids(name, live_value, entity))
+    return any(digests.written(name, form, as_set=as_set) == written for form in forms)
+
+
+def _same(digests: RecordDigests, name: str, live_value: Any, before: Any, entity: EntityProfile) -> bool:
+    as_set = name in entity.set_fields
+    return (digests.written(name, _ids(name, live_value, entity), as_set=as_set)
+            == digests.written(name, _ids(name, before, entity), as_set=as_set))
+
+
+def _ids(name: str, value: Any, entity: EntityProfile) -> Any:
+    """A reference as its id (ids for a list); any other value as it is."""
+    if name not in entity.references:
+        return value
+    if isinstance(value, Mapping):
+        return str(value["id"]) if "id" in value else value
+    if isinstance(value, (list, tuple)):
+        return [str(v["id"]) if isinstance(v, Mapping) and "id" in v else v for v in value]
+    return value
+
+
+def _wire(name: str, value: Any, entity: EntityProfile) -> Any:
+    """A value before in the form an update sends it: a reference in its profile's shape."""
+    reference = entity.references.get(name)
+    if reference is None or value is None:
+        return value
+    ids = _ids(name, value, entity)
+    if reference.shape != "object_id":
+        return ids
+    return [{"id": i} for i in ids] if isinstance(ids, list) else {"id": ids}
+
+
+def _updated_time(record: Mapping[str, Any]) -> int | None:
+    time = updated_time(record)
+    return time if isinstance(time, int) else None
+
+
+def _line(history: History, record: RecordPlan) -> str:
+    """The digest of the record's history line now, found as apply finds it (by id, else by key)."""
+    line = history.line_by_id(record.entity, record.live_id) if record.live_id else None
+    return line_digest(line if line is not None else history.line(record.entity, record.key))
+
+
+def _text(value: Any) -> str:
+    return "(none)" if value is None else repr(value) if isinstance(value, str) else str(value)
+

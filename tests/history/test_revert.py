@@ -1,0 +1,161 @@
+"""The revert plan, as a pure function of one apply's journal, the live records and the profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loader.history.errors import HistoryError
+from loader.history.journal import FieldWrite
+from loader.history.lines import Owner, line_digest
+from loader.history.revert import CREATED, KEPT, PERSONAL, revert_plan
+from loader.history.revert_writes import pick_journal
+from loader.history.store import History
+from loader.plan.diff import PlanHeader
+from loader.plan.model import Action, Plan
+from loader.profile import load_profile
+
+PROFILE = load_profile()
+OWNER = Owner("mappings/arrangements.yaml", "arrangements")
+COURSES = Owner("mappings/curriculum.yaml", "courses")
+KEY = b"a test history key"
+HEADER = PlanHeader(environment="sandbox", env_name="sandbox", fingerprints={"j.jsonl": "sha256:0"})
+
+
+def _history(tmp_path: Path) -> History:
+    return History.open(tmp_path / "history", history_key=KEY, personal=("applicant",))
+
+
+def _arrangement(code: str, status: str, name: str, **more: Any) -> dict[str, Any]:
+    return {"id": f"id-{code}", "code": code, "name": name, "status": status,
+            "metadata": {"updated": {"time": 7, "user": "svc"}}, **more}
+
+
+def _apply(history: History, writes: list[tuple[str, str, tuple[Any, ...], str | None, list[FieldWrite]]]) -> str:
+    writer = history.begin_apply("sandbox", plan_digest="sha256:1", by="ann")
+    for kind, entity, key, live_id, fields in writes:
+        writer.record(kind, entity, key, live_id, fields, updated=(5, "svc"))
+    history.finish_apply(writer)
+    return writer.info.apply_id
+
+
+def _revert(history: History, live: dict[str, list[dict[str, Any]]], apply_id: str | None = None) -> Plan:
+    journal = pick_journal(history.journals(), apply_id, "history", last=history.head.last_apply)
+    return revert_plan(journal, live, PROFILE, history, HEADER, journal_file="j.jsonl")
+
+
+def _messages(plan: Plan) -> list[str]:
+    return [f.message for block in plan.blocks for f in block.findings]
+
+
+def test_fields_go_back_where_live_holds_what_the_apply_wrote_and_are_kept_where_changed_since(
+    tmp_path: Path,
+) -> None:
+    history = _history(tmp_path)
+    _apply(history, [
+        ("update", "arrangement", ("A1",), "id-A1", [FieldWrite("name", OWNER, after="New", before="Old")]),
+        ("update", "arrangement", ("A2",), "id-A2", [FieldWrite("name", OWNER, after="New 2", before="Old 2")]),
+    ])
+    live = {"arrangement": [_arrangement("A1", "DRAFT", "New"), _arrangement("A2", "DRAFT", "Edited by staff")]}
+    plan = _revert(history, live)
+    (record,) = plan.records()
+    assert record.key == ("A1",) and record.action is Action.UPDATE and record.payload == {"name": "Old"}
+    assert [(c.field, c.old, c.new) for c in record.changes] == [("name", "New", "Old")]
+    assert record.live_id == "id-A1" and record.live_updated_time == 7 and record.block == "arrangements"
+    assert record.history_line == line_digest(history.line("arrangement", ("A1",)))
+    assert _messages(plan) == [f"arrangement A2 (id id-A2): name: {KEPT} (live: 'Edited by staff')"]
+    assert plan.blocks[0].mapping_file == OWNER.file
+    assert plan.extra["revert_of"] == history.journals()[-1].info.apply_id
+    assert plan.digest is not None and plan.digest.startswith("sha256:")
+
+
+def test_a_status_goes_back_along_a_legal_path_only(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [
+        ("update", "arrangement", ("A1",), "id-A1", [FieldWrite("status", OWNER, after="READY", before="DRAFT")]),
+        ("update", "arrangement", ("A2",), "id-A2", [FieldWrite("status", OWNER, after="READY", before="DRAFT")]),
+        ("update", "arrangement", ("A2",), "id-A2", [FieldWrite("status", OWNER, after="ACTIVE", before="READY")]),
+    ])
+    live = {"arrangement": [_arrangement("A1", "READY", "x"), _arrangement("A2", "ACTIVE", "y")]}
+    plan = _revert(history, live)
+    (record,) = plan.records()
+    assert record.key == ("A1",) and record.status_path == ("DRAFT",) and record.payload == {}
+    assert record.has_changes and [(c.field, c.old, c.new) for c in record.changes] == [("status", "READY", "DRAFT")]
+    assert _messages(plan) == ["arrangement A2 (id id-A2): status: cannot move back from ACTIVE (to DRAFT): "
+                               "no legal move"]
+
+
+def test_created_and_adopted_records_are_listed_for_retirement_by_hand(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [
+        ("create", "course", ("C1",), "id-C1", [FieldWrite("name", COURSES, after="One")]),
+        ("lost", "course", ("C2",), None, []),
+        ("adopt", "course", ("C2",), "id-C2", [FieldWrite("name", COURSES, after="Two")]),
+    ])
+    live = {"course": [{"id": "id-C1", "code": "C1", "name": "One"}, {"id": "id-C2", "code": "C2", "name": "Two"}]}
+    plan = _revert(history, live)
+    assert plan.records() == ()
+    assert _messages(plan) == [f"course C1 (id id-C1): {CREATED}", f"course C2 (id id-C2): {CREATED}"]
+
+
+def test_personal_fields_are_listed_as_not_restorable(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [("update", "applicant", ("X-1",), "id-P1",
+                      [FieldWrite("email", Owner("m.yaml", "people"), after="new@x.org", before="old@x.org")])])
+    plan = _revert(history, {"applicant": [{"id": "id-P1", "external_id": "X-1", "email": "new@x.org"}]})
+    assert plan.records() == ()
+    assert _messages(plan) == [f"applicant a record with personal fields (id id-P1): email: {PERSONAL}"]
+
+
+def test_labels_and_sets_go_back_element_by_element_in_the_live_map(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    label = "custom_attributes.Faculty"
+    _apply(history, [("update", "arrangement", ("A1",), "id-A1", [
+        FieldWrite(label, OWNER, after="Science", before="Arts"),
+        FieldWrite("custom_attributes.Campus", OWNER, after="North", before=None),
+        FieldWrite("subjects_awarded", OWNER, after=["s1", "s2"], before=["s1"], as_set=True),
+    ])])
+    attributes = {"Faculty": "Science", "Campus": "North", "Other": "kept"}
+    live = {"arrangement": [_arrangement("A1", "DRAFT", "x", custom_attributes=attributes,
+                                         subjects_awarded=["s2", "s1"])]}
+    (record,) = _revert(history, live).records()
+    assert record.payload == {"custom_attributes": {"Faculty": "Arts", "Other": "kept"}, "subjects_awarded": ["s1"]}
+
+
+def test_records_gone_live_and_lost_answers_are_said(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [
+        ("update", "arrangement", ("A1",), "id-A1", [FieldWrite("name", OWNER, after="New", before="Old")]),
+        ("update", "arrangement", ("A2",), "id-A2", [FieldWrite("name", OWNER, after="New", before="Old")]),
+        ("lost", "arrangement", ("A2",), "id-A2", []),
+    ])
+    plan = _revert(history, {"arrangement": [_arrangement("A2", "DRAFT", "New")]})
+    (record,) = plan.records()
+    assert record.key == ("A2",)
+    messages = _messages(plan)
+    assert messages[0] == "arrangement A1 (id id-A1): no longer in the service: nothing to put back"
+    assert "answer to a write of this apply was lost" in messages[1]
+
+
+def test_the_last_apply_that_wrote_is_the_default_and_an_unknown_id_is_refused(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    first = _apply(history, [("update", "arrangement", ("A1",), "id-A1",
+                              [FieldWrite("name", OWNER, after="B", before="A")])])
+    _apply(history, [("update", "arrangement", ("A1",), "id-A1", [FieldWrite("name", OWNER, after="C", before="B")])])
+    _apply(history, [("confirm", "arrangement", ("A1",), "id-A1", [FieldWrite("name", OWNER, after="C")])])
+    live = {"arrangement": [_arrangement("A1", "DRAFT", "C")]}
+    assert _revert(history, live).records()[0].payload == {"name": "B"}
+    assert _revert(history, live, first).records() == ()  # "B" was changed since, by the second apply
+    with pytest.raises(HistoryError, match="no apply 'nope'"):
+        _revert(history, live, "nope")
+
+
+def test_a_revert_is_deterministic(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [("update", "arrangement", (f"A{n}",), f"id-A{n}",
+                      [FieldWrite("name", OWNER, after=f"N{n}", before=f"O{n}")]) for n in range(5)])
+    live = {"arrangement": [_arrangement(f"A{n}", "DRAFT", f"N{n}") for n in reversed(range(5))]}
+    assert _revert(history, live) == _revert(history, live)
+    assert [r.key for r in _revert(history, live).records()] == [(f"A{n}",) for n in range(5)]
