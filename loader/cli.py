@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "plan": "read inputs, fetch live data, show what would change",
     "apply": "apply creates and updates in dependency order",
     "pull": "export live records to a workbook",
+    "revert": "make a plan that undoes one apply (default: the last), to review and apply with --plan",
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
     "init": "draft a mapping file from a workbook's headers",
     "whoami": "show the environment, API version and token lifetime",

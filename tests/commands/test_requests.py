@@ -15,6 +15,7 @@ ARGV = {
     "plan": ["plan", "m.yaml", "--out", "plan.json", "--format", "json"],
     "apply": ["apply", "m.yaml", "--max-changes", "10%", "--results", "out.json"],
     "pull": ["pull", "course", "--out", "courses.xlsx"],
+    "revert": ["revert", "--apply", "20260101T000000Z-abcdef", "--out", "revert.json"],
     "show": ["show", "plan.json"],
     "init": ["init", "book.xlsx"],
     "whoami": ["whoami", "--env", "local"],

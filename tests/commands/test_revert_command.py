@@ -1,0 +1,172 @@
+"""`loader revert`: undo an apply, through the command line against a sandbox as a real server.
+
+A cycle of updates and status moves is applied, a person edits one record in the platform (the
+sandbox's `staff-client`), then the revert plan is made, reviewed and applied with `apply --plan`:
+the earlier state comes back exactly, except the field changed since (kept, and said) and the move
+with no legal way back (said); reverting the revert applies the cycle again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from helpers.apply import PROFILE, client_for, environment_for, loader_yaml_for
+
+from loader.api.client import ApiClient
+from loader.cli import main
+from loader.config import Secret
+from loader.history.revert import CREATED, KEPT
+from loader.history.store import History
+from loader.plan.plan_file import read_plan_json
+from loader.sandbox.server import SandboxOptions, serve_in_thread
+
+MAPPING = """version: 1
+source: arrangements.xlsx
+entities:
+  arrangements:
+    entity: arrangement
+    sheet: Arrangements
+    key: [code]
+    fields:
+      code: {column: Code}
+      name: {column: Title}
+      status: {column: Status}
+      custom_attributes.Faculty: {column: Faculty}
+"""
+FIRST = [("A1", "One", "DRAFT", "Arts"), ("A2", "Two", "READY", "Arts"), ("A3", "Three", "DRAFT", "Arts")]
+CYCLE = [("A1", "One, renamed", "READY", "Science"), ("A2", "Two, renamed", "ACTIVE", "Arts"),
+         ("A3", "Three, renamed", "DRAFT", "Law")]
+STAFF_NAME = "Three, as staff named it"
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Any]:
+    with serve_in_thread(SandboxOptions()) as running:
+        yield running
+
+
+@pytest.fixture
+def project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "arrangements.yaml").write_text(MAPPING, encoding="utf-8")
+    text = loader_yaml_for(sandbox, "REVERT_TEST_SECRET", top="history: {path: history}\n")
+    (tmp_path / "loader.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.setenv("REVERT_TEST_SECRET", sandbox.client_secret)
+    monkeypatch.delenv("GITHUB_ACTOR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _sheet(project: Path, rows: list[tuple[str, str, str, str]]) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Arrangements"
+    sheet.append(["Code", "Title", "Status", "Faculty"])
+    for row in rows:
+        sheet.append(list(row))
+    book.save(project / "arrangements.xlsx")
+
+
+def _apply(*argv: str) -> int:
+    return main(["apply", *argv, "--env", "local", "--yes", "--by", "Test"])
+
+
+def _live(sandbox: Any) -> dict[str, tuple[str, str, str | None]]:
+    async def go() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return (await client.fetch_collections(["arrangement"]))["arrangement"]
+
+    return {r["code"]: (r["name"], r["status"], (r.get("custom_attributes") or {}).get("Faculty"))
+            for r in asyncio.run(go())}
+
+
+def _staff_renames(sandbox: Any, code: str, name: str) -> None:
+    """A person edits the record in the platform: the sandbox's staff client, a user of its own."""
+    environment = dataclasses.replace(environment_for(sandbox), client_id="staff-client",
+                                      client_secret=Secret("staff-secret"))
+
+    async def go() -> None:
+        async with ApiClient(environment, PROFILE) as client:
+            found = await client.get("arrangement", (await _id_of(client, code)))
+            assert found is not None
+            await client.update("arrangement", found["id"], {"name": name})
+
+    asyncio.run(go())
+
+
+async def _id_of(client: ApiClient, code: str) -> str:
+    records = (await client.fetch_collections(["arrangement"]))["arrangement"]
+    return str(next(r["id"] for r in records if r["code"] == code))
+
+
+def _state(rows: list[tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str | None]]:
+    return {code: (name, status, faculty) for code, name, status, faculty in rows}
+
+
+def _journals(project: Path) -> list[str]:
+    history = History.open(project / "history" / "local", fold_leftovers=False)
+    return [j.info.apply_id for j in history.journals()]
+
+
+def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way_back_and_reverting_it_reapplies(
+    project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _sheet(project, FIRST)
+    assert _apply("arrangements.yaml") == 0
+    before = _live(sandbox)
+    assert before == _state(FIRST)
+    _sheet(project, CYCLE)
+    assert _apply("arrangements.yaml") == 0
+    assert _live(sandbox) == _state(CYCLE)
+    _staff_renames(sandbox, "A3", STAFF_NAME)
+    capsys.readouterr()
+
+    assert main(["revert", "--env", "local", "--out", "revert.json", "--report", "revert.md"]) == 0
+    shown = capsys.readouterr().out
+    assert f"name: {KEPT}" in shown and "A3" in shown
+    assert "cannot move back from ACTIVE" in shown and "apply --plan revert.json" in shown
+    plan = read_plan_json(project / "revert.json")
+    assert plan.extra["revert_of"] == _journals(project)[-1] and plan.digest is not None
+    assert plan.digest in (project / "revert.md").read_text(encoding="utf-8")
+
+    assert _apply("--plan", "revert.json") == 0
+    after = _live(sandbox)
+    assert after["A1"] == before["A1"]  # name, status (READY -> DRAFT) and label back
+    assert after["A2"] == ("Two", "ACTIVE", "Arts")  # ACTIVE has no legal way back to READY
+    assert after["A3"] == (STAFF_NAME, "DRAFT", "Arts")  # the staff's edit kept, the label back
+
+    assert main(["revert", "--env", "local", "--out", "again.json"]) == 0
+    again = read_plan_json(project / "again.json")
+    assert again.extra["revert_of"] == _journals(project)[-1] != plan.extra["revert_of"]
+    assert _apply("--plan", "again.json") == 0
+    assert _live(sandbox) == {**_state(CYCLE), "A3": (STAFF_NAME, "DRAFT", "Law")}
+
+
+def test_a_revert_of_the_first_load_lists_what_it_created_for_retirement_by_hand(
+    project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _sheet(project, FIRST)
+    assert _apply("arrangements.yaml") == 0
+    first = _journals(project)[-1]
+    _sheet(project, CYCLE)
+    assert _apply("arrangements.yaml") == 0
+    capsys.readouterr()
+    assert main(["revert", "--env", "local", "--apply", first, "--out", "first.json", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    plan = read_plan_json(project / "first.json")
+    assert plan.records() == () and not plan.has_changes
+    messages = [f.message for block in plan.blocks for f in block.findings]
+    assert len(messages) == 3 and all(m.endswith(CREATED) for m in messages)
+    assert document is not None
+
+
+def test_revert_without_an_apply_to_undo_says_so(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["revert", "--env", "local"]) == 1
+    assert "nothing to revert" in capsys.readouterr().err
+    assert main(["revert", "--env", "local", "--apply", "20260101T000000Z-abcdef"]) == 1
