@@ -25,7 +25,7 @@ from loader.live_records import updated_time
 from loader.places import CellRef
 from loader.plan.diff import PlanHeader
 from loader.plan.digest import plan_digest
-from loader.plan.model import Action, BlockPlan, FieldChange, Plan, RecordPlan
+from loader.plan.model import Action, BlockPlan, FieldChange, FieldRule, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 
@@ -62,16 +62,23 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
         if record is not None:
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
         findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
+    apply_id = journal.info.apply_id
     plan_blocks = tuple(
         BlockPlan(name=block, entity=entity, source_file=journal_file, sheet=None,
                   records=tuple(sorted(records, key=lambda r: r.ref)), findings=tuple(findings),
-                  mapping_file=mapping_file or None)
+                  field_rules=_rules(records), mapping_file=mapping_file or None)
         for (block, entity, mapping_file), (records, findings) in sorted(blocks.items()))
-    extra = {**header.extra, "profile": profile.fingerprint, "revert_of": journal.info.apply_id}
+    extra = {**header.extra, "profile": profile.fingerprint, "revert_of": apply_id}
     plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
                 fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=header.findings,
                 created_at=header.created_at, env_name=header.env_name, extra=extra)
     return replace(plan, digest=plan_digest(plan))
+
+
+def _rules(records: Sequence[RecordPlan]) -> tuple[FieldRule, ...]:
+    """What each field's changes are, for the reports' "changes by mapping line": back to before."""
+    names = sorted({change.field for record in records for change in record.changes})
+    return tuple(FieldRule(name, "", f"{name} ← its value before the apply") for name in names)
 
 
 def _digester(digester: Digester, journal: Journal) -> Digester:
