@@ -156,7 +156,7 @@ def _label(undo: _Undo, mark: FieldUndo, current: Mapping[str, Any], digests: Re
     """A custom attribute's label: the update sends the live map with the label put back (PATCH
     replaces the whole map), without the label when it had no value before."""
     label = mark.field[len(LABEL_PREFIX):]
-    labels = dict(undo.payload.get(CUSTOM) or current.get(CUSTOM) or {})
+    labels = dict((undo.payload[CUSTOM] if CUSTOM in undo.payload else current.get(CUSTOM)) or {})
     live_value = labels.get(label)
     if digests.value(mark.field, live_value) != mark.written:
         undo.notes.append(f"{mark.field}: {KEPT} (live: {_text(live_value)})")

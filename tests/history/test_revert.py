@@ -124,6 +124,17 @@ def test_labels_and_sets_go_back_element_by_element_in_the_live_map(tmp_path: Pa
     assert record.payload == {"custom_attributes": {"Faculty": "Arts", "Other": "kept"}, "subjects_awarded": ["s1"]}
 
 
+def test_a_label_taken_out_stays_out_while_the_next_is_put_back(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    _apply(history, [("update", "arrangement", ("A1",), "id-A1", [
+        FieldWrite("custom_attributes.Added", OWNER, after="new", before=None),
+        FieldWrite("custom_attributes.Dropped", OWNER, after=None, before="old"),
+    ])])
+    live = {"arrangement": [_arrangement("A1", "DRAFT", "x", custom_attributes={"Added": "new"})]}
+    (record,) = _revert(history, live).records()
+    assert record.payload == {"custom_attributes": {"Dropped": "old"}}
+
+
 def test_records_gone_live_and_lost_answers_are_said(tmp_path: Path) -> None:
     history = _history(tmp_path)
     _apply(history, [
