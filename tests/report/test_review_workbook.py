@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import zipfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +14,14 @@ import openpyxl
 import pytest
 from helpers.plan import Block
 from helpers.report import desired, review_plan
+from helpers.review import plan_with_conflict
 
 from loader.history.decisions import CREATE
 from loader.history.digests import Digester
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN
-from loader.plan.model import FieldRule, Plan, RecordPlan
+from loader.plan.model import FieldRule
 from loader.profile import load_profile
 from loader.report.review_reading import read_review_workbook
 from loader.report.review_workbook import (
@@ -121,33 +122,6 @@ def test_without_the_history_key_a_personal_change_has_no_digest() -> None:
     rows = {(r.record, r.field): r for r in review_rows(review_plan())}
     assert rows[("A1", "email_address")].digest == "" and rows[("A1", "email_address")].key_token == ""
     assert rows[("ENG", "name")].digest != ""
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A three-way conflict as the planner will carry it (field, sheet, live, pii)."""
-
-    field: str
-    sheet: Any
-    live: Any
-    pii: bool = False
-
-
-@dataclass(frozen=True)
-class RecordWithConflicts(RecordPlan):
-    conflicts: tuple[Conflict, ...] = ()
-
-
-def plan_with_conflict() -> Plan:
-    plan = review_plan()
-    blocks = []
-    for block in plan.blocks:
-        records = tuple(
-            RecordWithConflicts(**{n: getattr(r, n) for n in RecordPlan.__dataclass_fields__},
-                                conflicts=(Conflict("name", "Sheet name", "Platform name"),))
-            if r.ref == "schools/SCI" else r for r in block.records)
-        blocks.append(replace(block, records=records))
-    return replace(plan, blocks=tuple(blocks))
 
 
 def test_conflicts_come_first_and_offer_sheet_or_platform(tmp_path: Path) -> None:
