@@ -16,7 +16,7 @@ from typing import Any
 
 from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
-from loader.report.review_workbook import (
+from loader.report.review_rows import (
     CHOICES,
     CONFLICT_CHOICES,
     FORMAT,

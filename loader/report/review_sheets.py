@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
-from loader.report.review_workbook import (
+from loader.report.review_rows import (
     DECISION_COLUMN,
     FORMAT,
     HEADER,
@@ -97,6 +97,7 @@ def _drop_downs(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:
         if choices not in lists:
             lists[choices] = DataValidation(
                 type="list", formula1='"' + ",".join(choices) + '"', allow_blank=True, showErrorMessage=True,
+                showInputMessage=True,
                 errorTitle="decision", error=f"choose one of: {', '.join(choices)} (empty: apply)",
                 promptTitle="decision", prompt=f"{', '.join(choices)}; empty is apply")
             sheet.add_data_validation(lists[choices])

@@ -21,7 +21,8 @@ from loader.cli import main
 from loader.commands.decide import DecideRequest, default_by, run
 from loader.history.decisions import CREATE, Kind, read_decisions
 from loader.history.digests import Digester
-from loader.report.review_workbook import review_rows, write_review_workbook
+from loader.report.review_rows import review_rows
+from loader.report.review_workbook import write_review_workbook
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 TODAY = date(2026, 11, 25)
@@ -250,3 +251,19 @@ def test_who_decided_defaults_to_the_ci_actor_then_git_then_the_os_user() -> Non
     assert default_by({"GITHUB_ACTOR": "octocat"}) == "octocat"
     assert default_by({"GITLAB_USER_LOGIN": "tanuki"}) == "tanuki"
     assert default_by({}) != ""
+
+
+def test_show_writes_the_review_workbook_of_a_saved_plan_with_the_rows_and_digests_plan_gave(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_network: None
+) -> None:
+    from loader.plan.plan_file import write_plan_json
+
+    plan = review_plan()
+    write_plan_json(plan, tmp_path / "plan.json")
+    monkeypatch.chdir(tmp_path)
+    assert main(["show", "plan.json", "--review", "again.xlsx"]) == 1  # the plan has errors, as plan says
+    assert "wrote again.xlsx (12 rows to review)" in capsys.readouterr().err
+    write_review_workbook(plan, tmp_path / "first.xlsx")
+    first = list(openpyxl.load_workbook(tmp_path / "first.xlsx")["Review"].iter_rows(values_only=True))
+    again = list(openpyxl.load_workbook(tmp_path / "again.xlsx")["Review"].iter_rows(values_only=True))
+    assert again == first

@@ -24,14 +24,8 @@ from loader.plan.masking import HIDDEN
 from loader.plan.model import FieldRule
 from loader.profile import load_profile
 from loader.report.review_reading import read_review_workbook
-from loader.report.review_workbook import (
-    CHANGED,
-    HEADER,
-    MAX_WIDTH,
-    MIN_WIDTH,
-    review_rows,
-    write_review_workbook,
-)
+from loader.report.review_rows import CHANGED, HEADER, MAX_WIDTH, MIN_WIDTH, review_rows
+from loader.report.review_workbook import write_review_workbook
 
 DATA_KEY = b"k" * 32
 
