@@ -150,6 +150,37 @@ def test_a_skip_recorded_from_a_workbook_saved_by_libreoffice_rows_sorted_and_so
     assert decided[('["ENG"]', "name")].refused == review_rows(review_plan())[0].digest
 
 
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def _libreoffice_uno() -> bool:
+    if shutil.which("soffice") is None or not Path(SYSTEM_PYTHON).exists():
+        return False
+    return subprocess.run([SYSTEM_PYTHON, "-c", "import uno"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.skipif(not _libreoffice_uno(), reason="needs LibreOffice and its Python bridge (python3-uno)")
+def test_a_skip_recorded_from_a_workbook_libreoffice_itself_sorted_cut_and_saved(
+    reviewed: Path, tmp_path: Path
+) -> None:
+    ids = row_ids(review_plan())
+    decide_rows(reviewed, {ids[("ENG", "name")]: ("skip", "keep the old name", None),
+                           ids[("GOODC", CREATE)]: ("skip", "deleted in LibreOffice: no decision", None),
+                           ids[("A1", "email_address")]: ("defer", "after the census", datetime(2027, 3, 1))})
+    script = Path(__file__).parent.parent / "helpers" / "libreoffice_edit.py"
+    edited = subprocess.run([SYSTEM_PYTHON, str(script), str(reviewed), str(tmp_path / "saved.xlsx"),
+                             str(tmp_path / "profile")], capture_output=True, text=True, timeout=180, check=False)
+    assert edited.returncode == 0, edited.stderr
+    records = [r[1] for r in openpyxl.load_workbook(tmp_path / "saved.xlsx")["Review"].iter_rows(
+        min_row=2, values_only=True)]
+    assert records[:3] == ["LAW", "EVIL", "ENG"] and "GOODC" not in records  # sorted by LibreOffice, rows cut
+    assert decide(tmp_path / "saved.xlsx", tmp_path) == 0
+    decided = {(d.entity, d.field): d for d in read_decisions(tmp_path / "decisions.yaml").entries}
+    assert set(decided) == {("school", "name"), ("applicant", "email_address")}
+    assert decided[("school", "name")].reason == "keep the old name"
+    assert decided[("applicant", "email_address")].until == date(2027, 3, 1)
+
+
 def _row_problem(tmp_path: Path, reviewed: Path, capsys: pytest.CaptureFixture[str]) -> str:
     before = b"# earlier decisions\nversion: 1\ndecisions: []\n"
     (tmp_path / "decisions.yaml").write_bytes(before)
