@@ -53,15 +53,15 @@ class ReviewRow:
         return CONFLICT_CHOICES if self.kind == "conflict" else CHOICES
 
 
-def plan_tag(plan: Plan) -> str:
-    """The prefix of a plan's row ids: 12 hex digits of its digest."""
-    return shown_digest(plan).removeprefix("sha256:")[:12]
+def plan_tag(digest: str) -> str:
+    """The prefix of the row ids of the plan of `digest`: 12 hex digits of it."""
+    return digest.removeprefix("sha256:")[:12]
 
 
-def review_rows(plan: Plan, digester: Digester | None = None) -> list[ReviewRow]:
-    """The workbook's rows, in review order, numbered."""
+def review_rows(plan: Plan, digester: Digester | None = None, digest: str | None = None) -> list[ReviewRow]:
+    """The workbook's rows, in review order, numbered; `digest` the plan's (`shown_digest`), when known."""
     digester = digester or Digester(_personal_entities(plan))
-    tag = plan_tag(plan)
+    tag = plan_tag(digest or shown_digest(plan))
     ordered = [r for rank in range(3) for b in plan.blocks for r in _rows(b, digester, rank)]
     return [_numbered(row, f"{tag}-{number:05d}") for number, row in enumerate(ordered, 1)]
 

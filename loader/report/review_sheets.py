@@ -8,7 +8,6 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
 from loader.report.review_rows import (
     DECISION_COLUMN,
@@ -34,7 +33,7 @@ UNTIL_COLUMN = HEADER.index("until") + 1
 HIDDEN_HEADERS = ("row id", "change digest")
 
 
-def build_review_book(plan: Plan, rows: Sequence[ReviewRow], shown: Sequence[Sequence[Any]]) -> Workbook:
+def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow], shown: Sequence[Sequence[Any]]) -> Workbook:
     """The workbook: `rows` with their `shown` values (block .. place), then decision, reason, until."""
     from openpyxl import Workbook
 
@@ -46,9 +45,9 @@ def build_review_book(plan: Plan, rows: Sequence[ReviewRow], shown: Sequence[Seq
     for row, values in zip(rows, shown, strict=True):
         sheet.append(xlsx_row([*values, None, None, None, row.row_id, row.digest]))
     _dress(sheet, rows)
-    _index_sheet(book, plan, rows)
+    _index_sheet(book, plan, digest, rows)
     book.properties.title = MARK
-    book.properties.subject = shown_digest(plan)
+    book.properties.subject = digest
     return book
 
 
@@ -110,12 +109,12 @@ def _drop_downs(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:
         sheet.add_data_validation(dates)
 
 
-def _index_sheet(book: Workbook, plan: Plan, rows: Sequence[ReviewRow]) -> None:
+def _index_sheet(book: Workbook, plan: Plan, digest: str, rows: Sequence[ReviewRow]) -> None:
     index = book.create_sheet(INDEX_SHEET)
     index.sheet_state = "hidden"
     head: list[list[Any]] = [
         [MARK, FORMAT],
-        ["plan digest", shown_digest(plan)],
+        ["plan digest", digest],
         ["environment", plan.env_name],
         ["service environment", plan.environment],
         ["created at", plan.created_at],

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.history.digests import Digester
+from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
 from loader.report.review_rows import review_rows
 
@@ -47,8 +48,9 @@ def write_review_workbook(plan: Plan, path: Path, digester: Digester | None = No
     from loader.files.private import open_private
     from loader.report.review_sheets import build_review_book
 
-    rows = review_rows(plan, digester)
-    book = build_review_book(plan, rows, [[_cell(getattr(row, name)) for name in _SHOWN] for row in rows])
+    digest = shown_digest(plan)
+    rows = review_rows(plan, digester, digest)
+    book = build_review_book(plan, digest, rows, [[_cell(getattr(row, name)) for name in _SHOWN] for row in rows])
     with open_private(path) as handle:  # 0600 before the first byte: live values of people's records
         book.save(handle)
     return len(rows)
