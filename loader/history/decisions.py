@@ -73,6 +73,13 @@ class Decision:
     def identity(self) -> tuple[str, str, str, str]:
         return (self.environment, self.entity, self.key, self.field)
 
+    @property
+    def digest_part(self) -> tuple[str, ...]:
+        """What a plan's digest covers of a decision it matched: all of it but its reason, so a reason
+        reworded does not invalidate a reviewed plan, while another decision does."""
+        until = "" if self.until is None else self.until.isoformat()
+        return (*self.identity, self.refused, self.decision.value, self.by, self.decided_on.isoformat(), until)
+
     def holds(self, sheet_digest: str, today: date) -> bool:
         """Whether the decision still holds for a change proposing the value of digest `sheet_digest`."""
         if self.decision is Kind.DEFER:

@@ -61,6 +61,22 @@ def test_a_conflict_decided_for_the_sheet_holds_while_the_sheet_proposes_that_va
     assert match_decisions(Decisions((sheet,)), change(digest="new"), TODAY) is None
 
 
+def test_a_plans_digest_covers_a_matched_decision_but_not_its_reason() -> None:
+    assert decision(reason="one").digest_part == decision(reason="another").digest_part
+    assert decision().digest_part != decision(refused="other").digest_part
+    assert decision().digest_part != decision(kind=Kind.DEFER, until=TODAY).digest_part
+
+
+@given(refused=st.text(max_size=12), proposed=st.text(max_size=12),
+       until=st.dates(), today=st.dates())
+def test_a_skip_holds_exactly_while_the_digests_agree_and_a_defer_exactly_before_its_date(
+    refused: str, proposed: str, until: date, today: date
+) -> None:
+    skip, defer = decision(refused=refused), decision(kind=Kind.DEFER, until=until, refused=refused)
+    assert (match_decisions(Decisions((skip,)), change(digest=proposed), today) is not None) == (refused == proposed)
+    assert (match_decisions(Decisions((defer,)), change(digest=proposed), today) is not None) == (today < until)
+
+
 def test_the_file_is_sorted_by_entity_key_field_whatever_order_the_decisions_came_in(tmp_path: Path) -> None:
     entries = [decision("subject", '["MATH1"]', "name"), decision("school", '["LAW"]', CREATE),
                decision("school", '["ENG"]', "status", kind=Kind.DEFER, until=date(2027, 2, 1)),
