@@ -169,8 +169,9 @@ class _Checker:
             return None
         until = self._until(number, cell("until"), decision)
         if decision in ("skip", "defer", "platform", "sheet") and not entry.digest:
-            self._problem(number, "a personal record's change can only be decided with the history key: "
-                                  "plan again where the history key is set, then review that workbook")
+            self._problem(number, "this change has no digest (a personal value the plan does not hold, or "
+                                  "no history key when it was planned): it can be applied, not skipped or "
+                                  "deferred; plan again where the history key is set")
             return None
         return ReviewedRow(number, entry, decision, _text(cell("reason")).strip(), until)
 

@@ -4,7 +4,7 @@ decide` records (what the workbook is: loader.report.review_workbook)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.history.decisions import CREATE
@@ -111,11 +111,13 @@ class _Row:
                          live, sheet, rule, str(self.record.source), digest)
 
     def conflicts(self) -> Iterator[ReviewRow]:
-        for conflict in getattr(self.record, "conflicts", ()):  # three-way conflicts, where the plan has them
-            field = str(getattr(conflict, "field", ""))
-            sheet, live = getattr(conflict, "sheet", None), getattr(conflict, "live", None)
-            shown_sheet, shown_live = (CHANGED, _masked(live)) if getattr(conflict, "pii", False) else (sheet, live)
-            yield self._row("conflict", field, shown_live, shown_sheet, sheet, field)
+        for conflict in self.record.conflicts:
+            if conflict.pii:  # a personal field's conflict carries no values: nothing to digest
+                row = self._row("conflict", conflict.field, _masked(conflict.live), CHANGED, None, conflict.field)
+                yield replace(row, digest="")
+            else:
+                yield self._row("conflict", conflict.field, conflict.live, conflict.sheet, conflict.sheet,
+                                conflict.field)
 
     def updates(self) -> Iterator[ReviewRow]:
         for change in self.record.changes:

@@ -3,7 +3,7 @@
 `loader decide review.xlsx` records the skips and defers (loader.report.review_reading reads it back).
 
 Rows: an update is one row per field, a status move one row per step, a create one row per record,
-a conflict (when the plan has them) one row per field; blocked records propose nothing and have no
+a conflict (`RecordPlan.conflicts`) one row per field; blocked records propose nothing and have no
 row. Conflicts come first, then changes to existing records, then creates, as in every report.
 
 Each row carries, in hidden columns, its row id (the plan's tag, then its number) and its change
@@ -17,6 +17,7 @@ plan: each row says which change it is about.
 
 Without the history's digester (`digester=None`), digests are plain and an entity with a personal
 change gets none (no key to make them with): its rows can be applied but not skipped or deferred.
+Neither can a personal field's conflict, whose values the plan does not hold.
 
 Personal values are masked (`changed`), every cell is neutralised and escaped (`safe_cells`), and
 the file is mode 0600 from its first byte.

@@ -252,7 +252,9 @@ def test_a_file_that_is_not_a_review_workbook_is_a_clear_error(
     assert "Traceback" not in err and not (tmp_path / "decisions.yaml").exists()
 
 
-def test_conflicts_decided_for_the_platform_are_skips_and_for_the_sheet_are_recorded(tmp_path: Path) -> None:
+def test_conflicts_decided_for_the_platform_are_skips_and_for_the_sheet_are_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     plan = plan_with_conflict()
     write_review_workbook(plan, tmp_path / "review.xlsx")
     ids = row_ids(plan)
@@ -262,6 +264,11 @@ def test_conflicts_decided_for_the_platform_are_skips_and_for_the_sheet_are_reco
     decide_rows(tmp_path / "review.xlsx", {ids[("SCI", "name")]: ("sheet", "ours is right", None)})
     assert decide(tmp_path / "review.xlsx", tmp_path) == 0
     assert [d.decision for d in read_decisions(tmp_path / "decisions.yaml").entries] == [Kind.SHEET]  # replaced
+    personal = next(r for r in review_rows(plan) if r.kind == "conflict" and r.record == "A1")
+    decide_rows(tmp_path / "review.xlsx", {personal.row_id: ("platform", "", None)})
+    assert main(["decide", str(tmp_path / "review.xlsx"), "--by", "ana"]) == 1
+    err = capsys.readouterr().err
+    assert "Review › row 3: this change has no digest (a personal value the plan does not hold" in err
 
 
 def test_apply_rows_record_nothing_and_a_skipped_status_step_keeps_the_first_step(

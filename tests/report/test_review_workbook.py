@@ -124,10 +124,14 @@ def test_conflicts_come_first_and_offer_sheet_or_platform(tmp_path: Path) -> Non
     assert (rows[0].kind, rows[0].record, rows[0].live, rows[0].sheet) == ("conflict", "SCI", "Platform name",
                                                                              "Sheet name")
     assert rows[0].choices == ("sheet", "platform")
+    assert rows[0].digest == Digester().value("school", ("SCI",), "name", "Sheet name")
+    personal = rows[1]  # a personal field's conflict: masked, and no value to digest
+    assert (personal.kind, personal.record, personal.live, personal.sheet, personal.digest) == (
+        "conflict", "A1", None, CHANGED, "")
     write_review_workbook(plan, tmp_path / "review.xlsx")
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Review"]
     lists = [(v.formula1, str(v.sqref)) for v in sheet.data_validations.dataValidation if v.type == "list"]
-    assert lists == [('"sheet,platform"', "H2"), ('"apply,skip,defer"', f"H3:H{sheet.max_row}")]
+    assert lists == [('"sheet,platform"', "H2:H3"), ('"apply,skip,defer"', f"H4:H{sheet.max_row}")]
 
 
 def test_a_workbook_read_back_untouched_has_no_decision_and_names_its_plan(tmp_path: Path) -> None:
