@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "pull": "export live records to a workbook",
     "revert": "make a plan that undoes one apply (default: the last), to review and apply with --plan",
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
+    "decide": "record a review workbook's skip and defer decisions in decisions.yaml",
     "init": "draft a mapping file from a workbook's headers",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
