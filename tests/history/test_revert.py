@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from loader.apply.results import Outcome, RecordResult, Results
+from loader.history.decisions import Decisions, Kind, ProposedChange, match_decisions, read_decisions, sort_key
+from loader.history.digests import Digester
 from loader.history.errors import HistoryError
 from loader.history.journal import FieldWrite
 from loader.history.lines import Owner, line_digest
 from loader.history.revert import CREATED, KEPT, PERSONAL, revert_plan
+from loader.history.revert_decisions import record_revert_decisions, revert_decisions
 from loader.history.revert_writes import pick_journal
 from loader.history.store import History
 from loader.plan.diff import PlanHeader
@@ -170,3 +176,43 @@ def test_a_revert_is_deterministic(tmp_path: Path) -> None:
     live = {"arrangement": [_arrangement(f"A{n}", "DRAFT", f"N{n}") for n in reversed(range(5))]}
     assert _revert(history, live) == _revert(history, live)
     assert [r.key for r in _revert(history, live).records()] == [(f"A{n}",) for n in range(5)]
+
+
+def test_an_applied_revert_records_skips_that_hold_the_next_plan_from_redoing_it(tmp_path: Path) -> None:
+    history = _history(tmp_path)
+    label = "custom_attributes.Faculty"
+    _apply(history, [
+        ("update", "arrangement", ("A1",), "id-A1", [FieldWrite("name", OWNER, after="New", before="Old")]),
+        ("update", "arrangement", ("A1",), "id-A1", [FieldWrite("status", OWNER, after="READY", before="DRAFT")]),
+        ("update", "course", ("C1",), "id-C1", [FieldWrite(label, COURSES, after="Law", before="Arts")]),
+    ])
+    live = {"arrangement": [_arrangement("A1", "READY", "New")],
+            "course": [{"id": "id-C1", "code": "C1", "custom_attributes": {"Faculty": "Law"}}]}
+    plan = _revert(history, live)
+    results = Results("sandbox", "sandbox", tuple(
+        RecordResult(r.ref, r.block, r.entity, r.key, Outcome.UPDATED, "") for r in plan.records()))
+    today = date(2026, 11, 25)
+    decisions = revert_decisions(plan, results, PROFILE, by="ann", today=today)
+    assert {(d.entity, d.key, d.field, d.decision) for d in decisions} == {
+        ("arrangement", '["A1"]', "name", Kind.SKIP), ("arrangement", '["A1"]', "status", Kind.SKIP),
+        ("course", '["C1"]', label, Kind.SKIP)}
+    held = Decisions(tuple(decisions))
+    digester = Digester()
+
+    def proposed(entity: str, key: str, field: str, value: Any) -> ProposedChange:
+        return ProposedChange("sandbox", entity, f'["{key}"]', field, digester.value(entity, (key,), field, value))
+
+    # The next plan proposes again what the reverted apply wrote (a status one step at a time): held.
+    for change in (proposed("arrangement", "A1", "name", "New"), proposed("arrangement", "A1", "status", "READY"),
+                   proposed("course", "C1", label, "Law")):
+        assert match_decisions(held, change, today) is not None, change
+    # Once the sheet says something else, it is proposed again.
+    assert match_decisions(held, proposed("arrangement", "A1", "name", "Newer"), today) is None
+
+    assert record_revert_decisions(plan, results, PROFILE, project_dir=tmp_path, by="ann", today=today) == 3
+    assert read_decisions(tmp_path / "decisions.yaml") == Decisions(tuple(sorted(decisions, key=sort_key)))
+    failed = Results("sandbox", "sandbox", tuple(replace(r, outcome=Outcome.FAILED) for r in results.records))
+    assert revert_decisions(plan, failed, PROFILE, by="ann", today=today) == []
+    not_a_revert = replace(plan, extra={})
+    assert record_revert_decisions(not_a_revert, results, PROFILE, project_dir=tmp_path / "x", by="a", today=today) == 0
+    assert not (tmp_path / "x").exists()
