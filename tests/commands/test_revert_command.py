@@ -13,6 +13,7 @@ import dataclasses
 import importlib.util
 import json
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,16 @@ import pytest
 from helpers.apply import PROFILE, client_for, environment_for, loader_yaml_for
 
 from loader.api.client import ApiClient
+from loader.apply.results import Outcome, RecordResult, Results
 from loader.cli import main
 from loader.config import Secret
+from loader.history.decisions import ProposedChange, match_decisions, read_decisions
 from loader.history.revert import CREATED, KEPT
+from loader.history.revert_decisions import record_revert_decisions
 from loader.history.store import History
+from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
+from loader.report.review_rows import review_rows
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 MAPPING = """version: 1
@@ -54,6 +60,7 @@ FIRST: Rows = [("A1", "One", "DRAFT"), ("A2", "Two", "READY"), ("A3", "Three", "
 CYCLE: Rows = [("A1", "One, renamed", "READY"), ("A2", "Two, renamed", "ACTIVE"), ("A3", "Three, renamed", "DRAFT"),
                ("C1", "Course", "Law")]
 STAFF_NAME = "Three, as staff named it"
+TODAY = date(2026, 11, 25)
 # Until apply journals its writes into the history (loader.apply.journaling), there is nothing to revert.
 needs_journaling = pytest.mark.skipif(importlib.util.find_spec("loader.apply.journaling") is None,
                                       reason="apply does not journal into the history yet")
@@ -134,6 +141,24 @@ def _last_apply(project: Path) -> str | None:
 
 
 @needs_journaling
+def _record_decisions(plan: Plan, project: Path) -> int:
+    """What the apply session does after applying a revert plan: skip decisions for what it undid."""
+    results = Results("sandbox", "local", tuple(RecordResult(r.ref, r.block, r.entity, r.key, Outcome.UPDATED, "")
+                                                for r in plan.records()))
+    return record_revert_decisions(plan, results, PROFILE, project_dir=project, by="Test", today=TODAY)
+
+
+def _held(project: Path) -> list[tuple[str, str, str, bool]]:
+    """(entity, record, field, held by a decision) of each change the next plan proposes."""
+    assert main(["plan", "arrangements.yaml", "--env", "local", "--out", "next.json"]) == 0
+    decisions = read_decisions(project / "decisions.yaml")
+    return [(row.entity, row.record, row.field,
+             match_decisions(decisions, ProposedChange("local", row.entity, row.key_token, row.field, row.digest),
+                             TODAY) is not None)
+            for row in review_rows(read_plan_json(project / "next.json"))]
+
+
+@needs_journaling
 def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way_back_and_reverting_it_reapplies(
     project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,11 +189,21 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert after["A3"] == ("A3", STAFF_NAME, "DRAFT")  # the staff's edit kept
     assert after["C1"] == before["C1"]  # the label back
 
+    # The decisions recorded hold the next plan back from redoing any of it until the sheet changes.
+    assert _record_decisions(plan, project) == 4
+    proposed = _held(project)
+    assert {(e, r, f) for e, r, f, held in proposed if held} == {
+        ("arrangement", "A1", "name"), ("arrangement", "A1", "status"), ("arrangement", "A2", "name"),
+        ("course", "C1", "custom_attributes.Faculty")}
+    assert all(record == "A3" for _, record, _, held in proposed if not held)  # the staff's edit, two-way
+
     assert main(["revert", "--env", "local", "--out", "again.json"]) == 0
     again = read_plan_json(project / "again.json")
     assert again.extra["revert_of"] == _last_apply(project) != plan.extra["revert_of"]
     assert _apply("--plan", "again.json") == 0
     assert _live(sandbox) == {**_state(CYCLE), "A3": ("A3", STAFF_NAME, "DRAFT")}
+    assert _record_decisions(again, project) == 4  # each replacing the skip about the same field
+    assert all(record == "A3" for _, record, _, _ in _held(project))
 
 
 @needs_journaling
