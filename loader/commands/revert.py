@@ -67,14 +67,20 @@ def run(request: RevertRequest, config: Config) -> int:
         plan = event_loop.run(make_revert(request, config, env))
     if request.output != "json":
         render(plan, applying=True)
-        apply_with = request.out or Path("revert.json")
-        print(f"Review it, then apply it with `loader apply --plan {apply_with}`"
-              + ("" if request.out else f" (write it with --out {apply_with})") + ".",
-              file=sys.stdout)
+        print(_next_step(request, plan))
     _write_artifacts(request, plan)
     code = EXIT_ERROR if plan.has_errors else EXIT_OK
     print_plan_output(request.output, plan, code)
     return code
+
+
+def _next_step(request: RevertRequest, plan: Plan) -> str:
+    """What to do with the plan: apply it after review, or nothing (only what to retire or check by hand)."""
+    if not plan.has_changes:
+        return "Nothing to put back through the service; what is listed above is for a person to handle."
+    apply_with = request.out or Path("revert.json")
+    written = "" if request.out else f" (write it with --out {apply_with})"
+    return f"Review it, then apply it with `loader apply --plan {apply_with}`{written}."
 
 
 async def make_revert(request: RevertRequest, config: Config, env: Environment) -> Plan:

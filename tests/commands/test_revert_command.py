@@ -217,6 +217,8 @@ def test_a_revert_of_the_first_load_lists_what_it_created_for_retirement_by_hand
     _sheet(project, CYCLE)
     assert _apply("arrangements.yaml") == 0
     capsys.readouterr()
+    assert main(["revert", "--env", "local", "--apply", first]) == 0
+    assert "Nothing to put back through the service" in capsys.readouterr().out
     assert main(["revert", "--env", "local", "--apply", first, "--out", "first.json", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     plan = read_plan_json(project / "first.json")
