@@ -232,3 +232,13 @@ def test_revert_without_an_apply_to_undo_says_so(project: Path, capsys: pytest.C
     assert main(["revert", "--env", "local"]) == 1
     assert "nothing to revert" in capsys.readouterr().err
     assert main(["revert", "--env", "local", "--apply", "20260101T000000Z-abcdef"]) == 1
+
+
+def test_revert_with_the_history_off_says_there_is_nothing_recorded(
+    project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = loader_yaml_for(sandbox, "REVERT_TEST_SECRET", top="history: false\n")
+    (project / "loader.yaml").write_text(text, encoding="utf-8")
+    assert main(["revert", "--env", "local"]) != 0
+    err = capsys.readouterr().err
+    assert "history is off" in err and "Traceback" not in err
