@@ -52,11 +52,15 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
     """The plan undoing `journal`'s apply, against `live` (entity -> its live records, fetched now).
     `history` gives the records' current lines (apply refuses the plan once another apply moved
     them) and the digests; `journal_file` names the journal in places and the blocks' source."""
-    digester = _digester(history.digester, journal)
+    written = records_written(journal)
+    keyed = {writes.entity for writes in written if writes.personal}
+    digester = replace(history.digester, personal=history.digester.personal | keyed)
+    by_id = {entity: _by_id(entity, records, digester if entity in keyed else None)
+             for entity, records in live.items()}
     blocks: dict[tuple[str, str, str], tuple[list[RecordPlan], list[Finding]]] = {}
-    for writes in records_written(journal):
+    for writes in written:
         records, findings = blocks.setdefault((writes.owner.block, writes.entity, writes.owner.file), ([], []))
-        current = _live_record(writes, live.get(writes.entity, ()), digester)
+        current = _live_record(writes, by_id.get(writes.entity, {}))
         shown = _shown(writes, current)
         record, notes = _revert_record(writes, current, profile.entity(writes.entity), digester, shown)
         if record is not None:
@@ -81,24 +85,22 @@ def _rules(records: Sequence[RecordPlan]) -> tuple[FieldRule, ...]:
     return tuple(FieldRule(name, "", f"{name} ← its value before the apply") for name in names)
 
 
-def _digester(digester: Digester, journal: Journal) -> Digester:
-    """The history's digester, knowing as personal every entity the journal keeps keyed tokens of."""
-    keyed = {writes.entity for writes in records_written(journal) if writes.personal}
-    return replace(digester, personal=digester.personal | keyed)
+def _by_id(entity: str, records: Sequence[Mapping[str, Any]],
+           keyed: Digester | None) -> dict[str, Mapping[str, Any]]:
+    """The live records of `entity` by the token the journal names them by: the id itself, or for an
+    entity with personal fields its keyed token (none can be found without the history's key)."""
+    if keyed is None:
+        return {str(r.get("id")): r for r in records}
+    if keyed.data_key is None:
+        return {}
+    return {keyed.id_token(entity, str(r.get("id"))): r for r in records}
 
 
-def _live_record(writes: RecordWrites, records: Sequence[Mapping[str, Any]],
-                 digester: Digester) -> Mapping[str, Any] | None:
+def _live_record(writes: RecordWrites, by_id: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The live record the journal names by its id token (None: gone, or not found)."""
     if writes.live_id is None:
         return None
-    if writes.personal:
-        if digester.data_key is None:
-            return None
-        return next((r for r in records if digester.id_token(writes.entity, str(r.get("id"))) == writes.live_id),
-                    None)
-    live_id = expand_id(writes.live_id)
-    return next((r for r in records if str(r.get("id")) == live_id), None)
+    return by_id.get(writes.live_id if writes.personal else expand_id(writes.live_id))
 
 
 def _shown(writes: RecordWrites, current: Mapping[str, Any] | None) -> str:
@@ -161,7 +163,7 @@ def _label(undo: _Undo, mark: FieldUndo, current: Mapping[str, Any], digests: Re
     if digests.value(mark.field, live_value) != mark.written:
         undo.notes.append(f"{mark.field}: {KEPT} (live: {_text(live_value)})")
         return
-    if digests.value(mark.field, live_value) == digests.value(mark.field, mark.before):
+    if digests.value(mark.field, mark.before) == mark.written:  # live holds W: the value before came back
         return
     if mark.before is None:
         labels.pop(label, None)
@@ -190,7 +192,7 @@ def _status(undo: _Undo, mark: FieldUndo, live_status: Any, digests: RecordDiges
 def _holds(digests: RecordDigests, name: str, live_value: Any, written: Written, entity: EntityProfile) -> bool:
     """Whether live still holds what the apply wrote: its W (a reference compared by its id too)."""
     as_set = not isinstance(written, str)
-    forms = (live_value, _ids(name, live_value, entity))
+    forms = (live_value, _ids(name, live_value, entity)) if name in entity.references else (live_value,)
     return any(digests.written(name, form, as_set=as_set) == written for form in forms)
 
 
