@@ -107,7 +107,9 @@ def _shown(writes: RecordWrites, current: Mapping[str, Any] | None) -> str:
     """How a record is named in the plan: entity, key (not for a personal entity) and live id."""
     live_id = str(current["id"]) if current is not None and "id" in current else (
         None if writes.live_id is None or writes.personal else expand_id(writes.live_id))
-    key = "a record with personal fields" if writes.personal else " / ".join(str(k) for k in writes.key_values())
+    if writes.personal:  # its key is kept only as a keyed digest
+        return f"{writes.entity} (id {live_id})" if live_id else f"{writes.entity} (personal, not found live)"
+    key = " / ".join(str(k) for k in writes.key_values())
     return f"{writes.entity} {key}" + (f" (id {live_id})" if live_id else "")
 
 

@@ -112,7 +112,7 @@ def test_personal_fields_are_listed_as_not_restorable(tmp_path: Path) -> None:
                       [FieldWrite("email", Owner("m.yaml", "people"), after="new@x.org", before="old@x.org")])])
     plan = _revert(history, {"applicant": [{"id": "id-P1", "external_id": "X-1", "email": "new@x.org"}]})
     assert plan.records() == ()
-    assert _messages(plan) == [f"applicant a record with personal fields (id id-P1): email: {PERSONAL}"]
+    assert _messages(plan) == [f"applicant (id id-P1): email: {PERSONAL}"]
 
 
 def test_labels_and_sets_go_back_element_by_element_in_the_live_map(tmp_path: Path) -> None:
