@@ -3,15 +3,23 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 from helpers.three_way import World, record_of, schools_mapping, world
 
+from loader.apply.guards import records_in_scope
+from loader.files.package_data import schema
 from loader.history.lines import Owner
 from loader.plan.model import Action
+from loader.plan.plan_file import read_plan_json, write_plan_json
 from loader.plan.shown import SHOWN, shown_marks
+from loader.report.machine import dumps, plan_document
+from loader.report.markdown import render as render_markdown
+from loader.report.terminal import render_text
 
 
 @pytest.fixture
@@ -129,9 +137,11 @@ def test_dropped_from_the_source_and_not_managed_here(w: World) -> None:
     w.load([{"code": "LAW", "name": "Law"}], Owner("other.yaml", "other"))
     med = w.staff.create("/institution/catalogue/schools", {"code": "MED", "name": "Medicine"})
     w.sheet([("SCI", "Science")])
-    block = w.plan().blocks[0]
+    plan = w.plan()
+    block = plan.blocks[0]
     assert [(d.key, d.id) for d in block.dropped] == [(("ENG",), ids["ENG"])] and block.dropped[0].last_loaded
     assert [n.id for n in block.not_in_source_records] == [med["id"]]  # LAW is another file's: neither
+    assert records_in_scope(plan) == 2  # --max-changes P%: SCI (its line) and ENG (dropped), not MED
 
 
 def test_kept_edits_and_dropped_records_are_listed_once_then_counted(w: World) -> None:
@@ -174,3 +184,25 @@ def test_a_history_of_another_database_is_refused(tmp_path: Path, monkeypatch: p
         with pytest.raises(AnotherDatabaseError) as refused:
             second.plan()
         assert "loader history reset" in str(refused.value)
+
+
+def test_reports_and_plan_json_carry_kept_edits_and_conflicts(w: World, tmp_path: Path) -> None:
+    _four(w)
+    plan = w.plan()
+    text = render_text(plan, width=400)
+    assert "1 kept platform edits, 1 conflicts" in text
+    conflicts_at, first_block_at = text.index("Conflicts (1)"), text.index("schools (school)")
+    assert conflicts_at < first_block_at  # shown first, with the errors
+    assert 'conflict, held: name: live "Eng", sheet "Engineering Faculty", last loaded unknown' in text
+    assert 'kept platform edit: name: live "Sciences" kept (sheet "Science")' in text
+    markdown = render_markdown(plan)
+    assert "## Conflicts (1)" in markdown and "kept platform edit: name" in markdown
+    document = json.loads(dumps(plan_document(plan, 0)))
+    jsonschema.Draft202012Validator(schema("output.schema.json")).validate(document)
+    assert document["totals"]["kept"] == 1 and document["totals"]["conflicts"] == 1
+    written = tmp_path / "plan.json"
+    write_plan_json(plan, written)
+    back = read_plan_json(written)  # checked against plan.schema.json
+    assert record_of(back, "ENG").conflicts == record_of(plan, "ENG").conflicts
+    assert record_of(back, "LAW").written_after == record_of(plan, "LAW").written_after
+    assert back.blocks[0].mapping_file == "schools.yaml"
