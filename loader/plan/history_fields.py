@@ -24,6 +24,8 @@ from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord
 
+TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; its message starts "<field>: "
+
 
 @dataclass(frozen=True)
 class RecordContext:
@@ -204,12 +206,16 @@ def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, diges
                       context: RecordContext, plan: RecordPlan) -> bool:
     """A field another block owns, which this block would set to another value: an error naming the
     owner (unless `take_over: true`; blocks setting equal values share it)."""
-    if context.owns(mark.owner) or context.take_over:
+    if context.owns(mark.owner):
         return False
     if digests.written(name, sheet, as_set=set_like) == mark.written:
         return False
-    work.hold(name)
     owner = mark.owner
+    if context.take_over:
+        work.findings.append(Finding("warning", TAKEN_OVER, f"{name}: taken over from block {owner.block!r} of "
+                                     f"{owner.file} (take_over: true)", plan.source))
+        return False
+    work.hold(name)
     message = (f"{name} is owned by block {owner.block!r} of {owner.file}, which last loaded another value: "
                f"set the same value here, or say `take_over: true` on block {plan.block!r} to take the field over")
     work.findings.append(Finding("error", "field-owned-elsewhere", message, plan.source))

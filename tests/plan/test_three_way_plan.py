@@ -19,6 +19,7 @@ from loader.plan.plan_file import read_plan_json, write_plan_json
 from loader.plan.shown import SHOWN, shown_marks
 from loader.report.machine import dumps, plan_document
 from loader.report.markdown import render as render_markdown
+from loader.report.rules import rule_groups
 from loader.report.terminal import render_text
 
 
@@ -126,6 +127,8 @@ def test_ownership_shared_refused_taken_over_and_renamed(w: World) -> None:
     w.sheet([("SCI", "Sciences")], mapping=schools_mapping(extra="    take_over: true\n"))
     plan = w.plan()
     assert not plan.has_errors and record_of(plan, "SCI").payload == {"name": "Sciences"}
+    [group] = rule_groups(plan.blocks[0])
+    assert group.text == "name taken over from the block that owned it (take_over: true)" and group.place
     formerly = "    formerly: {file: faculties.yaml, block: faculties}\n"
     w.sheet([("SCI", "Sciences")], mapping=schools_mapping(extra=formerly))
     plan = w.plan()
