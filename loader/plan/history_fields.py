@@ -178,7 +178,7 @@ def _set_field(work: _Work, name: str, sheet: Any, live: Any, mark: FieldMark, p
 
 def _send_like(values: list[Any], sent: Any, name: str, entity: EntityProfile) -> Any:
     """The set to send in the payload's form (references as the payload gave them)."""
-    if name in entity.references and isinstance(sent, (list, tuple)):
+    if name in entity.references and isinstance(sent, (list, tuple)) and any(isinstance(v, Mapping) for v in sent):
         by_id = {str(v["id"]): v for v in sent if isinstance(v, Mapping) and "id" in v}
         return [by_id.get(str(v), {"id": v}) for v in values]
     return values

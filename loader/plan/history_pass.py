@@ -114,9 +114,15 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
         compared = None  # written by an interrupted apply: the loader's own, compared two-way
     digests = history.digester.record(plan.entity, plan.key)
     rec = three_way_record(plan, live, desired, compared, digests, profile, context)
-    if line is not None and compared is None:
-        rec = replace(rec, history_line=line_digest(line))
+    if line is not None and compared is None:  # adopted: W moves to live where it is not live's already
+        moved = {name for name, w in rec.written_after
+                 if (mark := line.fields.get(name)) is None or mark.written != _written(w)}
+        rec = replace(rec, history_line=line_digest(line), confirmed=tuple(n for n in rec.confirmed if n in moved))
     return mark_seen(rec, line)
+
+
+def _written(w: str | tuple[str, ...]) -> str | frozenset[str]:
+    return w if isinstance(w, str) else frozenset(w)
 
 
 def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile,

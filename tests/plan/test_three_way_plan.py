@@ -209,3 +209,20 @@ def test_reports_and_plan_json_carry_kept_edits_and_conflicts(w: World, tmp_path
     assert record_of(back, "ENG").conflicts == record_of(plan, "ENG").conflicts
     assert record_of(back, "LAW").written_after == record_of(plan, "LAW").written_after
     assert back.blocks[0].mapping_file == "schools.yaml"
+
+
+def test_writes_of_an_interrupted_apply_are_adopted_not_reported(w: World) -> None:
+    ids = w.load([{"code": "SCI", "name": "Science"}, {"code": "ENG", "name": "Engineering"}])
+    history = w.history()
+    writer = history.begin_apply("sandbox", plan_digest=None, by="test")  # an apply, killed mid-way:
+    w.loader.patch(f"/institution/catalogue/schools/{ids['ENG']}", {"name": "Engineering Faculty"})
+    writer.record("confirm", "school", ("ENG",), ids["ENG"], [])  # its journal has something, not the write
+    w.loader.patch(f"/institution/catalogue/schools/{ids['SCI']}", {"name": "Sciences"})  # sent, not journaled
+    writer.close()  # no finish: the journal is left over
+    w.sheet([("SCI", "Sciences"), ("ENG", "Engineering Faculty")])
+    reopened = w.history()  # folds the leftover journal
+    assert [info.apply_id for info in reopened.interrupted] == [writer.info.apply_id]
+    plan = w.plan(history=reopened)
+    sci, eng = record_of(plan, "SCI"), record_of(plan, "ENG")
+    assert not sci.kept and not sci.conflicts and sci.action is Action.UNCHANGED and sci.confirmed == ("name",)
+    assert not eng.kept and eng.confirmed == ("name",)
