@@ -22,6 +22,7 @@ from loader.findings import Finding
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
 from loader.plan.history_checks import refuse_wrong_history
+from loader.plan.history_index import indexes
 from loader.plan.history_pass import with_history
 from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
@@ -115,8 +116,9 @@ def plan_changes(
     )
     if history is None or not history.started:  # nothing recorded yet: two-way
         return made
-    refuse_wrong_history(history, live, {b.entity for b in blocks})
-    return with_history(made, blocks, live, history, profile)
+    indexed = indexes(history, live, {b.entity for b in blocks})
+    refuse_wrong_history(history, indexed)
+    return with_history(made, blocks, indexed, history, profile)
 
 
 def _code_clashes(

@@ -9,24 +9,25 @@ journal opening the history folded, are the loader's own: adopted, never a sign 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from loader.history.errors import AnotherDatabaseError, HistoryBehindError
 from loader.history.store import History
 from loader.live_records import updated_time
+from loader.plan.history_index import EntityIndex
 from loader.plan.three_way import history_is_behind, is_another_database
 
 
-def refuse_wrong_history(history: History, live: Mapping[str, Sequence[Mapping[str, Any]]], entities: Iterable[str],
+def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                          service_user_ids: Iterable[str] = ()) -> None:
-    """Raise when the history describes another database, or is behind the service, for `entities`
-    (each fetched whole in `live`)."""
-    entities = sorted(set(entities) & set(history.snapshot.entities()))
+    """Raise when the history describes another database, or is behind the service, for the
+    entities `indexed` (`loader.plan.history_index`: each fetched whole)."""
+    entities = sorted(set(indexed) & set(history.snapshot.entities()))
     for entity in entities:
-        ids = [str(rec.get("id")) for rec in live.get(entity, ())]
-        recorded, missing = history.missing_ids(entity, ids)
+        index = indexed[entity]
+        recorded, missing = len(index.lines), len(index.lines) - len(index.line_of)
         if is_another_database(recorded, missing):
             raise AnotherDatabaseError(
                 f"the history describes another database: {missing} of the {recorded} {entity} records it "
@@ -35,7 +36,7 @@ def refuse_wrong_history(history: History, live: Mapping[str, Sequence[Mapping[s
     own = history.own_users(service_user_ids)
     adopt_from = adoption_start(history)
     for entity in entities:
-        behind = _behind(history, entity, live.get(entity, ()), own, adopt_from)
+        behind = _behind(indexed[entity], own, adopt_from)
         if behind:
             raise HistoryBehindError(
                 f"the history is behind: {behind} {entity} record(s) hold writes of the loader that the history "
@@ -56,15 +57,12 @@ def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str]
     return adopt_from is not None and live_time is not None and live_user in own and live_time >= adopt_from
 
 
-def _behind(history: History, entity: str, records: Sequence[Mapping[str, Any]], own: frozenset[str],
-            adopt_from: int | None) -> int:
+def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> int:
     count = 0
-    for rec in records:
+    for live_id, line in index.line_of.items():
+        rec = index.by_id[live_id]
         user = live_user(rec)
         if user not in own:
-            continue
-        line = history.line_by_id(entity, str(rec.get("id")))
-        if line is None:
             continue
         time = updated_time(rec)
         if history_is_behind(line.updated_time, time, user, own) and not is_adopted(time, user, own, adopt_from):

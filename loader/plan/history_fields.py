@@ -11,12 +11,13 @@ confirmed; a field another block owns is refused unless the block takes it over.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from loader.findings import Finding
 from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
+from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
 from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
 from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
@@ -235,7 +236,7 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
     action = plan.action
     if action is not Action.CREATE:
         action = Action.UPDATE if work.payload or plan.status_path else Action.UNCHANGED
-    return replace(plan, action=action, payload=work.payload, changes=changes,
+    return record_plan_with(plan, action=action, payload=work.payload, changes=changes,
                    findings=(*plan.findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after)

@@ -23,6 +23,8 @@ from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.history_checks import adoption_start, is_adopted, live_user
 from loader.plan.history_fields import RecordContext, comparable, three_way_record
+from loader.plan.history_index import EntityIndex
+from loader.plan.makers import record_plan_with
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.resolve import key_text
 from loader.plan.shown import dropped_seen, mark_seen
@@ -33,42 +35,28 @@ from loader.source.equality import same
 from loader.source.records import DesiredRecord
 
 
-class _Entity:
-    """One entity's live records, by id and by the history's id token (made once a plan)."""
-
-    def __init__(self, history: History, entity: str, records: Sequence[Mapping[str, Any]]) -> None:
-        self.by_id = {str(rec.get("id")): rec for rec in records}
-        token = history.digester.id_token
-        self.by_token = {token(entity, live_id): rec for live_id, rec in self.by_id.items()}
-
-
-def with_history(plan: Plan, blocks: Sequence[Any], live: Mapping[str, Sequence[Mapping[str, Any]]],
-                 history: History, profile: Profile, service_user_ids: Sequence[str] = ()) -> Plan:
-    """`plan` (two-way, of `blocks` against `live`) compared three-way against `history`."""
+def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
+                 profile: Profile, service_user_ids: Sequence[str] = ()) -> Plan:
+    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against `history`."""
     own = history.own_users(service_user_ids)
     adopt_from = adoption_start(history)
-    entities: dict[str, _Entity] = {}
     inputs = {b.block: b for b in blocks}
-    planned = []
-    for block in plan.blocks:
-        if block.entity not in entities:
-            entities[block.entity] = _Entity(history, block.entity, live.get(block.entity, ()))
-        planned.append(_block(block, inputs.get(block.name), entities[block.entity], history,
-                              profile.entity(block.entity), own, adopt_from))
+    named: dict[str, set[str]] = {}  # per block, the key tokens its sheet names
+    planned = [_block(block, inputs.get(block.name), indexed[block.entity], history, profile.entity(block.entity),
+                      own, adopt_from, named.setdefault(block.name, set())) for block in plan.blocks]
     matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
-    owned = _owned_ids(history, entities)
     final = []
     for block in planned:
-        entity = entities[block.entity]
+        index = indexed[block.entity]
         absent = tuple(n for n in block.not_in_source_records
-                       if (block.entity, n.id) not in matched and n.id not in owned[block.entity])
-        dropped = _dropped(block, inputs.get(block.name), entity, history, matched)
+                       if (block.entity, n.id) not in matched and n.id not in index.line_of)
+        dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
     return replace(plan, blocks=tuple(final))
 
 
-def _block(block: BlockPlan, given: Any, entity: _Entity, history: History, profile: EntityProfile,
-           own: frozenset[str], adopt_from: int | None) -> BlockPlan:
+def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, profile: EntityProfile,
+           own: frozenset[str], adopt_from: int | None, named: set[str]) -> BlockPlan:
     rules = getattr(given, "history_rules", None)
     mapping_file = getattr(given, "mapping_file", None) or block.source_file
     context = RecordContext(
@@ -78,8 +66,11 @@ def _block(block: BlockPlan, given: Any, entity: _Entity, history: History, prof
         {name: Policy(value) for name, value in (rules.policies if rules is not None else ())})
     desired = {(r.block, r.row): r for r in getattr(given, "records", ())}
     records, with_line, others = [], 0, 0
+    key_token = history.digester.key_token
     for plan in block.records:
-        line = history.line(plan.entity, plan.key)
+        token = key_token(plan.entity, plan.key)
+        named.add(token)
+        line = entity.lines.get(token) if entity.lines else None
         rec = _three_way(plan, line, desired.get((plan.block, plan.source)), entity, history, profile, context,
                          own, adopt_from)
         with_line += line is not None
@@ -96,7 +87,7 @@ def _block(block: BlockPlan, given: Any, entity: _Entity, history: History, prof
     return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
 
 
-def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None, entity: _Entity,
+def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None, entity: EntityIndex,
                history: History, profile: EntityProfile, context: RecordContext, own: frozenset[str],
                adopt_from: int | None) -> RecordPlan:
     if plan.errors or plan.blocked:
@@ -106,8 +97,12 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
         by_id = entity.by_token.get(line.live_id)
         if by_id is not None and str(by_id.get("id")) != plan.live_id:
             plan, live = _as_update(plan, by_id, profile, desired), by_id
-    if live is None:
-        return plan
+    if live is None or (line is None and plan.action is Action.UNCHANGED):
+        return plan  # a create, or a record without history the sheet leaves as it is: two-way
+    if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
+            and line.updated_time == updated_time(live) and _all_marked(desired, line):
+        # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare
+        return record_plan_with(plan, history_line=line_digest(line))
     compared = line
     if line is not None and is_adopted(updated_time(live), live_user(live), own, adopt_from) \
             and (line.updated_time or 0) < (updated_time(live) or 0):
@@ -117,8 +112,23 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     if line is not None and compared is None:  # adopted: W moves to live where it is not live's already
         moved = {name for name, w in rec.written_after
                  if (mark := line.fields.get(name)) is None or mark.written != _written(w)}
-        rec = replace(rec, history_line=line_digest(line), confirmed=tuple(n for n in rec.confirmed if n in moved))
+        rec = record_plan_with(rec, history_line=line_digest(line),
+                               confirmed=tuple(n for n in rec.confirmed if n in moved))
     return mark_seen(rec, line)
+
+
+def _all_marked(desired: DesiredRecord | None, line: HistoryLine) -> bool:
+    """Whether every field the sheet manages on the record has a mark in its line (W to compare with)."""
+    if desired is None:
+        return False
+    marks = line.fields
+    for name, value in desired.fields.items():
+        if name == CUSTOM:
+            if isinstance(value, Mapping) and any(f"{CUSTOM}.{label}" not in marks for label in value):
+                return False
+        elif name not in marks:
+            return False
+    return True
 
 
 def _written(w: str | tuple[str, ...]) -> str | frozenset[str]:
@@ -154,21 +164,12 @@ def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile
     if path and status is not None:
         path = () if live.get(status) == path[-1] else (path[-1],)
     action = Action.UPDATE if payload or path else Action.UNCHANGED
-    return replace(plan, action=action, payload=payload, changes=tuple(changes), status_path=path,
-                   live_id=str(live.get("id")), live_updated_time=updated_time(live))
+    return record_plan_with(plan, action=action, payload=payload, changes=tuple(changes), status_path=path,
+                            live_id=str(live.get("id")), live_updated_time=updated_time(live))
 
 
-def _owned_ids(history: History, entities: Mapping[str, _Entity]) -> dict[str, set[str]]:
-    """Per entity, the live ids of records some block loaded (they have a history line)."""
-    owned: dict[str, set[str]] = {}
-    for name, entity in entities.items():
-        tokens = history.snapshot.id_tokens(name)
-        owned[name] = {str(rec.get("id")) for token, rec in entity.by_token.items() if token in tokens}
-    return owned
-
-
-def _dropped(block: BlockPlan, given: Any, entity: _Entity, history: History,
-             matched: set[tuple[str, str]]) -> tuple[DroppedRecord, ...]:
+def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History,
+             matched: set[tuple[str, str]], named: set[str]) -> tuple[DroppedRecord, ...]:
     """Records this block loaded before (a line with a field it owns) that its sheet no longer names."""
     mapping_file = block.mapping_file or block.source_file
     rules = getattr(given, "history_rules", None)
@@ -176,10 +177,9 @@ def _dropped(block: BlockPlan, given: Any, entity: _Entity, history: History,
     if rules is not None and rules.formerly:
         owners.add(Owner(*rules.formerly))
     digester = history.digester
-    named = {digester.key_token(block.entity, r.key) for r in block.records}
-    named |= {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
+    named = named | {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
     found = []
-    for line in history.snapshot.lines(block.entity):
+    for line in entity.lines.values():
         if line.key in named or not any(mark.owner in owners for mark in line.fields.values()):
             continue
         rec = entity.by_token.get(line.live_id)

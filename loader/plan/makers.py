@@ -57,3 +57,15 @@ def record_plan(
 
 
 _RECORD_PLAN_SLOTS = tuple(RecordPlan.__dict__[f.name].__set__ for f in fields(RecordPlan))
+
+
+def record_plan_with(record: RecordPlan, **changes: Any) -> RecordPlan:
+    """`dataclasses.replace(record, **changes)`, made the fast way (the three-way plan changes every
+    record it compares; replace took 30 µs a record)."""
+    made = object.__new__(RecordPlan)
+    for name, put in _NAMED_SLOTS:
+        put(made, changes[name] if name in changes else getattr(record, name))
+    return made
+
+
+_NAMED_SLOTS = tuple((f.name, RecordPlan.__dict__[f.name].__set__) for f in fields(RecordPlan))

@@ -33,6 +33,7 @@ from loader.history.store import History
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.history_checks import refuse_wrong_history
+from loader.plan.history_index import indexes
 from loader.plan.history_pass import with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
@@ -138,8 +139,9 @@ def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
                service_user_ids: Sequence[str]) -> Plan:
     """The plan compared against the history, once it is known to be this database's and up to date."""
     blocks = done.sources.blocks
-    refuse_wrong_history(history, done.live, {b.entity for b in blocks}, service_user_ids)
-    return with_history(plan, blocks, done.live, history, profile, service_user_ids)
+    indexed = indexes(history, done.live, {b.entity for b in blocks})
+    refuse_wrong_history(history, indexed, service_user_ids)
+    return with_history(plan, blocks, indexed, history, profile, service_user_ids)
 
 
 class _Diffed(NamedTuple):
