@@ -165,6 +165,7 @@ def _block_plans(
                 findings=tuple(b.findings), key_fields=tuple(b.key_fields), blocked_rows=blocked_rows[index],
                 reading=SourceReading(b.header_row, b.encoding, b.delimiter),
                 field_rules=tuple(FieldRule(*rule) for rule in getattr(b, "field_rules", ())),
+                mapping_file=getattr(b, "mapping_file", None),
             )
         )
     return tuple(block_plans)

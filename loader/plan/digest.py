@@ -61,6 +61,7 @@ from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPla
 
 DIGEST_PREFIX = "sha256:"
 FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
+HISTORY = "history"  # the key of a plan's `extra` naming the history it was compared against ("<lineage>/<serial>")
 
 
 def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
@@ -68,7 +69,8 @@ def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
     docstring). `block_digests`, when given, must be `[block_digest(b) for b in plan.blocks]`
     (computed as each block was planned); they are not computed again."""
     if block_digests is None:
-        block_digests = [block_digest(b) for b in plan.blocks]
+        history = HISTORY in plan.extra
+        block_digests = [block_digest(b, with_history=history) for b in plan.blocks]
     elif len(block_digests) != len(plan.blocks) or not all(_is_hex_digest(d) for d in block_digests):
         raise ValueError(f"{len(plan.blocks)} blocks need as many block digests, each 64 hex digits")
     text = _encode([FORMULA, _canonical(_content_head(plan)), list(block_digests)])
@@ -83,15 +85,17 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def block_digest(
-    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way
+    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way,
+    *, with_history: bool = False,
 ) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
     `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
     block's very object), not hashed again: those planned while pages still came in (loader.plan.incremental.early).
-    `give_way` is called after each record hashed here (`loader.event_loop`).
+    `give_way` is called after each record hashed here (`loader.event_loop`). `with_history`: the
+    plan was compared against a history (`HISTORY` in its `extra`; section 10's digest).
     """
-    hasher = hashlib.sha256(_encode(_block_head(block)))
+    hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
     hashes = []
     for record in sorted(block.records, key=_REF):
         hit = known.get(id(record)) if known else None
@@ -157,7 +161,7 @@ def _content_head(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _block_head(block: BlockPlan) -> dict[str, Any]:
+def _block_head(block: BlockPlan, with_history: bool = False) -> dict[str, Any]:
     """A block's content, but its records (sorted by ref, hashed in batches), in canonical form."""
     head: dict[str, Any] = _canonical({
         "name": block.name,
@@ -169,7 +173,7 @@ def _block_head(block: BlockPlan) -> dict[str, Any]:
         "findings": _findings(block.findings),
         "blocked_rows": [[str(b.source), b.key, b.live_id, _findings(b.errors)] for b in block.blocked_rows],
     })
-    if block.mapping_file is not None:  # planned with a history: section 10's digest
+    if with_history:  # section 10's digest
         # not the records not managed here (one created in the platform after the review keeps the
         # binding), but the records dropped from the source
         del head["not_in_source"]

@@ -21,6 +21,7 @@ from loader.findings import Finding
 from loader.history.lines import HistoryLine, Owner, line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
+from loader.plan.digest import HISTORY
 from loader.plan.history_checks import adoption_start, is_adopted, live_user
 from loader.plan.history_fields import RecordContext, comparable, three_way_record
 from loader.plan.history_index import EntityIndex
@@ -52,7 +53,8 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
                        if (block.entity, n.id) not in matched and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
-    return replace(plan, blocks=tuple(final))
+    compared = f"{history.head.lineage}/{history.head.serial}"
+    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compared})
 
 
 def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, profile: EntityProfile,
