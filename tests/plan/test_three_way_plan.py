@@ -17,6 +17,7 @@ from loader.history.lines import Owner
 from loader.plan.model import Action
 from loader.plan.plan_file import read_plan_json, write_plan_json
 from loader.plan.shown import SHOWN, shown_marks
+from loader.report.html import render_html
 from loader.report.machine import dumps, plan_document
 from loader.report.markdown import render as render_markdown
 from loader.report.rules import rule_groups
@@ -200,6 +201,8 @@ def test_reports_and_plan_json_carry_kept_edits_and_conflicts(w: World, tmp_path
     assert 'kept platform edit: name: live "Sciences" kept (sheet "Science")' in text
     markdown = render_markdown(plan)
     assert "## Conflicts (1)" in markdown and "kept platform edit: name" in markdown
+    html = render_html(plan)
+    assert html.index('<section id="conflicts">') < html.index('id="plan-data"')
     document = json.loads(dumps(plan_document(plan, 0)))
     jsonschema.Draft202012Validator(schema("output.schema.json")).validate(document)
     assert document["totals"]["kept"] == 1 and document["totals"]["conflicts"] == 1
