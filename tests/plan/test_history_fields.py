@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from loader.history.digests import Digester
 from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.places import CellRef
@@ -76,3 +79,21 @@ def test_a_field_equal_to_the_sheet_whose_w_is_not_live_is_confirmed() -> None:
     got = _compare(plan, live, desired, _line("arrangement", key, code="AR3", name="Old"))
     assert got.confirmed == ("name",) and dict(got.written_after) == {
         "name": DIGESTER.value("arrangement", key, "name", "Caught up")}
+
+
+@given(st.sampled_from(["a", "b", "c"]), st.sampled_from(["a", "b", "c"]), st.sampled_from(["a", "b", "c"]),
+       st.sampled_from(list(Policy)))
+def test_a_platform_edit_is_never_overwritten_unless_the_sheet_wins(sheet: str, live: str, loaded: str,
+                                                                     policy: Policy) -> None:
+    key = ("AR9",)
+    live_record = {"code": "AR9", "name": live}
+    desired = DesiredRecord("b", "arrangement", key, {"code": "AR9", "name": sheet}, ROW)
+    payload = {} if sheet == live else {"name": sheet}
+    plan = _plan("arrangement", key, payload, live_record)
+    got = _compare(plan, live_record, desired, _line("arrangement", key, code="AR9", name=loaded), policy)
+    edited = live != loaded
+    if edited and policy is not Policy.SHEET:
+        assert "name" not in got.payload  # kept, or held as a conflict
+        assert bool(got.kept or got.conflicts) == (sheet != live)
+    else:
+        assert got.payload == payload and not got.kept and not got.conflicts
