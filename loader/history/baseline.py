@@ -23,7 +23,7 @@ from loader.history.listing import BASELINE
 from loader.history.store import History
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.record import key_json
-from loader.profile import Profile
+from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord
 from loader.source.sources import SourceSet
@@ -83,9 +83,22 @@ def _hashable(key: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(tuple(part) if isinstance(part, list) else part for part in parts)
 
 
+def comparable(name: str, value: Any, entity: EntityProfile) -> Any:
+    """A live value in the form W digests it, as the planner and apply do: a reference by its id
+    (the service may answer with more than the id), anything else as it is."""
+    if name not in entity.references:
+        return value
+    if isinstance(value, Mapping):
+        return str(value["id"]) if "id" in value else value
+    if isinstance(value, list | tuple) and all(isinstance(v, Mapping) and "id" in v for v in value):
+        return [str(v["id"]) for v in value]
+    return value
+
+
 def _record(planned: RecordPlan, desired: DesiredRecord, live: Mapping[str, Any], owner: Owner,
             profile: Profile) -> BaselineRecord:
-    set_fields = profile.entity(planned.entity).set_fields
+    entity = profile.entity(planned.entity)
+    set_fields = entity.set_fields
     marks = []
     for name in sorted(desired.fields):
         if name == CUSTOM:
@@ -95,7 +108,7 @@ def _record(planned: RecordPlan, desired: DesiredRecord, live: Mapping[str, Any]
                 value = labels.get(label)
                 marks.append(FieldWrite(label_field(label), owner, after=value, before=value))
             continue
-        value = live.get(name)
+        value = comparable(name, live.get(name), entity)
         marks.append(FieldWrite(name, owner, after=value, before=value, as_set=name in set_fields))
     assert planned.live_id is not None
     return BaselineRecord(planned.entity, tuple(planned.key), planned.live_id, tuple(marks), _updated(live))

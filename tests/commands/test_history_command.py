@@ -120,6 +120,14 @@ def test_baseline_asks_then_records_live_without_moving_the_head(
     history = sandbox_history(("applicant", "credential"))
     assert history.head.serial == 0 and history.head.last_apply is None  # a baseline writes no record
     assert history.snapshot.count("course") == 5 and history.snapshot.count("applicant") == 6
+    seed_data = json.loads((checkout / "samples" / "sandbox-seed.json").read_text())["institution-a"]
+    course = next(c for c in seed_data["courses"] if c["code"] == "BA")
+    line, digester = history.line("course", ("BA",)), history.digester
+    assert line is not None and line.live_id == digester.id_token("course", course["id"])
+    assert line.fields["name"].written == digester.value("course", ("BA",), "name", "Bachelor of Arts")
+    assert line.fields["parent"].written == digester.value("course", ("BA",), "parent", course["parent"]["id"])
+    assert line.updated_time == course["metadata"]["updated"]["time"]
+    assert line.updated_user == course["metadata"]["updated"]["user"]["id"]
     assert main(["history", "--format", "json"]) == EXIT_OK
     (row,) = json.loads(capsys.readouterr().out)["applies"]
     assert row["kind"] == "baseline" and row["by"] == "carol" and row["counts"]["baseline"] == 39
@@ -223,3 +231,23 @@ def test_history_false(checkout: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_usage_errors(checkout: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == EXIT_USAGE
     assert "loader: error:" in capsys.readouterr().err
+
+
+PLAN_OPENS_THE_HISTORY = "open_history" in (Path(__file__).parents[2] / "loader/commands/plan.py").read_text()
+
+
+@pytest.mark.skipif(not PLAN_OPENS_THE_HISTORY, reason="`loader plan` opens no history yet (the plan side)")
+def test_loader_plan_refuses_a_wrong_key_before_planning(keyed: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("MY_HISTORY_KEY", "not-the-key-it-was-written-with")
+    assert main(["plan", *MAPPINGS, "--env", "test"]) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "the history key does not match this history" in err and "not-the-key" not in err
+
+
+@pytest.mark.skipif(not PLAN_OPENS_THE_HISTORY, reason="`loader plan` opens no history yet (the plan side)")
+def test_the_readme_tour_plans_against_the_sandbox_history_with_no_key(
+        checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "baseline", *MAPPINGS, "--yes"]) == EXIT_OK
+    assert main(["plan", "mappings/curriculum.yaml"]) == EXIT_OK
+    assert main(["plan", "mappings/applicants.yaml"]) == EXIT_OK
