@@ -11,13 +11,16 @@ has the digest W this load recorded; otherwise only its digest is kept, and that
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from loader.history.digests import Digester, Key
-from loader.history.journal import Journal, JournalEntry
-from loader.history.store import History
+from loader.history.journal import ApplyInfo, Journal, JournalEntry, entry_from, read_journal
+from loader.history.store import DONE_SUFFIX, JOURNALS, OPEN_SUFFIX, History
 
 BASELINE = "baseline"  # the count a baseline's journal carries (`loader history baseline`)
 
@@ -40,9 +43,36 @@ class ApplyRow:
 
 
 def applies(history: History) -> list[ApplyRow]:
-    """The applies and baselines of `history`, newest first."""
-    rows = [_row(journal) for journal in history.journals()]
+    """The applies and baselines of `history`, newest first. Only a journal's first and last lines
+    are read (its header and counts), unless it was interrupted and has no counts."""
+    paths = (p for p in (history.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+    rows = [_summary(path) for path in paths]
     return sorted(rows, key=lambda row: (row.time, row.apply_id), reverse=True)
+
+
+TAIL_BYTES = 65536
+
+
+def _summary(path: Path) -> ApplyRow:
+    return _row(_summary_journal(path))
+
+
+def _summary_journal(path: Path) -> Journal:
+    """The journal in `path` with its header and counts but no entries (read whole when it has no
+    counts: an interrupted apply's, whose entries are counted instead)."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - TAIL_BYTES))
+        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    try:
+        header, end = json.loads(first), json.loads(last)
+    except ValueError:
+        return read_journal(path)
+    if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
+        return read_journal(path)
+    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+    return Journal(info, (), end["end"])
 
 
 def _row(journal: Journal) -> ApplyRow:
@@ -98,16 +128,35 @@ class RecordLoads:
 def record_loads(history: History, entity: str, key: Key) -> RecordLoads:
     """Every load of the record `key` of `entity` the journals hold, oldest first. The record is
     looked up by its plain key and, where the history has a key, by its keyed digest (an entity with
-    personal fields), so the caller need not know which the entity is."""
+    personal fields), so the caller need not know which the entity is. Only the journal lines that
+    name the record are parsed."""
+    paths = sorted(p for p in (history.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
     for digester in _digesters(history, entity):
         token = digester.key_token(entity, key)
-        matched = [(journal, entry) for journal in history.journals() for entry in journal.entries
-                   if entry.entity == entity and entry.key == token]
+        matched = [pair for path in paths for pair in _entries_naming(path, entity, token)]
         in_snapshot = history.snapshot.get(entity, token) is not None
         if matched or in_snapshot:
             loads = tuple(_loads(matched, digester, entity, key))
             return RecordLoads(entity, digester.is_personal(entity), in_snapshot, loads)
     return RecordLoads(entity, False, False, ())
+
+
+def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journal, JournalEntry]]:
+    """The entries of the journal in `path` for the record `token` of `entity`, each with the journal
+    (its header and counts; no entries)."""
+    needle = b'"key":' + json.dumps(token, ensure_ascii=False).encode()
+    data = path.read_bytes()
+    if needle not in data:
+        return
+    journal = _summary_journal(path)
+    for row in data.split(b"\n"):
+        if needle in row:
+            try:
+                item = json.loads(row)
+            except ValueError:
+                continue
+            if item.get("entity") == entity and item.get("key") == token:
+                yield journal, entry_from(item)
 
 
 def _digesters(history: History, entity: str) -> Iterator[Digester]:
