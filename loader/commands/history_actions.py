@@ -82,7 +82,7 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     assert request.entity is not None
     key = _record_key(request, config)
     history = _open(request, config)
-    loads = record_loads(history, request.entity, key)
+    loads = _with_live(request, config, record_loads(history, request.entity, key))
     given = " ".join(f"{name}={value}" for name, value in request.key)
     if request.output == "json":
         print(json.dumps(_record_json(request, config, loads), indent=2, ensure_ascii=False, default=str))
@@ -99,6 +99,36 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     return EXIT_OK
 
 
+def _with_live(request: HistoryRequest, config: Config, loads: RecordLoads) -> RecordLoads:
+    """The loads with the values after that only live can tell (still what the loader left);
+    unchanged when the record cannot be read (said on stderr)."""
+    from loader.history.baseline import comparable
+    from loader.history.listing import with_live
+
+    if not loads.unknown_after or loads.live_id is None:
+        return loads
+    from loader.environments import open_environment
+
+    entity = config.profile.entity(loads.entity)
+    try:
+        with open_environment(config, request.env) as env:
+            live = event_loop.run(_fetch_one(config, env, loads.entity, loads.live_id))
+    except LoaderError as error:
+        print(f"note: the values after are kept only as digests; reading the record live failed: {error.message}",
+              file=sys.stderr)
+        return loads
+    if live is None:
+        return loads
+    return with_live(loads, live, lambda name, value: comparable(name, value, entity))
+
+
+async def _fetch_one(config: Config, env: Any, entity: str, live_id: str) -> Mapping[str, Any] | None:
+    from loader.api.client import ApiClient
+
+    async with ApiClient(env, config.profile, concurrency=1) as client:
+        return await client.get(entity, live_id)
+
+
 def _field_text(field: Any, personal: bool, kind: str) -> str:
     if kind == "confirm":
         shown = f" {_shown(field.after)}" if field.known_after and not personal else ""
@@ -106,6 +136,7 @@ def _field_text(field: Any, personal: bool, kind: str) -> str:
     if personal:
         return "changed" if field.changed else "unchanged"
     after = _shown(field.after) if field.known_after else "(kept only as a digest)"
+    after += " (live now)" if field.live_now else ""
     return f"{_shown(field.before)} → {after}" if field.changed else f"unchanged {after}"
 
 

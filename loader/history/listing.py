@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from loader.history.digests import Digester, Key
+from loader.history.digests import Digester, Key, Written, expand_id
 from loader.history.journal import ApplyInfo, Journal, JournalEntry, entry_from, read_journal
+from loader.history.lines import CUSTOM
 from loader.history.store import DONE_SUFFIX, JOURNALS, OPEN_SUFFIX, History
+
+LABEL_PREFIX = f"{CUSTOM}."
 
 BASELINE = "baseline"  # the count a baseline's journal carries (`loader history baseline`)
 
@@ -98,6 +101,8 @@ class FieldLoad:
     before: Any = None
     after: Any = None
     known_after: bool = False
+    written: Written = ""  # W this load recorded
+    live_now: bool = False  # the value after was read live (still what the loader left)
 
     def as_json(self, personal: bool) -> dict[str, Any]:
         data: dict[str, Any] = {"field": self.field, "owner": self.owner, "changed": self.changed}
@@ -105,6 +110,7 @@ class FieldLoad:
             data["before"] = self.before
             data["after"] = self.after if self.known_after else None
             data["after_known"] = self.known_after
+            data["after_is_live"] = self.live_now
         return data
 
 
@@ -123,6 +129,44 @@ class RecordLoads:
     personal: bool  # the entity's keys, ids and values are keyed digests in the history
     in_snapshot: bool  # the snapshot holds a line for the record
     loads: tuple[RecordLoad, ...]
+    live_id: str | None = None  # the record's live id, for an entity without personal fields
+    key: Key = ()
+
+    @property
+    def unknown_after(self) -> bool:
+        """Whether a value after is kept only as a digest (`with_live` may find it live)."""
+        return not self.personal and any(not f.known_after for load in self.loads for f in load.fields)
+
+
+def with_live(loads: RecordLoads, live: Mapping[str, Any], comparable: Callable[[str, Any], Any]) -> RecordLoads:
+    """`loads` with each field's value after taken from `live` (the record as the service holds it
+    now) where the digest of the live value is the W that load recorded and no later load wrote the
+    field: the value is still what the loader left. `comparable(field, value)` gives the form W
+    digests (a reference by its id)."""
+    if loads.personal:
+        return loads
+    digester, seen, out = Digester(), set(), []
+    for load in reversed(loads.loads):
+        fields = []
+        for f in load.fields:
+            if not f.known_after and f.field not in seen:
+                raw = _live_value(live, f.field)
+                as_set = isinstance(f.written, frozenset)
+                for value in (comparable(f.field, raw), raw):  # the form W digests; as the service gives it
+                    if digester.written(loads.entity, loads.key, f.field, value, as_set=as_set) == f.written:
+                        f = replace(f, after=value, known_after=True, live_now=True)
+                        break
+            seen.add(f.field)
+            fields.append(f)
+        out.append(replace(load, fields=tuple(fields)))
+    return replace(loads, loads=tuple(reversed(out)))
+
+
+def _live_value(live: Mapping[str, Any], name: str) -> Any:
+    if name.startswith(LABEL_PREFIX):
+        labels = live.get(CUSTOM)
+        return labels.get(name[len(LABEL_PREFIX):]) if isinstance(labels, Mapping) else None
+    return live.get(name)
 
 
 def record_loads(history: History, entity: str, key: Key) -> RecordLoads:
@@ -137,7 +181,10 @@ def record_loads(history: History, entity: str, key: Key) -> RecordLoads:
         in_snapshot = history.snapshot.get(entity, token) is not None
         if matched or in_snapshot:
             loads = tuple(_loads(matched, digester, entity, key))
-            return RecordLoads(entity, digester.is_personal(entity), in_snapshot, loads)
+            personal = digester.is_personal(entity)
+            line = history.snapshot.get(entity, token)
+            live_id = expand_id(line.live_id) if line is not None and line.live_id and not personal else None
+            return RecordLoads(entity, personal, in_snapshot, loads, live_id, tuple(key))
     return RecordLoads(entity, False, False, ())
 
 
@@ -183,16 +230,18 @@ def _field_load(name: str, entry: JournalEntry, later: Iterable[JournalEntry], d
     confirm = entry.kind == "confirm"  # nothing written: live found equal to the sheet, W := live
     if personal:  # `before` is a digest made as W is
         before = mark.before if isinstance(mark.before, str) or mark.before is None else frozenset(mark.before)
-        return FieldLoad(name, owner, not confirm and (entry.kind in ("create", "adopt") or before != mark.written))
+        changed = not confirm and (entry.kind in ("create", "adopt") or before != mark.written)
+        return FieldLoad(name, owner, changed, written=mark.written)
     before_w = digester.written(entity, key, name, mark.before, as_set=as_set)
     if confirm:  # the value is known where the confirmation kept it (a baseline does)
         known = before_w == mark.written
-        return FieldLoad(name, owner, False, mark.before if known else None, mark.before if known else None, known)
+        shown = mark.before if known else None
+        return FieldLoad(name, owner, False, shown, shown, known, mark.written)
     changed = entry.kind in ("create", "adopt") or before_w != mark.written
     for following in later:
         if name in following.fields:
             value = following.fields[name].before
             if digester.written(entity, key, name, value, as_set=as_set) == mark.written:
-                return FieldLoad(name, owner, changed, mark.before, value, True)
+                return FieldLoad(name, owner, changed, mark.before, value, True, mark.written)
             break
-    return FieldLoad(name, owner, changed, mark.before)
+    return FieldLoad(name, owner, changed, mark.before, written=mark.written)

@@ -86,7 +86,8 @@ def test_one_records_loads_field_by_field(checkout: Path, capsys: pytest.Capture
     loads = json.loads(capsys.readouterr().out)["loads"]
     assert [load["by"] for load in loads] == ["alice", "bob"]
     assert loads[0]["fields"][0] == {"field": "name", "owner": "mappings/curriculum.yaml › courses",
-                                     "changed": True, "before": None, "after": "Old name", "after_known": True}
+                                     "changed": True, "before": None, "after": "Old name", "after_known": True,
+                                     "after_is_live": False}
 
 
 def test_personal_fields_say_only_whether_they_changed(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -251,3 +252,21 @@ def test_the_readme_tour_plans_against_the_sandbox_history_with_no_key(
     assert main(["history", "baseline", *MAPPINGS, "--yes"]) == EXIT_OK
     assert main(["plan", "mappings/curriculum.yaml"]) == EXIT_OK
     assert main(["plan", "mappings/applicants.yaml"]) == EXIT_OK
+
+
+def test_the_value_after_is_read_live_where_live_still_holds_what_the_loader_wrote(
+        checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed = json.loads((checkout / "samples" / "sandbox-seed.json").read_text())["institution-a"]
+    course = next(c for c in seed["courses"] if c["code"] == "BA")
+    history = sandbox_history()
+    writer = history.begin_apply("sandbox", plan_digest="sha256:ccc", by="dora")
+    writer.record("update", "course", ("BA",), course["id"],
+                  [FieldWrite("name", OWNER, after=course["name"], before="Arts"),
+                   FieldWrite("parent", OWNER, after=course["parent"]["id"], before=None),
+                   FieldWrite("custom_attributes.Duration", OWNER, after="4 years", before="3 years")])
+    history.finish_apply(writer)
+    assert main(["history", "--entity", "course", "--key", "code=BA"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f'name: "Arts" → "{course["name"]}" (live now)' in out
+    assert f'parent: null → "{course["parent"]["id"]}" (live now)' in out
+    assert 'custom_attributes.Duration: "3 years" → (kept only as a digest)' in out  # changed since
