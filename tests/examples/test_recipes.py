@@ -265,7 +265,7 @@ def test_the_github_jobs_take_the_newest_history_before_planning_and_apply_pushe
     applied = _step_index(steps, "loader apply")
     pushed = _step_index(steps, "git push")
     assert fetched < applied < pushed and steps[pushed]["if"] == "always()"
-    assert "git pull --rebase" in steps[pushed]["run"] and "for attempt in" in steps[pushed]["run"]
+    assert "git commit-tree" in steps[pushed]["run"] and "for attempt in" in steps[pushed]["run"]
     assert "LOADER_HISTORY_KEY" in steps[applied]["env"]
     steps = plan["jobs"]["plan"]["steps"]
     assert _step_index(steps, 'git checkout FETCH_HEAD -- "$LOADER_HISTORY"') < _step_index(steps, "loader plan")
@@ -279,7 +279,7 @@ def test_the_gitlab_jobs_take_the_newest_history_and_apply_pushes_it_after_the_s
     apply = pipeline["apply"]
     assert apply["resource_group"] == f"loader-apply-{pipeline['variables']['LOADER_ENV']}"
     pushing = " ".join(apply["after_script"])
-    assert "git pull --rebase" in pushing and "-o ci.skip" in pushing and "for attempt in" in pushing
+    assert "git commit-tree" in pushing and "-o ci.skip" in pushing and "for attempt in" in pushing
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -309,31 +309,56 @@ def moved_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path,
     _git(someone, "push", "--quiet", "origin", "HEAD:main")
     runner = tmp_path / "runner"
     _git(runner, "pull", "--quiet", "origin", "main")
+    (someone / "history" / "test").mkdir(parents=True)
+    (someone / "history" / "test" / "head.json").write_text('{"serial": 1}\n')
+    _git(someone, "add", ".")
+    _git(someone, "commit", "--quiet", "-m", "loader history: an earlier apply")
     (someone / "mappings" / "b.yaml").write_text("version: 1\n")
     _git(someone, "add", ".")
     _git(someone, "commit", "--quiet", "-m", "another merge")
     _git(someone, "push", "--quiet", "origin", "HEAD:main")
-    (runner / "history" / "test").mkdir(parents=True)
-    (runner / "history" / "test" / "head.json").write_text('{"serial": 1}\n')
     return remote, runner
+
+
+def _apply_writes_history(runner: Path) -> None:
+    """What the apply step does to the history it was given: the next serial."""
+    head = runner / "history" / "test" / "head.json"
+    assert head.read_text() == '{"serial": 1}\n'  # the newest history was taken before planning
+    head.write_text('{"serial": 2}\n')
 
 
 def test_the_github_push_step_rebases_on_a_moved_branch_and_pushes(moved_branch: tuple[Path, Path]) -> None:
     remote, runner = moved_branch
     steps = _workflow("apply.yml")["jobs"]["apply"]["steps"]
-    script = steps[_step_index(steps, "git push")]["run"]
     env = {**os.environ, "LOADER_HISTORY": "history", "LOADER_ENV": "test", "GITHUB_REF_NAME": "main",
            "GITHUB_RUN_ID": "42"}
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=runner, env=env, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    hook = remote / "hooks" / "pre-receive"  # the first push loses a race: the branch moved once more
+    hook.write_text('#!/bin/sh\n[ -e "$GIT_DIR/raced" ] && exit 0\ntouch "$GIT_DIR/raced"\n'
+                    'echo "someone else pushed first" >&2\nexit 1\n')
+    hook.chmod(0o755)
+    for needle in ('git checkout FETCH_HEAD -- "$LOADER_HISTORY"', "git push"):
+        script = steps[_step_index(steps, needle)]["run"]
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=runner, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        if needle != "git push":
+            assert not (runner / "mappings" / "b.yaml").exists()  # only the history is taken, not the mappings
+            _apply_writes_history(runner)
+    assert "the branch moved (attempt 1); trying again" in done.stdout
     log = _git(remote, "log", "--format=%s", "main")
-    assert log.splitlines() == ["loader history: apply to test (run 42)", "another merge", "mappings"]
-    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 1}\n'
+    assert log.splitlines() == ["loader history: apply to test (run 42)", "another merge",
+                                "loader history: an earlier apply", "mappings"]
+    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 2}\n'
 
 
 def test_the_gitlab_after_script_rebases_on_a_moved_branch_and_pushes(moved_branch: tuple[Path, Path]) -> None:
     remote, runner = moved_branch
+    fetch = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))[".loader"]["before_script"]
+    env = {**os.environ, "LOADER_HISTORY": "history", "CI_COMMIT_BRANCH": "main"}
+    done = subprocess.run(["bash", "-e", "-c", "\n".join(fetch[1:])], cwd=runner, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _apply_writes_history(runner)
     _git(runner, "config", "--global", f"url.{remote.as_uri()}.insteadOf",
          "https://loader:glpat-token@gitlab.invalid/group/project.git")
     lines = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))["apply"]["after_script"]
@@ -345,4 +370,4 @@ def test_the_gitlab_after_script_rebases_on_a_moved_branch_and_pushes(moved_bran
     assert done.returncode == 0, done.stdout + done.stderr
     log = _git(remote, "log", "--format=%s", "main")
     assert log.splitlines()[0] == "loader history: apply to test (pipeline 7)"
-    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 1}\n'
+    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 2}\n'
