@@ -18,6 +18,7 @@ ARGV = {
     "show": ["show", "plan.json"],
     "init": ["init", "book.xlsx"],
     "history": ["history", "--env", "local"],
+    "decide": ["decide", "review.xlsx", "--by", "ana"],
     "whoami": ["whoami", "--env", "local"],
     "sandbox": ["sandbox", "serve", "--port", "0"],
 }
