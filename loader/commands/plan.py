@@ -112,12 +112,15 @@ def _exit_code(request: PlanRequest, plan: Plan) -> int:
 
 async def _plan(request: PlanRequest, config: Config, env: Environment) -> PlanRun:
     from loader.api.client import ApiClient
+    from loader.history.opening import open_history
     from loader.plan.run import run_plan
 
     concurrency = request.concurrency or config.concurrency
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         progress = False if request.output == "json" else None
-        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress)
+        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress,
+                              history_opener=lambda personal: open_history(config, env.name, personal),
+                              service_user_ids=env.service_user_ids)
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan) -> None:

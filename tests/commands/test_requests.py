@@ -18,6 +18,7 @@ ARGV = {
     "revert": ["revert", "--apply", "20260101T000000Z-abcdef", "--out", "revert.json"],
     "show": ["show", "plan.json"],
     "init": ["init", "book.xlsx"],
+    "history": ["history", "--env", "local"],
     "decide": ["decide", "review.xlsx", "--by", "ana"],
     "whoami": ["whoami", "--env", "local"],
     "sandbox": ["sandbox", "serve", "--port", "0"],
