@@ -21,6 +21,7 @@ from loader.history.revert_writes import pick_journal
 from loader.history.store import History
 from loader.plan.diff import PlanHeader
 from loader.plan.model import Action, Plan
+from loader.plan.plan_file import write_plan_json
 from loader.profile import load_profile
 
 PROFILE = load_profile()
@@ -113,6 +114,9 @@ def test_personal_fields_are_listed_as_not_restorable(tmp_path: Path) -> None:
     plan = _revert(history, {"applicant": [{"id": "id-P1", "external_id": "X-1", "email": "new@x.org"}]})
     assert plan.records() == ()
     assert _messages(plan) == [f"applicant (id id-P1): email: {PERSONAL}"]
+    write_plan_json(plan, tmp_path / "revert.json")
+    written = (tmp_path / "revert.json").read_text(encoding="utf-8")
+    assert not any(value in written for value in ("new@x.org", "old@x.org", "X-1"))
 
 
 def test_labels_and_sets_go_back_element_by_element_in_the_live_map(tmp_path: Path) -> None:
