@@ -223,7 +223,7 @@ def _confirm(request: HistoryRequest, question: str, nothing_done: str) -> None:
 def baseline(request: HistoryRequest, config: Config) -> int:
     from loader.environments import open_environment
     from loader.history.baseline import baseline_of, record_baseline
-    from loader.history.opening import personal_entities
+    from loader.history.personal import personal_entities
     from loader.source.sources import load_mappings
 
     personal = personal_entities(load_mappings(request.mappings, config.profile))

@@ -17,15 +17,11 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from loader.config import Config
 from loader.history.location import history_folder, history_key
 from loader.history.store import History
 from loader.redaction import register_secret
-
-if TYPE_CHECKING:
-    from loader.source.mapping import LoadedMapping
 
 
 def history_place(config: Config, env_name: str | None) -> tuple[Path, bytes | None, str | None] | None:
@@ -75,20 +71,6 @@ def keyed_entities(history: History) -> frozenset[str]:
         if first is not None and not first.startswith("["):
             keyed.add(entity)
     return frozenset(keyed)
-
-
-def personal_entities(mappings: Iterable[LoadedMapping]) -> frozenset[str]:
-    """The entities whose history is kept as keyed digests: those with a field some block of
-    `mappings` marks `pii: true` (in any `repeat`), and those with a field referring to such an
-    entity (a credential keyed by its applicant's external id would name the person)."""
-    fields = [(block.entity, spec) for loaded in mappings if loaded.mapping is not None
-              for block in loaded.mapping.blocks for variant in block.variants for spec in variant.fields]
-    personal = {entity for entity, spec in fields if spec.pii}
-    while True:
-        more = {entity for entity, spec in fields if spec.ref in personal} - personal
-        if not more:
-            return frozenset(personal)
-        personal |= more
 
 
 def _sandbox_data(config: Config) -> Path:

@@ -29,6 +29,7 @@ from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
+from loader.history.personal import personal_entities
 from loader.history.store import History
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
@@ -195,12 +196,6 @@ async def _diffed(
 
 
 # ---- which collections ---------------------------------------------------------------------
-
-
-def personal_entities(mappings: Sequence[LoadedMapping]) -> frozenset[str]:
-    """The entities these mapping files mark a `pii: true` field of (their history is keyed)."""
-    return frozenset(block.entity for loaded in mappings if loaded.mapping for block in loaded.mapping.blocks
-                     for variant in block.variants for spec in variant.fields if spec.pii)
 
 
 def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) -> list[str]:
