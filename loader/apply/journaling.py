@@ -1,0 +1,113 @@
+"""What apply tells the history as each answer arrives: one journal entry per write, at once.
+
+The executor calls an `ApplyJournal` after each create, update, status step, adoption and lost
+answer; each call appends one line to the apply's journal (`loader.history.journal`), which is
+written unbuffered, so an apply killed at any moment keeps every write it had journaled. Per
+written field: the owner (the record's mapping file and block), the value before (the plan's
+`old`; the Digester keeps only a digest of it for personal entities) and W, the digest of what
+was sent (for a set-like field the plan's W afterwards when it gives one: a kept platform edit
+of an element stays one). The `updated` stamp of each answer teaches the history the loader's own
+service user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from loader.history.digests import Written
+from loader.history.journal import FieldWrite, JournalWriter
+from loader.history.lines import Owner
+from loader.plan.model import BlockPlan, FieldChange, Plan, RecordPlan
+from loader.profile import EntityProfile, Profile
+from loader.record_fields import CUSTOM
+
+LABEL_PREFIX = f"{CUSTOM}."
+
+
+def answer_updated(answer: Mapping[str, Any] | None) -> tuple[int, str | None] | None:
+    """An answer's `metadata.updated` as (time in epoch milliseconds, user), None without one."""
+    metadata = answer.get("metadata") if isinstance(answer, Mapping) else None
+    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
+    if not isinstance(updated, Mapping):
+        return None
+    time, user = updated.get("time"), updated.get("user")
+    if not isinstance(time, int | float) or isinstance(time, bool):
+        return None
+    return int(time), None if user is None else str(user)
+
+
+def _sent_value(name: str, payload: Mapping[str, Any]) -> tuple[bool, Any]:
+    """(whether the payload sends field `name`, its value); a label is found in `custom_attributes`."""
+    if name.startswith(LABEL_PREFIX):
+        labels = payload.get(CUSTOM)
+        if not isinstance(labels, Mapping):
+            return False, None
+        return True, labels.get(name[len(LABEL_PREFIX):])
+    return (name in payload), payload.get(name)
+
+
+def _planned_written(change: FieldChange) -> Written | None:
+    """W after the write as the plan computed it (a set keeping a platform's element edits), if given."""
+    written = getattr(change, "written_after", None)
+    return written if isinstance(written, str | frozenset) else None
+
+
+class ApplyJournal:
+    """One apply's journal, fed by the executor. Each method appends one entry at once."""
+
+    def __init__(self, writer: JournalWriter, plan: Plan, profile: Profile) -> None:
+        self.writer = writer
+        self.profile = profile
+        self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
+
+    def written(self, record: RecordPlan, record_id: str, payload: Mapping[str, Any],
+                answer: Mapping[str, Any] | None, *, kind: str) -> None:
+        """A create, an update or an adoption: every field of `record.changes` the payload sent."""
+        entity = self.profile.entity(record.entity)
+        fields = list(self._fields(record, entity, payload))
+        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=answer_updated(answer))
+
+    def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
+                    answer: Mapping[str, Any] | None) -> None:
+        """One step of a status path (an update of the status field alone)."""
+        entity = self.profile.entity(record.entity)
+        assert entity.status is not None
+        name = entity.status.field
+        mark = FieldWrite(name, self._owner(record), after=state, before=before)
+        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=answer_updated(answer))
+
+    def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
+        """A write sent whose answer was lost: it may or may not have landed."""
+        self.writer.record("lost", record.entity, record.key, record_id or record.live_id)
+
+    def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
+        """The fields the plan found equal to the sheet: their W moves to live (no write)."""
+        marks = list(self._confirmations(record))
+        if marks and (record_id or record.live_id):
+            self.writer.record("confirm", record.entity, record.key, record_id or record.live_id, marks)
+
+    def _owner(self, record: RecordPlan) -> Owner:
+        return self._owners.get(record.block) or Owner("", record.block)
+
+    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> Iterable[FieldWrite]:
+        owner = self._owner(record)
+        for change in record.changes:
+            sent, value = _sent_value(change.field, payload)
+            if not sent:  # the status moved by its own steps, or a field this write did not carry
+                continue
+            as_set = change.field in entity.set_fields
+            yield FieldWrite(change.field, owner, after=value, before=change.old, as_set=as_set,
+                             written=_planned_written(change) if as_set else None)
+
+    def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
+        owner = self._owner(record)
+        for item in getattr(record, "confirmed", ()):
+            name, written = (item, None) if isinstance(item, str) else (item[0], item[1])
+            if written is not None:
+                yield FieldWrite(name, owner, written=written)
+
+
+def _mapping_file(block: BlockPlan) -> str:
+    """The mapping file of a block as the plan names it ("" in plans made before it did)."""
+    return str(getattr(block, "mapping_file", "") or "")
