@@ -26,7 +26,7 @@ LABEL_PREFIX = f"{CUSTOM}."
 
 
 def answer_updated(answer: Mapping[str, Any] | None) -> tuple[int, str | None] | None:
-    """An answer's `metadata.updated` as (time in epoch milliseconds, user), None without one."""
+    """An answer's `metadata.updated` as (time in epoch milliseconds, the user's id), None without one."""
     metadata = answer.get("metadata") if isinstance(answer, Mapping) else None
     updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
     if not isinstance(updated, Mapping):
@@ -34,6 +34,8 @@ def answer_updated(answer: Mapping[str, Any] | None) -> tuple[int, str | None] |
     time, user = updated.get("time"), updated.get("user")
     if not isinstance(time, int | float) or isinstance(time, bool):
         return None
+    if isinstance(user, Mapping):  # {id, email_address, first_name, last_name}: only the id is kept
+        user = user.get("id")
     return int(time), None if user is None else str(user)
 
 
