@@ -98,6 +98,7 @@ class Environment:
     timeout: float = DEFAULT_TIMEOUT_S
     retry: RetrySettings = RetrySettings()
     is_builtin_sandbox: bool = False
+    service_user_ids: tuple[str, ...] = ()  # the loader's own service users, besides those learned
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class EnvironmentSpec:
     timeout: float
     retry: RetrySettings
     where: str | None
+    service_user_ids: tuple[str, ...] = ()
 
     def resolve(self) -> Environment:
         client_id = (
@@ -131,6 +133,7 @@ class EnvironmentSpec:
             ca_bundle=self.ca_bundle,
             timeout=self.timeout,
             retry=self.retry,
+            service_user_ids=self.service_user_ids,
         )
 
 
@@ -144,6 +147,19 @@ class SandboxFiles:
 
 
 @dataclass(frozen=True)
+class HistorySettings:
+    """loader.yaml's `history:` when on: the folder (one sub-folder per environment, relative to
+    loader.yaml) and the name of the variable holding the history key (None: no key named)."""
+
+    path: str = "history"
+    key_env: str | None = None
+
+    def as_setting(self) -> dict[str, Any]:
+        """The plain value loader.yaml gave (what loader.history.location reads)."""
+        return {"path": self.path, **({"key": {"env": self.key_env}} if self.key_env else {})}
+
+
+@dataclass(frozen=True)
 class Config:
     """The project configuration. `root` is where loader.yaml lives (else the working directory)."""
 
@@ -154,6 +170,7 @@ class Config:
     profile: Profile
     concurrency: int = DEFAULT_CONCURRENCY
     sandbox: SandboxFiles | None = None  # loader.yaml `sandbox:`; None: the defaults under `root`
+    history: HistorySettings | None = HistorySettings()  # None: `history: false`
 
     def environment_names(self) -> list[str]:
         names = set(self.environments) | {BUILTIN_SANDBOX}
@@ -277,7 +294,17 @@ def parse_config(text: str, path: Path) -> Config:
         profile=profile,
         concurrency=data.get("concurrency", DEFAULT_CONCURRENCY),
         sandbox=_sandbox_files(data.get("sandbox"), path.parent.resolve()),
+        history=_history_settings(data.get("history", {})),
     )
+
+
+def _history_settings(spec: Mapping[str, Any] | bool) -> HistorySettings | None:
+    """`history:` (validated): false turns it off; absent or a mapping keeps it on."""
+    if spec is False:
+        return None
+    spec = spec if isinstance(spec, Mapping) else {}
+    key = spec.get("key")
+    return HistorySettings(path=spec.get("path", HistorySettings.path), key_env=key["env"] if key else None)
 
 
 def _sandbox_files(spec: Mapping[str, Any] | None, base_dir: Path) -> SandboxFiles | None:
@@ -298,7 +325,19 @@ class _Locator:
         return str(self._doc.place(tuple(str(k) if not isinstance(k, int) else k for k in keys), key=key))
 
 
+HISTORY_KEY_HINT = "write history: {key: {env: LOADER_HISTORY_KEY}} and export that variable"
+
+
 def _refuse_literal_secrets(data: Any, locate: _Locator) -> None:
+    history = data.get("history") if isinstance(data, dict) else None
+    if isinstance(history, dict) and "key" in history and not isinstance(history["key"], dict):
+        # Never echo the value: the history key is a secret.
+        raise ConfigError(
+            "history: key is written in the file; the history key is a secret, read only from an "
+            "environment variable",
+            where=locate(("history", "key")),
+            hint=HISTORY_KEY_HINT,
+        )
     environments = data.get("environments") if isinstance(data, dict) else None
     if not isinstance(environments, dict):
         return
@@ -380,4 +419,5 @@ def _environment_spec(name: str, spec: Mapping[str, Any], base_dir: Path, locate
         timeout=float(spec.get("timeout", DEFAULT_TIMEOUT_S)),
         retry=retry,
         where=locate(here),
+        service_user_ids=tuple(spec.get("service_user_ids", ())),
     )

@@ -45,7 +45,7 @@ class CellRef:
 def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellRef:
     """CellRef(file, sheet, None, row, repeat), made the fast way: reading makes one per row. A frozen
     dataclass's __init__ sets each field through object.__setattr__; this sets its slots directly
-    (the instance is the same: tests/source/test_makers.py)."""
+    (the instance is the same: tests/source/test_source_makers.py)."""
     return _cell_ref_from_slots(file, sheet, None, row, repeat)
 
 

@@ -3,7 +3,8 @@
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
 path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
 concurrency slot -> httpx (with TokenAuth) -> envelope decoding, where the service's errors become
-the typed errors of loader.api.errors and records are checked for shape (loader.api.shapes).
+the typed errors of loader.api.errors (loader.api.answers) and records are checked for shape
+(loader.api.shapes).
 
 The first response that names its `environment` is checked against `expect_environment`; until it
 has been, requests wait, and a write first sends a read of its collection, so no write can reach
@@ -20,24 +21,20 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from functools import partial
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import httpx
 import stamina
-from httpx._types import CookieTypes  # the type httpx's own `cookies` setter takes
 
 from loader import __version__
+from loader.api.answers import answer_body, checked_answer
 from loader.api.auth import TokenAuth
+from loader.api.cookies import HttpClient
 from loader.api.errors import (
     EnvironmentMismatch,
     MalformedAnswer,
     NotFound,
-    OutcomeUnknown,
-    RateLimited,
-    ServerError,
-    error_class_for,
 )
-from loader.api.json_body import decoded
 from loader.api.paging import (
     MALFORMED_HINT,
     Page,
@@ -55,59 +52,19 @@ from loader.api.requestlog import (
     RequestObserver,
     RetryNoticeFilter,
 )
-from loader.api.retry import IDEMPOTENT_METHODS, parse_retry_after, retry_hook
+from loader.api.retry import retry_hook
 from loader.api.shapes import record_problem
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
+from loader.api.urls import fill_path, query_value, with_query
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
 
-BEARER_HINT = (
-    "a fresh token was refused: send the header `Authorization: Bearer <access_token>` with only the "
-    "access_token value (not the whole token JSON body); if it persists, ask the platform operator "
-    "whether this client may use this API"
-)
-_HINTS = {
-    403: "this client has no access to this resource: ask the platform operator",
-    404: "no record here: the `code` and `year` do not match a record, or it has not been created yet",
-    409: "the service names the existing record in its message: match it by its key instead of creating it",
-    429: "the service is limiting the request rate: lower --concurrency",
-}
 _LIBRARY_LOGGERS = ("httpx", "httpcore")
 PROBE_ENTITY = "tag"  # few records, read-only on the real platform: the cheapest page to ask for
 _FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
-
-
-class _AnswerCookies(httpx.Cookies):
-    """httpx's cookie jar, which skips the answers that set no cookie.
-
-    httpx offers every answer to the jar, wrapped as a urllib request and response (~0.05 ms, on the
-    page chain); the jar takes cookies from `Set-Cookie` and `Set-Cookie2` only, so an answer with
-    neither leaves it as it was either way.
-    """
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        headers = response.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
-            super().extract_cookies(response)
-
-
-class _HttpClient(httpx.AsyncClient):
-    """httpx's client, keeping its cookies (sent back as before) in an `_AnswerCookies` jar."""
-
-    def __init__(self, **options: Any) -> None:
-        self._answer_cookies = _AnswerCookies()
-        super().__init__(**options)
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._answer_cookies
-
-    @cookies.setter
-    def cookies(self, cookies: CookieTypes) -> None:
-        self._answer_cookies = _AnswerCookies(cookies)
 
 
 class ApiClient:
@@ -170,7 +127,7 @@ class ApiClient:
             # Direct connections go through aiohttp's pool (a fraction of httpcore's CPU per request);
             # with a proxy configured, httpx's own transports apply it as before.
             transport = AiohttpTransport(verify=verify, trust_env=not loopback, limits=limits)
-        self._http = _HttpClient(
+        self._http = HttpClient(
             trust_env=not loopback,
             base_url=self._env.base_url,
             auth=self._auth,
@@ -267,7 +224,7 @@ class ApiClient:
 
         return iter_batches(
             fetch_page,
-            filters={name: _query_value(value) for name, value in (filters or {}).items()},
+            filters={name: query_value(value) for name, value in (filters or {}).items()},
             token_param=self._profile.service.page_token_param,
             page_size=self._profile.service.page_size,
             prefetch=prefetch,
@@ -277,7 +234,7 @@ class ApiClient:
 
     async def first_page(self, entity: str, filters: Mapping[str, Any] | None = None) -> Page:
         """Only the first page of `entity`'s collection (with `total`): a cheap probe."""
-        params = {name: _query_value(value) for name, value in (filters or {}).items()}
+        params = {name: query_value(value) for name, value in (filters or {}).items()}
         profile = self._profile.entity(entity)
         body = await self._call("GET", profile.path, params=params)
         return page_from_envelope(body, self._envelope, path=profile.path, checked_fields=_matched_fields(profile))
@@ -309,7 +266,7 @@ class ApiClient:
         profile = self._profile.entity(entity)
         if not profile.item_path:
             raise ProfileError(f"entity {entity!r} has no item_path in the profile: single records cannot be read")
-        path = _fill(profile.item_path, id_or_code)
+        path = fill_path(profile.item_path, id_or_code)
         try:
             body = await self._call("GET", path)
         except NotFound:
@@ -331,7 +288,7 @@ class ApiClient:
         profile = self._profile.entity(entity)
         if profile.update is None:
             raise ProfileError(f"entity {entity!r} cannot be updated (no `update` in the profile)")
-        path = _fill(profile.update.path, record_id)
+        path = fill_path(profile.update.path, record_id)
         body = await self._call(profile.update.method, path, json=dict(payload), probe=profile)
         return self._data(body, profile.update.method, path, written=True)
 
@@ -434,41 +391,10 @@ class ApiClient:
         return with_query(merged, params)
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
-        try:
-            body = decoded(response.content)
-        except ValueError:
-            body = None
+        body = answer_body(response)
         if isinstance(body, dict):
             self._observe(body)
-        status = response.status_code
-        if 200 <= status < 300:
-            if not isinstance(body, dict):
-                raise MalformedAnswer(
-                    f"the service answered HTTP {status} without a JSON envelope",
-                    method=method,
-                    path=path,
-                    hint="check base_url: it must end in the institution API prefix",
-                )
-            return body
-        message = body.get("message") if isinstance(body, dict) else None
-        if not isinstance(message, str) or not message:
-            message = (response.text or response.reason_phrase or "").strip()[:300] or f"HTTP {status}"
-        if status >= 500 and method not in IDEMPOTENT_METHODS:
-            raise OutcomeUnknown(
-                f"the service failed (HTTP {status}: {message}) after the request was sent; "
-                "it may or may not have been applied",
-                status=status,
-                method=method,
-                path=path,
-            )
-        cls = error_class_for(status)
-        hint = BEARER_HINT if status == 401 else _HINTS.get(status)
-        if 300 <= status < 400:
-            hint = f"the service redirected to {response.headers.get('Location', '?')}: check base_url in loader.yaml"
-        if cls in (RateLimited, ServerError):
-            retry_after = parse_retry_after(response.headers.get("Retry-After"))
-            raise cls(status, message, retry_after=retry_after, method=method, path=path, hint=hint)
-        raise cls(status, message, method=method, path=path, hint=hint)
+        return checked_answer(response, body, method, path)
 
     def _data(self, body: Mapping[str, Any], method: str, path: str, *, written: bool = False) -> dict[str, Any]:
         """The record of a single-record answer ({} when it holds none); MalformedAnswer when its
@@ -510,35 +436,8 @@ class ApiClient:
         self._checked = True
 
 
-def with_query(url: httpx.URL, params: Mapping[str, str]) -> httpx.URL:
-    """`url` (without a query) with `params` as its query: the URL httpx builds, parsed less.
-
-    A page token makes the URL long and httpx checks and re-quotes every character at each parse
-    (four a request through `build_request(path, params=...)`: ~0.2 ms a page). The query is encoded
-    as httpx encodes it (urllib's urlencode), which leaves nothing for httpx's parser to re-quote, so
-    it replaces the empty query of the parsed URL directly; should httpx lay its URL out otherwise,
-    httpx adds the query itself.
-    """
-    if not params:
-        return url
-    reference = getattr(url, "_uri_reference", None)
-    if not isinstance(reference, tuple) or "query" not in getattr(reference, "_fields", ()):
-        return url.copy_merge_params(dict(params))
-    fast = httpx.URL(url)
-    fast._uri_reference = reference._replace(query=urlencode(params))  # type: ignore[attr-defined]
-    return fast
-
-
 def _matched_fields(profile: EntityProfile) -> tuple[str, ...]:
     """The fields live records are matched by (key and unique fields): checked in every list answer."""
     return tuple(dict.fromkeys((*profile.key, *sorted(profile.unique))))
 
 
-def _fill(template: str, ident: str) -> str:
-    return template.replace("{id}", quote(str(ident), safe=""))
-
-
-def _query_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

@@ -1,20 +1,58 @@
-"""Stand-in: the history of an environment, as the commands open it (the CLI helper's module replaces it)."""
+"""The history a command works with: from loader.yaml's `history:` and the chosen environment.
+
+    open_history(config, "test", personal={"applicants"})   History, or None for `history: false`
+
+The built-in sandbox keeps its history beside its data file (`.loader/history/`) under a fixed key
+of its own, so it needs no setup and `rm -rf .loader` resets both. Any other environment keeps its
+history in `<history path>/<environment>/` beside loader.yaml, under the key read from the variable
+`history: {key: {env: NAME}}` names. The key is a secret: registered with `loader.redaction` the
+moment it is read, never printed. A missing or wrong key is refused here, before any planning.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from pathlib import Path
 
 from loader.config import Config
-from loader.environments import sandbox_files
-from loader.history.keys import SANDBOX_KEY
+from loader.history.location import history_folder, history_key
 from loader.history.store import History
+from loader.redaction import register_secret
 
 
-def open_history(config: Config, env_name: str, personal: Iterable[str]) -> History | None:
-    personal = frozenset(personal)
-    if config.is_builtin_sandbox(env_name):
-        folder = sandbox_files(config)[0].parent / "history"
-        return History.open(folder, history_key=SANDBOX_KEY, personal=personal)
-    if personal:  # no key can be configured until loader.yaml's `history:` exists
+def history_place(config: Config, env_name: str | None) -> tuple[Path, bytes | None, str | None] | None:
+    """(folder, key, the key's variable) of the environment `env_name` (default: the configured
+    one), or None when the history is off. Reads the key's variable; opens nothing."""
+    if config.history is None:
         return None
-    return History.open(config.root / ".loader" / "history" / env_name, personal=personal)
+    name = config.default_environment if env_name is None else env_name
+    builtin = config.is_builtin_sandbox(name)
+    if not builtin:
+        config.spec(name)  # an unknown environment is named as such, not as a missing folder
+    setting = config.history.as_setting()
+    folder = history_folder(setting, project_dir=config.root, environment=name,
+                            sandbox_data=_sandbox_data(config) if builtin else None)
+    assert folder is not None
+    key, variable = history_key(setting, environ=os.environ, builtin_sandbox=builtin)
+    if key is not None and variable is not None:
+        register_secret(key.decode())
+    return folder, key, variable
+
+
+def open_history(config: Config, env_name: str | None, personal: Iterable[str]) -> History | None:
+    """The history of the environment `env_name`, opened (a leftover journal folded in), or None
+    when loader.yaml says `history: false`. `personal` names the entities with a `pii: true` field
+    (their keys, ids and values are kept only as keyed digests). Raises the history package's
+    errors for a missing or wrong key, and ConfigError for a key variable that is not set."""
+    place = history_place(config, env_name)
+    if place is None:
+        return None
+    folder, key, variable = place
+    return History.open(folder, history_key=key, key_variable=variable, personal=personal)
+
+
+def _sandbox_data(config: Config) -> Path:
+    from loader.environments import sandbox_files
+
+    return sandbox_files(config)[0]

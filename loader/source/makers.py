@@ -3,7 +3,7 @@
 Reading makes a record per row, so the ordinary constructors' cost counts: a frozen dataclass's
 __init__ sets each field through object.__setattr__ (1.8 µs a record). Here each slot is set over
 a whole column by one `map` (no Python frame per record): 0.9 µs a record. The values made are
-the ones the constructors make (tests/source/test_makers.py holds them equal).
+the ones the constructors make (tests/source/test_source_makers.py holds them equal).
 
 Records are pickled (the reading child sends every record) as the values of their slots, made
 again by setting them: the slotted dataclass's own __setstate__ took twice the time to unpickle.

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from helpers.api import FAST_RETRY, TOKEN_ROUTE, environment_for, requests_to, schools_seed
 
+from loader.api.answers import BEARER_HINT
 from loader.api.auth import INVALID_CLIENT_HINT
-from loader.api.client import BEARER_HINT, ApiClient
+from loader.api.client import ApiClient
 from loader.api.errors import (
     Conflict,
     EnvironmentMismatch,

@@ -6,7 +6,7 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.api.client import with_query
+from loader.api.urls import with_query
 
 BASES = ("http://127.0.0.1:8080/institution", "https://service.example/api/v5/", "http://[::1]:9/")
 PATH = "/catalogue/schools"
