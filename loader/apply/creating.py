@@ -32,12 +32,14 @@ class CreateClient(Protocol):
 
 @dataclass(frozen=True)
 class Created:
-    """A record that exists now: its id, the writes sent for it, whether it was adopted, its status."""
+    """A record that exists now: its id, the writes sent for it, whether it was adopted (and after
+    an answer of this apply was lost, rather than met by a 409), its status."""
 
     id: str
     attempts: int
     adopted: bool
     live_status: str | None
+    answer_lost: bool = False
 
 
 class Creator:
@@ -135,7 +137,7 @@ class Creator:
                 raise failure(error, attempts=attempts, record_id=record_id) from None
         if self.journal is not None:
             self.journal.written(record, record_id, payload, answer, kind="adopt")
-        return Created(record_id, attempts, True, status_of(found, entity))
+        return Created(record_id, attempts, True, status_of(found, entity), answer_lost=unexplained is None)
 
     async def _lookup(self, entity: EntityProfile, key: Mapping[str, Any]) -> dict[str, Any] | None:
         if entity.get_by_code and tuple(key) == ("code",):

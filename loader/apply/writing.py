@@ -15,7 +15,7 @@ from loader.apply.confirm import outcome_unknown, update_landed
 from loader.apply.creating import CreateClient, Created, Creator
 from loader.apply.failures import WriteFailure, failure, shown_message
 from loader.apply.journaling import ApplyJournal
-from loader.apply.results import Outcome, RecordResult
+from loader.apply.results import ANSWER_LOST_ADOPTED, Outcome, RecordResult
 from loader.errors import LoaderError
 from loader.plan.model import Action, RecordPlan
 from loader.profile import EntityProfile
@@ -70,8 +70,9 @@ class RecordWriter:
         sent = tuple(payload) + ((entity.status.field,) if entity.status and record.status_path else ())
         outcome = Outcome.CREATED if record.action is Action.CREATE else Outcome.UPDATED
         adopted = created is not None and created.adopted
+        message = ANSWER_LOST_ADOPTED if created is not None and created.answer_lost else None
         return result_of(record, outcome, id=record_id, fields=sent, attempts=attempts, adopted=adopted,
-                         record_status=reached)
+                         record_status=reached, message=message)
 
     async def _status_steps(
         self, record: RecordPlan, entity: EntityProfile, record_id: str | None, created: Created | None,
