@@ -22,13 +22,17 @@ MAPPING_SUFFIXES = (".yaml", ".yml")
 
 
 def personal_entities(mappings: Iterable[LoadedMapping]) -> frozenset[str]:
-    """The entities any block of `mappings` loads with a `pii: true` field: their history is keyed."""
-    found: set[str] = set()
-    for loaded in mappings:
-        for block in loaded.mapping.blocks if loaded.mapping is not None else ():
-            if any(spec.pii for variant in block.variants for spec in variant.fields):
-                found.add(block.entity)
-    return frozenset(found)
+    """The entities whose history is kept as keyed digests: those with a field some block of
+    `mappings` marks `pii: true` (in any `repeat`), and those with a field referring to such an
+    entity (a credential keyed by its applicant's external id would name the person)."""
+    fields = [(block.entity, spec) for loaded in mappings if loaded.mapping is not None
+              for block in loaded.mapping.blocks for variant in block.variants for spec in variant.fields]
+    personal = {entity for entity, spec in fields if spec.pii}
+    while True:
+        more = {entity for entity, spec in fields if spec.ref in personal} - personal
+        if not more:
+            return frozenset(personal)
+        personal |= more
 
 
 def personal_entities_of_plan(plan: Plan, profile: Profile) -> frozenset[str]:
