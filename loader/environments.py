@@ -1,9 +1,13 @@
 """Resolve `--env` to a usable Environment; for the built-in `sandbox`, run the embedded service.
 
 The built-in sandbox is a real HTTP server on loopback, started in-process for the duration of the
-`with` block, with its data in `.loader/sandbox.sqlite3` (kept between runs) and seeded on first use
-from `samples/sandbox-seed.json` when that file exists; both relative to the project directory,
-unless loader.yaml names them (`sandbox: {data: FILE, seed: FILE}`). When it would start with no
+`with` block, with its data in `.loader/sandbox.sqlite3` (kept between runs), unless loader.yaml
+names its files (`sandbox: {data: FILE, seed: FILE}`, relative to loader.yaml).
+
+Where it is seeded from on first use: a project of one's own (a folder with a loader.yaml) starts
+empty, seeded only from a seed file loader.yaml names; a folder without loader.yaml (the loader's
+own checkout, where the Quick start runs) from `samples/sandbox-seed.json` when that file exists,
+so the sample mappings plan against "last cycle's" sample records. When it would start with no
 records, a note on stderr says which data file it uses and that it is empty.
 """
 
@@ -42,7 +46,8 @@ def open_environment(config: Config, env_name: str | None) -> Iterator[Environme
 def sandbox_files(config: Config) -> tuple[Path, Path | None]:
     """The built-in sandbox's data file, and its seed file (None when there is none to use).
 
-    A seed loader.yaml names must exist (ConfigError); the default one is used when it is there.
+    A seed loader.yaml names must exist (ConfigError). Without loader.yaml, the default seed is used
+    when it is there; a project's loader.yaml that names no seed means an empty sandbox.
     """
     named = config.sandbox or SandboxFiles()
     data = named.data or config.root / SANDBOX_DATA
@@ -54,8 +59,14 @@ def sandbox_files(config: Config) -> tuple[Path, Path | None]:
                 hint="fix `sandbox: {seed: ...}` in loader.yaml (relative to loader.yaml), or remove it",
             )
         return data, named.seed
-    seed = config.root / SANDBOX_SEED
-    return data, seed if seed.is_file() else None
+    seed = default_seed(config)
+    return data, seed if seed is not None and seed.is_file() else None
+
+
+def default_seed(config: Config) -> Path | None:
+    """The seed a sandbox is given unless loader.yaml names one: the sample seed in a folder without
+    loader.yaml (the checkout), none in a project of one's own (whose records are not the samples')."""
+    return config.root / SANDBOX_SEED if config.path is None else None
 
 
 @contextmanager
@@ -72,12 +83,7 @@ def _embedded_sandbox(config: Config) -> Iterator[Environment]:
             hint="run loader from a writable project directory, or choose another environment with --env",
         ) from None
     if seed is None and _holds_no_records(data):
-        print(
-            f"note: the built-in sandbox uses {data}, which is empty (no seed: {config.root / SANDBOX_SEED} "
-            "is not there); name its files in loader.yaml (sandbox: {data: FILE, seed: FILE}) or run loader "
-            "from the project directory",
-            file=sys.stderr,
-        )
+        print(_empty_note(config, data), file=sys.stderr)
     options = SandboxOptions(data=str(data), seed=seed, environment=BUILTIN_SANDBOX)
     with ExitStack() as stack:
         try:
@@ -89,6 +95,15 @@ def _embedded_sandbox(config: Config) -> Iterator[Environment]:
                 hint=f"delete {data} to start from the seed again",
             ) from None
         yield sandbox_environment(server, is_builtin_sandbox=True)
+
+
+def _empty_note(config: Config, data: Path) -> str:
+    if config.path is not None:
+        return (f"note: the built-in sandbox uses {data}, which is empty: a project's sandbox starts with no "
+                "records (loader.yaml can name a seed file: sandbox: {seed: FILE})")
+    return (f"note: the built-in sandbox uses {data}, which is empty (no seed: {config.root / SANDBOX_SEED} "
+            "is not there); to start a project of your own, add a loader.yaml to this folder (it may be empty), "
+            "or name the sandbox's files in one (sandbox: {data: FILE, seed: FILE})")
 
 
 def _holds_no_records(data: Path) -> bool:

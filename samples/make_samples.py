@@ -295,6 +295,24 @@ def applicant_export_workbook() -> Workbook:
     return wb
 
 
+HANDBOOK = [  # the handbook system's export: faculty and department by name only (no codes the service
+    # could use), credit points as numbers, requisites as lists in one cell (commas, or Alt+Enter lines)
+    ("Faculty of Science", "Mathematical Sciences", "MATH2101", "Linear Algebra", 6, "MATH1001", 2),
+    ("Faculty of Science", "Mathematical Sciences", "MATH2102", "Real Analysis", 6, "MATH1001\nMATH2101", 2),
+    ("Faculty of Science", "Statistics", "STAT2101", "Regression Modelling", 7.5, "STAT1001, MATH1001", 2),
+    ("Faculty of Health", "Nutrition and Dietetics", "NUTR2101", "Clinical Nutrition", 12.5, "NUTR1001", 2),
+    ("Faculty of Health", "Nutrition and Dietetics", "NUTR3101", "Nutrition Research Project", 25, None, 3),
+]
+
+
+def handbook_workbook() -> Workbook:
+    """A handbook export that lacks what the service needs: codes for faculties and departments."""
+    wb = _new_workbook()
+    _sheet(wb, "Handbook 2027", ["Faculty", "Department", "Subject Code", "Subject Title", "Credit Points",
+                                 "Prerequisites", "Level"], HANDBOOK)
+    return wb
+
+
 def legacy_csv() -> bytes:
     lines = ["Student No;Given Names;Surname;E-Mail;Born;Citizenship"]
     lines += [";".join(row) for row in LEGACY_APPLICANTS]
@@ -428,7 +446,8 @@ def write_all(out: Path) -> list[Path]:
     shapes = out / "real-world"
     shapes.mkdir(parents=True, exist_ok=True)
     for name, wb in (("offerings-export.xlsx", offerings_workbook()),
-                     ("applicant-export.xlsx", applicant_export_workbook())):
+                     ("applicant-export.xlsx", applicant_export_workbook()),
+                     ("handbook-export.xlsx", handbook_workbook())):
         path = shapes / name
         path.write_bytes(_deterministic_bytes(wb))
         written.append(path)

@@ -6,7 +6,9 @@ steps (`strip`, and `collapse_spaces` where values hold line breaks or runs of s
 unmatched columns as comments, and carries the `$schema` line. A sheet `loader pull` wrote maps
 back as it came: `custom_attributes.X` columns to the custom attribute X, the fields the service
 sets (`id`, `type`, ...) left out, and no value steps, so planning it proposes nothing.
-It never overwrites a file unless --force.
+It never overwrites a file unless --force. In a folder without loader.yaml it drafts all the same,
+saying first that the folder is no project (and, in the loader's checkout, that its sandbox holds
+the sample records): a project of one's own is a folder with a loader.yaml, its sandbox empty.
 
 When the draft validates as written (exit 0), and when it does not (exit 1):
 - The entity is guessed only with a clear margin: the best entity's score must be at least 1.5
@@ -30,6 +32,7 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 from loader.config import Config
+from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
 from loader.profile import Profile
 from loader.source.draft import (
@@ -46,8 +49,25 @@ from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, read_sheet, sheet_names
 from loader.source.sources import read_sources
 
+EPILOG = """\
+outcomes:
+  exit 0   the draft is written and validates as `loader validate` would
+  exit 1   the draft is written but does not validate yet (a key column that is not unique is
+           marked `# CHOOSE`); or the workbook cannot be read (the message names the file)
+  exit 64  the entity is not clear (the best must score at least 1.5 times the second and 1
+           more): nothing is written; the three best are printed, pass --entity
+
+a workbook `loader pull` wrote maps back as it came: a `custom_attributes.X` column becomes the
+custom attribute with label X; `id`, `type`, `metadata` and `children` are left out.
+
+run it in a project of your own: a folder holding a loader.yaml (empty will do) and mappings/;
+without loader.yaml the folder is no project and `init` says so.
+"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("workbook", metavar="WORKBOOK", type=Path, help="the workbook (.xlsx, .xlsm) or CSV file")
     parser.add_argument("--sheet", metavar="NAME", help="only this sheet (default: every sheet with a header row)")
     parser.add_argument("--entity", metavar="ENTITY", help="the entity its rows become (default: guessed)")
@@ -78,6 +98,8 @@ def run(request: InitRequest, config: Config) -> int:
     if request.entity is not None and request.entity not in entities:
         raise UsageError(f"--entity {request.entity!r} is not an entity loader can write",
                          hint=f"one of: {', '.join(entities)}")
+    if config.path is None:
+        print(outside_a_project(config), file=sys.stderr)
     display = os.path.relpath(workbook)
     blocks = _draft(workbook, display, request.sheet, request.entity, config.profile)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +118,19 @@ def run(request: InitRequest, config: Config) -> int:
         return EXIT_ERROR
     print(f"It validates. Next: review it, then `loader plan {out}`.")
     return EXIT_OK
+
+
+def outside_a_project(config: Config) -> str:
+    """What `init` says in a folder without loader.yaml: it is not a project, and what its sandbox holds."""
+    seed = default_seed(config)
+    where = f"note: {config.root} has no loader.yaml, so it is not a loader project"
+    guide = "(see 'Start a project of your own' in docs/init.md)"
+    if seed is not None and seed.is_file():
+        return (f"{where}: its built-in sandbox is seeded with the loader's sample records ({os.path.relpath(seed)}), "
+                "which every plan of your data would list as 'not in source', and a code of yours may clash with "
+                "one. Start a project of your own in a new folder holding a loader.yaml (empty will do) and run "
+                f"`loader init` there {guide}.")
+    return f"{where}. To make it one, add a loader.yaml here (empty will do; environments go there) {guide}."
 
 
 def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: Profile) -> list[DraftBlock]:

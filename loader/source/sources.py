@@ -20,7 +20,7 @@ from loader.source.block_records import BlockRecords
 from loader.source.lookups import ReadSheet, lookup_files, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
-from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, read_sheet
+from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, kind_of, read_sheet
 from loader.suggestions import did_you_mean
 
 __all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources"]
@@ -101,7 +101,7 @@ def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Pr
         if mapping is None:
             continue
         for block in mapping.blocks:
-            if block.source.is_file():
+            if block.source.is_file() and kind_of(block.source) is not None:  # else refused unread
                 inputs.append(block.source)
             inputs += lookup_files(block)
             data = sheets.get(block, findings)
@@ -155,7 +155,7 @@ class _SheetCache:
         is_excel = has_sheets(source)
         try:
             if is_excel and sheet is None:
-                sheet = first_visible_sheet(source)  # blocks naming it and blocks naming none share one read
+                sheet = first_visible_sheet(source, display)  # blocks naming it and blocks naming none share one read
             key = (source.resolve(), sheet if is_excel else None, delimiter, encoding)
             if key not in self._data:
                 self._data[key] = read_sheet(source, display, sheet, delimiter=delimiter, encoding=encoding)
@@ -169,9 +169,10 @@ class _SheetCache:
             ))
             return None
         except SheetError as exc:
-            # Readers name a place in the sheet when they can; a bare file name adds nothing to the mapping's place.
+            # Readers name a place in the sheet when they can; else the finding is at the mapping's line
+            # and its message names the file (or the part of it) that could not be read.
             place = exc.where if isinstance(exc.where, CellRef) else source_place
-            shown = f"{exc.where}: " if isinstance(exc.where, str) and exc.where != display else ""
+            shown = "" if isinstance(exc.where, CellRef) else f"{exc.where or display}: "
             findings.append(Finding("error", "sheet-unreadable",
                                     shown + exc.message + (f" ({exc.hint})" if exc.hint else ""), place))
             return None

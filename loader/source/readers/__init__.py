@@ -22,6 +22,7 @@ __all__ = [
     "WHITESPACE",
     "CellValue",
     "MissingSheet",
+    "NotASpreadsheet",
     "ReadOptions",
     "SheetData",
     "SheetRow",
@@ -51,10 +52,22 @@ def source_at(path: Path, display: str, options: ReadOptions | None = None) -> S
     """The source at `path`. Raises SheetError for a kind of file no reader knows."""
     kind = kind_of(path)
     if kind is None:
-        shown = [suffix for k in KINDS for suffix in k.advertised]
-        raise SheetError(f"unsupported file type {path.suffix.lower()!r}", where=display,
-                         hint=f"use {', '.join(shown[:-1])} or {shown[-1]}")
+        raise NotASpreadsheet(path, display)
     return Source(path, kind, options or ReadOptions())
+
+
+class NotASpreadsheet(SheetError):
+    """A file whose name ends in no suffix a reader knows: refused by its name alone, before a byte of
+    it is read (so nothing of, say, /etc/passwd is ever shown as a header row)."""
+
+    def __init__(self, path: Path, display: str):
+        shown = [suffix for k in KINDS for suffix in k.advertised]
+        suffixes = f"{', '.join(shown[:-1])} or {shown[-1]}"
+        suffix = path.suffix.lower()
+        what = f"its name ends in {suffix!r}" if suffix else "its name has no file extension"
+        super().__init__(f"not a spreadsheet the loader reads: {what}", where=display,
+                         hint=f"use {suffixes}" + ("" if suffix else "; a CSV file saved without its extension: "
+                                                               "rename it to end in .csv"))
 
 
 def has_sheets(path: Path) -> bool:
@@ -89,7 +102,7 @@ def read_sheet(
     Raises SheetError when the file or sheet cannot be read; the message lists the sheets there.
     `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
     """
-    check_regular_file(path, display)
+    check_regular_file(path, display)  # a stat: nothing is read
     return read_source(source_at(path, display, ReadOptions(delimiter, encoding, engine)), display, sheet)
 
 
