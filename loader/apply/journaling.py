@@ -5,9 +5,9 @@ answer; each call appends one line to the apply's journal (`loader.history.journ
 written unbuffered, so an apply killed at any moment keeps every write it had journaled. Per
 written field: the owner (the record's mapping file and block), the value before (the plan's
 `old`; the Digester keeps only a digest of it for personal entities) and W, the digest of what
-was sent (for a set-like field the plan's W afterwards when it gives one: a kept platform edit
-of an element stays one). The `updated` stamp of each answer teaches the history the loader's own
-service user.
+was sent, unless the plan computed W (`RecordPlan.written_after`: a set-like list keeping a
+platform's element edits, and the fields it confirmed equal, whose value apply does not have).
+The `updated` stamp of each answer teaches the history the loader's own service user.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from loader.history.digests import Written
 from loader.history.journal import FieldWrite, JournalWriter
 from loader.history.lines import Owner
-from loader.plan.model import BlockPlan, FieldChange, Plan, RecordPlan
+from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 
@@ -49,10 +49,11 @@ def _sent_value(name: str, payload: Mapping[str, Any]) -> tuple[bool, Any]:
     return (name in payload), payload.get(name)
 
 
-def _planned_written(change: FieldChange) -> Written | None:
-    """W after the write as the plan computed it (a set keeping a platform's element edits), if given."""
-    written = getattr(change, "written_after", None)
-    return written if isinstance(written, str | frozenset) else None
+def planned_written(record: RecordPlan) -> dict[str, Written]:
+    """W once the plan is carried out, per field the plan computed it for (fields written and
+    confirmed; a set-like list as its element digests, keeping a platform's element edits)."""
+    pairs: Iterable[tuple[str, Any]] = getattr(record, "written_after", ())
+    return {name: w if isinstance(w, str) else frozenset(w) for name, w in pairs}
 
 
 class ApplyJournal:
@@ -94,20 +95,20 @@ class ApplyJournal:
 
     def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> Iterable[FieldWrite]:
         owner = self._owner(record)
+        planned = planned_written(record)
         for change in record.changes:
             sent, value = _sent_value(change.field, payload)
             if not sent:  # the status moved by its own steps, or a field this write did not carry
                 continue
-            as_set = change.field in entity.set_fields
-            yield FieldWrite(change.field, owner, after=value, before=change.old, as_set=as_set,
-                             written=_planned_written(change) if as_set else None)
+            yield FieldWrite(change.field, owner, after=value, before=change.old,
+                             as_set=change.field in entity.set_fields, written=planned.get(change.field))
 
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)
-        for item in getattr(record, "confirmed", ()):
-            name, written = (item, None) if isinstance(item, str) else (item[0], item[1])
-            if written is not None:
-                yield FieldWrite(name, owner, written=written)
+        planned = planned_written(record)
+        for name in getattr(record, "confirmed", ()):
+            if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
+                yield FieldWrite(name, owner, written=planned[name])
 
 
 def _mapping_file(block: BlockPlan) -> str:
