@@ -11,7 +11,7 @@ from typing import TextIO
 from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
-from loader.findings import Finding
+from loader.finding_groups import ShownFinding, source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
 
@@ -40,18 +40,15 @@ def run(request: ValidateRequest, config: Config) -> int:
     return code
 
 
-def _line(finding: Finding) -> str:
-    return f"{finding.severity}: {finding.where}: {finding.message}" if finding.where else \
-        f"{finding.severity}: {finding.message}"
+def _line(finding: ShownFinding) -> str:
+    where = finding.place_text
+    return f"{finding.severity}: {where}: {finding.text}" if where else f"{finding.severity}: {finding.text}"
 
 
 def print_report(sources: SourceSet, out: TextIO) -> None:
-    """Every problem with its place, then one summary line per block and a total."""
-    for finding in sources.findings:
+    """Every problem with its place, one per cause, then one summary line per block and a total."""
+    for finding in source_findings(sources):
         print(_line(finding), file=out)
-    for block in sources.blocks:
-        for finding in block.findings:
-            print(_line(finding), file=out)
     if sources.blocks:
         print("", file=out)
     for block in sources.blocks:

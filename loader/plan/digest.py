@@ -127,8 +127,39 @@ _REF = attrgetter("ref")
 
 def _encode(value: Any) -> bytes:
     """Canonical JSON bytes of a value made of plain values (str, int, bool, None, dict with text
-    keys, list, tuple, PendingId) or of `_canonical`'s output."""
-    return orjson.dumps(value, default=_pending, option=_OPTIONS)
+    keys, list, tuple, PendingId) or of `_canonical`'s output. A text holding a lone surrogate (a
+    CSV read with escaped bytes, a service answer's `\\udcff`) is not UTF-8: it is written as its
+    surrogate-passing bytes in hex, a form no other value takes."""
+    try:
+        return orjson.dumps(value, default=_pending, option=_OPTIONS)
+    except orjson.JSONEncodeError as error:
+        if "surrogates" not in str(error):
+            raise
+        return orjson.dumps(_surrogates_marked(value), default=_pending, option=_OPTIONS)
+
+
+def _surrogates_marked(value: Any) -> Any:
+    if isinstance(value, str):
+        hexed = _surrogate_hex(value)
+        return value if hexed is None else {"$surrogates": hexed}
+    if isinstance(value, Mapping):  # a key stays text: the marker is spelled into it
+        return {_marked_key(k): _surrogates_marked(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_surrogates_marked(v) for v in value]
+    return value
+
+
+def _surrogate_hex(text: str) -> str | None:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").hex()
+    return None
+
+
+def _marked_key(key: Any) -> Any:
+    hexed = _surrogate_hex(key) if isinstance(key, str) else None
+    return key if hexed is None else f"$surrogates:{hexed}"
 
 
 # Dataclasses, datetimes and subclasses of str, int, dict and list come to `_pending` (never in

@@ -218,13 +218,14 @@ def _changed(
         out.add_finding(
             Finding("error", "immutable-field",
                     f"{name} cannot change after creation (live {quoted(old, pii)}, "
-                    f"source {quoted(shown, pii)})", _where(record, name))
+                    f"source {quoted(shown, pii)})", _where(record, name), f"{name} cannot change after creation")
         )
     elif name in entity.read_only or name in entity.create_only:
         out.add_finding(
             Finding("warning", "read-only-field",
                     f"{name} can only be set at creation: live {quoted(old, pii)}, "
-                    f"source {quoted(shown, pii)}; not updated", _where(record, name))
+                    f"source {quoted(shown, pii)}; not updated", _where(record, name),
+                    f"{name} can only be set at creation")
         )
     else:
         out.payload[name] = send_form(value, name, entity)

@@ -13,7 +13,7 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.model import Action, FieldChange, RecordPlan
+from loader.plan.model import Action, FieldChange, FieldOutcome, RecordPlan
 
 
 def field_change(field: str, old: Any, new: Any, pii: bool = False) -> FieldChange:
@@ -34,12 +34,13 @@ def record_plan(
     ref: str, block: str, entity: str, key: tuple[Any, ...], action: Action, payload: Mapping[str, Any],
     source: CellRef, live_id: str | None, live_updated_time: int | None, changes: tuple[FieldChange, ...],
     status_path: tuple[str, ...], depends_on: tuple[str, ...], findings: tuple[Finding, ...], row: int | None,
-    refers_to: tuple[str, ...], also_rows: tuple[tuple[str, int], ...], /,
+    refers_to: tuple[str, ...], also_rows: tuple[tuple[str, int], ...], history_line: str | None = None,
+    kept: tuple[FieldOutcome, ...] = (), conflicts: tuple[FieldOutcome, ...] = (), confirmed: tuple[str, ...] = (), /,
 ) -> RecordPlan:
     """RecordPlan(...) not yet blocked, made the fast way: the planner makes one per desired record.
 
     A frozen dataclass's __init__ sets each field through object.__setattr__ (here about 3.5 µs for
-    RecordPlan's 17 fields); this sets its slots directly. The instance is the same;
+    RecordPlan's 21 fields); this sets its slots directly. The instance is the same;
     tests/plan/test_plan_makers.py holds it equal to the constructor. Slots, not a
     __dict__: a filled __dict__ took more than twice the memory.
     """
@@ -49,6 +50,7 @@ def record_plan(
     put[5](made, payload), put[6](made, source), put[7](made, live_id), put[8](made, live_updated_time)
     put[9](made, changes), put[10](made, status_path), put[11](made, depends_on), put[12](made, findings)
     put[13](made, False), put[14](made, row), put[15](made, refers_to), put[16](made, also_rows)
+    put[17](made, history_line), put[18](made, kept), put[19](made, conflicts), put[20](made, confirmed)
     return made
 
 

@@ -41,6 +41,23 @@ class FieldChange:
     pii: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class FieldOutcome:
+    """One managed field the platform changed since the loader last wrote it (section 10's three-way
+    compare): a kept platform edit (not written) or a conflict (held). `last_loaded` is the value the
+    loader last wrote where the plan knows it (the sheet's, when it still equals W), else None;
+    personal fields carry no values (`pii`). `changed_by`/`changed_at` are the live record's
+    `metadata.updated` (user, time); `seen` says an earlier plan's apply already showed it (same
+    values), so reports count it rather than list it again."""
+
+    field: str
+    sheet: Any = None
+    live: Any = None
+    last_loaded: Any = None
+    changed_by: str | None = None
+    changed_at: int | None = None
+    pii: bool = False
+    seen: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,10 @@ class RecordPlan:
     row: int | None = None  # 1-based source row, for the results workbook
     refers_to: tuple[str, ...] = ()  # records of this plan it refers to by their live id (stale checks)
     also_rows: tuple[tuple[str, int], ...] = ()  # (block, row) of the other source rows merged into it
+    history_line: str | None = None  # `history.lines.line_digest` of the line it was planned against; None: none
+    kept: tuple[FieldOutcome, ...] = ()  # kept platform edits: not written
+    conflicts: tuple[FieldOutcome, ...] = ()  # conflicts: that field held, the rest goes ahead
+    confirmed: tuple[str, ...] = ()  # fields found equal to the sheet whose W moves to live
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -110,6 +131,7 @@ class DroppedRecord:
     key: tuple[Any, ...]
     id: str
     last_loaded: str | None = None  # when an apply last loaded it (ISO time)
+    seen: bool = False  # an earlier plan's apply already showed it: reports count it, not list it
 
 
 @dataclass(frozen=True)
@@ -149,6 +171,7 @@ class BlockPlan:
     reading: SourceReading = SourceReading()  # how its source was read (results.xlsx reads it again)
     field_rules: tuple[FieldRule, ...] = ()  # the mapping line of each field it sets
     dropped: tuple[DroppedRecord, ...] = ()  # records it loaded before that its sheet no longer names
+    mapping_file: str | None = None  # the mapping file of the block, as the project names it (history owner)
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)

@@ -17,6 +17,7 @@ from loader.plan.model import (
     BlockPlan,
     DroppedRecord,
     FieldChange,
+    FieldOutcome,
     FieldRule,
     NotInSource,
     PendingId,
@@ -50,7 +51,14 @@ def _decode(value: Any) -> Any:
 
 def _finding_to_dict(f: Finding) -> dict[str, Any]:
     where = None if f.where is None else place_to_dict(f.where)
-    return {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
+    out: dict[str, Any] = {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
+    if f.cause:  # how reports group findings by cause (loader.finding_groups); left out when empty
+        out["cause"] = f.cause
+    if f.rule is not None:
+        out["rule"] = place_to_dict(f.rule)
+    if f.key:
+        out["key"] = f.key
+    return out
 
 
 def record_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -74,7 +82,31 @@ def record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "refers_to": list(r.refers_to),
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
-    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {})
+    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r)
+
+
+def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
+    """The three-way outcomes, present only where a history was compared against (plans stay as they were)."""
+    found: dict[str, Any] = {}
+    if r.history_line is not None:
+        found["history_line"] = r.history_line
+    if r.kept:
+        found["kept"] = [_outcome_to_dict(o) for o in r.kept]
+    if r.conflicts:
+        found["conflicts"] = [_outcome_to_dict(o) for o in r.conflicts]
+    if r.confirmed:
+        found["confirmed"] = list(r.confirmed)
+    return found
+
+
+def _outcome_to_dict(o: FieldOutcome) -> dict[str, Any]:
+    return {"field": o.field, "sheet": _encode(o.sheet), "live": _encode(o.live), "last_loaded": _encode(o.last_loaded),
+            "changed_by": o.changed_by, "changed_at": o.changed_at, "pii": o.pii, "seen": o.seen}
+
+
+def _outcome_from_dict(d: Mapping[str, Any]) -> FieldOutcome:
+    return FieldOutcome(d["field"], _decode(d.get("sheet")), _decode(d.get("live")), _decode(d.get("last_loaded")),
+                        d.get("changed_by"), d.get("changed_at"), d.get("pii", False), d.get("seen", False))
 
 
 def _reading_to_dict(reading: SourceReading) -> dict[str, Any]:
@@ -133,14 +165,16 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "reading": _reading_to_dict(b.reading),
         "findings": [_finding_to_dict(f) for f in b.findings],
         "field_rules": [{"field": r.field, "place": r.place, "text": r.text} for r in b.field_rules],
-        "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded} for d in b.dropped],
+        "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded}
+                    | ({"seen": True} if d.seen else {}) for d in b.dropped],
         "records": records,
-    }
+    } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {})
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
-    where = d.get("where")
-    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where))
+    where, rule = d.get("where"), d.get("rule")
+    return Finding(d["severity"], d["code"], d["message"], None if where is None else place_from_dict(where),
+                   d.get("cause", ""), None if rule is None else place_from_dict(rule), d.get("key", ""))
 
 
 def _row_place(data: Mapping[str, Any]) -> CellRef:
@@ -178,8 +212,9 @@ def _block_from_dict(b: Mapping[str, Any]) -> BlockPlan:
         reading=_reading_from_dict(b.get("reading")),
         findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
         field_rules=tuple(FieldRule(r["field"], r["place"], r["text"]) for r in b.get("field_rules", ())),
-        dropped=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"))
+        dropped=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"), d.get("seen", False))
                       for d in b.get("dropped", ())),
+        mapping_file=b.get("mapping_file"),
         records=tuple(_record_from_dict(r) for r in b["records"]),
     )
 
@@ -216,4 +251,8 @@ def _record_from_dict(r: Mapping[str, Any]) -> RecordPlan:
         findings=tuple(_finding_from_dict(f) for f in r.get("findings", ())),
         blocked=r.get("blocked", False),
         also_rows=tuple((block, row) for block, row in r.get("also_rows", ())),
+        history_line=r.get("history_line"),
+        kept=tuple(_outcome_from_dict(o) for o in r.get("kept", ())),
+        conflicts=tuple(_outcome_from_dict(o) for o in r.get("conflicts", ())),
+        confirmed=tuple(r.get("confirmed", ())),
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from loader.apply.results import ANSWER_LOST_ADOPTED
 from loader.errors import LoaderError, exit_code_for
+from loader.finding_groups import source_findings
 from loader.findings import Finding
 from loader.redaction import redact
 from loader.report import github, machine
@@ -25,8 +26,7 @@ def print_validate_output(output: str, sources: SourceSet, exit_code: int) -> No
     if output == "json":
         print(machine.dumps(machine.validate_document(sources, exit_code)))
     elif output == "github":
-        findings = [("", f) for f in sources.findings] + [(b.block, f) for b in sources.blocks for f in b.findings]
-        github.print_annotations(findings)
+        github.print_annotations(source_findings(sources))
         github.write_summary(github.validate_summary(machine.validate_document(sources, exit_code)))
 
 
@@ -35,9 +35,9 @@ def print_plan_output(output: str, plan: Plan, exit_code: int) -> None:
         print(machine.dumps(machine.plan_document(plan, exit_code)))
     elif output == "github":
         from loader.report.markdown import render as render_markdown
-        from loader.report.view import all_findings
+        from loader.report.view import shown_findings
 
-        github.print_annotations(all_findings(plan))
+        github.print_annotations(shown_findings(plan))
         github.write_summary(render_markdown(plan))
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
+from loader.finding_groups import ShownFinding
 from loader.findings import Finding
 from loader.report.machine import place_of
 
@@ -28,27 +29,31 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, context: str = "") -> str:
-    """One workflow command for a finding: file, line and column where the place has them."""
+def annotation(finding: Finding | ShownFinding, context: str = "") -> str:
+    """One workflow command for a finding (a cause, with its count and first cells): file, line and
+    column where the place has them."""
+    if isinstance(finding, Finding):
+        finding = ShownFinding(finding.severity, finding.code, finding.message, finding.where, context, key=finding.key)
     level = "error" if finding.severity == "error" else "warning"
     place = place_of(finding.where)
     properties: list[str] = []
-    message = finding.message
+    message = finding.text
     if place is not None:
         properties.append(f"file={_escape_property(place['file'])}")
         if place["kind"] == "mapping":
             properties += [f"line={place['line']}", f"col={place['col']}"]
         else:
-            message = f"{finding.where}: {message}"  # a workbook has no lines: the cell goes in the text
+            message = f"{finding.place_text}: {message}"  # a workbook has no lines: the cell goes in the text
     title = f"{context}: {finding.code}" if context else finding.code
     properties.append(f"title={_escape_property(title)}")
     return f"::{level} {','.join(properties)}::{_escape_data(message)}"
 
 
-def print_annotations(findings: Iterable[tuple[str, Finding]], out: TextIO | None = None) -> None:
+def print_annotations(findings: Iterable[ShownFinding], out: TextIO | None = None) -> None:
+    """An annotation per cause (`loader.finding_groups`)."""
     out = out or sys.stdout
-    for context, finding in findings:
-        print(annotation(finding, context), file=out)
+    for finding in findings:
+        print(annotation(finding, finding.context), file=out)
 
 
 def write_summary(markdown: str, out: TextIO | None = None) -> None:

@@ -40,6 +40,7 @@ from loader.report.view import (
     count_values,
     counts,
     dropped_text,
+    findings_count,
     findings_of,
     is_blocked,
     key_label,
@@ -179,8 +180,8 @@ def _findings(plan: Plan, severity: str, title: str) -> str:
     if not found:
         return ""
     rows = "".join(f'<tr><td>{escape(where)}</td><td class="{severity}">{escape(message)}</td></tr>'
-                   for where, message in found)
-    return (f'<section id="{severity}s"><h2 class="{severity}">{title} ({len(found)})</h2>'
+                   for where, message, _ in found)
+    return (f'<section id="{severity}s"><h2 class="{severity}">{title} ({findings_count(found)})</h2>'
             f"<table><thead><tr><th>where</th><th>what</th></tr></thead><tbody>{rows}</tbody></table></section>")
 
 

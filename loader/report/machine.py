@@ -15,13 +15,13 @@ import json
 from typing import Any
 
 from loader.apply.results import Results
-from loader.findings import Finding
+from loader.finding_groups import ShownFinding, source_findings
 from loader.places import CellRef, FilePlace, MappingPlace, Place
 from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
 from loader.report.results_json import results_to_dict
 from loader.report.rules import RuleGroup, rule_groups
-from loader.report.view import all_findings, changed_records, counts, totals
+from loader.report.view import changed_records, counts, shown_findings, totals
 from loader.source.sources import SourceSet
 
 OUTPUT_FORMAT_VERSION = 1
@@ -42,27 +42,33 @@ def place_of(where: str | Place | None) -> dict[str, Any] | None:
     return None
 
 
-def finding_json(finding: Finding, context: str = "") -> dict[str, Any]:
+def finding_json(finding: ShownFinding) -> dict[str, Any]:
+    """One cause: its message (with the count and first cells when found on several rows), its place,
+    `count` (the rows it is found on) and `cells` (the first three of them)."""
     return {
         "severity": finding.severity,
         "code": finding.code,
-        "message": finding.message,
-        "where": None if finding.where is None else str(finding.where),
+        "message": finding.text,
+        "where": finding.place_text or None,
         "place": place_of(finding.where),
-        "context": context or None,
+        "context": finding.context or None,
+        "count": finding.count,
+        "cells": list(finding.cells),
+        "key": finding.key or None,
     }
 
 
 def validate_document(sources: SourceSet, exit_code: int) -> dict[str, Any]:
-    findings = [finding_json(f) for f in sources.findings]
-    findings += [finding_json(f, b.block) for b in sources.blocks for f in b.findings]
-    errors = sum(f["severity"] == "error" for f in findings)
+    shown = source_findings(sources)
+    findings = [finding_json(f) for f in shown]
+    errors = sum(f.count for f in shown if f.severity == "error")
+    warnings = sum(f.count for f in shown) - errors
     return {
         "command": "validate",
         "format": OUTPUT_FORMAT_VERSION,
         "ok": not errors,
         "exit_code": exit_code,
-        "counts": {"errors": errors, "warnings": len(findings) - errors},
+        "counts": {"errors": errors, "warnings": warnings},
         "blocks": [
             {
                 "mapping_file": b.mapping_file,
@@ -129,7 +135,7 @@ def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[
             }
             for b in plan.blocks
         ],
-        "findings": [finding_json(f, context) for context, f in all_findings(plan)],
+        "findings": [finding_json(f) for f in shown_findings(plan)],
     }
 
 

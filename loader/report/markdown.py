@@ -50,6 +50,7 @@ from loader.report.view import (
     creates,
     cut,
     dropped_text,
+    findings_count,
     findings_of,
     key_label,
     label,
@@ -181,10 +182,10 @@ def _findings_tables(plan: Plan, severity: str, title: str) -> list[Table]:
     found = findings_of(plan, severity)
     if not found:
         return []
-    rows = [f"| {_cell(where)} | {_cell(cut(message, MESSAGE_LIMIT))} |\n" for where, message in found]
+    rows = [f"| {_cell(where)} | {_cell(cut(message, MESSAGE_LIMIT))} |\n" for where, message, _ in found]
     fold = f"{len(found)} {title.lower()}" if len(found) > FOLD_OVER else None
-    return [Table(f"## {title} ({len(found)})\n\n", f"## {title}, continued\n\n", "| where | what |\n|---|---|\n",
-                  rows, fold, trim=True, what=title.lower())]
+    return [Table(f"## {title} ({findings_count(found)})\n\n", f"## {title}, continued\n\n",
+                  "| where | what |\n|---|---|\n", rows, fold, trim=True, what=title.lower())]
 
 
 def _lead(block: BlockPlan, named: set[str]) -> str:

@@ -34,6 +34,7 @@ from loader.report.view import (
     counts,
     creates,
     dropped_text,
+    findings_count,
     findings_of,
     key_label,
     label,
@@ -164,8 +165,8 @@ def _findings(say: Callable[..., None], plan: Plan, severity: str, title: str, s
     if not found:
         return
     say()
-    say(f"[bold {style}]{title}[/bold {style}] ({len(found)})")
-    for where, message in found[:limit]:
+    say(f"[bold {style}]{title}[/bold {style}] ({findings_count(found)})")
+    for where, message, _ in found[:limit]:
         at = f"{where}: " if where else ""
         say(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(at)}{escape(message)}")
     if len(found) > limit:

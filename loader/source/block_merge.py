@@ -13,13 +13,13 @@ from dataclasses import replace
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef
+from loader.places import CellRef, MappingPlace
 from loader.record_fields import CUSTOM
 from loader.source.block_rows import LeftOut
 from loader.source.equality import first_difference
 from loader.source.mapping import FieldSpec
 from loader.source.records import DesiredRecord, display_value, quoted
-from loader.source.row_path import gathered_value
+from loader.source.row_path import gathered_value, key_text
 
 Key = tuple[Any, ...]
 
@@ -27,8 +27,13 @@ Key = tuple[Any, ...]
 class RecordMerger:
     """Takes a block's records in row order; gives the merged records and what merging found."""
 
-    def __init__(self, key: tuple[str, ...], pii: frozenset[str], collect: Mapping[str, FieldSpec]):
+    def __init__(self, key: tuple[str, ...], pii: frozenset[str], collect: Mapping[str, FieldSpec],
+                 rule: MappingPlace | None = None):
+        """`rule`: the mapping line of the key (a key that is not unique is one cause, shown there)."""
         self.key = key
+        self.rule = rule
+        self.cause = (f"key {', '.join(self.key)} is not unique: rows with one key have different values "
+                      "(their records are left out)")
         self.pii = pii
         self.collect = collect
         self.findings: list[Finding] = []
@@ -82,9 +87,10 @@ class RecordMerger:
     def _conflict(self, first: DesiredRecord, later: DesiredRecord) -> Finding:
         differing = first_difference(_without(first.fields, self.collect), _without(later.fields, self.collect))
         shown_key = ", ".join(self._quoted(name, v) for name, v in zip(self.key, first.key, strict=True))
+        key = key_text(first.key)
         if differing is None:
             return Finding("error", "duplicate-key", f"key ({shown_key}) appears in rows with different values "
-                           f"(also at {first.row})", later.row)
+                           f"(also at {first.row})", later.row, self.cause, self.rule, key)
         a, b = first.place(differing), later.place(differing)
         return Finding(
             "error", "duplicate-key",
@@ -92,12 +98,12 @@ class RecordMerger:
             f"{self._quoted(differing, _field(first, differing))} and "
             f"{self._quoted(differing, _field(later, differing))}; "
             f"rows with one key must agree (the record is left out; the other value is at {a})",
-            b,
+            b, self.cause, self.rule, key,
         )
 
     def _quoted(self, name: str, value: Any) -> str:
-        """A value of field `name` for a message; a PII field's value is hidden."""
-        return quoted(value, True) if name in self.pii else repr(display_value(value))
+        """A value of field `name` for a message; a PII field's value is hidden; an empty one reads `empty`."""
+        return quoted(display_value(value), name in self.pii)
 
 
 def _with_rows(record: DesiredRecord, rows: list[tuple[str, CellRef]] | None) -> DesiredRecord:

@@ -68,7 +68,9 @@ class BlockReader:
         records = _distinct_records(outcomes) if self.by_columns else None
         if records is not None:  # what merging gives when every row is a record of its own key
             return self._result(records, findings, len(body), 0, ())
-        merger = RecordMerger(self.block.key, self.context.pii, {s.name: s for s in self.block.fields if s.collect})
+        key_place = next((s.place for s in self.block.fields if s.name in self.block.key), self.block.place)
+        merger = RecordMerger(self.block.key, self.context.pii, {s.name: s for s in self.block.fields if s.collect},
+                              key_place)
         rows_filtered = 0
         for index, row in enumerate(body):
             of_row = [of_variant[index] for of_variant in outcomes if of_variant[index] is not None]

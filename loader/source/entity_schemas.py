@@ -34,6 +34,7 @@ class FieldProblem:
 
     field: str
     message: str
+    cause: str = ""  # the message without the value found ("expected integer"), where it names one
 
 
 @cache
@@ -317,7 +318,18 @@ def _problems(errors: Iterator[jsonschema.ValidationError], pii: frozenset[str])
         field = str(path[0])
         if field == CUSTOM and len(path) > 1:
             field = f"{CUSTOM}.{path[1]}"
-        yield FieldProblem(field, _message(error, hide=_holds_pii(field, pii)))
+        yield _problem(field, error, _holds_pii(field, pii))
+
+
+def _problem(field: str, error: jsonschema.ValidationError, hide: bool) -> FieldProblem:
+    """The problem, with what it says of every value it is found on ("expected integer", of
+    "expected integer, got 'ten'") as its cause."""
+    message = _message(error, hide)
+    said, got, _ = message.rpartition(", got ")
+    return FieldProblem(field, message, said if got and str(error.validator) in _DESCRIBED else "")
+
+
+_DESCRIBED = frozenset({"enum", "type", "pattern", "minLength", "maxLength"})
 
 
 def _holds_pii(field: str, pii: frozenset[str]) -> bool:

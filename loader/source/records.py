@@ -45,8 +45,11 @@ def display_value(value: Any) -> Any:
 
 
 def quoted(value: Any, pii: bool) -> str:
-    """A value for a message; a PII value is never spelt out (reports mask it everywhere)."""
-    return "(hidden)" if pii and value is not None else repr(value)
+    """A value for a message; a PII value is never spelt out (reports mask it everywhere); an empty
+    one (None) reads `empty`, never `None`."""
+    if value is None:
+        return "empty"
+    return "(hidden)" if pii else repr(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,12 +58,16 @@ def build_row(row: SheetRow, variant: VariantReader, context: BlockContext) -> B
         row_ref = replace(row_ref, repeat=variant.repeat)
     cells = RowCells(variant.layout, row.number, context.shared(tuple(with_cells)))
     if not errors and not context.valid(fields):
+        rules = {r.spec.name: r.spec.place for r in variant.fields}
         for problem in check_fields(context.profile, _without_cleared_labels(fields), context.pii):
             place = cells.get(problem.field) or row_ref
-            errors.append(Finding("error", "schema", f"{problem.field or 'record'}{shown}: {problem.message}", place))
+            name = f"{problem.field or 'record'}{shown}"
+            errors.append(Finding("error", "schema", f"{name}: {problem.message}", place,
+                                  f"{name}: {problem.cause}" if problem.cause else "", rules.get(problem.field)))
     if errors:
         known = all(k in fields for k in context.key)
-        return Built(None, tuple(errors), key=tuple(fields.get(k) for k in context.key) if known else None)
+        key = tuple(fields.get(k) for k in context.key) if known else None
+        return Built(None, _with_key(errors, key), key=key)
     key = tuple(fields[k] for k in context.key)
     warnings = not_taken(context, fields, cells, row_ref, shown)
     return Built(DesiredRecord(context.block, context.entity, key, fields, row_ref, cells, context.pii),
@@ -77,11 +81,13 @@ def _field_value(row: SheetRow, reader: FieldReader, shown: str, context: BlockC
     try:
         raw = reader.extract(row) if not reader.when or all(test(row) for test in reader.when) else None
     except PatternTimeout as exc:
-        return Finding("error", "bad-value", f"{spec.name}{shown}: when: {exc}", _where(row, reader, context))
+        return Finding("error", "bad-value", f"{spec.name}{shown}: when: {exc}", _where(row, reader, context),
+                       rule=spec.place)
     try:
         value = reader.convert(raw)
     except StepError as exc:
-        return Finding("error", "bad-value", f"{spec.name}{shown}: {exc}", _where(row, reader, context))
+        return Finding("error", "bad-value", f"{spec.name}{shown}: {exc}", _where(row, reader, context),
+                       f"{spec.name}{shown}: {_said(exc)}", spec.place)
     if value is EMPTY:
         if reader.is_key:
             return _empty_key(row, reader, shown, context)
@@ -89,7 +95,7 @@ def _field_value(row: SheetRow, reader: FieldReader, shown: str, context: BlockC
             return _LEFT_OUT
         if spec.empty == "error":
             return Finding("error", "empty-value", f"{spec.name}{shown}: a value is required here "
-                           "(the mapping says `empty: error`)", _where(row, reader, context))
+                           "(the mapping says `empty: error`)", _where(row, reader, context), rule=spec.place)
         return reader.empty()
     if spec.ref is not None and value is not None:
         return _ref(spec, value, None if reader.column is None else context.data.cell(row.number, reader.column))
@@ -105,7 +111,25 @@ def _where(row: SheetRow, reader: FieldReader, context: BlockContext) -> CellRef
 
 def _empty_key(row: SheetRow, reader: FieldReader, shown: str, context: BlockContext) -> Finding:
     return Finding("error", "empty-key", f"key field {reader.spec.name!r} is empty{shown}",
-                   _where(row, reader, context))
+                   _where(row, reader, context), rule=reader.spec.place)
+
+
+def _said(error: StepError) -> str:
+    """What a step error says without the value found: "expected a whole number" (of "..., got 'ten'")."""
+    return error.said.rstrip(" :,;").removesuffix(" got").rstrip(" :,;")
+
+
+def _with_key(errors: list[Finding], key: tuple[Any, ...] | None) -> tuple[Finding, ...]:
+    """The row's errors, each naming the row's key where its key fields were read (shown beside the cell)."""
+    shown = key_text(key)
+    return tuple(replace(f, key=shown) for f in errors) if shown else tuple(errors)
+
+
+def key_text(key: tuple[Any, ...] | None) -> str:
+    """A key as reports name a record: its values joined by '/' ("" when unknown or empty)."""
+    if key is None or all(v is None for v in key):
+        return ""
+    return "/".join(text_of(display_value(v)) for v in key)
 
 
 def not_taken(context: BlockContext, fields: Mapping[str, Any], cells: RowCells, row_ref: CellRef,

@@ -64,8 +64,8 @@ def test_a_plan_with_errors_exits_1_and_names_the_cell(
     # Planned alone, the arrangements refer to subjects the curriculum would create.
     assert main(["plan", "mappings/arrangements.yaml", "--detailed-exitcode"]) == 1
     out = capsys.readouterr().out
-    assert ("samples/intake-2027/arrangements.xlsx › Arrangements › D4: no subject with code 'STAT1001' in the "
-            "source or live; did you mean 'stat1001'?") in out
+    assert ("samples/intake-2027/arrangements.xlsx › Arrangements › D4 (ART-DIP-SCI): no subject with code "
+            "'STAT1001' in the source or live; did you mean 'stat1001'?") in out  # the record's key beside its cell
     assert "The plan has errors" in out
 
 

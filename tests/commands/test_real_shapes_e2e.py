@@ -143,8 +143,8 @@ def test_validate_quotes_every_new_message_at_its_place(
     assert "completionDate (n=2): that date does not exist: '31/02/2025'" in said
     assert "intake.xlsx › Applicants 2027 › I7" in said
     assert "custom_attributes.Owner: expected a valid e-mail address, got 'stats at example'" in said
-    assert ("intake.xlsx › Offerings › H6: custom_attributes.Faculty: expected a Code listed in intake.xlsx › Codes "
-            "(did you mean 'SCI'?), got 'SIC'") in said
+    assert ("intake.xlsx › Offerings › H6 (04101): custom_attributes.Faculty: expected a Code listed in "
+            "intake.xlsx › Codes (did you mean 'SCI'?), got 'SIC'") in said  # the row's key beside its cell
 
 
 def test_validate_warns_of_a_field_the_credential_type_does_not_take(

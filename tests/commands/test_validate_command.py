@@ -56,7 +56,7 @@ def test_validate_prints_each_problem_with_its_place_and_a_summary_and_exits_1(
     assert out == [
         "warning: cur.xlsx › Courses › C4: formula has no cached value (the file was saved by a program that does "
         "not calculate formulas), so the cell is read as empty; open and save the file in Excel or LibreOffice",
-        "error: cur.xlsx › Courses › B3: name: a value is required here (the mapping says `empty: error`)",
+        "error: cur.xlsx › Courses › B3 (BA): name: a value is required here (the mapping says `empty: error`)",
         "",
         "m.yaml courses (course) from cur.xlsx › Courses: 3 rows read, 2 records built, 1 errors, 1 warnings",
         "invalid: 1 errors, 1 warnings",

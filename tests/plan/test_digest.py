@@ -93,6 +93,14 @@ def test_record_order_key_order_integral_floats_and_date_objects_do_not_change_i
     assert plan_digest(_fixed_plan(born=date(2001, 2, 3))) == plan_digest(_fixed_plan())
 
 
+def test_a_text_holding_a_lone_surrogate_has_a_digest_of_its_own() -> None:
+    # A CSV read with escaped bytes or a service answer's "\\udcff" holds text that is not UTF-8.
+    with_surrogate = plan_digest(_fixed_plan(name="Ada\udcff", **{"k\udcff": "v"}))
+    assert with_surrogate == plan_digest(_fixed_plan(name="Ada\udcff", **{"k\udcff": "v"}))
+    assert with_surrogate != plan_digest(_fixed_plan(name="Ada\udcfe", **{"k\udcff": "v"}))
+    assert with_surrogate != plan_digest(_fixed_plan(name="Ada", **{"k\udcff": "v"}))
+
+
 def test_the_time_of_planning_and_live_update_times_do_not_change_it() -> None:
     plan = _fixed_plan()
     block = plan.blocks[0]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.makers import field_change, record_plan
-from loader.plan.model import Action, FieldChange, PendingId, RecordPlan
+from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
 
 
 def test_record_plan_fills_every_field_in_order_as_the_constructor_does() -> None:
@@ -20,6 +20,8 @@ def test_record_plan_fills_every_field_in_order_as_the_constructor_does() -> Non
         payload={"name": "Science", "parent": {"id": PendingId("x/1")}}, source=CellRef("a.xlsx", "S", None, 2),
         live_id="s-1", live_updated_time=5, changes=(FieldChange("name", "Sci", "Science"),), status_path=("A",),
         depends_on=("x/1",), findings=(), row=2, refers_to=("y/2",), also_rows=(("other", 3),),
+        history_line="0123456789abcdef", kept=(FieldOutcome("name", "A", "B", "A", "u-1", 7),),
+        conflicts=(FieldOutcome("code", pii=True),), confirmed=("status",),
     )
     made = record_plan(*(values[f.name] for f in fields(RecordPlan) if f.name != "blocked"))
     built = RecordPlan(**values)
@@ -39,6 +41,8 @@ _texts = st.text(max_size=4)
 _values = st.none() | st.booleans() | st.integers() | _texts | st.builds(PendingId, _texts)
 _changes = st.builds(FieldChange, _texts, _values, _values, st.booleans())
 _findings = st.builds(Finding, st.sampled_from(["error", "warning"]), _texts, _texts, st.none())
+_outcomes = st.builds(FieldOutcome, _texts, _values, _values, _values, st.none() | _texts,
+                      st.none() | st.integers(), st.booleans(), st.booleans())
 _record_values = st.fixed_dictionaries({
     "ref": _texts, "block": _texts, "entity": _texts, "key": st.tuples(_texts) | st.tuples(_texts, _values),
     "action": st.sampled_from(Action), "payload": st.dictionaries(_texts, _values, max_size=3),
@@ -49,6 +53,8 @@ _record_values = st.fixed_dictionaries({
     "findings": st.lists(_findings, max_size=2).map(tuple), "row": st.none() | st.integers(1, 99),
     "refers_to": st.lists(_texts, max_size=2).map(tuple),
     "also_rows": st.lists(st.tuples(_texts, st.integers(1, 99)), max_size=2).map(tuple),
+    "history_line": st.none() | _texts, "kept": st.tuples() | st.tuples(_outcomes),
+    "conflicts": st.tuples() | st.tuples(_outcomes), "confirmed": st.lists(_texts, max_size=2).map(tuple),
 })
 
 

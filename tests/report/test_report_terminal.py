@@ -20,8 +20,8 @@ def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Pla
     assert "schools" in text and "subjects" in text
     assert '~ update ENG' in text and 'name: "Old | Engineering" → "New | <b>Engineering</b>"' in text
     assert '+ create LAW  row 4' in text and '      name: "Law"' in text
-    assert "intake.xlsx › subjects › C2: access can only be set at creation" in text
-    assert "✗ intake.xlsx › subjects › C3: no program with code 'NOPE' in the source or live" in text
+    assert "intake.xlsx › subjects › C2 (MATH1): access can only be set at creation" in text  # the key beside its cell
+    assert "✗ intake.xlsx › subjects › C3 (PHYS1): no program with code 'NOPE' in the source or live" in text
     assert "✗ blocked PHYS1  row 3 (intake.xlsx › subjects › C3)  no program with code 'NOPE'" in text
     assert text.index("Errors (1)") < text.index("schools (school) · intake.xlsx › Schools")
     assert ("Plan: 1 to create, 2 to update, 2 unchanged, 0 dropped from the source, 0 not managed here, 1 blocked, "
@@ -75,13 +75,24 @@ def test_apply_does_not_say_to_run_apply() -> None:
     assert "Run `loader apply`" not in applying and "Plan: 2 to create" in applying
 
 
-def test_many_findings_are_cut_after_four_times_the_limit() -> None:
+def test_one_warning_on_many_records_is_one_finding_with_its_count_and_first_three_cells() -> None:
     live = {"subject": [{"id": f"u-{n}", "code": f"S{n}", "access": "Restricted"} for n in range(10)]}
     records = tuple(desired("subjects", "subject", n + 2, code=f"S{n}", access="Open") for n in range(10))
     many = plan_changes([Block("subjects", "subject", ("code",), records)], live, load_profile(),
                         header=PlanHeader("sandbox"))
     text = render_text(many, limit=1)
-    assert "Warnings (10)" in text and text.count("can only be set at creation") == 4
+    assert "Warnings (10 in 1 cause)" in text and text.count("can only be set at creation") == 1
+    assert ("! intake.xlsx › subjects: access can only be set at creation — 10 records, first: B2 (S0): "
+            "live 'Restricted', source 'Open'; not updated; B3 (S1): ") in text
+
+
+def test_many_findings_are_cut_after_four_times_the_limit() -> None:
+    live = {"subject": [{"id": f"u-{n}", "code": f"s{n}"} for n in range(10)]}
+    records = tuple(desired("subjects", "subject", n + 2, code=f"S{n}") for n in range(10))
+    many = plan_changes([Block("subjects", "subject", ("code",), records)], live, load_profile(),
+                        header=PlanHeader("sandbox"))
+    text = render_text(many, limit=1)
+    assert "Warnings (10)" in text and text.count("keys match exactly") == 4 + 1  # 4 of 10 causes, 1 note
     assert "… and 6 more; write them all with --report plan.md" in text
 
 
