@@ -70,12 +70,9 @@ def applied_by(given: str | None, environ: Mapping[str, str], folder: Path) -> s
         return None
 
 
-def planned_line(record: RecordPlan) -> str | None:
-    """The digest of the history line a record was planned against ("none": it had none; None: the
-    plan does not say, as plans made before the history did not)."""
-    if not hasattr(record, "history_line"):
-        return None
-    return getattr(record, "history_line", None) or "none"
+def planned_line(record: RecordPlan) -> str:
+    """The digest of the history line a record was planned against ("none": it had none)."""
+    return record.history_line or "none"
 
 
 def current_line(history: History, record: RecordPlan) -> str:
@@ -91,10 +88,7 @@ def check_history_lines(plan: Plan, history: History | None) -> None:
     was made: another apply touched them, so what the plan compared against is gone."""
     if history is None:
         return
-    moved = 0
-    for record in plan.records():
-        planned = planned_line(record)
-        moved += planned is not None and planned != current_line(history, record)
+    moved = sum(1 for record in plan.records() if planned_line(record) != current_line(history, record))
     if moved:
         raise PlanError(
             f"another apply touched {moved} of this plan's records since the plan was made; nothing was applied",

@@ -106,11 +106,11 @@ class ApplyJournal:
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)
         planned = planned_written(record)
-        for name in getattr(record, "confirmed", ()):
+        for name in record.confirmed:
             if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
                 yield FieldWrite(name, owner, written=planned[name])
 
 
 def _mapping_file(block: BlockPlan) -> str:
     """The mapping file of a block as the plan names it ("" in plans made before it did)."""
-    return str(getattr(block, "mapping_file", "") or "")
+    return block.mapping_file or ""

@@ -160,12 +160,12 @@ def test_a_killed_apply_keeps_every_journaled_write_and_the_next_command_adopts_
     assert list((folder / "journal").glob("*.open.jsonl")) == []
     plan = read_plan_json(tmp_path / "plan.json")
     live_codes = {r["code"] for entity in ENTITIES for r in live[entity].values()}
-    for record in plan.records():
-        assert not record.kept and not record.conflicts, f"{record.ref}: reported as a platform edit"
-        if record.key[0] in live_codes:
-            assert record.action is Action.UNCHANGED and not record.status_path, f"{record.ref}: {record.action}"
+    for planned in plan.records():
+        assert not planned.kept and not planned.conflicts, f"{planned.ref}: reported as a platform edit"
+        if planned.key[0] in live_codes:
+            assert planned.action is Action.UNCHANGED and not planned.status_path, f"{planned.ref}: {planned.action}"
         else:
-            assert record.action is Action.CREATE
+            assert planned.action is Action.CREATE
 
     rerun = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
     _, err = rerun.communicate(timeout=180)
