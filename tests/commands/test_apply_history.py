@@ -40,7 +40,22 @@ def sandbox() -> Iterator[Any]:
 
 
 @pytest.fixture
+def calm_sandbox() -> Iterator[Any]:
+    with serve_in_thread(SandboxOptions(seed=SEED)) as running:
+        yield running
+
+
+@pytest.fixture
 def project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _project(tmp_path, sandbox, monkeypatch)
+
+
+@pytest.fixture
+def calm_project(tmp_path: Path, calm_sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _project(tmp_path, calm_sandbox, monkeypatch)
+
+
+def _project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The repository's mappings and samples, and loader.yaml naming the sandbox as `local` with a
     history keyed by the variable HISTORY_TEST_KEY."""
     shutil.copytree(REPO / "mappings", tmp_path / "mappings")
@@ -172,3 +187,47 @@ def test_the_history_holds_no_personal_value(project: Path, sandbox: Any) -> Non
         data = path.read_bytes().lower()
         for value in values:
             assert value.lower().encode() not in data, f"{value!r} is in {path.relative_to(project)}"
+
+
+def _writes(sandbox: Any) -> int:
+    """Writes the sandbox has answered since its counters were reset (the token requests left out)."""
+    requests = sandbox.stats()["requests"]
+    return sum(n for route, n in requests.items() if route.split()[0] in ("POST", "PUT", "PATCH")
+               and "/institution" in route)
+
+
+def _rename_schools(project: Path, suffix: str) -> None:
+    path = project / "samples" / "intake-2027" / "curriculum.xlsx"
+    workbook = openpyxl.load_workbook(path)
+    sheet = workbook[next(name for name in workbook.sheetnames if "chool" in name)]
+    for row in range(2, sheet.max_row + 1):
+        if sheet.cell(row=row, column=2).value:
+            sheet.cell(row=row, column=2).value = f"{sheet.cell(row=row, column=2).value} {suffix}"
+    workbook.save(path)
+
+
+def _plan_out(name: str) -> int:
+    return main(["plan", "mappings/curriculum.yaml", "--env", "local", "--out", name])
+
+
+def test_a_saved_plan_is_refused_once_another_apply_touched_its_records(
+    calm_project: Path, calm_sandbox: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _apply("mappings/curriculum.yaml") == 0
+    _rename_schools(calm_project, "(reviewed)")
+    assert _plan_out("reviewed.json") == 0
+    assert _plan_out("control.json") == 0
+    # Another apply of the same sheet touches the plan's records: their history lines move.
+    assert _apply("mappings/curriculum.yaml") == 0
+    capsys.readouterr()
+    calm_sandbox.reset_stats()
+    assert main(["apply", "--plan", "reviewed.json", "--env", "local"]) == 1
+    err = capsys.readouterr().err
+    assert "another apply touched" in err and "plan again" in err
+    assert _writes(calm_sandbox) == 0
+
+    # The control: a plan applied with no apply in between goes ahead.
+    _rename_schools(calm_project, "(again)")
+    assert _plan_out("fresh.json") == 0
+    assert main(["apply", "--plan", "fresh.json", "--env", "local"]) == 0
+    assert _writes(calm_sandbox) > 0
