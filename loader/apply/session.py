@@ -24,7 +24,8 @@ from loader.apply.history_checks import applied_by, check_history_lines, persona
 from loader.apply.prepare import check_new_plan, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
 from loader.config import Config, Environment
-from loader.console import BlockAdvance, block_progress, console
+from loader.console import BlockAdvance, ask_yes, block_progress, console
+from loader.errors import LoaderError, PlanError
 from loader.history.opening import open_history
 from loader.history.store import History
 from loader.plan.model import Plan
@@ -102,6 +103,18 @@ async def _write(settings: SessionSettings, config: Config, plan: Plan, client: 
             plan, client, config.profile, options, stop=stop, listener=_listener(advance),
             environment=client.environment, history=history, journal_by=by,
         )
+
+
+def ask_to_apply(changes: int, environment: str) -> None:
+    """Ask on the terminal before writing; refuse when the answer is not yes or nobody can answer."""
+    answer = ask_yes(f"Apply {changes} changes to {environment}?")
+    if answer is None:
+        raise LoaderError(
+            "not asking for confirmation: stdin is not a terminal; nothing was applied",
+            hint="pass --yes to apply without asking",
+        )
+    if not answer:
+        raise PlanError("not applied: the answer was not yes")
 
 
 def _listener(advance: BlockAdvance | None) -> Callable[[RecordResult], None] | None:

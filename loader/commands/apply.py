@@ -22,12 +22,11 @@ from pathlib import Path
 from loader import event_loop
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
 from loader.apply.prepare import check_plan_file
-from loader.apply.session import SessionSettings, apply_session
+from loader.apply.session import SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
 from loader.config import Config
-from loader.console import ask_yes
 from loader.environments import open_environment
-from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
+from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.plan_file import read_plan_json
 from loader.report.formats import print_apply_output
 from loader.report.results_files import check_results_path, write_results_files
@@ -135,16 +134,5 @@ def _settings(request: ApplyRequest) -> SessionSettings:
     return SessionSettings(
         mappings=request.mappings, expected_digest=request.expected_digest, partial=request.partial,
         max_changes=request.max_changes, concurrency=request.concurrency, by=request.by,
-        quiet=request.output == "json", confirm=None if request.yes else _confirm,
+        quiet=request.output == "json", confirm=None if request.yes else ask_to_apply,
     )
-
-
-def _confirm(changes: int, environment: str) -> None:
-    answer = ask_yes(f"Apply {changes} changes to {environment}?")
-    if answer is None:
-        raise LoaderError(
-            "not asking for confirmation: stdin is not a terminal; nothing was applied",
-            hint="pass --yes to apply without asking",
-        )
-    if not answer:
-        raise PlanError("not applied: the answer was not yes")
