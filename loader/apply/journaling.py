@@ -63,12 +63,15 @@ class ApplyJournal:
         self.writer = writer
         self.profile = profile
         self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
+        # Confirmations wait for the first write: an apply that writes nothing leaves no trace.
+        self._waiting: list[tuple[RecordPlan, str, list[FieldWrite]]] | None = []
 
     def written(self, record: RecordPlan, record_id: str, payload: Mapping[str, Any],
                 answer: Mapping[str, Any] | None, *, kind: str) -> None:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
         entity = self.profile.entity(record.entity)
         fields = list(self._fields(record, entity, payload))
+        self._wrote()
         self.writer.record(kind, record.entity, record.key, record_id, fields, updated=answer_updated(answer))
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
@@ -78,17 +81,30 @@ class ApplyJournal:
         assert entity.status is not None
         name = entity.status.field
         mark = FieldWrite(name, self._owner(record), after=state, before=before)
+        self._wrote()
         self.writer.record("update", record.entity, record.key, record_id, [mark], updated=answer_updated(answer))
 
     def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
         """A write sent whose answer was lost: it may or may not have landed."""
+        self._wrote()
         self.writer.record("lost", record.entity, record.key, record_id or record.live_id)
 
     def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
         """The fields the plan found equal to the sheet: their W moves to live (no write)."""
         marks = list(self._confirmations(record))
-        if marks and (record_id or record.live_id):
-            self.writer.record("confirm", record.entity, record.key, record_id or record.live_id, marks)
+        known_id = record_id or record.live_id
+        if not marks or known_id is None:
+            return
+        if self._waiting is not None:
+            self._waiting.append((record, known_id, marks))
+        else:
+            self.writer.record("confirm", record.entity, record.key, known_id, marks)
+
+    def _wrote(self) -> None:
+        """Before the first write's entry: the confirmations waiting for it."""
+        waiting, self._waiting = self._waiting, None
+        for record, known_id, marks in waiting or ():
+            self.writer.record("confirm", record.entity, record.key, known_id, marks)
 
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
