@@ -76,11 +76,8 @@ def planned_line(record: RecordPlan) -> str:
 
 
 def current_line(history: History, record: RecordPlan) -> str:
-    """The digest of the record's history line now: by its live id, else by its key."""
-    line = history.line_by_id(record.entity, record.live_id) if record.live_id else None
-    if line is None:
-        line = history.line(record.entity, record.key)
-    return line_digest(line)
+    """The digest of the record's history line now (found by its key, as the plan found it)."""
+    return line_digest(history.line(record.entity, record.key))
 
 
 def check_history_lines(plan: Plan, history: History | None) -> None:
