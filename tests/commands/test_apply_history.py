@@ -106,10 +106,14 @@ def _check_entry_against_live(history: History, entry: JournalEntry, live: dict[
 
 
 def test_a_real_apply_journals_each_write_moves_the_head_once_and_a_no_op_leaves_no_trace(
-    project: Path, sandbox: Any
+    project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _apply(*CURRICULUM, "--by", "Release Bot", "--results", "results.json") == 0
+    assert _apply(*CURRICULUM, "--by", "Release Bot", "--results", "results.json", "--results", "results.xlsx") == 0
     results = json.loads((project / "results.json").read_text(encoding="utf-8"))
+    assert f"create(s) {ANSWER_LOST_ADOPTED}" in capsys.readouterr().out
+    messages = [c.value for sheet in openpyxl.load_workbook(project / "results.xlsx") for row in sheet.iter_rows()
+                for c in row]
+    assert ANSWER_LOST_ADOPTED in messages
     history = _history(project)
     (journal,) = history.journals()
     assert history.leftovers() == []
