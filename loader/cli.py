@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "apply": "apply creates and updates in dependency order",
     "pull": "export live records to a workbook",
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
+    "decide": "record a review workbook's skip and defer decisions in decisions.yaml",
     "init": "draft a mapping file from a workbook's headers",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="plan.json", type=Path, help="write the plan for `loader apply --plan`")
     parser.add_argument("--report", metavar="plan.md", type=Path, help="write a Markdown report (pull requests, CI)")
     parser.add_argument("--html", metavar="plan.html", type=Path, help="write a self-contained HTML report")
+    parser.add_argument("--review", metavar="review.xlsx", type=Path, help="write a review workbook (`loader decide`)")
     parser.add_argument(
         "--detailed-exitcode", action="store_true", help="exit 2 when there are changes, 0 when none, 1 on errors"
     )
@@ -52,6 +53,7 @@ class PlanRequest:
     detailed_exitcode: bool
     concurrency: int | None
     output: str = "text"  # --format
+    review: Path | None = None  # --review workbook
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
@@ -60,7 +62,8 @@ def request_from(args: argparse.Namespace) -> PlanRequest:
 
     if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to {MAX_CONCURRENCY}")
-    for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html)):
+    for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html),
+                         ("--review", args.review)):
         if path is not None:
             check_output(path, option)  # before reading and fetching: a lost plan helps nobody
     return PlanRequest(
@@ -72,6 +75,7 @@ def request_from(args: argparse.Namespace) -> PlanRequest:
         detailed_exitcode=args.detailed_exitcode,
         concurrency=args.concurrency,
         output=getattr(args, "format", "text"),
+        review=args.review,
     )
 
 
@@ -119,9 +123,11 @@ async def _plan(request: PlanRequest, config: Config, env: Environment) -> PlanR
 def _write_artifacts(request: PlanRequest, plan: Plan) -> None:
     from loader.plan.plan_file import write_plan_json
     from loader.report import write_review_files
+    from loader.report.review_workbook import write_review_option
 
     if request.out:
         write_plan_json(plan, request.out)
         print(f"wrote {request.out}", file=sys.stderr)
     for path in write_review_files(plan, report=request.report, html=request.html):
         print(f"wrote {path}", file=sys.stderr)
+    write_review_option(plan, request.review)

@@ -1,0 +1,107 @@
+"""`loader decide review.xlsx [--by NAME]`: record a review workbook's skips and defers in decisions.yaml.
+
+The workbook is the one `loader plan --review` wrote, edited by a reviewer (rows sorted, filtered,
+deleted). Every row is checked first (loader.report.review_reading); one bad row and nothing is
+recorded. Then each skip, defer and conflict decision becomes an entry of `decisions.yaml` beside
+loader.yaml (loader.history.decisions), replacing an earlier decision about the same change; `apply`
+rows and empty decisions record nothing. No secret, no network: each row carries its digest.
+
+`--by` names who decided (default: the CI actor, else the git user, else the OS user).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loader.errors import EXIT_OK, UsageError
+from loader.history.decisions import Decision, Kind
+
+if TYPE_CHECKING:
+    from loader.report.review_reading import ReviewedWorkbook
+
+NEEDS_CONFIG = False  # only the project's folder: decisions.yaml lies beside loader.yaml
+CI_ACTORS = ("GITHUB_ACTOR", "GITLAB_USER_LOGIN", "BUILD_REQUESTEDFOR", "BITBUCKET_STEP_TRIGGERER_UUID")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("workbook", metavar="review.xlsx", type=Path,
+                        help="a review workbook of `loader plan --review`")
+    parser.add_argument("--by", metavar="NAME", help="who decided (default: CI actor, git user, OS user)")
+
+
+@dataclass(frozen=True)
+class DecideRequest:
+    workbook: Path
+    by: str
+    project_dir: Path
+
+
+def request_from(args: argparse.Namespace) -> DecideRequest:
+    by = args.by.strip() if args.by is not None else default_by()
+    if not by:
+        raise UsageError("--by: give a name")
+    config = getattr(args, "config", None)
+    return DecideRequest(args.workbook, by, Path(config).parent if config else Path.cwd())
+
+
+def default_by(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
+    """The CI actor, else git's `user.name`, else the OS user."""
+    environ = os.environ if environ is None else environ
+    for name in CI_ACTORS:
+        if environ.get(name, "").strip():
+            return environ[name].strip()
+    try:
+        found = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True, timeout=5, check=False)
+        if found.returncode == 0 and found.stdout.strip():
+            return found.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "unknown"
+
+
+def run(request: DecideRequest, today: date | None = None) -> int:
+    from loader.history.decisions import decisions_path, read_decisions, write_decisions
+    from loader.report.review_reading import read_review_workbook
+
+    reviewed = read_review_workbook(request.workbook)
+    path = decisions_path(request.project_dir)
+    existing = read_decisions(path)  # read before writing: a broken file stops here, untouched
+    new = decisions_from_review(reviewed, by=request.by, today=today or date.today())
+    if new:
+        write_decisions(path, existing.with_decisions(new))
+    counts = {kind: sum(1 for d in new if d.decision.value == kind) for kind in ("skip", "defer", "sheet")}
+    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no skip or defer"
+    print(f"{request.workbook}: {summary} recorded in {path}" if new else
+          f"{request.workbook}: {summary}: nothing recorded", file=sys.stderr)
+    return EXIT_OK
+
+
+_KINDS = {"skip": Kind.SKIP, "defer": Kind.DEFER, "platform": Kind.SKIP, "sheet": Kind.SHEET}
+
+
+def decisions_from_review(reviewed: ReviewedWorkbook, *, by: str, today: date) -> list[Decision]:
+    """The decisions of the reviewed rows. A conflict decided for the platform is a skip of the
+    sheet's value. Two rows about one (record, field), the status steps of one record, give the
+    one earliest in the plan: a skipped step holds the steps after it."""
+    order = {entry.row_id: at for at, entry in enumerate(reviewed.index)}
+    chosen: dict[tuple[str, str, str], Decision] = {}
+    for row in sorted(reviewed.rows, key=lambda r: order[r.entry.row_id]):
+        entry = row.entry
+        decision = Decision(
+            environment=reviewed.environment, entity=entry.entity, key=entry.key, field=entry.field,
+            refused=entry.digest, decision=_KINDS[row.decision], reason=row.reason, by=by, decided_on=today,
+            until=row.until if row.decision == "defer" else None,
+        )
+        chosen.setdefault((entry.entity, entry.key, entry.field), decision)
+    return list(chosen.values())

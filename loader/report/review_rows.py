@@ -1,0 +1,152 @@
+"""The review workbook's rows: one per proposed change, in review order, with the digests `loader
+decide` records (what the workbook is: loader.report.review_workbook)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from loader.history.decisions import CREATE
+from loader.history.digests import Digester
+from loader.plan.digest import shown_digest
+from loader.plan.masking import HIDDEN
+from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
+
+SHEET = "Review"
+INDEX_SHEET = "loader"
+MARK = "loader review workbook"
+FORMAT = 1
+HEADER = ("block", "record", "field", "live", "sheet", "rule", "place", "decision", "reason", "until",
+          "row id", "change digest")
+DECISION_COLUMN = HEADER.index("decision") + 1
+INDEX_HEADER = ("row id", "kind", "entity", "key", "field", "change digest")
+INDEX_FIRST_ROW = 7  # the index's header row; its rows follow
+CHOICES = ("apply", "skip", "defer")
+CONFLICT_CHOICES = ("sheet", "platform")
+CHANGED = "changed"  # what a personal value proposed by the sheet shows
+MAX_WIDTH = 60
+MIN_WIDTH = 8
+MAX_TEXT = 500  # a create's values, cut with a marker
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    """One proposed change as the workbook shows it; `key_token` and `digest` are "" when they
+    could not be made (a personal entity and no history key)."""
+
+    row_id: str
+    kind: str  # "conflict", "update", "status", "create"
+    block: str
+    entity: str
+    record: str  # the key as a reviewer reads it
+    key_token: str
+    field: str
+    live: Any
+    sheet: Any
+    rule: str
+    place: str
+    digest: str
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return CONFLICT_CHOICES if self.kind == "conflict" else CHOICES
+
+
+def plan_tag(digest: str) -> str:
+    """The prefix of the row ids of the plan of `digest`: 12 hex digits of it."""
+    return digest.removeprefix("sha256:")[:12]
+
+
+def review_rows(plan: Plan, digester: Digester | None = None, digest: str | None = None) -> list[ReviewRow]:
+    """The workbook's rows, in review order, numbered; `digest` the plan's (`shown_digest`), when known."""
+    digester = digester or Digester(_personal_entities(plan))
+    tag = plan_tag(digest or shown_digest(plan))
+    ordered = [r for rank in range(3) for b in plan.blocks for r in _rows(b, digester, rank)]
+    return [_numbered(row, f"{tag}-{number:05d}") for number, row in enumerate(ordered, 1)]
+
+
+def _numbered(row: ReviewRow, row_id: str) -> ReviewRow:
+    return ReviewRow(row_id, *(getattr(row, name) for name in _FIELDS[1:]))
+
+
+_FIELDS = tuple(ReviewRow.__dataclass_fields__)
+
+
+def _personal_entities(plan: Plan) -> frozenset[str]:
+    return frozenset(r.entity for r in plan.records() for c in r.changes if c.pii)
+
+
+def _rows(block: BlockPlan, digester: Digester, rank: int) -> Iterator[ReviewRow]:
+    """The block's rows of one rank: 0 conflicts, 1 changes to existing records, 2 creates."""
+    rules = {rule.field: f"{rule.place}  {rule.text}" for rule in block.field_rules}
+    for record in block.records:
+        if record.blocked or record.errors:
+            continue
+        row = _Row(block, record, digester, rules)
+        if rank == 0:
+            yield from row.conflicts()
+        elif rank == 1 and record.action is Action.UPDATE:
+            yield from row.updates()
+        elif rank == 2 and record.action is Action.CREATE:
+            yield row.create()
+        if (rank == 1 and record.action is not Action.CREATE) or (rank == 2 and record.action is Action.CREATE):
+            yield from row.status_steps()
+
+
+class _Row:
+    """Makes one record's rows."""
+
+    def __init__(self, block: BlockPlan, record: RecordPlan, digester: Digester, rules: dict[str, str]) -> None:
+        self.block, self.record, self.rules = block, record, rules
+        personal_without_key = digester.is_personal(record.entity) and digester.data_key is None
+        self.digests = None if personal_without_key else digester.record(record.entity, record.key)
+        self.key_token = "" if personal_without_key else digester.key_token(record.entity, record.key)
+        self.record_text = " / ".join(str(part) for part in record.key)
+
+    def _row(self, kind: str, field: str, live: Any, sheet: Any, digested: Any, rule_field: str) -> ReviewRow:
+        digest = "" if self.digests is None else self.digests.value(field, digested)
+        rule = self.rules.get(rule_field, "")
+        return ReviewRow("", kind, self.block.name, self.record.entity, self.record_text, self.key_token, field,
+                         live, sheet, rule, str(self.record.source), digest)
+
+    def conflicts(self) -> Iterator[ReviewRow]:
+        for conflict in self.record.conflicts:
+            if conflict.pii:  # a personal field's conflict carries no values: nothing to digest
+                row = self._row("conflict", conflict.field, _masked(conflict.live), CHANGED, None, conflict.field)
+                yield replace(row, digest="")
+            else:
+                yield self._row("conflict", conflict.field, conflict.live, conflict.sheet, conflict.sheet,
+                                conflict.field)
+
+    def updates(self) -> Iterator[ReviewRow]:
+        for change in self.record.changes:
+            if change.field == "status" and self.record.status_path:
+                continue  # a status goes along its path: one row per step (`status_steps`)
+            shown_old, shown_new = (_masked(change.old), CHANGED) if change.pii else (change.old, change.new)
+            yield self._row("update", change.field, shown_old, shown_new, change.new, change.field)
+
+    def status_steps(self) -> Iterator[ReviewRow]:
+        live = [c.old for c in self.record.changes if c.field == "status"]
+        before: Any = live[0] if live and self.record.action is Action.UPDATE else None
+        for step in self.record.status_path:
+            yield self._row("status", "status", before, step, step, "status")
+            before = step
+
+    def create(self) -> ReviewRow:
+        values = {c.field: c.new for c in self.record.changes}
+        shown = "; ".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
+                          for c in self.record.changes)
+        return self._row("create", CREATE, None, _cut(shown), values, "")
+
+
+def _masked(value: Any) -> Any:
+    return None if value is None else HIDDEN
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"

@@ -1,0 +1,129 @@
+"""The review workbook's sheets as openpyxl builds them: the `Review` sheet a reviewer edits (frozen
+header, filters, widths that fit, drop-downs, hidden row id and digest columns) and the hidden
+`loader` sheet with the plan's identity and the index of the rows (loader.report.review_workbook)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import groupby
+from typing import TYPE_CHECKING, Any
+
+from loader.plan.model import Plan
+from loader.report.review_rows import (
+    DECISION_COLUMN,
+    FORMAT,
+    HEADER,
+    INDEX_FIRST_ROW,
+    INDEX_HEADER,
+    INDEX_SHEET,
+    MARK,
+    MAX_WIDTH,
+    MIN_WIDTH,
+    SHEET,
+    ReviewRow,
+)
+from loader.safe_cells import xlsx_row
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
+
+WIDTH_SAMPLE = 2000  # rows looked at to fit a column's width
+UNTIL_COLUMN = HEADER.index("until") + 1
+HIDDEN_HEADERS = ("row id", "change digest")
+
+
+def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow], shown: Sequence[Sequence[Any]]) -> Workbook:
+    """The workbook: `rows` with their `shown` values (block .. place), then decision, reason, until."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = SHEET
+    sheet.append(list(HEADER))
+    for row, values in zip(rows, shown, strict=True):
+        sheet.append(xlsx_row([*values, None, None, None, row.row_id, row.digest]))
+    _dress(sheet, rows)
+    _index_sheet(book, plan, digest, rows)
+    book.properties.title = MARK
+    book.properties.subject = digest
+    return book
+
+
+def _dress(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:
+    from openpyxl.styles import Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+        cell.fill = PatternFill("solid", fgColor="DDEBF7")
+    sheet.freeze_panes = "A2"
+    last = get_column_letter(len(HEADER))
+    sheet.auto_filter.ref = f"A1:{last}{len(rows) + 1}"
+    for column, width in enumerate(_widths(sheet, len(rows)), 1):
+        dimension = sheet.column_dimensions[get_column_letter(column)]
+        dimension.width = width
+        dimension.hidden = HEADER[column - 1] in HIDDEN_HEADERS
+    _drop_downs(sheet, rows)
+    until = get_column_letter(UNTIL_COLUMN)
+    for number in range(2, len(rows) + 2):
+        sheet[f"{until}{number}"].number_format = "yyyy-mm-dd"
+
+
+def _widths(sheet: Worksheet, count: int) -> Iterator[float]:
+    """Each column's width: its longest text among the header and the first rows, within bounds."""
+    longest = [len(h) for h in HEADER]
+    for values in sheet.iter_rows(min_row=2, max_row=min(count, WIDTH_SAMPLE) + 1, values_only=True):
+        for at, value in enumerate(values):
+            if value is not None:
+                longest[at] = max(longest[at], max(len(line) for line in str(value).split("\n")))
+    for at, size in enumerate(longest):
+        extra = 10 if at + 1 in (DECISION_COLUMN, UNTIL_COLUMN) else 2  # room for the drop-down's arrow, a date
+        yield float(min(max(size + extra, MIN_WIDTH), MAX_WIDTH))
+
+
+def _drop_downs(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:
+    """The decision drop-downs (one per run of rows with the same choices) and the until dates."""
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    column = get_column_letter(DECISION_COLUMN)
+    numbered = list(enumerate(rows, 2))
+    lists: dict[tuple[str, ...], DataValidation] = {}
+    for choices, run in groupby(numbered, key=lambda item: item[1].choices):
+        numbers = [n for n, _ in run]
+        if choices not in lists:
+            lists[choices] = DataValidation(
+                type="list", formula1='"' + ",".join(choices) + '"', allow_blank=True, showErrorMessage=True,
+                showInputMessage=True,
+                errorTitle="decision", error=f"choose one of: {', '.join(choices)} (empty: apply)",
+                promptTitle="decision", prompt=f"{', '.join(choices)}; empty is apply")
+            sheet.add_data_validation(lists[choices])
+        lists[choices].add(f"{column}{numbers[0]}:{column}{numbers[-1]}")
+    if rows:
+        until = get_column_letter(UNTIL_COLUMN)
+        dates = DataValidation(type="date", operator="greaterThan", formula1="DATE(2000,1,1)", allow_blank=True,
+                               showErrorMessage=True, error="a date (YYYY-MM-DD), for a defer")
+        dates.add(f"{until}2:{until}{len(rows) + 1}")
+        sheet.add_data_validation(dates)
+
+
+def _index_sheet(book: Workbook, plan: Plan, digest: str, rows: Sequence[ReviewRow]) -> None:
+    index = book.create_sheet(INDEX_SHEET)
+    index.sheet_state = "hidden"
+    head: list[list[Any]] = [
+        [MARK, FORMAT],
+        ["plan digest", digest],
+        ["environment", plan.env_name],
+        ["service environment", plan.environment],
+        ["created at", plan.created_at],
+        [],
+    ]
+    for number, values in enumerate(head, 1):
+        for column, value in enumerate(xlsx_row(values), 1):
+            index.cell(row=number, column=column, value=value)
+    for column, name in enumerate(INDEX_HEADER, 1):
+        index.cell(row=INDEX_FIRST_ROW, column=column, value=name)
+    for row in rows:
+        index.append(xlsx_row([row.row_id, row.kind, row.entity, row.key_token, row.field, row.digest]))
