@@ -15,6 +15,7 @@ from helpers.apply import PROFILE, client_for, make_plan, record
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.history.digests import expand_id
+from loader.history.journal import Journal
 from loader.history.store import History
 from loader.plan.model import Action, FieldChange, Plan, RecordPlan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
@@ -45,6 +46,11 @@ def _schools(*records: RecordPlan) -> Plan:
     return make_plan(("schools", "school", records))
 
 
+def _last(history: History) -> Journal:
+    """The journal of the last apply that wrote (two applies in one second sort by their random part)."""
+    return next(j for j in history.journals() if j.info.apply_id == history.head.last_apply)
+
+
 def test_every_write_is_journaled_with_its_answer_and_the_head_moves_once(sandbox: Any, tmp_path: Path) -> None:
     history = History.open(tmp_path)
     results = _apply(sandbox, _schools(*(_school(f"J{i}", f"School {i}") for i in range(6))), history)
@@ -66,7 +72,7 @@ def test_every_write_is_journaled_with_its_answer_and_the_head_moves_once(sandbo
     update = record("schools", "school", "J0", {"name": "Renamed"}, action=Action.UPDATE, live_id=ids[("J0",)],
                     changes=(FieldChange("name", "School 0", "Renamed"),))
     assert _apply(sandbox, _schools(update), history).ok
-    entry = history.journals()[-1].entries[0]
+    entry = _last(history).entries[0]
     assert entry.kind == "update" and entry.fields["name"].before == "School 0"
     assert history.head.serial == 2
 
@@ -98,7 +104,7 @@ def test_a_failed_or_interrupted_apply_keeps_what_it_wrote(sandbox: Any, tmp_pat
 
     results = _apply(sandbox, plan, history, stop=stop, listener=listener)
     assert results.interrupted
-    journal = history.journals()[-1]
+    journal = _last(history)
     created = [r for r in results.records if r.outcome is Outcome.CREATED]
     assert created and len([e for e in journal.entries if e.kind == "create"]) == len(created)
     assert journal.counts is not None and journal.counts["interrupted"] == 1
