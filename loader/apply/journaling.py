@@ -91,6 +91,8 @@ class ApplyJournal:
 
     def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
         """The fields the plan found equal to the sheet: their W moves to live (no write)."""
+        if not record.confirmed:
+            return
         marks = list(self._confirmations(record))
         known_id = record_id or record.live_id
         if not marks or known_id is None:
