@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
     "decide": "record a review workbook's skip and defer decisions in decisions.yaml",
     "init": "draft a mapping file from a workbook's headers",
+    "history": "the applies recorded in the history, one record's loads; history baseline, reset, rekey",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
 }

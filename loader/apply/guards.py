@@ -12,7 +12,7 @@ from pathlib import Path
 from loader.errors import PlanError, UsageError
 from loader.files.fingerprints import fingerprint_file
 from loader.plan.digest import plan_digest
-from loader.plan.model import Plan
+from loader.plan.model import Action, BlockPlan, Plan
 from loader.profile import Profile
 
 
@@ -55,9 +55,18 @@ def changes_to_apply(plan: Plan, partial: bool) -> int:
 
 
 def records_in_scope(plan: Plan) -> int:
-    """The union of desired and live records of the plan's blocks: every record the source names,
-    plus the live records it does not name ("not in source")."""
-    return len(plan.records()) + sum(b.not_in_source for b in plan.blocks)
+    """The records the project manages. A block planned with a history (section 10): its records
+    with a history line, its creates and its records dropped from the source (not the live records
+    no block loaded); any other block (no history, or none of its records has a line yet): the union
+    of desired and live records, every record the source names plus those it does not ("not in source")."""
+    return sum(_in_scope(block) for block in plan.blocks)
+
+
+def _in_scope(block: BlockPlan) -> int:
+    if block.mapping_file is not None and (block.dropped or any(r.history_line for r in block.records)):
+        managed = sum(1 for r in block.records if r.history_line is not None or r.action is Action.CREATE)
+        return managed + len(block.dropped)
+    return len(block.records) + block.not_in_source
 
 
 def check_max_changes(plan: Plan, guard: MaxChanges | None, partial: bool) -> None:

@@ -21,6 +21,8 @@ from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from loader.config import Config, Environment
+    from loader.history.digests import Digester
+    from loader.history.store import History
     from loader.plan.model import Plan
     from loader.plan.run import PlanRun
 
@@ -84,8 +86,9 @@ def run(request: PlanRequest, config: Config) -> int:
     from loader.report.formats import print_plan_output
     from loader.report.terminal import render
 
+    opened: list[History | None] = []  # the history the plan was made against, for the review workbook
     with open_environment(config, request.env) as env:
-        plan_run = event_loop.run(_plan(request, config, env))
+        plan_run = event_loop.run(_plan(request, config, env, opened))
     plan = plan_run.plan
     output = request.output
     if output != "json":
@@ -96,7 +99,7 @@ def run(request: PlanRequest, config: Config) -> int:
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
         plan_run.early_records, dict(plan_run.request_counts),
     )
-    _write_artifacts(request, plan)
+    _write_artifacts(request, plan, next((h.digester for h in opened if h is not None), None))
     code = _exit_code(request, plan)
     print_plan_output(output, plan, code)
     return code
@@ -110,17 +113,25 @@ def _exit_code(request: PlanRequest, plan: Plan) -> int:
     return EXIT_OK
 
 
-async def _plan(request: PlanRequest, config: Config, env: Environment) -> PlanRun:
+async def _plan(request: PlanRequest, config: Config, env: Environment, opened: list[History | None]) -> PlanRun:
     from loader.api.client import ApiClient
+    from loader.history.opening import open_history
     from loader.plan.run import run_plan
+
+    def opener(personal: frozenset[str]) -> History | None:
+        history = open_history(config, env.name, personal)
+        opened.append(history)
+        return history
 
     concurrency = request.concurrency or config.concurrency
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         progress = False if request.output == "json" else None
-        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress)
+        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress,
+                              history_opener=opener,
+                              service_user_ids=env.service_user_ids)
 
 
-def _write_artifacts(request: PlanRequest, plan: Plan) -> None:
+def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:
     from loader.plan.plan_file import write_plan_json
     from loader.report import write_review_files
     from loader.report.review_workbook import write_review_option
@@ -130,4 +141,4 @@ def _write_artifacts(request: PlanRequest, plan: Plan) -> None:
         print(f"wrote {request.out}", file=sys.stderr)
     for path in write_review_files(plan, report=request.report, html=request.html):
         print(f"wrote {path}", file=sys.stderr)
-    write_review_option(plan, request.review)
+    write_review_option(plan, request.review, digester)  # keyed like the history: no personal value in clear

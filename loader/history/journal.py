@@ -175,13 +175,14 @@ def read_journal(path: Path) -> Journal:
         elif "end" in item:
             counts = item["end"]
         else:
-            entries.append(_entry(item))
+            entries.append(entry_from(item))
     if info is None:
         info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
     return Journal(info, tuple(entries), counts)
 
 
-def _entry(item: Mapping[str, Any]) -> JournalEntry:
+def entry_from(item: Mapping[str, Any]) -> JournalEntry:
+    """One journal line's entry, from its parsed JSON."""
     updated = item.get("updated")
     fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"))
               for name, f in item.get("fields", {}).items()}

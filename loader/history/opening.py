@@ -7,12 +7,15 @@ of its own, so it needs no setup and `rm -rf .loader` resets both. Any other env
 history in `<history path>/<environment>/` beside loader.yaml, under the key read from the variable
 `history: {key: {env: NAME}}` names. The key is a secret: registered with `loader.redaction` the
 moment it is read, never printed. A missing or wrong key is refused here, before any planning.
+An entity the history already keeps under keyed digests stays keyed whatever mappings a command
+was given, so planning one mapping file never takes another's keyed records for missing ones.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from loader.config import Config
@@ -49,7 +52,25 @@ def open_history(config: Config, env_name: str | None, personal: Iterable[str]) 
     if place is None:
         return None
     folder, key, variable = place
-    return History.open(folder, history_key=key, key_variable=variable, personal=personal)
+    history = History.open(folder, history_key=key, key_variable=variable, personal=personal)
+    keyed = keyed_entities(history)
+    if not keyed <= history.digester.personal:
+        # Once keyed, always keyed: an entity the history keeps under keyed digests is looked up
+        # and written so, whichever mapping files this command was given.
+        history.digester = replace(history.digester, personal=history.digester.personal | keyed)
+    return history
+
+
+def keyed_entities(history: History) -> frozenset[str]:
+    """The entities whose records the history keeps under keyed tokens (a plain key token is the
+    key's JSON text, `[...]`; a keyed one is a digest)."""
+    keyed = set()
+    for entity in history.snapshot.entities():
+        _, lines = history.snapshot.raw_items(entity)
+        first = next(iter(lines), None)
+        if first is not None and not first.startswith("["):
+            keyed.add(entity)
+    return frozenset(keyed)
 
 
 def _sandbox_data(config: Config) -> Path:

@@ -43,6 +43,7 @@ class History:
         self.snapshot = snapshot
         self._history_key = history_key
         self._max_file_bytes = max_file_bytes
+        self.interrupted: tuple[ApplyInfo, ...] = ()  # applies whose leftover journals opening folded
 
     @classmethod
     def open(cls, folder: Path, *, history_key: bytes | None = None, key_variable: str | None = None,
@@ -118,6 +119,7 @@ class History:
         folded = []
         for path in self.leftovers():
             folded.append(path.name.removesuffix(OPEN_SUFFIX))
+            self.interrupted += (read_journal(path).info,)
             self._complete(path)
         return folded
 

@@ -21,6 +21,9 @@ from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
+from loader.plan.history_checks import refuse_wrong_history
+from loader.plan.history_index import indexes
+from loader.plan.history_pass import with_history
 from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import ReferenceCells, key_json, plan_record
@@ -29,6 +32,7 @@ from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref
 
 if TYPE_CHECKING:
+    from loader.history.store import History
     from loader.plan.incremental.early import EarlyDrafts
 
 
@@ -79,13 +83,15 @@ def plan_changes(
     header: PlanHeader,
     early: EarlyDrafts | None = None,
     give_way: GiveWay = never_give_way,
+    history: History | None = None,
 ) -> Plan:
     """The plan: per block, each desired record as create / update / unchanged with its findings.
 
     `early`: the blocks' merged entries and the plans of those drafted while `live` was still arriving
     (`loader.plan.incremental.early`; the same plans: only a record whose code another record claims
     is planned again, with that finding). `give_way` is called after each record planned here
-    (`loader.event_loop`: run in a worker thread).
+    (`loader.event_loop`: run in a worker thread). `history`: compared three-way against it
+    (`loader.plan.history_pass`, after `loader.plan.history_checks` refused a wrong one); None: two-way.
     """
     entries, merge_findings, owner = early.merged if early is not None else merged_entries(blocks)
     resolver = Resolver(entries, live)
@@ -97,7 +103,7 @@ def plan_changes(
         for ref, plan in settled.items():
             for at in drafts.linked_at[ref]:
                 planned[at] = plan
-    return Plan(
+    made = Plan(
         environment=header.environment,
         api_version=header.api_version,
         base_url=header.base_url,
@@ -108,6 +114,11 @@ def plan_changes(
         env_name=header.env_name,
         extra=dict(header.extra),
     )
+    if history is None or not history.started:  # nothing recorded yet: two-way
+        return made
+    indexed = indexes(history, live, {b.entity for b in blocks})
+    refuse_wrong_history(history, indexed)
+    return with_history(made, blocks, indexed, history, profile)
 
 
 def _code_clashes(
@@ -154,6 +165,7 @@ def _block_plans(
                 findings=tuple(b.findings), key_fields=tuple(b.key_fields), blocked_rows=blocked_rows[index],
                 reading=SourceReading(b.header_row, b.encoding, b.delimiter),
                 field_rules=tuple(FieldRule(*rule) for rule in getattr(b, "field_rules", ())),
+                mapping_file=getattr(b, "mapping_file", None),
             )
         )
     return tuple(block_plans)

@@ -25,11 +25,13 @@ The formula, in three levels so that each record can be hashed as soon as it is 
 are planned while pages still come in, loader.plan.incremental.early) and each block as soon as its part is:
 `record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
 `[ref, entity, key, action, payload, source, row, live_id, changes, status_path, depends_on,
-refers_to, findings, blocked]` (source as [file, sheet, cell, row, repeat]; changes as
+refers_to, findings, blocked]`, and for a record planned with a history `[history line digest,
+fields kept, fields held, fields confirmed]` after them (source as [file, sheet, cell, row, repeat]; changes as
 [field, old, new, pii] sorted by field; dependencies and findings sorted). `block_digest(block)`
 is the hex SHA-256 of the block's head's canonical text followed by its records' hashes, records
 sorted by ref; the head an object of its name, entity, source file, sheet, key fields, findings
-(sorted), not-in-source count and records (sorted) and blocked rows.
+(sorted), not-in-source count and records (sorted) and blocked rows (planned with a history: its
+mapping file and dropped records instead of the records not managed here, section 10).
 `plan_digest(plan)` is `sha256:` and the hex SHA-256 of `[FORMULA, head, [block digests in plan
 order]]`, the head an object of the plan's environment, loader name, API version, findings and
 `extra`. The formula is the loader's own: a plan reviewed with one loader version is applied with
@@ -59,6 +61,7 @@ from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPla
 
 DIGEST_PREFIX = "sha256:"
 FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
+HISTORY = "history"  # the key of a plan's `extra` naming the history it was compared against ("<lineage>/<serial>")
 
 
 def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
@@ -66,7 +69,8 @@ def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
     docstring). `block_digests`, when given, must be `[block_digest(b) for b in plan.blocks]`
     (computed as each block was planned); they are not computed again."""
     if block_digests is None:
-        block_digests = [block_digest(b) for b in plan.blocks]
+        history = HISTORY in plan.extra
+        block_digests = [block_digest(b, with_history=history) for b in plan.blocks]
     elif len(block_digests) != len(plan.blocks) or not all(_is_hex_digest(d) for d in block_digests):
         raise ValueError(f"{len(plan.blocks)} blocks need as many block digests, each 64 hex digits")
     text = _encode([FORMULA, _canonical(_content_head(plan)), list(block_digests)])
@@ -81,15 +85,17 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def block_digest(
-    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way
+    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way,
+    *, with_history: bool = False,
 ) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
     `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
     block's very object), not hashed again: those planned while pages still came in (loader.plan.incremental.early).
-    `give_way` is called after each record hashed here (`loader.event_loop`).
+    `give_way` is called after each record hashed here (`loader.event_loop`). `with_history`: the
+    plan was compared against a history (`HISTORY` in its `extra`; section 10's digest).
     """
-    hasher = hashlib.sha256(_encode(_block_head(block)))
+    hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
     hashes = []
     for record in sorted(block.records, key=_REF):
         hit = known.get(id(record)) if known else None
@@ -186,7 +192,7 @@ def _content_head(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _block_head(block: BlockPlan) -> dict[str, Any]:
+def _block_head(block: BlockPlan, with_history: bool = False) -> dict[str, Any]:
     """A block's content, but its records (sorted by ref, hashed in batches), in canonical form."""
     head: dict[str, Any] = _canonical({
         "name": block.name,
@@ -198,6 +204,13 @@ def _block_head(block: BlockPlan) -> dict[str, Any]:
         "findings": _findings(block.findings),
         "blocked_rows": [[str(b.source), b.key, b.live_id, _findings(b.errors)] for b in block.blocked_rows],
     })
+    if with_history:  # section 10's digest
+        # not the records not managed here (one created in the platform after the review keeps the
+        # binding), but the records dropped from the source
+        del head["not_in_source"]
+        head["mapping_file"] = block.mapping_file
+        head["dropped"] = _sorted_by_text([list(d.key), d.id] for d in block.dropped)
+        return head
     # in the order of their canonical texts (fragments of it, which `_canonical` must not walk again)
     head["not_in_source_records"] = _sorted_by_text([list(n.key), n.id] for n in block.not_in_source_records)
     return head
@@ -223,7 +236,13 @@ def _record(record: RecordPlan) -> tuple[Any, ...]:
         sorted(refers_to) if len(refers_to) > 1 else refers_to,
         _findings(record.findings) if record.findings else (),
         record.blocked,
-    )
+    ) + (_history(record) if record.history_line is not None or record.kept or record.conflicts else ())
+
+
+def _history(record: RecordPlan) -> tuple[Any, ...]:
+    """With a history: the W values compared against (the line's digest) and the fields kept and held."""
+    return (record.history_line, [o.field for o in record.kept], [o.field for o in record.conflicts],
+            list(record.confirmed))
 
 
 def _place(source: CellRef) -> Any:

@@ -101,6 +101,9 @@ class RecordPlan:
     kept: tuple[FieldOutcome, ...] = ()  # kept platform edits: not written
     conflicts: tuple[FieldOutcome, ...] = ()  # conflicts: that field held, the rest goes ahead
     confirmed: tuple[str, ...] = ()  # fields found equal to the sheet whose W moves to live
+    # W once carried out, per field the plan computed it for (written, confirmed; a set's element
+    # digests as a sorted tuple): apply journals these as they are (`FieldWrite.written`)
+    written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
 
     @property
     def errors(self) -> tuple[Finding, ...]:

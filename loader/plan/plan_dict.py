@@ -96,6 +96,8 @@ def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
         found["conflicts"] = [_outcome_to_dict(o) for o in r.conflicts]
     if r.confirmed:
         found["confirmed"] = list(r.confirmed)
+    if r.written_after:
+        found["written_after"] = {name: w if isinstance(w, str) else list(w) for name, w in r.written_after}
     return found
 
 
@@ -255,4 +257,6 @@ def _record_from_dict(r: Mapping[str, Any]) -> RecordPlan:
         kept=tuple(_outcome_from_dict(o) for o in r.get("kept", ())),
         conflicts=tuple(_outcome_from_dict(o) for o in r.get("conflicts", ())),
         confirmed=tuple(r.get("confirmed", ())),
+        written_after=tuple((name, w if isinstance(w, str) else tuple(w))
+                            for name, w in sorted(r.get("written_after", {}).items())),
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,8 +29,13 @@ from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
+from loader.history.personal import personal_entities
+from loader.history.store import History
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
+from loader.plan.history_checks import refuse_wrong_history
+from loader.plan.history_index import indexes
+from loader.plan.history_pass import with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -71,12 +76,19 @@ async def run_plan(
     client: ApiClient,
     progress: bool | None = None,
     read_in_child: bool | None = None,
+    history: History | None = None,
+    service_user_ids: Sequence[str] = (),
+    history_opener: Callable[[frozenset[str]], History | None] | None = None,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
 
     `read_in_child`: read the sources in a child process (True), in a thread (False), or decide by
-    their size (None, see loader.plan.incremental.reading).
+    their size (None, see loader.plan.incremental.reading). `history`: compare three-way against it
+    (section 10; None: two-way), refused first when it is of another database or behind the
+    service (`service_user_ids`: the environment's own users, with those the history learned).
+    `history_opener`: opens it instead, given the entities the mappings mark personal fields of
+    (the commands': the mapping files are read once, here).
     """
     profile = config.profile
     started = time.perf_counter()
@@ -89,6 +101,8 @@ async def run_plan(
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
+        if history_opener is not None:
+            history = history_opener(personal_entities(mappings))
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
@@ -98,9 +112,14 @@ async def run_plan(
     # The parts were diffed before the last page came in: the environment and API version are the
     # ones the service reported by the end (the first answer may come after the reading).
     plan = replace(plan, environment=client.environment or env.name, api_version=client.api_version)
+    if history is not None and not history.started:
+        history = None  # nothing recorded yet: two-way, exactly as without a history
+    if history is not None:
+        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     # Recorded once: every report and plan.json shows it. Each block was hashed with its part.
     digest_started = time.perf_counter()
-    plan = replace(plan, digest=plan_digest(plan, [diffing.digests[i] for i in range(len(plan.blocks))]))
+    block_digests = None if history is not None else [diffing.digests[i] for i in range(len(plan.blocks))]
+    plan = replace(plan, digest=plan_digest(plan, block_digests))
     now = time.perf_counter()
     after = client.request_counts
     return PlanRun(
@@ -115,6 +134,15 @@ async def run_plan(
         digesting_s=diffing.digesting_s + now - digest_started,
         early_records=diffing.early_records,
     )
+
+
+def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
+               service_user_ids: Sequence[str]) -> Plan:
+    """The plan compared against the history, once it is known to be this database's and up to date."""
+    blocks = done.sources.blocks
+    indexed = indexes(history, done.live, {b.entity for b in blocks})
+    refuse_wrong_history(history, indexed, service_user_ids)
+    return with_history(plan, blocks, indexed, history, profile, service_user_ids)
 
 
 class _Diffed(NamedTuple):

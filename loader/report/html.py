@@ -37,6 +37,7 @@ from loader.report.view import (
     block_source,
     blocked_reason,
     clean,
+    conflicts_of,
     count_values,
     counts,
     dropped_text,
@@ -96,6 +97,7 @@ def _render(plan: Plan, digest: str) -> str:
         _chart(plan),
         _counts_table(plan),
         _findings(plan, "error", "Errors"),
+        _conflicts(plan),
         _findings(plan, "warning", "Warnings"),
         _histogram(groups, plan),
         _controls(plan, groups),
@@ -183,6 +185,17 @@ def _findings(plan: Plan, severity: str, title: str) -> str:
                    for where, message, _ in found)
     return (f'<section id="{severity}s"><h2 class="{severity}">{title} ({findings_count(found)})</h2>'
             f"<table><thead><tr><th>where</th><th>what</th></tr></thead><tbody>{rows}</tbody></table></section>")
+
+
+def _conflicts(plan: Plan) -> str:
+    """Conflicts after the errors: each field held, in full the first time; those shown before, counted."""
+    found, seen = conflicts_of(plan)
+    if not found and not seen:
+        return ""
+    rows = "".join(f'<tr><td>{escape(where)}</td><td class="error">{escape(text)}</td></tr>' for where, text in found)
+    before = f"<p>{seen} shown before (unchanged since).</p>" if seen else ""
+    return (f'<section id="conflicts"><h2 class="error">Conflicts ({len(found) + seen})</h2>{before}'
+            f"<table><thead><tr><th>record</th><th>what</th></tr></thead><tbody>{rows}</tbody></table></section>")
 
 
 def _histogram(groups: list[RuleGroup], plan: Plan) -> str:

@@ -97,7 +97,18 @@ def _counts(plan_counts: Any) -> dict[str, int]:
         "dropped": plan_counts.dropped,
         "warnings": plan_counts.warnings,
         "errors": plan_counts.errors,
-    }
+    } | ({"kept": plan_counts.kept, "conflicts": plan_counts.conflicts}
+         if plan_counts.kept or plan_counts.conflicts else {})
+
+
+def _outcomes(record: Any) -> dict[str, list[str]]:
+    """The fields of a record's kept platform edits and conflicts (names only), when it has any."""
+    found = {}
+    if record.kept:
+        found["kept"] = [o.field for o in record.kept]
+    if record.conflicts:
+        found["conflicts"] = [o.field for o in record.conflicts]
+    return found
 
 
 def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[str, Any]:
@@ -128,7 +139,7 @@ def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[
                         "status_path": list(r.status_path),
                         "blocked": r.blocked,
                         "source": r.source,
-                    }
+                    } | _outcomes(r)
                     for r in changed_records(b)
                 ],
                 "rule_groups": [_group_json(g) for g in rule_groups(b)],

@@ -43,6 +43,7 @@ from loader.report.view import (
     blocked_records,
     cell_text,
     clean,
+    conflicts_of,
     count_values,
     counts,
     create_columns,
@@ -105,7 +106,8 @@ def _condensed(tables: list[Table], summary: str, budget: int) -> list[list[str]
 
 def _tables(plan: Plan) -> list[Table]:
     """Errors, warnings, the changes to existing records of every block, then the creates of every block."""
-    tables = _findings_tables(plan, "error", "Errors") + _findings_tables(plan, "warning", "Warnings")
+    tables = _findings_tables(plan, "error", "Errors") + _conflict_tables(plan) \
+        + _findings_tables(plan, "warning", "Warnings")
     named: set[str] = set()
     existing = [t for block in plan.blocks for t in _existing_tables(block, named)]
     if existing:
@@ -188,6 +190,18 @@ def _findings_tables(plan: Plan, severity: str, title: str) -> list[Table]:
                   "| where | what |\n|---|---|\n", rows, fold, trim=True, what=title.lower())]
 
 
+def _conflict_tables(plan: Plan) -> list[Table]:
+    """Conflicts after the errors: in full the first time, those shown before counted."""
+    found, seen = conflicts_of(plan)
+    if not found and not seen:
+        return []
+    rows = [f"| {_cell(where)} | {_cell(cut(text, MESSAGE_LIMIT))} |\n" for where, text in found]
+    before = f"{seen} shown before (unchanged since).\n\n" if seen else ""
+    return [Table(f"## Conflicts ({len(found) + seen})\n\nEach field held (not written); the record's other changes "
+                  f"go ahead.\n\n{before}", "## Conflicts, continued\n\n", "| record | what |\n|---|---|\n", rows,
+                  _fold(len(rows), "conflicts"), trim=True, what="conflicts")]
+
+
 def _lead(block: BlockPlan, named: set[str]) -> str:
     """The block's heading; the first time, with its source and counts (the source is named once)."""
     heading = f"### {_name(block)}\n\n"
@@ -218,12 +232,15 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
         tables.append(Table(f"#### Updates ({len(changing)})\n\n", f"#### {name}: updates, continued\n\n",
                             "| row | record | changes |\n|--:|---|---|\n", rows,
                             _fold(len(changing), "records to update"), trim=True, what="records to update"))
+    listed = [d for d in block.dropped if not d.seen]
     if block.dropped:
         rows = [f"| `{_code(key_label(d.key))}` | `{_code(clean(d.id))}` | {_cell(dropped_text(d.last_loaded))} |\n"
-                for d in block.dropped]
+                for d in listed]
+        before = len(block.dropped) - len(listed)
         tables.append(Table(
-            f"#### Dropped from the source ({len(rows)})\n\nLoaded by this block before, no longer in its sheet "
-            "(the service has no delete: retire them by hand).\n\n", f"#### {name}: dropped, continued\n\n",
+            f"#### Dropped from the source ({len(block.dropped)})\n\n"
+            "Loaded by this block before, no longer in its sheet (the service has no delete: retire them by hand)."
+            + (f" {before} shown before." if before else "") + "\n\n", f"#### {name}: dropped, continued\n\n",
             "| key | id | last loaded |\n|---|---|---|\n", rows, _fold(len(rows), "dropped"), trim=True,
             what="dropped records"))
     if blocked or block.blocked_rows:

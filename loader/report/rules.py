@@ -3,7 +3,8 @@
 Each changed field of a record is counted in exactly one group: the mapping line that sets the field
 (`mappings/units.yaml:31  name ← column 'Unit Name'`), one group for updates of existing records and
 one for creates; a change no mapping line made (the status steps the plan adds to reach a status)
-has a named group of its own, and so has a field the block's mapping does not name (a record merged
+has a named group of its own, so has a field the block takes over from another block
+(`take_over: true`), and so has a field the block's mapping does not name (a record merged
 from another block's rows, or a plan made before plans recorded their rules).
 
 For creates each group also has a profile of its field (records with a value, empty, distinct
@@ -18,12 +19,14 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from loader.plan.history_fields import TAKEN_OVER
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockPlan, FieldRule, RecordPlan
 from loader.report.view import cell_text, is_blocked, key_label
 
 SAMPLE_SIZE = 10
 STATUS_STEPS = "status steps"  # the field name a status path is counted under
+TAKE_OVER_PREFIX = "taken over: "  # a field taken over from another block (`take_over: true`) is counted apart
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ def rule_groups(block: BlockPlan, *, profiles: bool = True) -> list[RuleGroup]:
         else:
             continue
         fields = tuple(c.field for c in record.changes)
+        if record.findings and kind == "update":
+            fields = _with_take_overs(record, fields)
         if record.status_path and "status" not in fields:
             fields += (STATUS_STEPS,)
         alike.setdefault((kind, fields or ("(no field)",)), []).append(record)
@@ -114,11 +119,22 @@ def _group(block: BlockPlan, kind: str, name: str, records: list[RecordPlan], ru
         place, text = rule.place, rule.text
     elif name == STATUS_STEPS:
         place, text = "", "status steps the plan adds to reach the status (no mapping line)"
+    elif name.startswith(TAKE_OVER_PREFIX):
+        field = name.removeprefix(TAKE_OVER_PREFIX)
+        taken = next((r for r in block.field_rules if r.field == field), None)
+        place = taken.place if taken is not None else ""
+        text = f"{field} taken over from the block that owned it (take_over: true)"
     else:
         place, text = "", f"{name} (no mapping line recorded)"
     profile = _profile(name, records, made) if made is not None and kind == "create" and name != STATUS_STEPS else None
     return RuleGroup(f"{block.name}/{kind}/{place or '-'}/{name}", block.name, kind, name, place, text,
                      tuple(records), profile)
+
+
+def _with_take_overs(record: RecordPlan, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields a record changes, those its block takes over from another block under a group of their own."""
+    taken = {f.message.split(": ", 1)[0] for f in record.findings if f.code == TAKEN_OVER}
+    return tuple(TAKE_OVER_PREFIX + name if name in taken else name for name in fields) if taken else fields
 
 
 def _profile(name: str, records: list[RecordPlan], made: int) -> FieldProfile:

@@ -30,6 +30,7 @@ from loader.report.view import (
     blocked_reason,
     blocked_records,
     clean,
+    conflicts_of,
     count_values,
     counts,
     creates,
@@ -67,6 +68,7 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
     say(f"Plan digest {digest} (for apply --expect-digest)")
     out.print(_counts_table(plan))
     _findings(say, plan, "error", "Errors", "red", limit * 4)
+    _conflicts(say, plan, limit * 4)
     _findings(say, plan, "warning", "Warnings", "yellow", limit * 4)
     for block in plan.blocks:
         lines = list(_block_lines(block, limit))
@@ -117,7 +119,7 @@ def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
         n = len(group.records)
         yield f"  {where}{escape(clean(group.text))}  [{style}]{n:,} record{'s' * (n != 1)} {group.verb}[/{style}]"
     items: list[Callable[[], Iterable[str]]] = [partial(_record_lines, "~", r, block) for r in updates(block)]
-    items += [partial(_dropped_line, d) for d in block.dropped]
+    items += [partial(_dropped_line, d) for d in block.dropped if not d.seen]
     items += [partial(_blocked_line, r, block) for r in blocked_records(block)]
     items += [partial(_blocked_row_line, row, block) for row in block.blocked_rows]
     items += [partial(_record_lines, "+", r, block) for r in creates(block)]
@@ -125,6 +127,8 @@ def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
         yield from item()
     if len(items) > limit:
         yield f"  … and {len(items) - limit:,} more; write them all with --report plan.md or --html plan.html"
+    if any(d.seen for d in block.dropped):
+        yield f"  [dim]- {sum(d.seen for d in block.dropped):,} dropped from the source, shown before[/dim]"
     if block.not_in_source_records:
         yield (f"  [dim]? {block.not_in_source:,} not managed here: live records no mapping of this project loads "
                "(listed in plan.json and the HTML page)[/dim]")
@@ -147,7 +151,8 @@ def _blocked_row_line(row: BlockedRow, block: BlockPlan) -> Iterable[str]:
 
 def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> Iterable[str]:
     style = "green" if sign == "+" else "yellow"
-    word = "create" if sign == "+" else "update" if record.changes else "status move"
+    word = "create" if sign == "+" else "update" if record.changes else "status move" if record.status_path \
+        else "kept platform edit"
     where = escape(record_place(record, block))
     yield f"  [{style}]{sign} {word} {escape(label(record))}[/{style}]  [dim]{where}[/dim]"
     for change in record.changes:
@@ -171,6 +176,21 @@ def _findings(say: Callable[..., None], plan: Plan, severity: str, title: str, s
         say(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(at)}{escape(message)}")
     if len(found) > limit:
         say(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
+
+
+def _conflicts(say: Callable[..., None], plan: Plan, limit: int) -> None:
+    """Conflicts, after the errors: each field held, in full the first time; those shown before, counted."""
+    found, seen = conflicts_of(plan)
+    if not found and not seen:
+        return
+    say()
+    say(f"[bold red]Conflicts[/bold red] ({len(found) + seen})")
+    for where, text in found[:limit]:
+        say(f"  [red]≠[/red] {escape(where)}: {escape(text)}")
+    if len(found) > limit:
+        say(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
+    if seen:
+        say(f"  [dim]{seen:,} shown before (unchanged since)[/dim]")
 
 
 def _summary_line(plan: Plan, applying: bool) -> str:

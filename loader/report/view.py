@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from loader.finding_groups import ShownFinding, group_findings
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.masking import HIDDEN
-from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, Plan, RecordPlan
+from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
 
@@ -57,6 +58,8 @@ class BlockCounts:
     warnings: int
     errors: int
     dropped: int = 0  # dropped from the source: loaded by this block before, no longer in its sheet
+    kept: int = 0  # kept platform edits (fields)
+    conflicts: int = 0  # conflicts, held (fields)
 
     @property
     def changed(self) -> int:
@@ -90,6 +93,8 @@ def counts(block: BlockPlan) -> BlockCounts:
         warnings=warnings,
         errors=errors,
         dropped=len(block.dropped),
+        kept=sum(len(r.kept) for r in block.records),
+        conflicts=sum(len(r.conflicts) for r in block.records),
     )
 
 
@@ -104,6 +109,8 @@ def totals(plan: Plan) -> BlockCounts:
         warnings=sum(c.warnings for c in each) + sum(f.severity == "warning" for f in plan.findings),
         errors=sum(c.errors for c in each) + sum(f.severity == "error" for f in plan.findings),
         dropped=sum(c.dropped for c in each),
+        kept=sum(c.kept for c in each),
+        conflicts=sum(c.conflicts for c in each),
     )
 
 
@@ -115,8 +122,9 @@ def count_values(c: BlockCounts) -> tuple[int, ...]:
 
 
 def summary_words(t: BlockCounts) -> str:
+    history = f"{t.kept} kept platform edits, {t.conflicts} conflicts, " if t.kept or t.conflicts else ""
     return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from the "
-            f"source, {t.not_in_source} not managed here, {t.blocked} blocked, {t.warnings} warnings, "
+            f"source, {t.not_in_source} not managed here, {history}{t.blocked} blocked, {t.warnings} warnings, "
             f"{t.errors} errors")
 
 
@@ -128,8 +136,49 @@ def creates(block: BlockPlan) -> list[RecordPlan]:
 
 
 def updates(block: BlockPlan) -> list[RecordPlan]:
-    """Changes to existing records: updates, and unchanged records that only move along a status path."""
-    return [r for r in block.records if r.action is not Action.CREATE and r.has_changes and not is_blocked(r)]
+    """Changes to existing records: updates, unchanged records that only move along a status path,
+    and records with kept platform edits or conflicts not shown before."""
+    return [r for r in block.records if r.action is not Action.CREATE and (r.has_changes or _news(r))
+            and not is_blocked(r)]
+
+
+def _news(record: RecordPlan) -> bool:
+    return any(not o.seen for o in (*record.kept, *record.conflicts)) if record.kept or record.conflicts else False
+
+
+def outcome_text(kind: str, outcome: FieldOutcome) -> str:
+    """A kept platform edit or a conflict, as one line: the field, its values, who changed it and when."""
+    last = "unknown" if outcome.last_loaded is None and not outcome.pii else value_text(outcome.last_loaded)
+    who = clean(outcome.changed_by) if outcome.changed_by else "someone"
+    when = _when(outcome.changed_at)
+    values = (f"live {value_text(outcome.live)}, sheet {value_text(outcome.sheet)}, last loaded {last}"
+              if kind == "conflict" else f"live {value_text(outcome.live)} kept (sheet {value_text(outcome.sheet)})")
+    what = "conflict, held" if kind == "conflict" else "kept platform edit"
+    return f"{what}: {clean(outcome.field)}: {values}; changed in the platform by {who}{when}"
+
+
+def _when(epoch_ms: int | None) -> str:
+    if epoch_ms is None:
+        return ""
+    return " at " + datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="seconds")
+
+
+def history_notes(record: RecordPlan) -> list[str]:
+    """The record's kept edits and conflicts not shown before, in full; those shown before, counted."""
+    out = [outcome_text("conflict", o) for o in record.conflicts if not o.seen]
+    out += [outcome_text("kept", o) for o in record.kept if not o.seen]
+    seen = sum(o.seen for o in (*record.kept, *record.conflicts))
+    if seen:
+        out.append(f"{seen} kept platform edit(s) or conflict(s) shown before")
+    return out
+
+
+def conflicts_of(plan: Plan) -> tuple[list[tuple[str, str]], int]:
+    """(record label, line) of every conflict not shown before, and how many were shown before."""
+    found = [(f"{b.name} › {label(r)}", outcome_text("conflict", o))
+             for b in plan.blocks for r in b.records for o in r.conflicts if not o.seen]
+    seen = sum(o.seen for r in plan.records() for o in r.conflicts)
+    return found, seen
 
 
 def dropped_text(last_loaded: str | None) -> str:
@@ -159,7 +208,7 @@ def changed(record: RecordPlan) -> list[FieldChange]:
 
 def changed_records(block: BlockPlan) -> list[RecordPlan]:
     """Records a reviewer must read: creates, updates, and any record with findings."""
-    return [r for r in block.records if r.has_changes or r.findings]
+    return [r for r in block.records if r.has_changes or r.findings or r.kept or r.conflicts]
 
 
 def label(record: RecordPlan) -> str:
@@ -200,6 +249,8 @@ def notes(record: RecordPlan) -> list[str]:
     out = []
     if record.status_path:
         out.append(f"status path: {status_text(record)}")
+    if record.kept or record.conflicts:
+        out += history_notes(record)
     for f in record.warnings:
         out.append(f"warning: {clean(f.message)}")
     return out

@@ -98,7 +98,7 @@ class BlockReader:
             sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,
             findings=tuple(findings), rows_read=rows_read, place=block.place, rows_filtered=rows_filtered,
             header_row=self.header_row, encoding=block.encoding, delimiter=block.delimiter, left_out=left_out,
-            field_rules=field_rules(block),
+            field_rules=field_rules(block), history_rules=block.history_rules(),
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.block_rows import LeftOut
+from loader.source.mapping import BlockHistoryRules
 from loader.source.records import DesiredRecord
 
 
@@ -32,6 +33,7 @@ class BlockRecords:
     delimiter: str | None = None
     left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
     field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
+    history_rules: BlockHistoryRules = field(default_factory=BlockHistoryRules)  # on_platform_edit, take_over, formerly
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -63,6 +63,7 @@ class FieldSpec:
     collect: str | None = None  # "list" or "join": rows sharing a key all contribute
     separator: str = ", "  # for collect: join
     lookup: LookupSpec | None = None  # its table is read with the sheets (`loader.source.lookups`)
+    on_platform_edit: str = "keep"  # keep | sheet | platform: what wins when the platform changed it
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -99,11 +100,29 @@ class Block:
     header_auto: bool = False  # `header_row: auto`: the first row near the top holding every column named
     header_place: MappingPlace | None = None
     repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
+    take_over: bool = False  # may change fields another block owns (section 10, ownership)
+    formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
 
     @property
     def variants(self) -> tuple[Variant, ...]:
         """What each row is read as: one Variant per `repeat` value, or the block's fields and `where`."""
         return self.repeats or (Variant(None, self.fields, self.where),)
+
+    def history_rules(self) -> BlockHistoryRules:
+        """What the three-way plan needs of the block (`loader.plan.history_pass`)."""
+        policies = {spec.name: spec.on_platform_edit for v in self.variants for spec in v.fields
+                    if spec.on_platform_edit != "keep"}
+        return BlockHistoryRules(tuple(sorted(policies.items())), self.take_over, self.formerly)
+
+
+@dataclass(frozen=True)
+class BlockHistoryRules:
+    """A block's rules for the history: each field's `on_platform_edit` other than keep,
+    `take_over` and `formerly` (file, block)."""
+
+    policies: tuple[tuple[str, str], ...] = ()
+    take_over: bool = False
+    formerly: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,8 @@ class BlockBuilder:
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
             delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
             encoding=data.get("encoding", self.doc.data.get("encoding")),
+            take_over=bool(data.get("take_over", False)),
+            formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
         )
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
@@ -251,6 +253,7 @@ class BlockBuilder:
             collect=data.get("collect"),
             separator=data.get("separator", ", "),
             lookup=self._lookup(data.get("lookup"), (*where, "lookup")),
+            on_platform_edit=data.get("on_platform_edit", "keep"),
         )
 
     def _steps(self, data: Any, where: tuple[Any, ...], kind: str) -> Steps | None:

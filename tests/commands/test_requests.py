@@ -17,6 +17,7 @@ ARGV = {
     "pull": ["pull", "course", "--out", "courses.xlsx"],
     "show": ["show", "plan.json"],
     "init": ["init", "book.xlsx"],
+    "history": ["history", "--env", "local"],
     "decide": ["decide", "review.xlsx", "--by", "ana"],
     "whoami": ["whoami", "--env", "local"],
     "sandbox": ["sandbox", "serve", "--port", "0"],

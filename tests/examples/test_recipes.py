@@ -242,3 +242,132 @@ def test_the_first_comment_links_the_uploaded_html_report(tmp_path: Path, monkey
     steps = yaml.safe_load((EXAMPLES / "github-actions" / "plan.yml").read_text(encoding="utf-8"))["jobs"]["plan"]
     upload = next(s for s in steps["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["with"]["path"] == "plan.html" and "--html plan.html" in GITLAB.read_text(encoding="utf-8")
+
+
+# ---- the history: fetched before planning, committed and pushed after the apply ---------------
+
+
+def _workflow(name: str) -> dict[str, Any]:
+    return yaml.safe_load((EXAMPLES / "github-actions" / name).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def _step_index(steps: list[dict[str, Any]], needle: str) -> int:
+    return next(i for i, s in enumerate(steps) if needle in s.get("run", ""))
+
+
+def test_the_github_jobs_take_the_newest_history_before_planning_and_apply_pushes_it_always() -> None:
+    apply, plan = _workflow("apply.yml"), _workflow("plan.yml")
+    assert apply["permissions"]["contents"] == "write" and plan["permissions"]["contents"] == "read"
+    assert apply["concurrency"]["group"] == f"loader-apply-{apply['env']['LOADER_ENV']}"
+    assert apply["concurrency"]["cancel-in-progress"] is False
+    steps = apply["jobs"]["apply"]["steps"]
+    fetched = _step_index(steps, 'git checkout FETCH_HEAD -- "$LOADER_HISTORY"')
+    applied = _step_index(steps, "loader apply")
+    pushed = _step_index(steps, "git push")
+    assert fetched < applied < pushed and steps[pushed]["if"] == "always()"
+    assert "git commit-tree" in steps[pushed]["run"] and "for attempt in" in steps[pushed]["run"]
+    assert "LOADER_HISTORY_KEY" in steps[applied]["env"]
+    steps = plan["jobs"]["plan"]["steps"]
+    assert _step_index(steps, 'git checkout FETCH_HEAD -- "$LOADER_HISTORY"') < _step_index(steps, "loader plan")
+    assert '"$GITHUB_BASE_REF"' in steps[_step_index(steps, "git fetch")]["run"]
+
+
+def test_the_gitlab_jobs_take_the_newest_history_and_apply_pushes_it_after_the_script() -> None:
+    pipeline = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))
+    fetch = pipeline[".loader"]["before_script"]
+    assert any('git checkout FETCH_HEAD -- "$LOADER_HISTORY"' in line for line in fetch)
+    apply = pipeline["apply"]
+    assert apply["resource_group"] == f"loader-apply-{pipeline['variables']['LOADER_ENV']}"
+    pushing = " ".join(apply["after_script"])
+    assert "git commit-tree" in pushing and "-o ci.skip" in pushing and "for attempt in" in pushing
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout
+
+
+@pytest.fixture
+def moved_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A runner's clone of a repository whose main moved on (another merge) after it was cloned,
+    with a history the apply wrote in its working tree. (remote, runner)"""
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "home" / ".gitconfig"))
+    for key, value in (("user.name", "t"), ("user.email", "t@example.invalid"), ("init.defaultBranch", "main")):
+        _git(tmp_path, "config", "--global", key, value)
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "init", "--bare", "--quiet", str(remote))
+    _git(remote, "config", "receive.advertisePushOptions", "true")
+    for name in ("runner", "someone"):
+        _git(tmp_path, "clone", "--quiet", str(remote), name)
+    someone = tmp_path / "someone"
+    (someone / "mappings").mkdir()
+    (someone / "mappings" / "a.yaml").write_text("version: 1\n")
+    _git(someone, "add", ".")
+    _git(someone, "commit", "--quiet", "-m", "mappings")
+    _git(someone, "push", "--quiet", "origin", "HEAD:main")
+    runner = tmp_path / "runner"
+    _git(runner, "pull", "--quiet", "origin", "main")
+    (someone / "history" / "test").mkdir(parents=True)
+    (someone / "history" / "test" / "head.json").write_text('{"serial": 1}\n')
+    _git(someone, "add", ".")
+    _git(someone, "commit", "--quiet", "-m", "loader history: an earlier apply")
+    (someone / "mappings" / "b.yaml").write_text("version: 1\n")
+    _git(someone, "add", ".")
+    _git(someone, "commit", "--quiet", "-m", "another merge")
+    _git(someone, "push", "--quiet", "origin", "HEAD:main")
+    return remote, runner
+
+
+def _apply_writes_history(runner: Path) -> None:
+    """What the apply step does to the history it was given: the next serial."""
+    head = runner / "history" / "test" / "head.json"
+    assert head.read_text() == '{"serial": 1}\n'  # the newest history was taken before planning
+    head.write_text('{"serial": 2}\n')
+
+
+def test_the_github_push_step_rebases_on_a_moved_branch_and_pushes(moved_branch: tuple[Path, Path]) -> None:
+    remote, runner = moved_branch
+    steps = _workflow("apply.yml")["jobs"]["apply"]["steps"]
+    env = {**os.environ, "LOADER_HISTORY": "history", "LOADER_ENV": "test", "GITHUB_REF_NAME": "main",
+           "GITHUB_RUN_ID": "42"}
+    hook = remote / "hooks" / "pre-receive"  # the first push loses a race: the branch moved once more
+    hook.write_text('#!/bin/sh\n[ -e "$GIT_DIR/raced" ] && exit 0\ntouch "$GIT_DIR/raced"\n'
+                    'echo "someone else pushed first" >&2\nexit 1\n')
+    hook.chmod(0o755)
+    for needle in ('git checkout FETCH_HEAD -- "$LOADER_HISTORY"', "git push"):
+        script = steps[_step_index(steps, needle)]["run"]
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=runner, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        if needle != "git push":
+            assert not (runner / "mappings" / "b.yaml").exists()  # only the history is taken, not the mappings
+            _apply_writes_history(runner)
+    assert "the branch moved (attempt 1); trying again" in done.stdout
+    log = _git(remote, "log", "--format=%s", "main")
+    assert log.splitlines() == ["loader history: apply to test (run 42)", "another merge",
+                                "loader history: an earlier apply", "mappings"]
+    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 2}\n'
+
+
+def test_the_gitlab_after_script_rebases_on_a_moved_branch_and_pushes(moved_branch: tuple[Path, Path]) -> None:
+    remote, runner = moved_branch
+    fetch = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))[".loader"]["before_script"]
+    env = {**os.environ, "LOADER_HISTORY": "history", "CI_COMMIT_BRANCH": "main"}
+    done = subprocess.run(["bash", "-e", "-c", "\n".join(fetch[1:])], cwd=runner, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _apply_writes_history(runner)
+    _git(runner, "config", "--global", f"url.{remote.as_uri()}.insteadOf",
+         "https://loader:glpat-token@gitlab.invalid/group/project.git")
+    lines = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))["apply"]["after_script"]
+    env = {**os.environ, "LOADER_HISTORY": "history", "LOADER_ENV": "test", "CI_COMMIT_BRANCH": "main",
+           "CI_PIPELINE_ID": "7", "CI_SERVER_HOST": "gitlab.invalid", "CI_PROJECT_PATH": "group/project",
+           "LOADER_GITLAB_TOKEN": "glpat-token"}
+    done = subprocess.run(["bash", "-e", "-c", "\n".join(lines)], cwd=runner, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = _git(remote, "log", "--format=%s", "main")
+    assert log.splitlines()[0] == "loader history: apply to test (pipeline 7)"
+    assert _git(remote, "show", "main:history/test/head.json") == '{"serial": 2}\n'

@@ -118,3 +118,20 @@ def test_a_wrong_key_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_an_unknown_environment_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown environment 'prod'"):
         open_history(load_config(config_with(tmp_path)), "prod", ())
+
+
+def test_an_entity_kept_keyed_stays_keyed_whichever_mappings_are_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load_config(None)
+    history = open_history(config, "sandbox", ["applicant", "credential"])
+    assert history is not None
+    writer = history.begin_apply("sandbox", plan_digest=None, by="test")
+    writer.record("create", "credential", ("A-1", "TERTIARY", "Diploma"), "id-7")
+    writer.record("create", "course", ("C-1",), "id-8")
+    history.finish_apply(writer)
+    again = open_history(config, "sandbox", ["applicant"])  # the mappings given mark only applicants
+    assert again is not None and again.digester.personal == {"applicant", "credential"}
+    assert again.line("credential", ("A-1", "TERTIARY", "Diploma")) is not None
+    assert again.missing_ids("credential", ["id-7"]) == (1, 0)
+    assert not again.digester.is_personal("course") and again.line("course", ("C-1",)) is not None

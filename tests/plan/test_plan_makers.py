@@ -22,6 +22,7 @@ def test_record_plan_fills_every_field_in_order_as_the_constructor_does() -> Non
         depends_on=("x/1",), findings=(), row=2, refers_to=("y/2",), also_rows=(("other", 3),),
         history_line="0123456789abcdef", kept=(FieldOutcome("name", "A", "B", "A", "u-1", 7),),
         conflicts=(FieldOutcome("code", pii=True),), confirmed=("status",),
+        written_after=(("name", "Ww3v"), ("tags", ("a", "b"))),
     )
     made = record_plan(*(values[f.name] for f in fields(RecordPlan) if f.name != "blocked"))
     built = RecordPlan(**values)
@@ -55,6 +56,8 @@ _record_values = st.fixed_dictionaries({
     "also_rows": st.lists(st.tuples(_texts, st.integers(1, 99)), max_size=2).map(tuple),
     "history_line": st.none() | _texts, "kept": st.tuples() | st.tuples(_outcomes),
     "conflicts": st.tuples() | st.tuples(_outcomes), "confirmed": st.lists(_texts, max_size=2).map(tuple),
+    "written_after": st.lists(st.tuples(_texts, _texts | st.lists(_texts, max_size=2).map(tuple)),
+                              max_size=2).map(tuple),
 })
 
 

@@ -72,7 +72,7 @@ def test_a_mapping_with_several_mistakes_reports_all_of_them_with_file_line_col(
         "m.yaml:11:13: expected exactly one of `column`, `value` or `template` (a `ref` needs `column` or `template`)",
         "m.yaml:11:14: unknown key 'colum'; expected one of: column, value, template, ref, by, transform, type, "
         "split, map, default, pattern, replace, pad, format, when, collect, separator, lookup, "
-        "max_length, empty, pii, "
+        "max_length, empty, pii, on_platform_edit, "
         "description (did you mean 'column'?)",
         "m.yaml:12:15: expected exactly one of `column`, `value` or `template` (a `ref` needs `column` or `template`)",
         "m.yaml:14:13: unknown entity 'subjekt'; expected one of: applicant, arrangement, course, credential, "

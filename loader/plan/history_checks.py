@@ -1,0 +1,87 @@
+"""Before a three-way plan: is the history the one of these live records, and is it up to date?
+
+Two refusals of section 10, each saying what to do: "another database" (most ids the history
+recorded are missing from a full fetch: a reset sandbox, a refreshed Test) and "the history is
+behind" (a live record newer than its history line, last updated by one of the loader's own users:
+an apply whose history was not committed). Writes of an apply that was interrupted, whose leftover
+journal opening the history folded, are the loader's own: adopted, never a sign of a stale history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from loader.history.errors import AnotherDatabaseError, HistoryBehindError
+from loader.history.store import History
+from loader.live_records import updated_time
+from loader.plan.history_index import EntityIndex
+from loader.plan.three_way import history_is_behind, is_another_database
+
+
+def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
+                         service_user_ids: Iterable[str] = ()) -> None:
+    """Raise when the history describes another database, or is behind the service, for the
+    entities `indexed` (`loader.plan.history_index`: each fetched whole)."""
+    entities = sorted(set(indexed) & set(history.snapshot.entities()))
+    for entity in entities:
+        index = indexed[entity]
+        recorded, missing = len(index.lines), len(index.lines) - len(index.line_of)
+        if is_another_database(recorded, missing):
+            raise AnotherDatabaseError(
+                f"the history describes another database: {missing} of the {recorded} {entity} records it "
+                f"recorded are not live", where=str(history.folder),
+                hint="if the environment was reset or refreshed, run `loader history reset` and plan again")
+    own = history.own_users(service_user_ids)
+    adopt_from = adoption_start(history)
+    for entity in entities:
+        behind = _behind(indexed[entity], own, adopt_from)
+        if behind:
+            raise HistoryBehindError(
+                f"the history is behind: {behind} {entity} record(s) hold writes of the loader that the history "
+                f"does not know", where=str(history.folder),
+                hint="fetch the latest history (git pull) and plan again; an apply's history must be committed")
+
+
+def adoption_start(history: History) -> int | None:
+    """The start (epoch ms) of the earliest interrupted apply that opening the history folded: the
+    loader's own writes after it are that apply's, adopted. None when no apply was interrupted."""
+    starts = [_epoch_ms(info.time) for info in history.interrupted]
+    known = [s for s in starts if s is not None]
+    return min(known) if known else None
+
+
+def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str], adopt_from: int | None) -> bool:
+    """A write of the loader's own user made since an interrupted apply began: that apply's."""
+    return adopt_from is not None and live_time is not None and live_user in own and live_time >= adopt_from
+
+
+def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> int:
+    count = 0
+    for live_id, line in index.line_of.items():
+        rec = index.by_id[live_id]
+        user = live_user(rec)
+        if user not in own:
+            continue
+        time = updated_time(rec)
+        if history_is_behind(line.updated_time, time, user, own) and not is_adopted(time, user, own, adopt_from):
+            count += 1
+    return count
+
+
+def live_user(record: Mapping[str, Any]) -> str | None:
+    """The id of the user who last updated a live record."""
+    metadata = record.get("metadata")
+    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
+    user = updated.get("user") if isinstance(updated, Mapping) else None
+    if isinstance(user, Mapping):
+        user = user.get("id")
+    return None if user is None else str(user)
+
+
+def _epoch_ms(iso: str) -> int | None:
+    try:
+        return int(datetime.fromisoformat(iso).timestamp() * 1000)
+    except ValueError:
+        return None

@@ -1,0 +1,269 @@
+"""One matched record against its history line: the three-way compare of every managed field.
+
+Pure. `three_way_record` takes the record's two-way plan (`loader.plan.record`), the live record,
+the sheet's record and its history line, and gives the plan section 10 asks for: per field
+`loader.plan.three_way`'s verdict under the field's `on_platform_edit`, set-like lists element by
+element, `custom_attributes` label by label; a kept platform edit and a conflict are taken out of
+the payload (the record's other changes go ahead); fields found equal whose W is not live's are
+confirmed; a field another block owns is refused unless the block takes it over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from loader.findings import Finding
+from loader.history.digests import RecordDigests, Written
+from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
+from loader.plan.makers import record_plan_with
+from loader.plan.masking import mask_value
+from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
+from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
+from loader.profile import EntityProfile
+from loader.record_fields import CUSTOM
+from loader.source.records import DesiredRecord
+
+TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; its message starts "<field>: "
+
+
+@dataclass(frozen=True)
+class RecordContext:
+    """What the compare needs besides the record: its block as owner, the names its block went by
+    before (`formerly`), whether it takes fields over, the policies of its fields."""
+
+    owner: Owner
+    formerly: Owner | None = None
+    take_over: bool = False
+    policies: Mapping[str, Policy] = field(default_factory=dict)
+
+    def owns(self, owner: Owner) -> bool:
+        return owner == self.owner or owner == self.formerly
+
+
+def comparable(name: str, value: Any, entity: EntityProfile) -> Any:
+    """A value in the form W digests it: a reference by its id (the service may answer with more
+    than the id), anything else as it is. Apply digests what it writes in this same form."""
+    if name not in entity.references:
+        return value
+    if isinstance(value, Mapping):
+        return str(value["id"]) if "id" in value else value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, Mapping) and "id" in v for v in value):
+        return [str(v["id"]) for v in value]
+    return value
+
+
+class _Work:
+    """The record's plan as the compare changes it."""
+
+    def __init__(self, plan: RecordPlan) -> None:
+        self.payload = dict(plan.payload)
+        self.changes = {c.field: c for c in plan.changes}
+        self.kept: list[FieldOutcome] = []
+        self.conflicts: list[FieldOutcome] = []
+        self.confirmed: list[str] = []
+        self.findings: list[Finding] = []
+        self.written_after: dict[str, Written] = {}
+
+    def hold(self, name: str, change_field: str | None = None) -> None:
+        self.payload.pop(name, None)
+        self.changes.pop(change_field or name, None)
+
+
+def three_way_record(
+    plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine | None,
+    digests: RecordDigests, entity: EntityProfile, context: RecordContext,
+) -> RecordPlan:
+    """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
+    work = _Work(plan)
+    marks = dict(line.fields) if line is not None else {}
+    who = _updated(live)
+    for name in _managed(desired, plan, entity):
+        if name == CUSTOM:
+            _labels(work, desired, live, marks, digests, context, who)
+            continue
+        mark = marks.get(name)
+        pii = desired is not None and name in desired.pii
+        set_like = name in entity.set_fields
+        live_value = comparable(name, live.get(name), entity)
+        if name not in work.payload:
+            written = digests.written(name, live_value, as_set=set_like)
+            if line is None or mark is None or mark.written != written:
+                work.confirmed.append(name)
+                work.written_after[name] = written
+            continue
+        sheet = work.payload[name]
+        if _pending(sheet) or line is None or mark is None:
+            continue  # a record this plan creates, or no W: the sheet's value is written (two-way)
+        sheet_value = comparable(name, sheet, entity)
+        if _refused_by_owner(work, name, sheet_value, mark, digests, set_like, context, plan):
+            continue
+        policy = context.policies.get(name, Policy.KEEP)
+        if set_like:
+            _set_field(work, name, sheet_value, live_value, mark, policy, digests, who, pii, entity)
+        else:
+            verdict = compare_value(sheet_value, live_value, _one(mark.written), policy,
+                                    lambda v, name=name: digests.value(name, v))  # type: ignore[misc]
+            _settle(work, name, verdict.outcome, sheet, live.get(name), mark, digests, sheet_value, who, pii)
+    return _result(plan, work, line, digests, entity)
+
+
+def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProfile) -> list[str]:
+    """The fields the sheet manages on this record that an update may write, in a stable order."""
+    names = set(desired.fields) if desired is not None else {c.field.split(".")[0] for c in plan.changes}
+    status = entity.status.field if entity.status is not None else None
+    skip = entity.read_only | entity.create_only | entity.immutable | entity.forbidden
+    return sorted(n for n in names if n != status and n not in skip)
+
+
+def _labels(work: _Work, desired: DesiredRecord | None, live: Mapping[str, Any], marks: Mapping[str, FieldMark],
+            digests: RecordDigests, context: RecordContext, who: tuple[str | None, int | None]) -> None:
+    """`custom_attributes` label by label, each under its own policy (else the field's)."""
+    sheet = dict(desired.fields.get(CUSTOM) or {}) if desired is not None else {}
+    live_labels = live.get(CUSTOM) or {}
+    written = {label: _one(m.written) if (m := marks.get(label_field(label))) is not None else None for label in sheet}
+    pii_all = desired is not None and CUSTOM in desired.pii
+    sending: dict[str, Any] = {}
+    for label in sorted(sheet):
+        name = label_field(label)
+        policy = context.policies.get(name, context.policies.get(CUSTOM, Policy.KEEP))
+        verdict = compare_labels({label: sheet[label]}, live_labels, written, policy,
+                                 lambda lb, v: digests.value(label_field(lb), v)).labels[label]
+        pii = pii_all or (desired is not None and name in desired.pii)
+        if verdict.outcome is Outcome.UPDATE:
+            sending[label] = sheet[label]
+            work.written_after[name] = digests.value(name, sheet[label])
+            continue
+        work.changes.pop(name, None)
+        if verdict.outcome is Outcome.UNCHANGED:
+            now = digests.value(name, live_labels.get(label))
+            if written.get(label) != now:
+                work.confirmed.append(name)
+                work.written_after[name] = now
+            continue
+        mark = marks[name]
+        found = _outcome(name, sheet[label], live_labels.get(label), mark, digests, sheet[label], who, pii)
+        (work.kept if verdict.outcome is Outcome.KEPT else work.conflicts).append(found)
+    if CUSTOM not in work.payload:
+        return
+    if not sending:
+        work.payload.pop(CUSTOM)
+        return
+    merged = dict(live_labels)
+    for label, value in sending.items():
+        if value is None or value == "":
+            merged.pop(label, None)
+        else:
+            merged[label] = value
+    work.payload[CUSTOM] = merged
+
+
+def _set_field(work: _Work, name: str, sheet: Any, live: Any, mark: FieldMark, policy: Policy,
+               digests: RecordDigests, who: tuple[str | None, int | None], pii: bool, entity: EntityProfile) -> None:
+    """A set-like list element by element: the platform's added and removed elements kept under `keep`."""
+    written = mark.written if isinstance(mark.written, frozenset) else frozenset({mark.written})
+    verdict = compare_set(sheet, live, written, policy, lambda item: digests.element(name, item))
+    if verdict.kept_added or verdict.kept_removed:
+        work.kept.append(FieldOutcome(name, _masked(list(sheet or ()), pii), _masked(list(live or ()), pii), None,
+                                      who[0], who[1], pii))
+    if verdict.written_after is not None:
+        work.written_after[name] = verdict.written_after
+    if verdict.outcome is Outcome.UPDATE:
+        old = work.changes.get(name)
+        work.payload[name] = _send_like(list(verdict.send), work.payload[name], name, entity)
+        work.changes[name] = FieldChange(name, old.old if old else live, _masked(list(verdict.send), pii), pii)
+    else:
+        work.hold(name)
+
+
+def _send_like(values: list[Any], sent: Any, name: str, entity: EntityProfile) -> Any:
+    """The set to send in the payload's form (references as the payload gave them)."""
+    if name in entity.references and isinstance(sent, (list, tuple)) and any(isinstance(v, Mapping) for v in sent):
+        by_id = {str(v["id"]): v for v in sent if isinstance(v, Mapping) and "id" in v}
+        return [by_id.get(str(v), {"id": v}) for v in values]
+    return values
+
+
+def _settle(work: _Work, name: str, outcome: Outcome, sheet: Any, live: Any, mark: FieldMark,
+            digests: RecordDigests, sheet_value: Any, who: tuple[str | None, int | None], pii: bool) -> None:
+    if outcome is Outcome.UPDATE:
+        return
+    work.hold(name)
+    if outcome is Outcome.UNCHANGED:
+        return
+    found = _outcome(name, sheet, live, mark, digests, sheet_value, who, pii)
+    (work.kept if outcome is Outcome.KEPT else work.conflicts).append(found)
+
+
+def _outcome(name: str, sheet: Any, live: Any, mark: FieldMark, digests: RecordDigests, sheet_value: Any,
+             who: tuple[str | None, int | None], pii: bool) -> FieldOutcome:
+    """A kept edit or a conflict; the last loaded value is known when the sheet still holds it."""
+    last = sheet if digests.value(name, sheet_value) == mark.written else None
+    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), who[0], who[1], pii)
+
+
+def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
+                      context: RecordContext, plan: RecordPlan) -> bool:
+    """A field another block owns, which this block would set to another value: an error naming the
+    owner (unless `take_over: true`; blocks setting equal values share it)."""
+    if context.owns(mark.owner):
+        return False
+    if digests.written(name, sheet, as_set=set_like) == mark.written:
+        return False
+    owner = mark.owner
+    if context.take_over:
+        work.findings.append(Finding("warning", TAKEN_OVER, f"{name}: taken over from block {owner.block!r} of "
+                                     f"{owner.file} (take_over: true)", plan.source))
+        return False
+    work.hold(name)
+    message = (f"{name} is owned by block {owner.block!r} of {owner.file}, which last loaded another value: "
+               f"set the same value here, or say `take_over: true` on block {plan.block!r} to take the field over")
+    work.findings.append(Finding("error", "field-owned-elsewhere", message, plan.source))
+    return True
+
+
+def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: RecordDigests,
+            entity: EntityProfile) -> RecordPlan:
+    for name, value in work.payload.items():  # W of what is written, in the form W digests it
+        if name != CUSTOM and name not in work.written_after and not _pending(value):
+            work.written_after[name] = digests.written(name, comparable(name, value, entity),
+                                                       as_set=name in entity.set_fields)
+    written_after = tuple((name, w if isinstance(w, str) else tuple(sorted(w)))
+                          for name, w in sorted(work.written_after.items())
+                          if name in work.payload or name in work.confirmed or name.startswith(f"{CUSTOM}."))
+    changes = tuple(c for _, c in sorted(work.changes.items()))
+    action = plan.action
+    if action is not Action.CREATE:
+        action = Action.UPDATE if work.payload or plan.status_path else Action.UNCHANGED
+    return record_plan_with(plan, action=action, payload=work.payload, changes=changes,
+                   findings=(*plan.findings, *work.findings), history_line=None if line is None else line_digest(line),
+                   kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
+                   written_after=written_after)
+
+
+def _updated(live: Mapping[str, Any]) -> tuple[str | None, int | None]:
+    """(user, time) of the live record's last update."""
+    updated = (live.get("metadata") or {}).get("updated") or {}
+    user = updated.get("user")
+    if isinstance(user, Mapping):
+        user = user.get("id")
+    return (None if user is None else str(user)), updated.get("time")
+
+
+def _one(written: Written) -> str | None:
+    return written if isinstance(written, str) else None
+
+
+def _pending(value: Any) -> bool:
+    if isinstance(value, PendingId):
+        return True
+    if isinstance(value, Mapping):
+        return any(_pending(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_pending(v) for v in value)
+    return False
+
+
+def _masked(value: Any, pii: bool) -> Any:
+    return mask_value(value) if pii else value

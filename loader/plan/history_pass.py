@@ -1,0 +1,198 @@
+"""The three-way plan: a two-way plan (`loader.plan.diff`) with the history's memory brought in.
+
+Pure given the history (read only). Per block: records with a history line are matched by live id
+first (a code corrected in the platform is a platform edit of the key, never a create of the old
+code), then by key; each matched record's fields go through `loader.plan.history_fields`; records
+this block loaded before that its sheet no longer names are "dropped from the source"; live records
+no history line ties to a block are "not managed here" (lines of other blocks and files: neither);
+a block none of whose records has a line gets a note of how many were last changed by someone
+other than the loader. Kept edits, conflicts and dropped records an earlier apply showed are
+marked `seen` (`loader.plan.shown`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from loader.findings import Finding
+from loader.history.lines import HistoryLine, Owner, line_digest
+from loader.history.store import History
+from loader.live_records import updated_time
+from loader.plan.digest import HISTORY
+from loader.plan.history_checks import adoption_start, is_adopted, live_user
+from loader.plan.history_fields import RecordContext, comparable, three_way_record
+from loader.plan.history_index import EntityIndex
+from loader.plan.makers import record_plan_with
+from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
+from loader.plan.resolve import key_text
+from loader.plan.shown import dropped_seen, mark_seen
+from loader.plan.three_way import Policy
+from loader.profile import EntityProfile, Profile
+from loader.record_fields import CUSTOM
+from loader.source.equality import same
+from loader.source.records import DesiredRecord
+
+
+def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
+                 profile: Profile, service_user_ids: Sequence[str] = ()) -> Plan:
+    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against `history`."""
+    own = history.own_users(service_user_ids)
+    adopt_from = adoption_start(history)
+    inputs = {b.block: b for b in blocks}
+    named: dict[str, set[str]] = {}  # per block, the key tokens its sheet names
+    planned = [_block(block, inputs.get(block.name), indexed[block.entity], history, profile.entity(block.entity),
+                      own, adopt_from, named.setdefault(block.name, set())) for block in plan.blocks]
+    matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
+    final = []
+    for block in planned:
+        index = indexed[block.entity]
+        absent = tuple(n for n in block.not_in_source_records
+                       if (block.entity, n.id) not in matched and n.id not in index.line_of)
+        dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
+        final.append(replace(block, not_in_source_records=absent, dropped=dropped))
+    compared = f"{history.head.lineage}/{history.head.serial}"
+    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compared})
+
+
+def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, profile: EntityProfile,
+           own: frozenset[str], adopt_from: int | None, named: set[str]) -> BlockPlan:
+    rules = getattr(given, "history_rules", None)
+    mapping_file = getattr(given, "mapping_file", None) or block.source_file
+    context = RecordContext(
+        Owner(mapping_file, block.name),
+        Owner(*rules.formerly) if rules is not None and rules.formerly else None,
+        bool(rules is not None and rules.take_over),
+        {name: Policy(value) for name, value in (rules.policies if rules is not None else ())})
+    desired = {(r.block, r.row): r for r in getattr(given, "records", ())}
+    records, with_line, others = [], 0, 0
+    key_token = history.digester.key_token
+    for plan in block.records:
+        token = key_token(plan.entity, plan.key)
+        named.add(token)
+        line = entity.lines.get(token) if entity.lines else None
+        rec = _three_way(plan, line, desired.get((plan.block, plan.source)), entity, history, profile, context,
+                         own, adopt_from)
+        with_line += line is not None
+        if line is None and rec.live_id is not None and live_user(entity.by_id.get(rec.live_id, {})) not in own:
+            others += 1
+        records.append(rec)
+    findings = block.findings
+    if records and not with_line and others:
+        findings = (*findings, Finding(
+            "warning", "no-history",
+            f"{others} of block {block.name}'s live records were last changed by someone other than the loader, "
+            "and the history has no line for any of them: compared two-way (sheet against live); "
+            "`loader history baseline` records the current state", None))
+    return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
+
+
+def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None, entity: EntityIndex,
+               history: History, profile: EntityProfile, context: RecordContext, own: frozenset[str],
+               adopt_from: int | None) -> RecordPlan:
+    if plan.errors or plan.blocked:
+        return plan
+    live = entity.by_id.get(plan.live_id) if plan.live_id else None
+    if line is not None:
+        by_id = entity.by_token.get(line.live_id)
+        if by_id is not None and str(by_id.get("id")) != plan.live_id:
+            plan, live = _as_update(plan, by_id, profile, desired), by_id
+    if live is None or (line is None and plan.action is Action.UNCHANGED):
+        return plan  # a create, or a record without history the sheet leaves as it is: two-way
+    if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
+            and line.updated_time == updated_time(live) and _all_marked(desired, line):
+        # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare
+        return record_plan_with(plan, history_line=line_digest(line))
+    compared = line
+    if line is not None and is_adopted(updated_time(live), live_user(live), own, adopt_from) \
+            and (line.updated_time or 0) < (updated_time(live) or 0):
+        compared = None  # written by an interrupted apply: the loader's own, compared two-way
+    digests = history.digester.record(plan.entity, plan.key)
+    rec = three_way_record(plan, live, desired, compared, digests, profile, context)
+    if line is not None and compared is None:  # adopted: W moves to live where it is not live's already
+        moved = {name for name, w in rec.written_after
+                 if (mark := line.fields.get(name)) is None or mark.written != _written(w)}
+        rec = record_plan_with(rec, history_line=line_digest(line),
+                               confirmed=tuple(n for n in rec.confirmed if n in moved))
+    return mark_seen(rec, line)
+
+
+def _all_marked(desired: DesiredRecord | None, line: HistoryLine) -> bool:
+    """Whether every field the sheet manages on the record has a mark in its line (W to compare with)."""
+    if desired is None:
+        return False
+    marks = line.fields
+    for name, value in desired.fields.items():
+        if name == CUSTOM:
+            if isinstance(value, Mapping) and any(f"{CUSTOM}.{label}" not in marks for label in value):
+                return False
+        elif name not in marks:
+            return False
+    return True
+
+
+def _written(w: str | tuple[str, ...]) -> str | frozenset[str]:
+    return w if isinstance(w, str) else frozenset(w)
+
+
+def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile,
+               desired: DesiredRecord | None) -> RecordPlan:
+    """A record planned as a create, matched by id to `live` (its code changed in the platform)."""
+    pii = desired.pii if desired is not None else frozenset()
+    skip = profile.read_only | profile.create_only | profile.forbidden | profile.immutable
+    payload: dict[str, Any] = {}
+    changes = []
+    for name, value in plan.payload.items():
+        if name in skip:
+            continue
+        live_value = live.get(name)
+        if name == CUSTOM:
+            labels = dict(live_value or {})
+            changed = {k: v for k, v in (value or {}).items() if not same(v, labels.get(k))}
+            if changed:
+                payload[name] = {**labels, **changed}
+                changes += [FieldChange(f"{CUSTOM}.{k}", labels.get(k), v, f"{CUSTOM}.{k}" in pii or CUSTOM in pii)
+                            for k, v in sorted(changed.items())]
+            continue
+        if same(comparable(name, value, profile), comparable(name, live_value, profile),
+                as_set=name in profile.set_fields):
+            continue
+        payload[name] = value
+        changes.append(FieldChange(name, live_value, value, name in pii))
+    status = profile.status.field if profile.status is not None else None
+    path = plan.status_path
+    if path and status is not None:
+        path = () if live.get(status) == path[-1] else (path[-1],)
+    action = Action.UPDATE if payload or path else Action.UNCHANGED
+    return record_plan_with(plan, action=action, payload=payload, changes=tuple(changes), status_path=path,
+                            live_id=str(live.get("id")), live_updated_time=updated_time(live))
+
+
+def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History,
+             matched: set[tuple[str, str]], named: set[str]) -> tuple[DroppedRecord, ...]:
+    """Records this block loaded before (a line with a field it owns) that its sheet no longer names."""
+    mapping_file = block.mapping_file or block.source_file
+    rules = getattr(given, "history_rules", None)
+    owners = {Owner(mapping_file, block.name)}
+    if rules is not None and rules.formerly:
+        owners.add(Owner(*rules.formerly))
+    digester = history.digester
+    named = named | {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
+    found = []
+    for line in entity.lines.values():
+        if line.key in named or not any(mark.owner in owners for mark in line.fields.values()):
+            continue
+        rec = entity.by_token.get(line.live_id)
+        if rec is None or (block.entity, str(rec.get("id"))) in matched:
+            continue
+        key = tuple(key_text(rec.get(f)) for f in block.key_fields)
+        last = None if line.updated_time is None else _iso(line.updated_time)
+        found.append(DroppedRecord(key, str(rec.get("id")), last, seen=dropped_seen(line)))
+    return tuple(sorted(found, key=lambda d: (str(d.key), d.id)))
+
+
+def _iso(epoch_ms: int) -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).isoformat(timespec="seconds")
+
