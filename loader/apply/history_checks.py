@@ -6,38 +6,24 @@ from __future__ import annotations
 
 import getpass
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from loader.errors import PlanError
 from loader.history.lines import line_digest
+from loader.history.personal import personal_entities
 from loader.history.store import History
 from loader.plan.model import Plan, RecordPlan
 from loader.profile import Profile
-from loader.source.mapping import LoadedMapping
 from loader.source.mapping_file import read_mapping
 
 CI_ACTORS = ("GITHUB_ACTOR", "GITLAB_USER_LOGIN")
 MAPPING_SUFFIXES = (".yaml", ".yml")
 
 
-def personal_entities(mappings: Iterable[LoadedMapping]) -> frozenset[str]:
-    """The entities whose history is kept as keyed digests: those with a field some block of
-    `mappings` marks `pii: true` (in any `repeat`), and those with a field referring to such an
-    entity (a credential keyed by its applicant's external id would name the person)."""
-    fields = [(block.entity, spec) for loaded in mappings if loaded.mapping is not None
-              for block in loaded.mapping.blocks for variant in block.variants for spec in variant.fields]
-    personal = {entity for entity, spec in fields if spec.pii}
-    while True:
-        more = {entity for entity, spec in fields if spec.ref in personal} - personal
-        if not more:
-            return frozenset(personal)
-        personal |= more
-
-
 def personal_entities_of_plan(plan: Plan, profile: Profile) -> frozenset[str]:
-    """The personal entities of a saved plan: those of its mapping files (their fingerprints were
-    checked already), and any entity a change marks personal."""
+    """The personal entities of a saved plan, by the rule its planning used (`loader.history.personal`)
+    on its mapping files (their fingerprints were checked already), and any entity a change marks personal."""
     mappings = []
     for name in plan.fingerprints:
         path = Path(name)

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from loader import event_loop
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import MaxChanges
-from loader.apply.history_checks import applied_by, check_history_lines, personal_entities, personal_entities_of_plan
+from loader.apply.history_checks import applied_by, check_history_lines, personal_entities_of_plan
 from loader.apply.prepare import check_new_plan, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
 from loader.config import Config, Environment
@@ -29,7 +29,7 @@ from loader.errors import LoaderError, PlanError
 from loader.history.opening import open_history
 from loader.history.store import History
 from loader.plan.model import Plan
-from loader.source.sources import SourceSet, load_mappings
+from loader.source.sources import SourceSet
 
 INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
 
@@ -75,9 +75,7 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
             check_history_lines(saved, history)
             plan = saved
         else:
-            history = open_history(config, env.name, personal_entities(load_mappings(settings.mappings,
-                                                                                      config.profile)))
-            plan, sources = await _make_plan(settings, config, env, client)
+            plan, sources, history = await _make_plan(settings, config, env, client)
             changes = check_new_plan(plan, expected_digest=settings.expected_digest, partial=settings.partial,
                                      guard=settings.max_changes)
             if changes == 0:
@@ -122,15 +120,23 @@ def _listener(advance: BlockAdvance | None) -> Callable[[RecordResult], None] | 
 
 
 async def _make_plan(settings: SessionSettings, config: Config, env: Environment,
-                     client: Any) -> tuple[Plan, SourceSet]:
-    """The planner's plan for the MAPPING files, with its terminal summary printed."""
+                     client: Any) -> tuple[Plan, SourceSet, History | None]:
+    """The planner's plan for the MAPPING files, with its terminal summary printed, and the history
+    it was planned against (opened by the planner once it knows the personal entities)."""
     from loader.plan.run import run_plan
     from loader.report.terminal import render
 
+    opened: list[History | None] = []
+
+    def opener(personal: frozenset[str]) -> History | None:
+        opened.append(open_history(config, env.name, personal))
+        return opened[-1]
+
     planned = await run_plan(list(settings.mappings), config=config, env=env, client=client,
-                             progress=False if settings.quiet else None)
+                             progress=False if settings.quiet else None, history_opener=opener,
+                             service_user_ids=env.service_user_ids)
     render(planned.plan, console(sys.stderr) if settings.quiet else None, applying=True)
-    return planned.plan, planned.sources
+    return planned.plan, planned.sources, opened[0] if opened else None
 
 
 def _human(settings: SessionSettings) -> TextIO:
