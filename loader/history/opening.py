@@ -14,13 +14,14 @@ was given, so planning one mapping file never takes another's keyed records for 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
 from loader.config import Config
 from loader.history.location import history_folder, history_key
-from loader.history.store import History
+from loader.history.store import HEAD, History
 from loader.redaction import register_secret
 
 
@@ -46,12 +47,22 @@ def history_place(config: Config, env_name: str | None) -> tuple[Path, bytes | N
 def open_history(config: Config, env_name: str | None, personal: Iterable[str]) -> History | None:
     """The history of the environment `env_name`, opened (a leftover journal folded in), or None
     when loader.yaml says `history: false`. `personal` names the entities with a `pii: true` field
-    (their keys, ids and values are kept only as keyed digests). Raises the history package's
-    errors for a missing or wrong key, and ConfigError for a key variable that is not set."""
+    (their keys, ids and values are kept only as keyed digests). Without a key named in loader.yaml
+    and no history started yet, mappings with personal fields keep none (a note says so). Raises the
+    history package's errors for a missing or wrong key, and ConfigError for a key variable that is
+    not set."""
     place = history_place(config, env_name)
     if place is None:
         return None
     folder, key, variable = place
+    personal = frozenset(personal)
+    if key is None and variable is None and personal and not (folder / HEAD).exists():
+        # No key named and no history yet: keep none rather than refuse the plan. A history already
+        # started is never passed over (History.open refuses, naming what to set).
+        print(f"note: no history is kept: {', '.join(sorted(personal))} hold personal fields, which the history "
+              "keeps only as keyed digests, and loader.yaml names no key (history: {key: {env: NAME}}); "
+              "see docs/history.md", file=sys.stderr)
+        return None
     history = History.open(folder, history_key=key, key_variable=variable, personal=personal)
     keyed = keyed_entities(history)
     if not keyed <= history.digester.personal:
