@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from loader.history.comparable import comparable
 from loader.history.digests import Written
 from loader.history.journal import FieldWrite, JournalWriter
 from loader.history.lines import Owner
+from loader.history.store import History
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
@@ -63,15 +65,12 @@ class ApplyJournal:
         self.writer = writer
         self.profile = profile
         self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
-        # Confirmations wait for the first write: an apply that writes nothing leaves no trace.
-        self._waiting: list[tuple[RecordPlan, str, list[FieldWrite]]] | None = []
 
     def written(self, record: RecordPlan, record_id: str, payload: Mapping[str, Any],
                 answer: Mapping[str, Any] | None, *, kind: str) -> None:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
         entity = self.profile.entity(record.entity)
         fields = list(self._fields(record, entity, payload))
-        self._wrote()
         self.writer.record(kind, record.entity, record.key, record_id, fields, updated=answer_updated(answer))
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
@@ -81,32 +80,23 @@ class ApplyJournal:
         assert entity.status is not None
         name = entity.status.field
         mark = FieldWrite(name, self._owner(record), after=state, before=before)
-        self._wrote()
         self.writer.record("update", record.entity, record.key, record_id, [mark], updated=answer_updated(answer))
 
     def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
         """A write sent whose answer was lost: it may or may not have landed."""
-        self._wrote()
         self.writer.record("lost", record.entity, record.key, record_id or record.live_id)
 
     def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
-        """The fields the plan found equal to the sheet: their W moves to live (no write)."""
+        """The fields the plan found equal to the sheet: their W moves to live (no write). Recorded
+        in any apply, one that writes nothing included (the head moves only with a write): a
+        platform edit the sheet caught up with is no longer one."""
         if not record.confirmed:
             return
         marks = list(self._confirmations(record))
         known_id = record_id or record.live_id
         if not marks or known_id is None:
             return
-        if self._waiting is not None:
-            self._waiting.append((record, known_id, marks))
-        else:
-            self.writer.record("confirm", record.entity, record.key, known_id, marks)
-
-    def _wrote(self) -> None:
-        """Before the first write's entry: the confirmations waiting for it."""
-        waiting, self._waiting = self._waiting, None
-        for record, known_id, marks in waiting or ():
-            self.writer.record("confirm", record.entity, record.key, known_id, marks)
+        self.writer.record("confirm", record.entity, record.key, known_id, marks)
 
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
@@ -118,6 +108,7 @@ class ApplyJournal:
             sent, value = _sent_value(change.field, payload)
             if not sent:  # the status moved by its own steps, or a field this write did not carry
                 continue
+            value = comparable(change.field, value, entity)  # a reference by its id, as the plan digests live
             yield FieldWrite(change.field, owner, after=value, before=change.old,
                              as_set=change.field in entity.set_fields, written=planned.get(change.field))
 
@@ -127,6 +118,22 @@ class ApplyJournal:
         for name in record.confirmed:
             if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
                 yield FieldWrite(name, owner, written=planned[name])
+
+
+def journal_confirmations(plan: Plan, profile: Profile, history: History, environment: str,
+                          by: str | None) -> int:
+    """A plan with nothing to write whose fields the sheet and the platform now agree on: their W
+    moves to live, in a journal of its own that moves no head (nothing was written). How many
+    records it confirmed (0: no journal at all)."""
+    confirming = [r for r in plan.records() if r.confirmed and not r.blocked and r.live_id]
+    if not confirming:
+        return 0
+    writer = history.begin_apply(environment, plan_digest=plan.digest, by=by)
+    journal = ApplyJournal(writer, plan, profile)
+    for record in confirming:
+        journal.confirmed(record, record.live_id)
+    history.finish_apply(writer, {"confirmed": len(confirming)})
+    return len(confirming)
 
 
 def _mapping_file(block: BlockPlan) -> str:

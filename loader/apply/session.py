@@ -21,6 +21,7 @@ from loader import event_loop
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import MaxChanges
 from loader.apply.history_checks import applied_by, check_history_lines, personal_entities_of_plan
+from loader.apply.journaling import journal_confirmations
 from loader.apply.prepare import check_new_plan, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
 from loader.config import Config, Environment
@@ -80,6 +81,9 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
                                      guard=settings.max_changes)
             if changes == 0:
                 print("Nothing to apply: the service already matches the source.", file=human)
+                if history is not None:  # fields the platform and the sheet now agree on: W moves to live
+                    by = applied_by(settings.by, os.environ, config.root)
+                    journal_confirmations(plan, config.profile, history, client.environment or env.name, by)
                 return SessionOutcome(None, plan, sources)
             if settings.confirm is not None:
                 settings.confirm(changes, client.environment or plan.environment)

@@ -112,15 +112,17 @@ def test_a_failed_or_interrupted_apply_keeps_what_it_wrote(sandbox: Any, tmp_pat
     assert history.head.serial == 2 and history.leftovers() == []
 
 
-def test_confirmations_move_w_only_in_an_apply_that_writes(sandbox: Any, tmp_path: Path) -> None:
+def test_confirmations_move_w_in_any_apply_and_only_a_write_moves_the_head(sandbox: Any, tmp_path: Path) -> None:
     history = History.open(tmp_path)
     results = _apply(sandbox, _schools(_school("C0", "School")), history)
     live_id = results.records[0].id
     confirmed = record("schools", "school", "C0", {}, action=Action.UNCHANGED, live_id=live_id,
                        confirmed=("name",), written_after=(("name", "Wconfirmed00"),))
     head = (tmp_path / "head.json").read_bytes()
-    assert _apply(sandbox, _schools(confirmed), history).ok
-    assert len(history.journals()) == 1 and (tmp_path / "head.json").read_bytes() == head  # no trace
+    assert _apply(sandbox, _schools(confirmed), history).ok  # the platform and the sheet agree: W moves
+    assert len(history.journals()) == 2 and (tmp_path / "head.json").read_bytes() == head
+    line = History.open(tmp_path).line("school", ("C0",))
+    assert line is not None and line.fields["name"].written == "Wconfirmed00"
 
     assert _apply(sandbox, _schools(confirmed, _school("C1", "Another")), history).ok
     journal = _last(history)
