@@ -23,13 +23,17 @@ class Outcome(StrEnum):
 
 OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
 
+ANSWER_LOST_ADOPTED = "sent, answer lost, adopted"
+"""The message of a create whose answer was lost and whose record was then found under its key."""
+
 
 @dataclass(frozen=True)
 class RecordResult:
     """The outcome of one record of the plan.
 
     `fields` names the fields sent (created or updated); `status` is the HTTP status of a failure;
-    `message` says why a record was skipped, or carries the service's message for a failure;
+    `message` says why a record was skipped, or carries the service's message for a failure, or
+    for a create whose answer was lost and whose record was found and adopted, ANSWER_LOST_ADOPTED;
     `attempts` counts the create/update requests sent for it (lookups not included);
     `adopted` is true when a create's answer was lost and the record was found under its key.
     `cells` names the source cells to highlight when a failure is tied to fields.

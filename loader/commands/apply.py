@@ -6,38 +6,31 @@ checking the inputs' fingerprints, the target environment and stale records; it 
 again. With MAPPING files and `--expect-digest sha256:…` it refuses, writing nothing, unless the
 plan it makes has that digest (the reviewed report's). `--results FILE` (repeatable) writes
 results.xlsx (.xlsx) or results.json (.json). `--format json` prints one JSON document on stdout
-(the human text goes to stderr); `--format github` adds annotations and a job summary.
+(the human text goes to stderr); `--format github` adds annotations and a job summary. The apply
+itself, and its journal in the environment's history (`--by NAME` says who applied), is
+`loader.apply.session`.
 Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
 
 from loader import event_loop
-from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
-from loader.apply.prepare import check_new_plan, check_plan_file, prepare_saved_plan
-from loader.apply.results import RecordResult, Results
+from loader.apply.prepare import check_plan_file
+from loader.apply.session import SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
-from loader.config import Config, Environment
-from loader.console import BlockAdvance, ask_yes, block_progress, console
+from loader.config import Config
 from loader.environments import open_environment
-from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, LoaderError, PlanError, UsageError
-from loader.plan.model import Plan
+from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.plan_file import read_plan_json
 from loader.report.formats import print_apply_output
 from loader.report.results_files import check_results_path, write_results_files
 from loader.report.results_terminal import render_results
-from loader.source.sources import SourceSet
-
-INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="sha256:HEX",
         help="refuse, writing nothing, unless the plan made now has this digest (from the reviewed report)",
     )
+    parser.add_argument(
+        "--by", metavar="NAME", help="who applies, for the history (default: the CI actor, else the git user)"
+    )
     add_format_argument(parser)
 
 
@@ -81,6 +77,7 @@ class ApplyRequest:
     max_changes: MaxChanges | None
     expected_digest: str | None
     output: str = "text"  # --format
+    by: str | None = None  # --by: who applies, for the history's journal
 
 
 def request_from(args: argparse.Namespace) -> ApplyRequest:
@@ -109,6 +106,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
         max_changes=guard,
         expected_digest=parse_digest(args.expect_digest) if args.expect_digest is not None else None,
         output=getattr(args, "format", "text"),
+        by=getattr(args, "by", None),
     )
 
 
@@ -120,79 +118,21 @@ def run(request: ApplyRequest, config: Config) -> int:
             plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
     with open_environment(config, env_name) as env:
-        results, plan, sources = event_loop.run(_apply(request, config, env, plan_file))
+        outcome = event_loop.run(apply_session(_settings(request), config, env, plan_file))
+    results, plan = outcome.results, outcome.plan
     if results is None:
         print_apply_output(request.output, None, EXIT_OK, plan)
         return EXIT_OK
-    print(render_results(results), file=_human(request))
-    written = write_results_files(results, request.results, plan=plan, sources=sources)
+    print(render_results(results), file=sys.stderr if request.output == "json" else sys.stdout)
+    written = write_results_files(results, request.results, plan=plan, sources=outcome.sources)
     code = EXIT_INTERRUPTED if results.interrupted else EXIT_OK if results.ok and written else EXIT_ERROR
     print_apply_output(request.output, results, code, plan)
     return code
 
 
-def _human(request: ApplyRequest) -> TextIO:
-    """Where the human text goes: stdout, or stderr when stdout carries the JSON document."""
-    return sys.stderr if request.output == "json" else sys.stdout
-
-
-async def _apply(
-    request: ApplyRequest, config: Config, env: Environment, plan: Plan | None
-) -> tuple[Results | None, Plan, SourceSet | None]:
-    """The plan applied (None when nothing was to apply), the plan and, when made here, its sources."""
-    from loader.api.client import ApiClient
-
-    concurrency = request.concurrency or config.concurrency
-    sources: SourceSet | None = None
-    async with ApiClient(env, config.profile, concurrency=concurrency) as client:
-        skip: dict[str, str] = {}
-        if plan is not None:
-            skip = await prepare_saved_plan(plan, client, env.name)
-        else:
-            plan, sources = await _make_plan(request, config, env, client)
-            changes = check_new_plan(
-                plan, expected_digest=request.expected_digest, partial=request.partial, guard=request.max_changes
-            )
-            if changes == 0:
-                print("Nothing to apply: the service already matches the source.", file=_human(request))
-                return None, plan, sources
-            _confirm(request, changes, client.environment or plan.environment)
-        stop = asyncio.Event()
-        options = ApplyOptions(concurrency=concurrency, partial=request.partial, skip=skip)
-        totals = {block.name: len(block.records) for block in plan.blocks}
-        drawn = None if _human(request) is sys.stdout else False
-        with block_progress(totals, enabled=drawn) as advance, event_loop.stop_on_signals(stop, INTERRUPTED_NOTICE):
-            results = await apply_plan(
-                plan, client, config.profile, options, stop=stop, listener=_listener(advance),
-                environment=client.environment,
-            )
-        return results, plan, sources
-
-
-def _listener(advance: BlockAdvance | None) -> Callable[[RecordResult], None] | None:
-    return None if advance is None else lambda result: advance(result.block)
-
-
-async def _make_plan(request: ApplyRequest, config: Config, env: Environment, client: Any) -> tuple[Plan, SourceSet]:
-    """The planner's plan for the MAPPING files, with its terminal summary printed."""
-    from loader.plan.run import run_plan
-    from loader.report.terminal import render
-
-    quiet = request.output == "json"
-    planned = await run_plan(list(request.mappings), config=config, env=env, client=client,
-                             progress=False if quiet else None)
-    render(planned.plan, console(sys.stderr) if quiet else None, applying=True)
-    return planned.plan, planned.sources
-
-
-def _confirm(request: ApplyRequest, changes: int, environment: str) -> None:
-    if request.yes:
-        return
-    answer = ask_yes(f"Apply {changes} changes to {environment}?")
-    if answer is None:
-        raise LoaderError(
-            "not asking for confirmation: stdin is not a terminal; nothing was applied",
-            hint="pass --yes to apply without asking",
-        )
-    if not answer:
-        raise PlanError("not applied: the answer was not yes")
+def _settings(request: ApplyRequest) -> SessionSettings:
+    return SessionSettings(
+        mappings=request.mappings, expected_digest=request.expected_digest, partial=request.partial,
+        max_changes=request.max_changes, concurrency=request.concurrency, by=request.by,
+        quiet=request.output == "json", confirm=None if request.yes else ask_to_apply,
+    )

@@ -102,7 +102,7 @@ def show_record(request: HistoryRequest, config: Config) -> int:
 def _with_live(request: HistoryRequest, config: Config, loads: RecordLoads) -> RecordLoads:
     """The loads with the values after that only live can tell (still what the loader left);
     unchanged when the record cannot be read (said on stderr)."""
-    from loader.history.baseline import comparable
+    from loader.history.comparable import comparable
     from loader.history.listing import with_live
 
     if not loads.unknown_after or loads.live_id is None:

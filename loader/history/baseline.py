@@ -17,13 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from loader.history.comparable import comparable
 from loader.history.journal import FieldWrite
 from loader.history.lines import Owner, label_field
 from loader.history.listing import BASELINE
 from loader.history.store import History
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.record import key_json
-from loader.profile import EntityProfile, Profile
+from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord
 from loader.source.sources import SourceSet
@@ -83,16 +84,6 @@ def _hashable(key: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(tuple(part) if isinstance(part, list) else part for part in parts)
 
 
-def comparable(name: str, value: Any, entity: EntityProfile) -> Any:
-    """A live value in the form W digests it, as the planner and apply do: a reference by its id
-    (the service may answer with more than the id), anything else as it is."""
-    if name not in entity.references:
-        return value
-    if isinstance(value, Mapping):
-        return str(value["id"]) if "id" in value else value
-    if isinstance(value, list | tuple) and all(isinstance(v, Mapping) and "id" in v for v in value):
-        return [str(v["id"]) for v in value]
-    return value
 
 
 def _record(planned: RecordPlan, desired: DesiredRecord, live: Mapping[str, Any], owner: Owner,

@@ -115,10 +115,10 @@ class JournalWriter:
             if updated[1] is not None and kind in WRITES:
                 self._service_users.add(updated[1])
         marks = {}
+        digests = d.record(entity, key)  # the entity and key hashed once for every field
         for f in fields:
-            written = f.written if f.written is not None else d.written(entity, key, f.field, f.after,
-                                                                        as_set=f.as_set)
-            before = d.written(entity, key, f.field, f.before, as_set=f.as_set) if personal else f.before
+            written = f.written if f.written is not None else digests.written(f.field, f.after, as_set=f.as_set)
+            before = digests.written(f.field, f.before, as_set=f.as_set) if personal else f.before
             marks[f.field] = {"owner": [f.owner.file, f.owner.block], "w": _written_json(written),
                               "before": _written_json(before) if personal else before}
         entry["fields"] = marks

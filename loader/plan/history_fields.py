@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loader.findings import Finding
+from loader.history.comparable import comparable
 from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
 from loader.plan.makers import record_plan_with
@@ -42,16 +43,6 @@ class RecordContext:
         return owner == self.owner or owner == self.formerly
 
 
-def comparable(name: str, value: Any, entity: EntityProfile) -> Any:
-    """A value in the form W digests it: a reference by its id (the service may answer with more
-    than the id), anything else as it is. Apply digests what it writes in this same form."""
-    if name not in entity.references:
-        return value
-    if isinstance(value, Mapping):
-        return str(value["id"]) if "id" in value else value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, Mapping) and "id" in v for v in value):
-        return [str(v["id"]) for v in value]
-    return value
 
 
 class _Work:

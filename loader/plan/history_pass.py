@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from loader.findings import Finding
+from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.digest import HISTORY
 from loader.plan.history_checks import adoption_start, is_adopted, live_user
-from loader.plan.history_fields import RecordContext, comparable, three_way_record
+from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.makers import record_plan_with
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from loader.apply.results import ANSWER_LOST_ADOPTED
 from loader.errors import LoaderError, exit_code_for
 from loader.finding_groups import source_findings
 from loader.findings import Finding
@@ -49,7 +50,14 @@ def print_apply_output(output: str, results: Results | None, exit_code: int, pla
         print(machine.dumps(document))
     else:
         github.failed_annotations(document)
-        github.write_summary(github.apply_summary(document))
+        github.write_summary(github.apply_summary(document) + _adopted_note(document))
+
+
+def _adopted_note(document: dict[str, object]) -> str:
+    """The job summary's line on creates whose answer was lost and which were found and adopted."""
+    records = document.get("records")
+    lost = sum(1 for r in records if r.get("message") == ANSWER_LOST_ADOPTED) if isinstance(records, list) else 0
+    return f"\n{lost} create(s) {ANSWER_LOST_ADOPTED} (found under their key).\n" if lost else ""
 
 
 def print_error_output(output: str, command: str, error: LoaderError) -> None:

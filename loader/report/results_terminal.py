@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from loader.apply.results import OUTCOMES, Outcome, Results
+from loader.apply.results import ANSWER_LOST_ADOPTED, OUTCOMES, Outcome, Results
 from loader.report.view import clean
 
 SHOWN_PER_OUTCOME = 20
@@ -41,7 +41,10 @@ def render_results(results: Results) -> str:
             lines.append(f"  ... and {len(problems) - SHOWN_PER_OUTCOME} more (see the results file)")
     if results.interrupted:
         lines.append("Interrupted: records not yet sent were skipped; re-run to converge.")
-    adopted = sum(1 for r in results.records if r.adopted)
-    if adopted:
-        lines.append(f"{adopted} create(s) whose answer was lost were found under their key and adopted.")
+    lost = sum(1 for r in results.records if r.adopted and r.message == ANSWER_LOST_ADOPTED)
+    if lost:
+        lines.append(f"{lost} create(s) {ANSWER_LOST_ADOPTED}: found under their key after the answer was lost.")
+    found = sum(1 for r in results.records if r.adopted and r.message != ANSWER_LOST_ADOPTED)
+    if found:
+        lines.append(f"{found} create(s) found already made under their key (an earlier apply's) and adopted.")
     return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""What apply tells the history as each answer arrives: one journal entry per write, at once.
+
+The executor calls an `ApplyJournal` after each create, update, status step, adoption and lost
+answer; each call appends one line to the apply's journal (`loader.history.journal`), which is
+written unbuffered, so an apply killed at any moment keeps every write it had journaled. Per
+written field: the owner (the record's mapping file and block), the value before (the plan's
+`old`; the Digester keeps only a digest of it for personal entities) and W, the digest of what
+was sent, unless the plan computed W (`RecordPlan.written_after`: a set-like list keeping a
+platform's element edits, and the fields it confirmed equal, whose value apply does not have).
+The `updated` stamp of each answer teaches the history the loader's own service user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from loader.history.comparable import comparable
+from loader.history.digests import Written
+from loader.history.journal import FieldWrite, JournalWriter
+from loader.history.lines import Owner
+from loader.history.store import History
+from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.profile import EntityProfile, Profile
+from loader.record_fields import CUSTOM
+
+LABEL_PREFIX = f"{CUSTOM}."
+
+
+def answer_updated(answer: Mapping[str, Any] | None) -> tuple[int, str | None] | None:
+    """An answer's `metadata.updated` as (time in epoch milliseconds, the user's id), None without one."""
+    metadata = answer.get("metadata") if isinstance(answer, Mapping) else None
+    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
+    if not isinstance(updated, Mapping):
+        return None
+    time, user = updated.get("time"), updated.get("user")
+    if not isinstance(time, int | float) or isinstance(time, bool):
+        return None
+    if isinstance(user, Mapping):  # {id, email_address, first_name, last_name}: only the id is kept
+        user = user.get("id")
+    return int(time), None if user is None else str(user)
+
+
+def _sent_value(name: str, payload: Mapping[str, Any]) -> tuple[bool, Any]:
+    """(whether the payload sends field `name`, its value); a label is found in `custom_attributes`."""
+    if name.startswith(LABEL_PREFIX):
+        labels = payload.get(CUSTOM)
+        if not isinstance(labels, Mapping):
+            return False, None
+        return True, labels.get(name[len(LABEL_PREFIX):])
+    return (name in payload), payload.get(name)
+
+
+def planned_written(record: RecordPlan) -> dict[str, Written]:
+    """W once the plan is carried out, per field the plan computed it for (fields written and
+    confirmed; a set-like list as its element digests, keeping a platform's element edits)."""
+    pairs: Iterable[tuple[str, Any]] = getattr(record, "written_after", ())
+    return {name: w if isinstance(w, str) else frozenset(w) for name, w in pairs}
+
+
+class ApplyJournal:
+    """One apply's journal, fed by the executor. Each method appends one entry at once."""
+
+    def __init__(self, writer: JournalWriter, plan: Plan, profile: Profile) -> None:
+        self.writer = writer
+        self.profile = profile
+        self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
+
+    def written(self, record: RecordPlan, record_id: str, payload: Mapping[str, Any],
+                answer: Mapping[str, Any] | None, *, kind: str) -> None:
+        """A create, an update or an adoption: every field of `record.changes` the payload sent."""
+        entity = self.profile.entity(record.entity)
+        fields = list(self._fields(record, entity, payload))
+        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=answer_updated(answer))
+
+    def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
+                    answer: Mapping[str, Any] | None) -> None:
+        """One step of a status path (an update of the status field alone)."""
+        entity = self.profile.entity(record.entity)
+        assert entity.status is not None
+        name = entity.status.field
+        mark = FieldWrite(name, self._owner(record), after=state, before=before)
+        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=answer_updated(answer))
+
+    def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
+        """A write sent whose answer was lost: it may or may not have landed."""
+        self.writer.record("lost", record.entity, record.key, record_id or record.live_id)
+
+    def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
+        """The fields the plan found equal to the sheet: their W moves to live (no write). Recorded
+        in any apply, one that writes nothing included (the head moves only with a write): a
+        platform edit the sheet caught up with is no longer one."""
+        if not record.confirmed:
+            return
+        marks = list(self._confirmations(record))
+        known_id = record_id or record.live_id
+        if not marks or known_id is None:
+            return
+        self.writer.record("confirm", record.entity, record.key, known_id, marks)
+
+    def _owner(self, record: RecordPlan) -> Owner:
+        return self._owners.get(record.block) or Owner("", record.block)
+
+    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> Iterable[FieldWrite]:
+        owner = self._owner(record)
+        planned = planned_written(record)
+        for change in record.changes:
+            sent, value = _sent_value(change.field, payload)
+            if not sent:  # the status moved by its own steps, or a field this write did not carry
+                continue
+            value = comparable(change.field, value, entity)  # a reference by its id, as the plan digests live
+            yield FieldWrite(change.field, owner, after=value, before=change.old,
+                             as_set=change.field in entity.set_fields, written=planned.get(change.field))
+
+    def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
+        owner = self._owner(record)
+        planned = planned_written(record)
+        for name in record.confirmed:
+            if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
+                yield FieldWrite(name, owner, written=planned[name])
+
+
+def journal_confirmations(plan: Plan, profile: Profile, history: History, environment: str,
+                          by: str | None) -> int:
+    """A plan with nothing to write whose fields the sheet and the platform now agree on: their W
+    moves to live, in a journal of its own that moves no head (nothing was written). How many
+    records it confirmed (0: no journal at all)."""
+    confirming = [r for r in plan.records() if r.confirmed and not r.blocked and r.live_id]
+    if not confirming:
+        return 0
+    writer = history.begin_apply(environment, plan_digest=plan.digest, by=by)
+    journal = ApplyJournal(writer, plan, profile)
+    for record in confirming:
+        journal.confirmed(record, record.live_id)
+    history.finish_apply(writer, {"confirmed": len(confirming)})
+    return len(confirming)
+
+
+def _mapping_file(block: BlockPlan) -> str:
+    """The mapping file of a block as the plan names it ("" in plans made before it did)."""
+    return block.mapping_file or ""

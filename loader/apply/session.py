@@ -1,0 +1,148 @@
+"""One apply, start to end, as a library function: plan (or take a saved plan), check, confirm,
+write with progress and Ctrl-C handling, journaling into the environment's history.
+
+    outcome = await apply_session(settings, config, env, saved_plan)   # outcome.results: None, nothing to do
+
+The command (`loader.commands.apply`) parses arguments, prints and writes the results; tests call
+this directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from loader import event_loop
+from loader.apply.executor import ApplyOptions, apply_plan
+from loader.apply.guards import MaxChanges
+from loader.apply.history_checks import applied_by, check_history_lines, personal_entities_of_plan
+from loader.apply.journaling import journal_confirmations
+from loader.apply.prepare import check_new_plan, prepare_saved_plan
+from loader.apply.results import RecordResult, Results
+from loader.config import Config, Environment
+from loader.console import BlockAdvance, ask_yes, block_progress, console
+from loader.errors import LoaderError, PlanError
+from loader.history.opening import open_history
+from loader.history.store import History
+from loader.plan.model import Plan
+from loader.source.sources import SourceSet
+
+INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
+
+Confirm = Callable[[int, str], None]  # (changes, environment): returns to go ahead, raises to refuse
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What an apply session was asked: MAPPING files (empty with a saved plan) and the checks."""
+
+    mappings: tuple[Path, ...] = ()
+    expected_digest: str | None = None
+    partial: bool = False
+    max_changes: MaxChanges | None = None
+    concurrency: int | None = None
+    by: str | None = None  # who applies (--by); None: the CI actor, the git user, the OS user
+    quiet: bool = False  # stdout carries a JSON document: the human text goes to stderr, no bars
+    confirm: Confirm | None = None  # asked before writing a plan made now; None: no question
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    """The results (None when nothing was to apply), the plan and, when made here, its sources."""
+
+    results: Results | None
+    plan: Plan
+    sources: SourceSet | None = None
+
+
+async def apply_session(settings: SessionSettings, config: Config, env: Environment,
+                        saved: Plan | None) -> SessionOutcome:
+    """Apply `saved`, or the plan made now of `settings.mappings`, to `env`."""
+    from loader.api.client import ApiClient
+
+    concurrency = settings.concurrency or config.concurrency
+    human = _human(settings)
+    async with ApiClient(env, config.profile, concurrency=concurrency) as client:
+        skip: dict[str, str] = {}
+        sources: SourceSet | None = None
+        if saved is not None:
+            history = open_history(config, env.name, personal_entities_of_plan(saved, config.profile))
+            skip = await prepare_saved_plan(saved, client, env.name)
+            check_history_lines(saved, history)
+            plan = saved
+        else:
+            plan, sources, history = await _make_plan(settings, config, env, client)
+            changes = check_new_plan(plan, expected_digest=settings.expected_digest, partial=settings.partial,
+                                     guard=settings.max_changes)
+            if changes == 0:
+                print("Nothing to apply: the service already matches the source.", file=human)
+                if history is not None:  # fields the platform and the sheet now agree on: W moves to live
+                    by = applied_by(settings.by, os.environ, config.root)
+                    journal_confirmations(plan, config.profile, history, client.environment or env.name, by)
+                return SessionOutcome(None, plan, sources)
+            if settings.confirm is not None:
+                settings.confirm(changes, client.environment or plan.environment)
+        results = await _write(settings, config, plan, client, skip, history)
+        return SessionOutcome(results, plan, sources)
+
+
+async def _write(settings: SessionSettings, config: Config, plan: Plan, client: Any, skip: dict[str, str],
+                 history: History | None) -> Results:
+    """The plan written with progress bars, Ctrl-C stopping the dispatch, each write journaled."""
+    stop = asyncio.Event()
+    options = ApplyOptions(concurrency=settings.concurrency or config.concurrency, partial=settings.partial,
+                           skip=skip)
+    totals = {block.name: len(block.records) for block in plan.blocks}
+    drawn = False if settings.quiet else None
+    by = applied_by(settings.by, os.environ, config.root) if history is not None else None
+    with block_progress(totals, enabled=drawn) as advance, event_loop.stop_on_signals(stop, INTERRUPTED_NOTICE):
+        return await apply_plan(
+            plan, client, config.profile, options, stop=stop, listener=_listener(advance),
+            environment=client.environment, history=history, journal_by=by,
+        )
+
+
+def ask_to_apply(changes: int, environment: str) -> None:
+    """Ask on the terminal before writing; refuse when the answer is not yes or nobody can answer."""
+    answer = ask_yes(f"Apply {changes} changes to {environment}?")
+    if answer is None:
+        raise LoaderError(
+            "not asking for confirmation: stdin is not a terminal; nothing was applied",
+            hint="pass --yes to apply without asking",
+        )
+    if not answer:
+        raise PlanError("not applied: the answer was not yes")
+
+
+def _listener(advance: BlockAdvance | None) -> Callable[[RecordResult], None] | None:
+    return None if advance is None else lambda result: advance(result.block)
+
+
+async def _make_plan(settings: SessionSettings, config: Config, env: Environment,
+                     client: Any) -> tuple[Plan, SourceSet, History | None]:
+    """The planner's plan for the MAPPING files, with its terminal summary printed, and the history
+    it was planned against (opened by the planner once it knows the personal entities)."""
+    from loader.plan.run import run_plan
+    from loader.report.terminal import render
+
+    opened: list[History | None] = []
+
+    def opener(personal: frozenset[str]) -> History | None:
+        opened.append(open_history(config, env.name, personal))
+        return opened[-1]
+
+    planned = await run_plan(list(settings.mappings), config=config, env=env, client=client,
+                             progress=False if settings.quiet else None, history_opener=opener,
+                             service_user_ids=env.service_user_ids)
+    render(planned.plan, console(sys.stderr) if settings.quiet else None, applying=True)
+    return planned.plan, planned.sources, opened[0] if opened else None
+
+
+def _human(settings: SessionSettings) -> TextIO:
+    """Where the human text goes: stdout, or stderr when stdout carries the JSON document."""
+    return sys.stderr if settings.quiet else sys.stdout

@@ -1,0 +1,209 @@
+"""An apply killed with SIGKILL keeps its history: every write it had journaled happened, and the
+next command folds the leftover journal and takes the writes that committed after the last journal
+line (the loader's own user, a newer time) as the loader's, never as platform edits.
+
+`python -m loader apply ... --yes` runs in a child process against a sandbox in another process
+with a file database and some latency, as in test_apply_kill."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from helpers.apply import client_for, loader_yaml_for
+
+from loader.history.digests import expand_id
+from loader.history.journal import read_journal
+from loader.history.store import History
+from loader.plan.model import Action
+from loader.plan.plan_file import read_plan_json
+from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
+
+SCHOOLS = 30
+COURSES = 300
+ENTITIES = ("school", "course")
+
+MAPPING = """\
+version: 1
+source: source.xlsx
+entities:
+  schools:
+    entity: school
+    sheet: Schools
+    key: [code]
+    fields:
+      code: School Code
+      name: School Name
+  courses:
+    entity: course
+    sheet: Courses
+    key: [code]
+    fields:
+      code: Course Code
+      name: Course Title
+      parent: {ref: school, column: School Code}
+"""
+
+
+def _write_project(root: Path, sandbox: Any) -> None:
+    workbook = openpyxl.Workbook()
+    schools = workbook.active
+    schools.title = "Schools"
+    schools.append(["School Code", "School Name"])
+    for i in range(SCHOOLS):
+        schools.append([f"K{i}", f"School {i}"])
+    courses = workbook.create_sheet("Courses")
+    courses.append(["Course Code", "Course Title", "School Code"])
+    for i in range(COURSES):
+        courses.append([f"KC{i}", f"Course {i}", f"K{i % SCHOOLS}"])
+    workbook.save(root / "source.xlsx")
+    (root / "curriculum.yaml").write_text(MAPPING, encoding="utf-8")
+    (root / "loader.yaml").write_text(
+        loader_yaml_for(sandbox, "KILL_TEST_SECRET", top="default_environment: local\nconcurrency: 8\n"),
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[Any]:
+    options = SandboxOptions(data=str(tmp_path / "service.sqlite3"), faults=FaultOptions(latency_ms=15, jitter_ms=10))
+    with serve_in_subprocess(options) as running:
+        yield running
+
+
+def _loader(root: Path, sandbox: Any, *argv: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "KILL_TEST_SECRET": sandbox.client_secret}
+    env.pop("GITHUB_ACTOR", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "loader", *argv], cwd=root, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+    )
+
+
+def _live(sandbox: Any) -> dict[str, dict[str, dict[str, Any]]]:
+    async def go() -> dict[str, list[dict[str, Any]]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collections(list(ENTITIES))
+
+    return {entity: {r["id"]: r for r in records} for entity, records in asyncio.run(go()).items()}
+
+
+def _wait_for_writes(sandbox: Any, at_least: int, limit_s: float = 60.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        posts = sum(n for route, n in sandbox.stats()["requests"].items() if route.startswith("POST /institution"))
+        if posts >= at_least:
+            return
+        time.sleep(0.005)
+    raise AssertionError("the apply never started writing")
+
+
+def _kill_mid_apply(root: Path, sandbox: Any, seed: int) -> None:
+    child = _loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
+    # A random point measured in writes, not seconds, so it lands mid-apply on a fast or a slow machine.
+    _wait_for_writes(sandbox, random.Random(seed).randint(SCHOOLS // 2, (SCHOOLS + COURSES) * 3 // 4))
+    child.send_signal(signal.SIGKILL)
+    child.communicate(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+
+
+def _killed_and_checked(root: Path, sandbox: Any, seed: int) -> dict[str, set[str]]:
+    """Kill an apply mid-way and check its leftover journal against the service: every journaled
+    write happened, as journaled. The ids of the records it committed but never journaled."""
+    _write_project(root, sandbox)
+    sandbox.reset_stats()
+    _kill_mid_apply(root, sandbox, seed)
+    folder = root / "history" / "local"
+    (leftover,) = (folder / "journal").glob("*.open.jsonl")
+    journal = read_journal(leftover)
+    assert journal.counts is None, "a killed apply never wrote its end line"
+    live = _live(sandbox)
+    assert len(live["course"]) < COURSES, "the kill must land before the apply finished"
+    digester = History.open(folder, fold_leftovers=False).digester
+    journaled: dict[str, set[str]] = {entity: set() for entity in ENTITIES}
+    for entry in journal.entries:
+        assert entry.kind in ("create", "lost", "adopt"), entry
+        if entry.kind == "lost":
+            continue
+        record_id = expand_id(entry.live_id or "")
+        record = live[entry.entity][record_id]
+        key = tuple(json.loads(entry.key))
+        assert (record["code"],) == key
+        for name in ("code", "name"):
+            assert entry.fields[name].written == digester.value(entry.entity, key, name, record[name])
+        assert entry.updated == (record["metadata"]["updated"]["time"], record["metadata"]["updated"]["user"]["id"])
+        journaled[entry.entity].add(record_id)
+    assert journaled["school"], "the kill must land after some writes were journaled"
+    return {entity: set(live[entity]) - journaled[entity] for entity in ENTITIES}
+
+
+def _next_plan_takes_them_as_the_loaders(root: Path, sandbox: Any) -> None:
+    """The next command folds the leftover journal and sees the committed writes as the loader's:
+    no platform edit, nothing to do for any record that is live."""
+    live = _live(sandbox)
+    plan_run = _loader(root, sandbox, "plan", "curriculum.yaml", "--out", "plan.json")
+    _, err = plan_run.communicate(timeout=120)
+    assert plan_run.returncode == 0, err
+    assert list((root / "history" / "local" / "journal").glob("*.open.jsonl")) == []
+    plan = read_plan_json(root / "plan.json")
+    live_codes = {r["code"] for entity in ENTITIES for r in live[entity].values()}
+    for planned in plan.records():
+        assert not planned.kept and not planned.conflicts, f"{planned.ref}: reported as a platform edit"
+        if planned.key[0] in live_codes:
+            assert planned.action is Action.UNCHANGED and not planned.status_path, f"{planned.ref}: {planned.action}"
+        else:
+            assert planned.action is Action.CREATE
+
+
+def _rerun(root: Path, sandbox: Any) -> None:
+    rerun = _loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
+    _, err = rerun.communicate(timeout=180)
+    assert rerun.returncode == 0, err
+    final = _live(sandbox)
+    assert len(final["course"]) == COURSES and len(final["school"]) == SCHOOLS
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_killed_apply_keeps_every_journaled_write_and_the_next_command_takes_the_unjournaled_as_its_own(
+    tmp_path: Path, sandbox: Any, seed: int
+) -> None:
+    _killed_and_checked(tmp_path, sandbox, seed)
+    _next_plan_takes_them_as_the_loaders(tmp_path, sandbox)
+    _rerun(tmp_path, sandbox)
+    check = _loader(tmp_path, sandbox, "plan", "curriculum.yaml", "--detailed-exitcode")
+    _, err = check.communicate(timeout=120)
+    assert check.returncode == 0, err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.xfail(strict=True, reason="the plan adopts the loader's own writes after an interrupted apply only "
+                   "into records that have a history line: a create committed but unjournaled when the apply "
+                   "was killed has none, so it stays without history (compared two-way) after the next apply")
+def test_the_unjournaled_writes_of_a_killed_apply_are_adopted_into_the_history(tmp_path: Path, sandbox: Any) -> None:
+    unjournaled = _killed_and_checked(tmp_path, sandbox, 3)
+    assert any(unjournaled.values()), "the kill must land while writes were in flight"
+    _next_plan_takes_them_as_the_loaders(tmp_path, sandbox)
+    _rerun(tmp_path, sandbox)
+    history = History.open(tmp_path / "history" / "local")
+    for entity in ENTITIES:
+        for record_id, record in _live(sandbox)[entity].items():
+            line = history.line(entity, (record["code"],))
+            assert line is not None and expand_id(line.live_id) == record_id, (
+                f"{entity} {record['code']} has no history line"
+                + (" (committed, unjournaled when killed)" if record_id in unjournaled[entity] else "")
+            )
+            assert set(line.fields) >= {"code", "name"}
