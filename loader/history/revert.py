@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loader.findings import Finding
+from loader.history.comparable import comparable
 from loader.history.digests import Digester, RecordDigests, Written, expand_id
 from loader.history.journal import Journal
 from loader.history.lines import line_digest
@@ -194,25 +195,14 @@ def _status(undo: _Undo, mark: FieldUndo, live_status: Any, digests: RecordDiges
 def _holds(digests: RecordDigests, name: str, live_value: Any, written: Written, entity: EntityProfile) -> bool:
     """Whether live still holds what the apply wrote: its W (a reference compared by its id too)."""
     as_set = not isinstance(written, str)
-    forms = (live_value, _ids(name, live_value, entity)) if name in entity.references else (live_value,)
+    forms = (live_value, comparable(name, live_value, entity)) if name in entity.references else (live_value,)
     return any(digests.written(name, form, as_set=as_set) == written for form in forms)
 
 
 def _same(digests: RecordDigests, name: str, live_value: Any, before: Any, entity: EntityProfile) -> bool:
     as_set = name in entity.set_fields
-    return (digests.written(name, _ids(name, live_value, entity), as_set=as_set)
-            == digests.written(name, _ids(name, before, entity), as_set=as_set))
-
-
-def _ids(name: str, value: Any, entity: EntityProfile) -> Any:
-    """A reference as its id (ids for a list); any other value as it is."""
-    if name not in entity.references:
-        return value
-    if isinstance(value, Mapping):
-        return str(value["id"]) if "id" in value else value
-    if isinstance(value, (list, tuple)):
-        return [str(v["id"]) if isinstance(v, Mapping) and "id" in v else v for v in value]
-    return value
+    return (digests.written(name, comparable(name, live_value, entity), as_set=as_set)
+            == digests.written(name, comparable(name, before, entity), as_set=as_set))
 
 
 def _wire(name: str, value: Any, entity: EntityProfile) -> Any:
@@ -220,7 +210,7 @@ def _wire(name: str, value: Any, entity: EntityProfile) -> Any:
     reference = entity.references.get(name)
     if reference is None or value is None:
         return value
-    ids = _ids(name, value, entity)
+    ids = comparable(name, value, entity)
     if reference.shape != "object_id":
         return ids
     return [{"id": i} for i in ids] if isinstance(ids, list) else {"id": ids}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib.util
 import json
 from collections.abc import Iterator
 from datetime import date
@@ -61,9 +60,6 @@ CYCLE: Rows = [("A1", "One, renamed", "READY"), ("A2", "Two, renamed", "ACTIVE")
                ("C1", "Course", "Law")]
 STAFF_NAME = "Three, as staff named it"
 TODAY = date(2026, 11, 25)
-# Until apply journals its writes into the history (loader.apply.journaling), there is nothing to revert.
-needs_journaling = pytest.mark.skipif(importlib.util.find_spec("loader.apply.journaling") is None,
-                                      reason="apply does not journal into the history yet")
 
 
 @pytest.fixture
@@ -140,7 +136,6 @@ def _last_apply(project: Path) -> str | None:
     return History.open(project / "history" / "local", fold_leftovers=False).head.last_apply
 
 
-@needs_journaling
 def _record_decisions(plan: Plan, project: Path) -> int:
     """What the apply session does after applying a revert plan: skip decisions for what it undid."""
     results = Results("sandbox", "local", tuple(RecordResult(r.ref, r.block, r.entity, r.key, Outcome.UPDATED, "")
@@ -158,7 +153,6 @@ def _held(project: Path) -> list[tuple[str, str, str, bool]]:
             for row in review_rows(read_plan_json(project / "next.json"))]
 
 
-@needs_journaling
 def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way_back_and_reverting_it_reapplies(
     project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -206,7 +200,6 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert all(record == "A3" for _, record, _, _ in _held(project))
 
 
-@needs_journaling
 def test_a_revert_of_the_first_load_lists_what_it_created_for_retirement_by_hand(
     project: Path, sandbox: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
