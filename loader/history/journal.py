@@ -207,3 +207,24 @@ def fold(snapshot: Snapshot, entries: Sequence[JournalEntry]) -> Snapshot:
     for entity, lines in sorted(changed.items()):
         snapshot = snapshot.with_lines(entity, lines.values())
     return snapshot
+
+
+TAIL_BYTES = 65536
+
+
+def read_journal_summary(path: Path) -> Journal:
+    """The journal in `path` with its header and counts but no entries (read whole when it has no
+    counts: an interrupted apply's, whose entries are counted instead)."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - TAIL_BYTES))
+        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    try:
+        header, end = json.loads(first), json.loads(last)
+    except ValueError:
+        return read_journal(path)
+    if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
+        return read_journal(path)
+    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+    return Journal(info, (), end["end"])

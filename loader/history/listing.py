@@ -12,14 +12,13 @@ has the digest W this load recorded; otherwise only its digest is kept, and that
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from loader.history.digests import Digester, Key, Written, expand_id
-from loader.history.journal import ApplyInfo, Journal, JournalEntry, entry_from, read_journal
+from loader.history.journal import Journal, JournalEntry, entry_from, read_journal_summary
 from loader.history.lines import CUSTOM
 from loader.history.store import DONE_SUFFIX, JOURNALS, OPEN_SUFFIX, History
 
@@ -53,29 +52,8 @@ def applies(history: History) -> list[ApplyRow]:
     return sorted(rows, key=lambda row: (row.time, row.apply_id), reverse=True)
 
 
-TAIL_BYTES = 65536
-
-
 def _summary(path: Path) -> ApplyRow:
-    return _row(_summary_journal(path))
-
-
-def _summary_journal(path: Path) -> Journal:
-    """The journal in `path` with its header and counts but no entries (read whole when it has no
-    counts: an interrupted apply's, whose entries are counted instead)."""
-    with path.open("rb") as handle:
-        first = handle.readline()
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, size - TAIL_BYTES))
-        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    try:
-        header, end = json.loads(first), json.loads(last)
-    except ValueError:
-        return read_journal(path)
-    if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
-        return read_journal(path)
-    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
-    return Journal(info, (), end["end"])
+    return _row(read_journal_summary(path))
 
 
 def _row(journal: Journal) -> ApplyRow:
@@ -195,7 +173,7 @@ def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journ
     data = path.read_bytes()
     if needle not in data:
         return
-    journal = _summary_journal(path)
+    journal = read_journal_summary(path)
     for row in data.split(b"\n"):
         if needle in row:
             try:

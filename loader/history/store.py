@@ -20,7 +20,7 @@ from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
 from loader.history.head import Head, head_json, new_head, read_head
-from loader.history.journal import ApplyInfo, Journal, JournalWriter, fold, read_journal
+from loader.history.journal import ApplyInfo, Journal, JournalWriter, fold, read_journal, read_journal_summary
 from loader.history.lines import HistoryLine
 from loader.history.snapshot import Snapshot, read_snapshot, write_atomically, write_snapshot
 
@@ -29,6 +29,7 @@ SNAPSHOT = "snapshot"
 JOURNALS = "journal"
 OPEN_SUFFIX = ".open.jsonl"
 DONE_SUFFIX = ".jsonl"
+RECENT_JOURNALS = 3  # the journals looked at for an interrupted apply an earlier command folded
 
 
 class History:
@@ -43,7 +44,9 @@ class History:
         self.snapshot = snapshot
         self._history_key = history_key
         self._max_file_bytes = max_file_bytes
-        self.interrupted: tuple[ApplyInfo, ...] = ()  # applies whose leftover journals opening folded
+        # Applies that were interrupted: those whose leftover journals opening folded, and the recent
+        # ones folded by an earlier command (their journals have no end line).
+        self.interrupted: tuple[ApplyInfo, ...] = ()
 
     @classmethod
     def open(cls, folder: Path, *, history_key: bytes | None = None, key_variable: str | None = None,
@@ -74,7 +77,21 @@ class History:
                       read_snapshot(folder / SNAPSHOT), history_key, max_file_bytes=max_file_bytes)
         if fold_leftovers:
             history.fold_leftovers()
+        history.interrupted += tuple(info for info in history.recent_interrupted()
+                                     if info not in history.interrupted)
         return history
+
+    def recent_interrupted(self, newest: int = RECENT_JOURNALS) -> tuple[ApplyInfo, ...]:
+        """The applies among the `newest` finished journals that were interrupted (a leftover folded
+        by an earlier command): what the loader's own user wrote since they began is theirs. Only
+        each journal's first and last lines are read."""
+        paths = sorted(p for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+        found = []
+        for path in paths[-newest:]:
+            journal = read_journal_summary(path)
+            if journal.counts is None:
+                found.append(journal.info)
+        return tuple(found)
 
     def line(self, entity: str, key: Key) -> HistoryLine | None:
         """The history line of the record `key` (its key fields' values) of `entity`."""

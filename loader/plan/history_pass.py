@@ -100,8 +100,12 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
         by_id = entity.by_token.get(line.live_id)
         if by_id is not None and str(by_id.get("id")) != plan.live_id:
             plan, live = _as_update(plan, by_id, profile, desired), by_id
-    if live is None or (line is None and plan.action is Action.UNCHANGED):
-        return plan  # a create, or a record without history the sheet leaves as it is: two-way
+    if live is None:
+        return plan  # a create
+    if line is None and plan.action is Action.UNCHANGED \
+            and not is_adopted(updated_time(live), live_user(live), own, adopt_from):
+        return plan  # a record without history the sheet leaves as it is: two-way
+    # (one an interrupted apply created or wrote without journaling it is adopted: its fields confirmed)
     if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
             and line.updated_time == updated_time(live) and _all_marked(desired, line):
         # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare

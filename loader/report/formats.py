@@ -38,6 +38,7 @@ def print_plan_output(output: str, plan: Plan, exit_code: int) -> None:
         from loader.report.view import shown_findings
 
         github.print_annotations(shown_findings(plan))
+        github.print_conflict_annotations(plan)
         github.write_summary(render_markdown(plan))
 
 

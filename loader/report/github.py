@@ -16,6 +16,7 @@ from typing import TextIO
 
 from loader.finding_groups import ShownFinding
 from loader.findings import Finding
+from loader.plan.model import Plan
 from loader.report.machine import place_of
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -54,6 +55,19 @@ def print_annotations(findings: Iterable[ShownFinding], out: TextIO | None = Non
     out = out or sys.stdout
     for finding in findings:
         print(annotation(finding, finding.context), file=out)
+
+
+def print_conflict_annotations(plan: Plan, out: TextIO | None = None) -> None:
+    """A warning per conflict (a field changed both in the sheet and in the platform since the loader
+    last wrote it: held, not written), at the record's row. Personal values are not named."""
+    out = out or sys.stdout
+    for record in plan.records():
+        for conflict in record.conflicts:
+            values = "" if conflict.pii else f": sheet {conflict.sheet!r}, live {conflict.live!r}"
+            message = (f"{record.source} ({', '.join(map(str, record.key))}): {conflict.field} changed in the "
+                       f"sheet and in the platform since the loader last wrote it{values}; held, not written")
+            title = _escape_property(f"{record.block}: conflict")
+            print(f"::warning title={title}::{_escape_data(message)}", file=out)
 
 
 def write_summary(markdown: str, out: TextIO | None = None) -> None:

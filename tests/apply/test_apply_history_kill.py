@@ -190,9 +190,6 @@ def test_a_killed_apply_keeps_every_journaled_write_and_the_next_command_takes_t
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(strict=True, reason="the plan adopts the loader's own writes after an interrupted apply only "
-                   "into records that have a history line: a create committed but unjournaled when the apply "
-                   "was killed has none, so it stays without history (compared two-way) after the next apply")
 def test_the_unjournaled_writes_of_a_killed_apply_are_adopted_into_the_history(tmp_path: Path, sandbox: Any) -> None:
     unjournaled = _killed_and_checked(tmp_path, sandbox, 3)
     assert any(unjournaled.values()), "the kill must land while writes were in flight"

@@ -229,3 +229,17 @@ def test_writes_of_an_interrupted_apply_are_adopted_not_reported(w: World) -> No
     sci, eng = record_of(plan, "SCI"), record_of(plan, "ENG")
     assert not sci.kept and not sci.conflicts and sci.action is Action.UNCHANGED and sci.confirmed == ("name",)
     assert not eng.kept and eng.confirmed == ("name",)
+
+
+def test_a_conflict_is_a_github_warning_at_its_record(w: World) -> None:
+    import io
+
+    from loader.report.github import print_conflict_annotations
+
+    _four(w)
+    out = io.StringIO()
+    print_conflict_annotations(w.plan(), out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("::warning title=schools%3A conflict::")
+    assert "(ENG): name changed in the sheet and in the platform" in lines[0]
+    assert "sheet 'Engineering Faculty', live 'Eng'" in lines[0]
