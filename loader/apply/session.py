@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,6 +29,7 @@ from loader.config import Config, Environment
 from loader.console import BlockAdvance, ask_yes, block_progress, console
 from loader.errors import LoaderError, PlanError
 from loader.history.opening import open_history
+from loader.history.revert_decisions import record_revert_decisions
 from loader.history.store import History
 from loader.plan.model import Plan
 from loader.source.sources import SourceSet
@@ -88,6 +90,9 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
             if settings.confirm is not None:
                 settings.confirm(changes, client.environment or plan.environment)
         results = await _write(settings, config, plan, client, skip, history)
+        if saved is not None:  # an applied revert: what it undid is skipped until the sheet changes
+            by = applied_by(settings.by, os.environ, config.root) or "loader"
+            record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
         return SessionOutcome(results, plan, sources)
 
 

@@ -21,12 +21,10 @@ import pytest
 from helpers.apply import PROFILE, client_for, environment_for, loader_yaml_for
 
 from loader.api.client import ApiClient
-from loader.apply.results import Outcome, RecordResult, Results
 from loader.cli import main
 from loader.config import Secret
 from loader.history.decisions import ProposedChange, match_decisions, read_decisions
 from loader.history.revert import CREATED, KEPT
-from loader.history.revert_decisions import record_revert_decisions
 from loader.history.store import History
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
@@ -136,13 +134,6 @@ def _last_apply(project: Path) -> str | None:
     return History.open(project / "history" / "local", fold_leftovers=False).head.last_apply
 
 
-def _record_decisions(plan: Plan, project: Path) -> int:
-    """What the apply session does after applying a revert plan: skip decisions for what it undid."""
-    results = Results("sandbox", "local", tuple(RecordResult(r.ref, r.block, r.entity, r.key, Outcome.UPDATED, "")
-                                                for r in plan.records()))
-    return record_revert_decisions(plan, results, PROFILE, project_dir=project, by="Test", today=TODAY)
-
-
 def _held(project: Path) -> list[tuple[str, str, str, bool]]:
     """(entity, record, field, held by a decision) of each change the next plan proposes."""
     assert main(["plan", "arrangements.yaml", "--env", "local", "--out", "next.json"]) == 0
@@ -183,8 +174,9 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert after["A3"] == ("A3", STAFF_NAME, "DRAFT")  # the staff's edit kept
     assert after["C1"] == before["C1"]  # the label back
 
-    # The decisions recorded hold the next plan back from redoing any of it until the sheet changes.
-    assert _record_decisions(plan, project) == 4
+    # Applying the revert recorded skip decisions: they hold the next plan back from redoing any of it
+    # until the sheet changes.
+    assert len(read_decisions(project / "decisions.yaml").entries) == 4
     proposed = _held(project)
     assert {(e, r, f) for e, r, f, held in proposed if held} == {
         ("arrangement", "A1", "name"), ("arrangement", "A1", "status"), ("arrangement", "A2", "name"),
@@ -196,7 +188,7 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert again.extra["revert_of"] == _last_apply(project) != plan.extra["revert_of"]
     assert _apply("--plan", "again.json") == 0
     assert _live(sandbox) == {**_state(CYCLE), "A3": ("A3", STAFF_NAME, "DRAFT")}
-    assert _record_decisions(again, project) == 4  # each replacing the skip about the same field
+    assert len(read_decisions(project / "decisions.yaml").entries) == 4  # each replacing the skip about the same field
     assert all(record == "A3" for _, record, _, _ in _held(project))
 
 
