@@ -26,7 +26,6 @@ from loader.config import Secret
 from loader.history.decisions import ProposedChange, match_decisions, read_decisions
 from loader.history.revert import CREATED, KEPT
 from loader.history.store import History
-from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.review_rows import review_rows
 from loader.sandbox.server import SandboxOptions, serve_in_thread
