@@ -4,6 +4,7 @@ workbook edited by openpyxl holds for two plan-and-apply cycles and ends when th
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,31 @@ def test_a_skipped_create_is_not_written_and_the_digest_binds_the_decision(
         assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
         live = _live_names(sandbox)
         assert "LAW" not in live and live["SCI"] == "School of Science"
+
+
+def _digest(project: Path) -> str:
+    assert main(["plan", "schools.yaml", "--env", "local", "--report", "plan.md", "--html", "plan.html"]) == EXIT_OK
+    found = re.search(r"Plan digest: `(sha256:[0-9a-f]{64})`", (project / "plan.md").read_text(encoding="utf-8"))
+    assert found
+    return found[1]
+
+
+def test_the_digest_changes_with_decisions_not_with_their_reasons_and_apply_expects_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve_in_thread(SandboxOptions(seed=SCHOOLS_SEED)) as sandbox:
+        schools_project(tmp_path, sandbox, monkeypatch)
+        without = _digest(tmp_path)
+        assert main(["plan", "schools.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
+        _decide_row(tmp_path / "review.xlsx", "SCI", "name", "skip", "renames in March")
+        assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
+        decided = _digest(tmp_path)
+        assert decided != without
+        assert "skipped by decision (renames in March, Ana Reviewer" in (tmp_path / "plan.html").read_text(
+            encoding="utf-8")
+        path = tmp_path / "decisions.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("renames in March", "a reworded reason"),
+                        encoding="utf-8")
+        assert _digest(tmp_path) == decided
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes", "--expect-digest", decided]) == EXIT_OK
+        assert _live_names(sandbox) == {"SCI": "Science", "ENG": "Engineering", "LAW": "Law"}
