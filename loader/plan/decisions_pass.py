@@ -43,7 +43,9 @@ def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: 
         return plan
     matched: dict[tuple[str, str, str, str], Decision] = {}
     skipped: list[str] = []  # refs of the creates skipped
-    blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped) for block in plan.blocks]
+    entities = {d.entity for d in mine}
+    blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped)
+              if block.entity in entities else block for block in plan.blocks]
     blocks = _hold_dependents(blocks, skipped)
     stale = _stale(mine, plan, digester)
     if not matched and not stale:
@@ -225,9 +227,10 @@ def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester) -> lis
     """One warning per decision about an entity this plan loads whose record (or field) it no longer has."""
     tokens: dict[str, set[str]] = {}
     fields: dict[str, set[str]] = {}
+    wanted = {d.entity for d in decisions}
     for block in plan.blocks:
-        if digester.is_personal(block.entity) and digester.data_key is None:
-            continue  # its records cannot be named: nothing to tell
+        if block.entity not in wanted or (digester.is_personal(block.entity) and digester.data_key is None):
+            continue  # no decision about it, or its records cannot be named: nothing to tell
         named = tokens.setdefault(block.entity, set())
         named.update(digester.key_token(block.entity, r.key) for r in block.records)
         named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
