@@ -132,6 +132,9 @@ async def _make_plan(settings: SessionSettings, config: Config, env: Environment
                      client: Any) -> tuple[Plan, SourceSet, History | None]:
     """The planner's plan for the MAPPING files, with its terminal summary printed, and the history
     it was planned against (opened by the planner once it knows the personal entities)."""
+    from datetime import date
+
+    from loader.history.decisions import decisions_path, read_decisions
     from loader.plan.run import run_plan
     from loader.report.terminal import render
 
@@ -143,7 +146,8 @@ async def _make_plan(settings: SessionSettings, config: Config, env: Environment
 
     planned = await run_plan(list(settings.mappings), config=config, env=env, client=client,
                              progress=False if settings.quiet else None, history_opener=opener,
-                             service_user_ids=env.service_user_ids)
+                             service_user_ids=env.service_user_ids,
+                             decisions=read_decisions(decisions_path(config.root)), today=date.today())
     render(planned.plan, console(sys.stderr) if settings.quiet else None, applying=True)
     return planned.plan, planned.sources, opened[0] if opened else None
 

@@ -114,7 +114,10 @@ def _exit_code(request: PlanRequest, plan: Plan) -> int:
 
 
 async def _plan(request: PlanRequest, config: Config, env: Environment, opened: list[History | None]) -> PlanRun:
+    from datetime import date
+
     from loader.api.client import ApiClient
+    from loader.history.decisions import decisions_path, read_decisions
     from loader.history.opening import open_history
     from loader.plan.run import run_plan
 
@@ -128,7 +131,8 @@ async def _plan(request: PlanRequest, config: Config, env: Environment, opened: 
         progress = False if request.output == "json" else None
         return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress,
                               history_opener=opener,
-                              service_user_ids=env.service_user_ids)
+                              service_user_ids=env.service_user_ids,
+                              decisions=read_decisions(decisions_path(config.root)), today=date.today())
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:

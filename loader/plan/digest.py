@@ -5,7 +5,9 @@ the digest the reviewed report showed. The digest covers every value the plan wo
 personal data included (so it changes when any value does; the digest reveals none of them):
 the target (the environment the service reports, its loader name, the API version), every block with its records
 (key, action, payload, field changes old and new, status path, dependencies, findings, blocked),
-the "not in source" counts and the plan's `extra` (the entity profile's fingerprint).
+the "not in source" counts and the plan's `extra` (the entity profile's fingerprint; the reviewers'
+decisions the plan matched, `loader.plan.decisions_pass`, without their reasons: a finding of a change
+held by a decision is covered without its message, which quotes the reason).
 
 Left out on purpose: `created_at` (the time of planning), the base URL (one service reached by
 another address, e.g. a sandbox on another port, is the same target; apply checks the environment
@@ -265,8 +267,14 @@ _FIELD = itemgetter(0)
 
 
 def _findings(findings: tuple[Finding, ...]) -> list[list[str | None]]:
-    return sorted(([f.severity, f.code, f.message, None if f.where is None else str(f.where)] for f in findings),
+    return sorted(([f.severity, f.code, None if f.code == _DECIDED else f.message,
+                    None if f.where is None else str(f.where)] for f in findings),
                   key=lambda f: [x or "" for x in f])
+
+
+# A change held by a reviewer's decision: its message holds the decision's reason, which the digest
+# leaves out (the decision itself is covered through the plan's `extra`, loader.plan.decisions_pass).
+_DECIDED = "skipped-by-decision"
 
 
 _SCALARS = frozenset({str, int, bool, type(None), PendingId})

@@ -20,7 +20,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,8 +29,12 @@ from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
+from loader.history.decisions import Decisions
+from loader.history.digests import Digester
 from loader.history.personal import personal_entities
 from loader.history.store import History
+from loader.plan.change_identity import personal_entities_of
+from loader.plan.decisions_pass import with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.history_checks import refuse_wrong_history
@@ -79,6 +83,8 @@ async def run_plan(
     history: History | None = None,
     service_user_ids: Sequence[str] = (),
     history_opener: Callable[[frozenset[str]], History | None] | None = None,
+    decisions: Decisions | None = None,
+    today: date | None = None,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
@@ -88,7 +94,8 @@ async def run_plan(
     (section 10; None: two-way), refused first when it is of another database or behind the
     service (`service_user_ids`: the environment's own users, with those the history learned).
     `history_opener`: opens it instead, given the entities the mappings mark personal fields of
-    (the commands': the mapping files are read once, here).
+    (the commands': the mapping files are read once, here). `decisions`: reviewers' decisions to
+    honour (`loader.plan.decisions_pass`), as of `today` (required with them: no clock here).
     """
     profile = config.profile
     started = time.perf_counter()
@@ -112,13 +119,21 @@ async def run_plan(
     # The parts were diffed before the last page came in: the environment and API version are the
     # ones the service reported by the end (the first answer may come after the reading).
     plan = replace(plan, environment=client.environment or env.name, api_version=client.api_version)
+    # the digester the review workbook names changes with (loader.report.review_rows): the history's
+    digester = history.digester if history is not None else None
     if history is not None and not history.started:
         history = None  # nothing recorded yet: two-way, exactly as without a history
     if history is not None:
         plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     # Recorded once: every report and plan.json shows it. Each block was hashed with its part.
     digest_started = time.perf_counter()
-    block_digests = None if history is not None else [diffing.digests[i] for i in range(len(plan.blocks))]
+    done_plan = plan
+    if decisions is not None and decisions.entries:
+        if today is None:
+            raise ValueError("decisions need today's date")
+        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today)
+    decided = plan is not done_plan
+    block_digests = None if history is not None or decided else [diffing.digests[i] for i in range(len(plan.blocks))]
     plan = replace(plan, digest=plan_digest(plan, block_digests))
     now = time.perf_counter()
     after = client.request_counts

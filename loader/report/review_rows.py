@@ -9,6 +9,7 @@ from typing import Any
 
 from loader.history.decisions import CREATE
 from loader.history.digests import Digester
+from loader.plan.change_identity import create_value, personal_entities_of, record_identity
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
@@ -60,7 +61,7 @@ def plan_tag(digest: str) -> str:
 
 def review_rows(plan: Plan, digester: Digester | None = None, digest: str | None = None) -> list[ReviewRow]:
     """The workbook's rows, in review order, numbered; `digest` the plan's (`shown_digest`), when known."""
-    digester = digester or Digester(_personal_entities(plan))
+    digester = digester or Digester(personal_entities_of(plan))
     tag = plan_tag(digest or shown_digest(plan))
     ordered = [r for rank in range(3) for b in plan.blocks for r in _rows(b, digester, rank)]
     return [_numbered(row, f"{tag}-{number:05d}") for number, row in enumerate(ordered, 1)]
@@ -71,10 +72,6 @@ def _numbered(row: ReviewRow, row_id: str) -> ReviewRow:
 
 
 _FIELDS = tuple(ReviewRow.__dataclass_fields__)
-
-
-def _personal_entities(plan: Plan) -> frozenset[str]:
-    return frozenset(r.entity for r in plan.records() for c in r.changes if c.pii)
 
 
 def _rows(block: BlockPlan, digester: Digester, rank: int) -> Iterator[ReviewRow]:
@@ -99,9 +96,7 @@ class _Row:
 
     def __init__(self, block: BlockPlan, record: RecordPlan, digester: Digester, rules: dict[str, str]) -> None:
         self.block, self.record, self.rules = block, record, rules
-        personal_without_key = digester.is_personal(record.entity) and digester.data_key is None
-        self.digests = None if personal_without_key else digester.record(record.entity, record.key)
-        self.key_token = "" if personal_without_key else digester.key_token(record.entity, record.key)
+        self.key_token, self.digests = record_identity(digester, record)
         self.record_text = " / ".join(str(part) for part in record.key)
 
     def _row(self, kind: str, field: str, live: Any, sheet: Any, digested: Any, rule_field: str) -> ReviewRow:
@@ -134,7 +129,7 @@ class _Row:
             before = step
 
     def create(self) -> ReviewRow:
-        values = {c.field: c.new for c in self.record.changes}
+        values = create_value(self.record)
         shown = "; ".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
                           for c in self.record.changes)
         return self._row("create", CREATE, None, _cut(shown), values, "")

@@ -1,0 +1,254 @@
+"""Reviewers' decisions brought into a plan (section 10's decisions): pure, after the diff and the
+three-way pass, before the digest.
+
+A change a decision holds (`loader.history.decisions.match_decisions`: a skip while the sheet
+proposes the refused value, a defer before its date) is taken out of the record's payload and
+changes and shown as a warning "skipped by decision (reason, who, date)"; an update whose every
+change is held becomes unchanged. A skipped create is held as a whole (planned as unchanged, nothing
+sent, with that warning: not an error) and so is every record that depends on it, transitively
+("skipped (depends on …)"). A skipped status
+step holds it and the steps after it. A decision naming a record or field this plan no longer has
+is one warning each. The decisions matched (`Decision.digest_part`: not their reasons) are recorded
+in the plan's `extra` under `DECISIONS`, so the digest covers them; a plan no decision touches is
+returned as it is.
+
+Changes are named as the review workbook names them (`loader.plan.change_identity`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from loader.findings import Finding
+from loader.history.decisions import CREATE, Decision, Decisions, Kind, ProposedChange, match_decisions
+from loader.history.digests import Digester, RecordDigests
+from loader.plan.change_identity import create_value, record_identity
+from loader.plan.makers import record_plan_with
+from loader.plan.model import Action, BlockPlan, FieldChange, Plan, RecordPlan
+from loader.record_fields import CUSTOM
+
+DECIDED = "skipped-by-decision"  # the finding's code (the digest leaves its message out: it holds the reason)
+STALE = "stale-decision"
+DECISIONS = "decisions"  # the key of a plan's `extra` listing the decisions matched (their digest parts)
+STATUS = "status"
+
+
+def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: date) -> Plan:
+    """`plan` with the changes `decisions` hold taken out (see the module docstring)."""
+    mine = [d for d in decisions.entries if d.environment == plan.env_name and d.decision is not Kind.SHEET]
+    if not mine:
+        return plan
+    matched: dict[tuple[str, str, str, str], Decision] = {}
+    skipped: list[str] = []  # refs of the creates skipped
+    entities = {d.entity for d in mine}
+    blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped)
+              if block.entity in entities else block for block in plan.blocks]
+    blocks = _hold_dependents(blocks, skipped)
+    stale = _stale(mine, plan, digester)
+    if not matched and not stale:
+        return plan
+    extra = dict(plan.extra)
+    if matched:
+        extra[DECISIONS] = sorted(list(d.digest_part) for d in matched.values())
+    return Plan(plan.environment, plan.api_version, plan.base_url, plan.fingerprints, tuple(blocks),
+                (*plan.findings, *stale), plan.created_at, plan.env_name, extra, plan.digest)
+
+
+def skipped_message(decision: Decision, what: str) -> str:
+    """"name: skipped by decision (reason, who, date)"; a defer says until when."""
+    until = f" until {decision.until.isoformat()}" if decision.decision is Kind.DEFER and decision.until else ""
+    reason = decision.reason or "no reason given"
+    return f"{what}: skipped by decision{until} ({reason}, {decision.by or 'unknown'}, {decision.decided_on})"
+
+
+# ---- one block, one record -------------------------------------------------------------------
+
+
+def _block(block: BlockPlan, decisions: Decisions, digester: Digester, today: date, env: str,
+           matched: dict[tuple[str, str, str, str], Decision], skipped: list[str]) -> BlockPlan:
+    records = []
+    changed = False
+    for record in block.records:
+        held = _record(record, decisions, digester, today, env, matched)
+        if held is not record and record.action is Action.CREATE and held.action is Action.UNCHANGED:
+            skipped.append(record.ref)
+        changed |= held is not record
+        records.append(held)
+    return BlockPlan(**{**_fields(block), "records": tuple(records)}) if changed else block
+
+
+def _fields(block: BlockPlan) -> dict[str, Any]:
+    return {name: getattr(block, name) for name in BlockPlan.__dataclass_fields__}
+
+
+def _record(record: RecordPlan, decisions: Decisions, digester: Digester, today: date, env: str,
+            matched: dict[tuple[str, str, str, str], Decision]) -> RecordPlan:
+    if record.blocked or record.errors or not record.has_changes:
+        return record
+    token, digests = record_identity(digester, record)
+    if digests is None:
+        return record
+
+    def held(field: str, value: Any) -> Decision | None:
+        change = ProposedChange(env, record.entity, token, field, digests.value(field, value))
+        decision = match_decisions(decisions, change, today)
+        if decision is not None:
+            matched[decision.identity] = decision
+        return decision
+
+    if record.action is Action.CREATE:
+        decision = held(CREATE, create_value(record))
+        if decision is not None:
+            return _held(record, skipped_message(decision, "new record"))
+    return _fields_held(record, held, digests)
+
+
+def _fields_held(record: RecordPlan, held: Any, digests: RecordDigests) -> RecordPlan:
+    """The record with its held field changes and status steps taken out."""
+    path = record.status_path
+    notes: list[Finding] = []
+    for number, step in enumerate(path):
+        decision = held(STATUS, step)
+        if decision is not None:
+            shown = " → ".join(path[number:])
+            notes.append(Finding("warning", DECIDED, skipped_message(decision, f"status {shown}"), record.source))
+            path = path[:number]
+            break
+    dropped: set[str] = set()
+    if record.action is Action.UPDATE:
+        for change in record.changes:
+            if change.field == STATUS and record.status_path:
+                continue
+            decision = held(change.field, change.new)
+            if decision is not None:
+                dropped.add(change.field)
+                notes.append(Finding("warning", DECIDED, skipped_message(decision, change.field), record.source))
+    if not notes:
+        return record
+    changes = _changes(record.changes, dropped, path, bool(record.status_path))
+    payload = _payload(record.payload, record.changes, dropped)
+    action = record.action
+    if action is Action.UPDATE and not payload and not path:
+        action = Action.UNCHANGED
+    return record_plan_with(
+        record, action=action, payload=payload, changes=changes, status_path=path,
+        findings=(*record.findings, *notes),
+        written_after=tuple((name, w) for name, w in record.written_after if name not in dropped))
+
+
+def _changes(changes: tuple[FieldChange, ...], dropped: set[str], path: tuple[str, ...],
+             had_path: bool) -> tuple[FieldChange, ...]:
+    kept = []
+    for change in changes:
+        if change.field in dropped:
+            continue
+        if change.field == STATUS and had_path:
+            if not path:
+                continue
+            change = FieldChange(change.field, change.old, path[-1], change.pii)
+        kept.append(change)
+    return tuple(kept)
+
+
+def _payload(payload: Mapping[str, Any], changes: Sequence[FieldChange], dropped: set[str]) -> dict[str, Any]:
+    """The payload without the held fields; a held label goes back to its live value (and the labels
+    leave the payload when no label change is left)."""
+    out = dict(payload)
+    for change in changes:
+        if change.field not in dropped:
+            continue
+        name, _, label = change.field.partition(".")
+        if name == CUSTOM and label and isinstance(out.get(CUSTOM), Mapping):
+            labels = dict(out[CUSTOM])
+            if change.old is None:
+                labels.pop(label, None)
+            else:
+                labels[label] = change.old
+            out[CUSTOM] = labels
+        else:
+            out.pop(change.field, None)
+    label_changes = [c for c in changes if c.field.startswith(f"{CUSTOM}.") and c.field not in dropped]
+    if CUSTOM in out and any(d.startswith(f"{CUSTOM}.") for d in dropped) and not label_changes:
+        del out[CUSTOM]
+    return out
+
+
+# ---- dependents of a skipped create ----------------------------------------------------------
+
+
+def _held(record: RecordPlan, message: str) -> RecordPlan:
+    """The record held as a whole: nothing sent (planned as unchanged), with the warning `message`."""
+    note = Finding("warning", DECIDED, message, record.source)
+    confirmed = set(record.confirmed)
+    return record_plan_with(record, action=Action.UNCHANGED, payload={}, changes=(), status_path=(),
+                            findings=(*record.findings, note),
+                            written_after=tuple((n, w) for n, w in record.written_after if n in confirmed))
+
+
+def _hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str]) -> list[BlockPlan]:
+    """Every record depending (transitively) on a skipped create held as "skipped (depends on …)"."""
+    if not skipped:
+        return blocks
+    records = {r.ref: r for b in blocks for r in b.records}
+    dependants: dict[str, list[str]] = {}
+    for ref, record in records.items():
+        for dep in record.depends_on:
+            dependants.setdefault(dep, []).append(ref)
+    held: dict[str, str] = {}
+    queue = deque(skipped)
+    while queue:
+        ref = queue.popleft()
+        for dependant in dependants.get(ref, ()):
+            record = records[dependant]
+            if dependant in held or dependant in skipped or record.blocked or record.errors:
+                continue
+            held[dependant] = ref
+            queue.append(dependant)
+    if not held:
+        return blocks
+    out = []
+    for block in blocks:
+        if not any(r.ref in held for r in block.records):
+            out.append(block)
+            continue
+        records_out = tuple(_held(r, f"skipped (depends on {held[r.ref]}, skipped by decision)")
+                            if r.ref in held else r for r in block.records)
+        out.append(BlockPlan(**{**_fields(block), "records": records_out}))
+    return out
+
+
+# ---- decisions about what is no longer there -------------------------------------------------
+
+
+def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester) -> list[Finding]:
+    """One warning per decision about an entity this plan loads whose record (or field) it no longer has."""
+    tokens: dict[str, set[str]] = {}
+    fields: dict[str, set[str]] = {}
+    wanted = {d.entity for d in decisions}
+    for block in plan.blocks:
+        if block.entity not in wanted or (digester.is_personal(block.entity) and digester.data_key is None):
+            continue  # no decision about it, or its records cannot be named: nothing to tell
+        named = tokens.setdefault(block.entity, set())
+        named.update(digester.key_token(block.entity, r.key) for r in block.records)
+        named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
+        managed = fields.setdefault(block.entity, set())
+        managed.update(rule.field for rule in block.field_rules)
+        managed.update(c.field for r in block.records for c in r.changes)
+    found = []
+    for decision in decisions:
+        if decision.entity not in tokens:
+            continue
+        if decision.key not in tokens[decision.entity]:
+            what = "no record with that key any more"
+        elif decision.field not in (CREATE, STATUS) and fields[decision.entity] \
+                and decision.field not in fields[decision.entity]:
+            what = "the mappings no longer set that field"
+        else:
+            continue
+        found.append(Finding("warning", STALE, f"decisions.yaml: the {decision.decision.value} of {decision.entity} "
+                             f"{decision.key} {decision.field} names what this plan no longer has ({what}); "
+                             "delete the entry", None))
+    return found
