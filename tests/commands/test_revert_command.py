@@ -23,7 +23,7 @@ from helpers.apply import PROFILE, client_for, environment_for, loader_yaml_for
 from loader.api.client import ApiClient
 from loader.cli import main
 from loader.config import Secret
-from loader.history.decisions import ProposedChange, match_decisions, read_decisions
+from loader.history.decisions import read_decisions
 from loader.history.revert import CREATED, KEPT
 from loader.history.store import History
 from loader.plan.plan_file import read_plan_json
@@ -133,14 +133,14 @@ def _last_apply(project: Path) -> str | None:
     return History.open(project / "history" / "local", fold_leftovers=False).head.last_apply
 
 
-def _held(project: Path) -> list[tuple[str, str, str, bool]]:
-    """(entity, record, field, held by a decision) of each change the next plan proposes."""
+def _next_plan(project: Path) -> tuple[list[tuple[str, str, str]], set[tuple[str, str]]]:
+    """(entity, record, field) of each change the next plan proposes, and (record, field) of each it
+    holds as skipped by decision."""
     assert main(["plan", "arrangements.yaml", "--env", "local", "--out", "next.json"]) == 0
-    decisions = read_decisions(project / "decisions.yaml")
-    return [(row.entity, row.record, row.field,
-             match_decisions(decisions, ProposedChange("local", row.entity, row.key_token, row.field, row.digest),
-                             TODAY) is not None)
-            for row in review_rows(read_plan_json(project / "next.json"))]
+    plan = read_plan_json(project / "next.json")
+    skipped = {(r.key[0], f.message.split(":", 1)[0].split(" ", 1)[0]) for r in plan.records() for f in r.findings
+               if f.code == "skipped-by-decision"}  # "name: skipped …", "status READY: skipped …"
+    return [(row.entity, row.record, row.field) for row in review_rows(plan)], skipped
 
 
 def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way_back_and_reverting_it_reapplies(
@@ -176,11 +176,9 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     # Applying the revert recorded skip decisions: they hold the next plan back from redoing any of it
     # until the sheet changes.
     assert len(read_decisions(project / "decisions.yaml").entries) == 4
-    proposed = _held(project)
-    assert {(e, r, f) for e, r, f, held in proposed if held} == {
-        ("arrangement", "A1", "name"), ("arrangement", "A1", "status"), ("arrangement", "A2", "name"),
-        ("course", "C1", "custom_attributes.Faculty")}
-    assert all(record == "A3" for _, record, _, held in proposed if not held)  # the staff's edit, two-way
+    proposed, skipped = _next_plan(project)
+    assert {("A1", "name"), ("A1", "status"), ("A2", "name"), ("C1", "custom_attributes.Faculty")} <= skipped
+    assert all(record == "A3" for _, record, _ in proposed)  # the staff's edit, two-way
 
     assert main(["revert", "--env", "local", "--out", "again.json"]) == 0
     again = read_plan_json(project / "again.json")
@@ -188,7 +186,7 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert _apply("--plan", "again.json") == 0
     assert _live(sandbox) == {**_state(CYCLE), "A3": ("A3", STAFF_NAME, "DRAFT")}
     assert len(read_decisions(project / "decisions.yaml").entries) == 4  # each replacing the skip about the same field
-    assert all(record == "A3" for _, record, _, _ in _held(project))
+    assert all(record == "A3" for _, record, _ in _next_plan(project)[0])
 
 
 def test_a_revert_of_the_first_load_lists_what_it_created_for_retirement_by_hand(
