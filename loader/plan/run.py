@@ -114,27 +114,10 @@ async def run_plan(
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
         done = await _diffed(reading, collections, config, env, client, give_way)
-    header, diffing = done.header, done.diffing
-    plan = joined_plan(done.plans, done.parts) if done.parts else plan_changes((), {}, profile, header=header)
-    # The parts were diffed before the last page came in: the environment and API version are the
-    # ones the service reported by the end (the first answer may come after the reading).
-    plan = replace(plan, environment=client.environment or env.name, api_version=client.api_version)
-    # the digester the review workbook names changes with (loader.report.review_rows): the history's
-    digester = history.digester if history is not None else None
-    if history is not None and not history.started:
-        history = None  # nothing recorded yet: two-way, exactly as without a history
-    if history is not None:
-        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
-    # Recorded once: every report and plan.json shows it. Each block was hashed with its part.
-    digest_started = time.perf_counter()
-    done_plan = plan
-    if decisions is not None and decisions.entries:
-        if today is None:
-            raise ValueError("decisions need today's date")
-        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today)
-    decided = plan is not done_plan
-    block_digests = None if history is not None or decided else [diffing.digests[i] for i in range(len(plan.blocks))]
-    plan = replace(plan, digest=plan_digest(plan, block_digests))
+    diffing = done.diffing
+    plan = _joined(done, profile, client.environment or env.name, client.api_version)
+    plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
+                                                        decisions, today)
     now = time.perf_counter()
     after = client.request_counts
     return PlanRun(
@@ -149,6 +132,39 @@ async def run_plan(
         digesting_s=diffing.digesting_s + now - digest_started,
         early_records=diffing.early_records,
     )
+
+
+def _joined(done: _Diffed, profile: Profile, environment: str, api_version: str | None) -> Plan:
+    """The parts' plans as one. The parts were diffed before the last page came in: the environment
+    and API version are the ones the service reported by the end (the first answer may come after
+    the reading)."""
+    plan = joined_plan(done.plans, done.parts) if done.parts else plan_changes((), {}, profile, header=done.header)
+    return replace(plan, environment=environment, api_version=api_version)
+
+
+async def _compared_and_digested(
+    plan: Plan, done: _Diffed, history: History | None, profile: Profile, service_user_ids: Sequence[str],
+    decisions: Decisions | None, today: date | None,
+) -> tuple[Plan, float]:
+    """The plan compared against the history (three-way), with the reviewers' decisions honoured and
+    its digest recorded (every report and plan.json shows it); and when the digest was started.
+    Each block was hashed with its part: those hashes serve while no pass changed the plan."""
+    # the digester the review workbook names changes with (loader.report.review_rows): the history's
+    digester = history.digester if history is not None else None
+    if history is not None and not history.started:
+        history = None  # nothing recorded yet: two-way, exactly as without a history
+    if history is not None:
+        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
+    digest_started = time.perf_counter()
+    compared = plan
+    if decisions is not None and decisions.entries:
+        if today is None:
+            raise ValueError("decisions need today's date")
+        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today)
+    diffing = done.diffing
+    unchanged = history is None and plan is compared
+    block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
+    return replace(plan, digest=plan_digest(plan, block_digests)), digest_started
 
 
 def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
