@@ -26,7 +26,7 @@ from loader.apply.journaling import journal_confirmations
 from loader.apply.prepare import check_new_plan, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
 from loader.config import Config, Environment
-from loader.console import BlockAdvance, ask_yes, block_progress, console
+from loader.console import BlockAdvance, ask_yes, block_progress
 from loader.errors import LoaderError, PlanError
 from loader.history.opening import open_history
 from loader.history.revert_decisions import record_revert_decisions
@@ -51,6 +51,7 @@ class SessionSettings:
     by: str | None = None  # who applies (--by); None: the CI actor, the git user, the OS user
     quiet: bool = False  # stdout carries a JSON document: the human text goes to stderr, no bars
     confirm: Confirm | None = None  # asked before writing a plan made now; None: no question
+    show: Callable[[Plan], None] | None = None  # shows a plan made now before the question (the command's)
 
 
 @dataclass(frozen=True)
@@ -136,8 +137,6 @@ async def _make_plan(settings: SessionSettings, config: Config, env: Environment
 
     from loader.history.decisions import decisions_path, read_decisions
     from loader.plan.run import run_plan
-    from loader.report.terminal import render
-
     opened: list[History | None] = []
 
     def opener(personal: frozenset[str]) -> History | None:
@@ -148,7 +147,8 @@ async def _make_plan(settings: SessionSettings, config: Config, env: Environment
                              progress=False if settings.quiet else None, history_opener=opener,
                              service_user_ids=env.service_user_ids,
                              decisions=read_decisions(decisions_path(config.root)), today=date.today())
-    render(planned.plan, console(sys.stderr) if settings.quiet else None, applying=True)
+    if settings.show is not None:
+        settings.show(planned.plan)
     return planned.plan, planned.sources, opened[0] if opened else None
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from loader import event_loop
@@ -27,6 +28,7 @@ from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.formats import print_apply_output
 from loader.report.results_files import check_results_path, write_results_files
@@ -135,4 +137,13 @@ def _settings(request: ApplyRequest) -> SessionSettings:
         mappings=request.mappings, expected_digest=request.expected_digest, partial=request.partial,
         max_changes=request.max_changes, concurrency=request.concurrency, by=request.by,
         quiet=request.output == "json", confirm=None if request.yes else ask_to_apply,
+        show=partial(_show_plan, quiet=request.output == "json"),
     )
+
+
+def _show_plan(plan: Plan, *, quiet: bool) -> None:
+    """The plan's terminal view before the question (on stderr when stdout carries JSON)."""
+    from loader.console import console
+    from loader.report.terminal import render
+
+    render(plan, console(sys.stderr) if quiet else None, applying=True)
