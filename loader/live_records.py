@@ -1,7 +1,9 @@
-"""What the loader reads of a live record beyond its fields: when the service last updated it.
+"""What the loader reads of a live record beyond its fields: when the service last updated it, and
+by whom (the one reader of `metadata.updated`).
 
-The plan remembers it of each record it matches (`RecordPlan.live_updated_time`), the plan's
-fetch keeps only it of the metadata, and `apply --plan` compares it again to find stale records.
+The plan remembers the time of each record it matches (`RecordPlan.live_updated_time`), the plan's
+fetch keeps only it and the user's id of the metadata, `apply --plan` compares it again to find
+stale records, and the history keeps (time, user id) of every record the loader wrote or saw.
 """
 
 from __future__ import annotations
@@ -20,3 +22,22 @@ def updated_time(record: Mapping[str, Any]) -> Any:
     if type(updated) is not dict and not isinstance(updated, Mapping):
         return None
     return updated.get("time")
+
+
+def updated_user(record: Mapping[str, Any] | None) -> str | None:
+    """The id of the user who last updated the record (the service may give the user as an object:
+    its id alone, never a name or an e-mail), None when it names none."""
+    metadata = record.get("metadata") if isinstance(record, Mapping) else None
+    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
+    user = updated.get("user") if isinstance(updated, Mapping) else None
+    if isinstance(user, Mapping):
+        user = user.get("id")
+    return None if user is None else str(user)
+
+
+def updated_stamp(record: Mapping[str, Any] | None) -> tuple[int, str | None] | None:
+    """(`metadata.updated.time` in epoch milliseconds, the user's id), None without a time."""
+    time = updated_time(record) if isinstance(record, Mapping) else None
+    if not isinstance(time, int | float) or isinstance(time, bool):
+        return None
+    return int(time), updated_user(record)

@@ -21,7 +21,9 @@ from loader.plan.model import RecordPlan
 from loader.profile import EntityProfile
 
 
-class CreateClient(Protocol):
+class WriteClient(Protocol):
+    """What the executor, its creates and its updates need of `loader.api.client.ApiClient`."""
+
     async def create(self, entity: str, payload: Mapping[str, Any]) -> dict[str, Any]: ...
     async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]: ...
     async def get(self, entity: str, id_or_code: str) -> dict[str, Any] | None: ...
@@ -45,7 +47,7 @@ class Created:
 class Creator:
     """Creates records through `client`; `key_fields` per block say how to look one up."""
 
-    def __init__(self, client: CreateClient, key_fields: Mapping[str, tuple[str, ...]], max_attempts: int,
+    def __init__(self, client: WriteClient, key_fields: Mapping[str, tuple[str, ...]], max_attempts: int,
                  journal: ApplyJournal | None) -> None:
         self.client = client
         self.key_fields = key_fields

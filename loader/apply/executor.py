@@ -16,9 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
 
-from loader.apply.creating import Creator
+from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
 from loader.apply.graph import Scheduler, build_graph
 from loader.apply.journaling import ApplyJournal
@@ -30,17 +29,6 @@ from loader.history.store import History
 from loader.places import CellRef
 from loader.plan.model import Plan, RecordPlan
 from loader.profile import Profile
-
-
-class WriteClient(Protocol):
-    """What the executor needs of `loader.api.client.ApiClient`."""
-
-    async def create(self, entity: str, payload: Mapping[str, Any]) -> dict[str, Any]: ...
-    async def update(self, entity: str, record_id: str, payload: Mapping[str, Any]) -> dict[str, Any]: ...
-    async def get(self, entity: str, id_or_code: str) -> dict[str, Any] | None: ...
-    async def fetch_collection(
-        self, entity: str, filters: Mapping[str, Any] | None = None
-    ) -> list[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)

@@ -20,25 +20,12 @@ from loader.history.digests import Written
 from loader.history.journal import FieldWrite, JournalWriter
 from loader.history.lines import Owner
 from loader.history.store import History
+from loader.live_records import updated_stamp
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 
 LABEL_PREFIX = f"{CUSTOM}."
-
-
-def answer_updated(answer: Mapping[str, Any] | None) -> tuple[int, str | None] | None:
-    """An answer's `metadata.updated` as (time in epoch milliseconds, the user's id), None without one."""
-    metadata = answer.get("metadata") if isinstance(answer, Mapping) else None
-    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
-    if not isinstance(updated, Mapping):
-        return None
-    time, user = updated.get("time"), updated.get("user")
-    if not isinstance(time, int | float) or isinstance(time, bool):
-        return None
-    if isinstance(user, Mapping):  # {id, email_address, first_name, last_name}: only the id is kept
-        user = user.get("id")
-    return int(time), None if user is None else str(user)
 
 
 def _sent_value(name: str, payload: Mapping[str, Any]) -> tuple[bool, Any]:
@@ -71,7 +58,7 @@ class ApplyJournal:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
         entity = self.profile.entity(record.entity)
         fields = list(self._fields(record, entity, payload))
-        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=answer_updated(answer))
+        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer))
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
                     answer: Mapping[str, Any] | None) -> None:
@@ -80,7 +67,7 @@ class ApplyJournal:
         assert entity.status is not None
         name = entity.status.field
         mark = FieldWrite(name, self._owner(record), after=state, before=before)
-        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=answer_updated(answer))
+        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=updated_stamp(answer))
 
     def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
         """A write sent whose answer was lost: it may or may not have landed."""

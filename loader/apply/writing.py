@@ -12,7 +12,7 @@ from typing import Any
 
 from loader.api.errors import ApiError
 from loader.apply.confirm import outcome_unknown, update_landed
-from loader.apply.creating import CreateClient, Created, Creator
+from loader.apply.creating import Created, Creator, WriteClient
 from loader.apply.failures import WriteFailure, failure, shown_message
 from loader.apply.journaling import ApplyJournal
 from loader.apply.results import ANSWER_LOST_ADOPTED, Outcome, RecordResult
@@ -37,7 +37,7 @@ def result_of(record: RecordPlan, outcome: Outcome, **values: Any) -> RecordResu
 class RecordWriter:
     """Writes records through `client`, telling `journal` (when there is a history) each answer."""
 
-    def __init__(self, client: CreateClient, creator: Creator, journal: ApplyJournal | None) -> None:
+    def __init__(self, client: WriteClient, creator: Creator, journal: ApplyJournal | None) -> None:
         self.client = client
         self.creator = creator
         self.journal = journal

@@ -22,6 +22,7 @@ from loader.history.journal import FieldWrite
 from loader.history.lines import Owner, label_field
 from loader.history.listing import BASELINE
 from loader.history.store import History
+from loader.live_records import updated_stamp
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.record import key_json
 from loader.profile import Profile
@@ -102,20 +103,7 @@ def _record(planned: RecordPlan, desired: DesiredRecord, live: Mapping[str, Any]
         value = comparable(name, live.get(name), entity)
         marks.append(FieldWrite(name, owner, after=value, before=value, as_set=name in set_fields))
     assert planned.live_id is not None
-    return BaselineRecord(planned.entity, tuple(planned.key), planned.live_id, tuple(marks), _updated(live))
-
-
-def _updated(live: Mapping[str, Any]) -> tuple[int, str | None] | None:
-    metadata = live.get("metadata")
-    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
-    if not isinstance(updated, Mapping):
-        return None
-    time, user = updated.get("time"), updated.get("user")
-    if not isinstance(time, int | float) or isinstance(time, bool):
-        return None
-    if isinstance(user, Mapping):  # the service user as an object: its id alone (never a name or e-mail)
-        user = user.get("id")
-    return int(time), None if user is None else str(user)
+    return BaselineRecord(planned.entity, tuple(planned.key), planned.live_id, tuple(marks), updated_stamp(live))
 
 
 def record_baseline(history: History, blocks: Sequence[BlockBaseline], environment: str, *,

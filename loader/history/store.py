@@ -117,7 +117,8 @@ class History:
                     apply_id: str | None = None, time: datetime | None = None) -> JournalWriter:
         """Start the journal of an apply; record its writes on the writer, then `finish_apply`."""
         moment = time or datetime.now(UTC)
-        apply_id = apply_id or f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+        # Milliseconds in the id: journals sort by their names, so two applies within a second keep their order.
+        apply_id = apply_id or f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{secrets.token_hex(3)}"
         info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by)
         return JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester)
 

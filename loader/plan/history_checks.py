@@ -15,7 +15,7 @@ from typing import Any
 
 from loader.history.errors import AnotherDatabaseError, HistoryBehindError
 from loader.history.store import History
-from loader.live_records import updated_time
+from loader.live_records import updated_time, updated_user
 from loader.plan.history_index import EntityIndex
 from loader.plan.three_way import history_is_behind, is_another_database
 
@@ -72,12 +72,7 @@ def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> 
 
 def live_user(record: Mapping[str, Any]) -> str | None:
     """The id of the user who last updated a live record."""
-    metadata = record.get("metadata")
-    updated = metadata.get("updated") if isinstance(metadata, Mapping) else None
-    user = updated.get("user") if isinstance(updated, Mapping) else None
-    if isinstance(user, Mapping):
-        user = user.get("id")
-    return None if user is None else str(user)
+    return updated_user(record)
 
 
 def _epoch_ms(iso: str) -> int | None:

@@ -18,6 +18,7 @@ from loader.findings import Finding
 from loader.history.comparable import comparable
 from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
+from loader.live_records import updated_time, updated_user
 from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
 from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
@@ -69,7 +70,7 @@ def three_way_record(
     """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
     work = _Work(plan)
     marks = dict(line.fields) if line is not None else {}
-    who = _updated(live)
+    who = (updated_user(live), updated_time(live))
     for name in _managed(desired, plan, entity):
         if name == CUSTOM:
             _labels(work, desired, live, marks, digests, context, who)
@@ -231,15 +232,6 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
                    findings=(*plan.findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after)
-
-
-def _updated(live: Mapping[str, Any]) -> tuple[str | None, int | None]:
-    """(user, time) of the live record's last update."""
-    updated = (live.get("metadata") or {}).get("updated") or {}
-    user = updated.get("user")
-    if isinstance(user, Mapping):
-        user = user.get("id")
-    return (None if user is None else str(user)), updated.get("time")
 
 
 def _one(written: Written) -> str | None:

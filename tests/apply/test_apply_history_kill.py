@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
-from helpers.apply import client_for, loader_yaml_for
+from helpers.apply import client_for
+from helpers.kill import start_loader, wait_for_writes, write_project
 
 from loader.history.digests import expand_id
 from loader.history.journal import read_journal
@@ -34,45 +30,6 @@ SCHOOLS = 30
 COURSES = 300
 ENTITIES = ("school", "course")
 
-MAPPING = """\
-version: 1
-source: source.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: School Code
-      name: School Name
-  courses:
-    entity: course
-    sheet: Courses
-    key: [code]
-    fields:
-      code: Course Code
-      name: Course Title
-      parent: {ref: school, column: School Code}
-"""
-
-
-def _write_project(root: Path, sandbox: Any) -> None:
-    workbook = openpyxl.Workbook()
-    schools = workbook.active
-    schools.title = "Schools"
-    schools.append(["School Code", "School Name"])
-    for i in range(SCHOOLS):
-        schools.append([f"K{i}", f"School {i}"])
-    courses = workbook.create_sheet("Courses")
-    courses.append(["Course Code", "Course Title", "School Code"])
-    for i in range(COURSES):
-        courses.append([f"KC{i}", f"Course {i}", f"K{i % SCHOOLS}"])
-    workbook.save(root / "source.xlsx")
-    (root / "curriculum.yaml").write_text(MAPPING, encoding="utf-8")
-    (root / "loader.yaml").write_text(
-        loader_yaml_for(sandbox, "KILL_TEST_SECRET", top="default_environment: local\nconcurrency: 8\n"),
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture
@@ -80,15 +37,6 @@ def sandbox(tmp_path: Path) -> Iterator[Any]:
     options = SandboxOptions(data=str(tmp_path / "service.sqlite3"), faults=FaultOptions(latency_ms=15, jitter_ms=10))
     with serve_in_subprocess(options) as running:
         yield running
-
-
-def _loader(root: Path, sandbox: Any, *argv: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "KILL_TEST_SECRET": sandbox.client_secret}
-    env.pop("GITHUB_ACTOR", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "loader", *argv], cwd=root, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-    )
 
 
 def _live(sandbox: Any) -> dict[str, dict[str, dict[str, Any]]]:
@@ -99,20 +47,10 @@ def _live(sandbox: Any) -> dict[str, dict[str, dict[str, Any]]]:
     return {entity: {r["id"]: r for r in records} for entity, records in asyncio.run(go()).items()}
 
 
-def _wait_for_writes(sandbox: Any, at_least: int, limit_s: float = 60.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        posts = sum(n for route, n in sandbox.stats()["requests"].items() if route.startswith("POST /institution"))
-        if posts >= at_least:
-            return
-        time.sleep(0.005)
-    raise AssertionError("the apply never started writing")
-
-
 def _kill_mid_apply(root: Path, sandbox: Any, seed: int) -> None:
-    child = _loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
+    child = start_loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
     # A random point measured in writes, not seconds, so it lands mid-apply on a fast or a slow machine.
-    _wait_for_writes(sandbox, random.Random(seed).randint(SCHOOLS // 2, (SCHOOLS + COURSES) * 3 // 4))
+    wait_for_writes(sandbox, random.Random(seed).randint(SCHOOLS // 2, (SCHOOLS + COURSES) * 3 // 4))
     child.send_signal(signal.SIGKILL)
     child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL
@@ -121,7 +59,7 @@ def _kill_mid_apply(root: Path, sandbox: Any, seed: int) -> None:
 def _killed_and_checked(root: Path, sandbox: Any, seed: int) -> dict[str, set[str]]:
     """Kill an apply mid-way and check its leftover journal against the service: every journaled
     write happened, as journaled. The ids of the records it committed but never journaled."""
-    _write_project(root, sandbox)
+    write_project(root, sandbox, SCHOOLS, COURSES)
     sandbox.reset_stats()
     _kill_mid_apply(root, sandbox, seed)
     folder = root / "history" / "local"
@@ -152,7 +90,7 @@ def _next_plan_takes_them_as_the_loaders(root: Path, sandbox: Any) -> None:
     """The next command folds the leftover journal and sees the committed writes as the loader's:
     no platform edit, nothing to do for any record that is live."""
     live = _live(sandbox)
-    plan_run = _loader(root, sandbox, "plan", "curriculum.yaml", "--out", "plan.json")
+    plan_run = start_loader(root, sandbox, "plan", "curriculum.yaml", "--out", "plan.json")
     _, err = plan_run.communicate(timeout=120)
     assert plan_run.returncode == 0, err
     assert list((root / "history" / "local" / "journal").glob("*.open.jsonl")) == []
@@ -167,7 +105,7 @@ def _next_plan_takes_them_as_the_loaders(root: Path, sandbox: Any) -> None:
 
 
 def _rerun(root: Path, sandbox: Any) -> None:
-    rerun = _loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
+    rerun = start_loader(root, sandbox, "apply", "curriculum.yaml", "--yes")
     _, err = rerun.communicate(timeout=180)
     assert rerun.returncode == 0, err
     final = _live(sandbox)
@@ -183,7 +121,7 @@ def test_a_killed_apply_keeps_every_journaled_write_and_the_next_command_takes_t
     _killed_and_checked(tmp_path, sandbox, seed)
     _next_plan_takes_them_as_the_loaders(tmp_path, sandbox)
     _rerun(tmp_path, sandbox)
-    check = _loader(tmp_path, sandbox, "plan", "curriculum.yaml", "--detailed-exitcode")
+    check = start_loader(tmp_path, sandbox, "plan", "curriculum.yaml", "--detailed-exitcode")
     _, err = check.communicate(timeout=120)
     assert check.returncode == 0, err
 

@@ -6,64 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
-from helpers.apply import client_for, duplicates, loader_yaml_for
+from helpers.apply import client_for, duplicates
+from helpers.kill import start_loader, wait_for_writes, write_project
 
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
 SCHOOLS = 40
 COURSES = 400
 
-MAPPING = """\
-version: 1
-source: source.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: School Code
-      name: School Name
-  courses:
-    entity: course
-    sheet: Courses
-    key: [code]
-    fields:
-      code: Course Code
-      name: Course Title
-      parent: {ref: school, column: School Code}
-"""
-
-
-def _write_project(root: Path, sandbox: Any) -> None:
-    workbook = openpyxl.Workbook()
-    schools = workbook.active
-    schools.title = "Schools"
-    schools.append(["School Code", "School Name"])
-    for i in range(SCHOOLS):
-        schools.append([f"K{i}", f"School {i}"])
-    courses = workbook.create_sheet("Courses")
-    courses.append(["Course Code", "Course Title", "School Code"])
-    for i in range(COURSES):
-        courses.append([f"KC{i}", f"Course {i}", f"K{i % SCHOOLS}"])
-    workbook.save(root / "source.xlsx")
-    (root / "curriculum.yaml").write_text(MAPPING, encoding="utf-8")
-    (root / "loader.yaml").write_text(
-        loader_yaml_for(sandbox, "KILL_TEST_SECRET", top="default_environment: local\nconcurrency: 8\n"),
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture
@@ -73,30 +30,12 @@ def sandbox(tmp_path: Path) -> Iterator[Any]:
         yield running
 
 
-def _loader(root: Path, sandbox: Any, *argv: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "KILL_TEST_SECRET": sandbox.client_secret}
-    return subprocess.Popen(
-        [sys.executable, "-m", "loader", *argv], cwd=root, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-    )
-
-
 def _live(sandbox: Any) -> dict[str, list[dict[str, Any]]]:
     async def go() -> dict[str, list[dict[str, Any]]]:
         async with client_for(sandbox) as client:
             return await client.fetch_collections(["school", "course"])
 
     return asyncio.run(go())
-
-
-def _wait_for_writes(sandbox: Any, at_least: int, limit_s: float = 60.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        posts = sum(n for route, n in sandbox.stats()["requests"].items() if route.startswith("POST /institution"))
-        if posts >= at_least:
-            return
-        time.sleep(0.005)
-    raise AssertionError("the apply never started writing")
 
 
 def _assert_converged(sandbox: Any) -> None:
@@ -115,22 +54,22 @@ def _assert_converged(sandbox: Any) -> None:
 def test_an_apply_killed_at_a_random_point_converges_on_rerun_without_duplicates(
     tmp_path: Path, sandbox: Any, seed: int
 ) -> None:
-    _write_project(tmp_path, sandbox)
+    write_project(tmp_path, sandbox, SCHOOLS, COURSES)
     sandbox.reset_stats()
-    child = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
+    child = start_loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
     # A random point measured in writes, not seconds, so it lands mid-apply on a fast or a slow machine.
-    _wait_for_writes(sandbox, random.Random(seed).randint(1, (SCHOOLS + COURSES) * 3 // 4))
+    wait_for_writes(sandbox, random.Random(seed).randint(1, (SCHOOLS + COURSES) * 3 // 4))
     child.send_signal(signal.SIGKILL)
     child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL
     written = len(_live(sandbox)["course"])
     assert written < COURSES, "the kill must land before the apply finished"
 
-    rerun = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
+    rerun = start_loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
     _, err = rerun.communicate(timeout=180)
     assert rerun.returncode == 0, err
     _assert_converged(sandbox)
-    check = _loader(tmp_path, sandbox, "plan", "curriculum.yaml", "--detailed-exitcode")
+    check = start_loader(tmp_path, sandbox, "plan", "curriculum.yaml", "--detailed-exitcode")
     check.communicate(timeout=120)
     assert check.returncode == 0
 
@@ -141,10 +80,10 @@ def test_an_apply_killed_at_a_random_point_converges_on_rerun_without_duplicates
 def test_ctrl_c_stops_dispatching_writes_results_and_exits_130(
     tmp_path: Path, sandbox: Any, stop_signal: signal.Signals
 ) -> None:
-    _write_project(tmp_path, sandbox)
+    write_project(tmp_path, sandbox, SCHOOLS, COURSES)
     sandbox.reset_stats()
-    child = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes", "--results", "results.json")
-    _wait_for_writes(sandbox, 60)
+    child = start_loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes", "--results", "results.json")
+    wait_for_writes(sandbox, 60)
     child.send_signal(stop_signal)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
@@ -158,7 +97,7 @@ def test_ctrl_c_stops_dispatching_writes_results_and_exits_130(
     # Every request in flight finished and was recorded: the results name exactly what exists.
     assert len(done) == len(live["school"]) + len(live["course"])
 
-    rerun = _loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
+    rerun = start_loader(tmp_path, sandbox, "apply", "curriculum.yaml", "--yes")
     _, err = rerun.communicate(timeout=180)
     assert rerun.returncode == 0, err
     _assert_converged(sandbox)

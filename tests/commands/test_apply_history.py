@@ -150,8 +150,10 @@ def test_a_real_apply_journals_each_write_moves_the_head_once_and_a_no_op_leaves
     # referring to records it created): W moves, the head does not (nothing was written).
     assert _apply(*CURRICULUM) == 0
     assert (project / "history" / "local" / "head.json").read_bytes() == head_before
-    journals = len(_history(project).journals())
-    assert journals <= 2 and all(e.kind == "confirm" for e in _history(project).journals()[-1].entries)
+    after = _history(project).journals()
+    journals = len(after)
+    assert journals in (1, 2)
+    assert journals == 1 or all(e.kind == "confirm" for e in after[-1].entries)  # the one found by time
     snapshot_before = {p.name: p.read_bytes() for p in (project / "history" / "local" / "snapshot").iterdir()}
     assert _apply(*CURRICULUM) == 0  # nothing left to do
     assert len(_history(project).journals()) == journals
