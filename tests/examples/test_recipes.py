@@ -244,6 +244,28 @@ def test_the_first_comment_links_the_uploaded_html_report(tmp_path: Path, monkey
     assert upload["with"]["path"] == "plan.html" and "--html plan.html" in GITLAB.read_text(encoding="utf-8")
 
 
+def test_the_first_comment_links_the_review_workbook_and_decisions_run_the_plan_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "plan.md").write_text(render(small_plan()), encoding="utf-8")
+    monkeypatch.setenv("REVIEW_URL", "https://ci.invalid/artifacts/43")
+    state = _run_github_script("plan.yml", {"comments": [], "nextId": 1, "outputs": {}}, tmp_path)
+    (first,) = (c["body"] for c in state["comments"])
+    assert "[review.xlsx](https://ci.invalid/artifacts/43), then `loader decide review.xlsx`" in first
+    workflow = _workflow("plan.yml")
+    steps = workflow["jobs"]["plan"]["steps"]
+    uploads = {s["with"]["path"]: s["with"]["retention-days"] for s in steps
+               if s.get("uses", "").startswith("actions/upload-artifact@")}
+    assert uploads["review.xlsx"] <= 7 and "--review review.xlsx" in _step_run(steps, "loader plan")
+    assert "decisions.yaml" in workflow[True]["pull_request"]["paths"]  # YAML 1.1 reads `on:` as True
+    gitlab = GITLAB.read_text(encoding="utf-8")
+    assert "--review review.xlsx" in gitlab and '"decisions.yaml"' in gitlab and '"review.xlsx"]' in gitlab
+
+
+def _step_run(steps: list[dict[str, Any]], needle: str) -> str:
+    return str(next(s["run"] for s in steps if needle in s.get("run", "")))
+
+
 # ---- the history: fetched before planning, committed and pushed after the apply ---------------
 
 
