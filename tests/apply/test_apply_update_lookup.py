@@ -102,7 +102,7 @@ def test_every_one_of_fifty_seeded_update_runs_under_chaos_faults_exits_0(
     started = time.monotonic()
     with serve_in_thread(SandboxOptions(seed=SEED)) as sandbox:
         _project(tmp_path, sandbox, monkeypatch)
-        sandbox.set_faults(FaultOptions(error_rate=0.10, lost_rate=0.05, rate_limit=10, seed=7))
+        sandbox.set_faults(FaultOptions(error_rate=0.10, lost_rate=0.05, rate_limit=12, seed=7))
         for run in range(50):
             write_schools(tmp_path / "schools.xlsx", [(f"S{i}", f"School {i} run {run}") for i in range(SCHOOLS)])
             code = main(["apply", "schools.yaml", "--env", "local", "--yes", "--concurrency", "16"])
