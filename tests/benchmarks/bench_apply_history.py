@@ -5,7 +5,7 @@ The writes themselves are not sent: each record's answer is made up, so the figu
 history's own cost (CPU seconds added to an apply, bytes per record, peak memory), not the
 service's. Records are schools with six fields (code, name, two labels, type, parent).
 
-    python tests/apply/bench_apply_history.py [--records 250000] [--personal]
+    python tests/benchmarks/bench_apply_history.py [--records 250000] [--personal]
 """
 
 from __future__ import annotations
