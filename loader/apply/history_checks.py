@@ -4,11 +4,10 @@ applying, and whether a saved plan's records still have the history lines it was
 
 from __future__ import annotations
 
-import getpass
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from loader.actor import acting
 from loader.errors import PlanError
 from loader.history.lines import line_digest
 from loader.history.personal import personal_entities
@@ -17,7 +16,6 @@ from loader.plan.model import Plan, RecordPlan
 from loader.profile import Profile
 from loader.source.mapping_file import read_mapping
 
-CI_ACTORS = ("GITHUB_ACTOR", "GITLAB_USER_LOGIN")
 MAPPING_SUFFIXES = (".yaml", ".yml")
 
 
@@ -38,22 +36,7 @@ def personal_entities_of_plan(plan: Plan, profile: Profile) -> frozenset[str]:
 
 def applied_by(given: str | None, environ: Mapping[str, str], folder: Path) -> str | None:
     """Who applies, for the journal: `--by`, else the CI actor, else the git user, else the OS user."""
-    if given and given.strip():
-        return given.strip()
-    for variable in CI_ACTORS:
-        if environ.get(variable, "").strip():
-            return environ[variable].strip()
-    try:
-        git = subprocess.run(["git", "config", "user.name"], cwd=folder, capture_output=True, text=True,
-                             timeout=5, check=False)
-        if git.returncode == 0 and git.stdout.strip():
-            return git.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return None
+    return acting(given, environ, folder)
 
 
 def planned_line(record: RecordPlan) -> str:

@@ -12,15 +12,14 @@ rows and empty decisions record nothing. No secret, no network: each row carries
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loader.actor import acting
 from loader.errors import EXIT_OK, UsageError
 from loader.history.decisions import Decision, Kind
 
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     from loader.report.review_reading import ReviewedWorkbook
 
 NEEDS_CONFIG = False  # only the project's folder: decisions.yaml lies beside loader.yaml
-CI_ACTORS = ("GITHUB_ACTOR", "GITLAB_USER_LOGIN", "BUILD_REQUESTEDFOR", "BITBUCKET_STEP_TRIGGERER_UUID")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,20 +52,7 @@ def request_from(args: argparse.Namespace) -> DecideRequest:
 
 def default_by(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
     """The CI actor, else git's `user.name`, else the OS user."""
-    environ = os.environ if environ is None else environ
-    for name in CI_ACTORS:
-        if environ.get(name, "").strip():
-            return environ[name].strip()
-    try:
-        found = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True, timeout=5, check=False)
-        if found.returncode == 0 and found.stdout.strip():
-            return found.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return "unknown"
+    return acting(None, os.environ if environ is None else environ) or "unknown"
 
 
 def run(request: DecideRequest, today: date | None = None) -> int:

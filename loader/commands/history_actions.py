@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from loader import event_loop
+from loader.actor import acting
 from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
 
@@ -270,13 +270,5 @@ def _describe_baseline(request: HistoryRequest, config: Config, history: History
 
 
 def who() -> str | None:
-    """Who records: the CI actor (GitHub, GitLab), else git's user name, else None."""
-    for variable in ("GITHUB_ACTOR", "GITLAB_USER_LOGIN"):
-        if os.environ.get(variable):
-            return os.environ[variable]
-    try:
-        name = subprocess.run(["git", "config", "user.name"], capture_output=True, text=True, timeout=5,
-                              check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return name or None
+    """Who records a baseline: the CI actor, else git's user name, else the OS user."""
+    return acting(None, os.environ)
