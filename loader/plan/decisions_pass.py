@@ -6,11 +6,13 @@ proposes the refused value, a defer before its date) is taken out of the record'
 changes and shown as a warning "skipped by decision (reason, who, date)"; an update whose every
 change is held becomes unchanged. A skipped create is held as a whole (planned as unchanged, nothing
 sent, with that warning: not an error) and so is every record that depends on it, transitively
-("skipped (depends on …)"). A skipped status
-step holds it and the steps after it. A decision naming a record or field this plan no longer has
-is one warning each. The decisions matched (`Decision.digest_part`: not their reasons) are recorded
-in the plan's `extra` under `DECISIONS`, so the digest covers them; a plan no decision touches is
-returned as it is.
+("skipped (depends on …)"). A skipped status step holds it and the steps after it. A conflict
+decided for the platform (recorded as a skip of the sheet's value) is no longer shown as a conflict
+but as skipped by decision; one decided for the sheet is settled earlier, by the three-way pass
+asking `SheetWins`, and written like an update. A decision naming a record or field this plan no
+longer has is one warning each. The decisions matched (`Decision.digest_part`: not their reasons)
+are recorded in the plan's `extra` under `DECISIONS`, so the digest covers them; a plan no
+decision touches is returned as it is.
 
 Changes are named as the review workbook names them (`loader.plan.change_identity`).
 """
@@ -31,23 +33,55 @@ from loader.plan.model import Action, BlockPlan, FieldChange, Plan, RecordPlan
 from loader.record_fields import CUSTOM
 
 DECIDED = "skipped-by-decision"  # the finding's code (the digest leaves its message out: it holds the reason)
+WRITTEN = "written-by-decision"  # a conflict decided for the sheet (the same: its message holds the reason)
 STALE = "stale-decision"
 DECISIONS = "decisions"  # the key of a plan's `extra` listing the decisions matched (their digest parts)
 STATUS = "status"
 
 
-def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: date) -> Plan:
-    """`plan` with the changes `decisions` hold taken out (see the module docstring)."""
-    mine = [d for d in decisions.entries if d.environment == plan.env_name and d.decision is not Kind.SHEET]
-    if not mine:
+class SheetWins:
+    """The conflicts reviewers decided for the sheet, asked by the three-way pass
+    (`loader.plan.history_fields`) for each conflict it finds: a decision that still holds (the sheet
+    proposes the value decided on) has the sheet's value written over the platform edit. The decisions
+    matched are kept in `matched`, for `with_decisions` to put in the digest with the others."""
+
+    def __init__(self, decisions: Decisions, digester: Digester, env: str, today: date) -> None:
+        self.decisions, self.digester, self.env, self.today = decisions, digester, env, today
+        self.matched: dict[tuple[str, str, str, str], Decision] = {}
+
+    def __call__(self, record: RecordPlan, field: str, sheet_digest: str) -> Decision | None:
+        """The `sheet` decision about `field` of `record` proposing the value of `sheet_digest`, or None."""
+        token = self.digester.key_token(record.entity, record.key)
+        decision = match_decisions(self.decisions, ProposedChange(self.env, record.entity, token, field, sheet_digest),
+                                   self.today)
+        if decision is None or decision.decision is not Kind.SHEET:
+            return None
+        self.matched[decision.identity] = decision
+        return decision
+
+
+def sheet_won_message(decision: Decision, field: str) -> str:
+    """"field: the sheet's value written over the platform edit by decision (reason, who, date)"."""
+    reason = decision.reason or "no reason given"
+    return (f"{field}: the sheet's value written over the platform edit by decision "
+            f"({reason}, {decision.by or 'unknown'}, {decision.decided_on})")
+
+
+def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: date,
+                   sheet_won: Mapping[tuple[str, str, str, str], Decision] | None = None) -> Plan:
+    """`plan` with the changes `decisions` hold taken out (see the module docstring); `sheet_won`:
+    the conflicts decided for the sheet that the three-way pass wrote (`SheetWins.matched`)."""
+    ours = [d for d in decisions.entries if d.environment == plan.env_name]
+    mine = [d for d in ours if d.decision is not Kind.SHEET]
+    matched: dict[tuple[str, str, str, str], Decision] = dict(sheet_won or {})
+    if not ours:
         return plan
-    matched: dict[tuple[str, str, str, str], Decision] = {}
     skipped: list[str] = []  # refs of the creates skipped
     entities = {d.entity for d in mine}
     blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped)
               if block.entity in entities else block for block in plan.blocks]
     blocks = _hold_dependents(blocks, skipped)
-    stale = _stale(mine, plan, digester)
+    stale = _stale(ours, plan, digester)
     if not matched and not stale:
         return plan
     extra = dict(plan.extra)
@@ -86,7 +120,7 @@ def _fields(block: BlockPlan) -> dict[str, Any]:
 
 def _record(record: RecordPlan, decisions: Decisions, digester: Digester, today: date, env: str,
             matched: dict[tuple[str, str, str, str], Decision]) -> RecordPlan:
-    if record.blocked or record.errors or not record.has_changes:
+    if record.blocked or record.errors or not (record.has_changes or record.conflicts):
         return record
     token, digests = record_identity(digester, record)
     if digests is None:
@@ -95,15 +129,33 @@ def _record(record: RecordPlan, decisions: Decisions, digester: Digester, today:
     def held(field: str, value: Any) -> Decision | None:
         change = ProposedChange(env, record.entity, token, field, digests.value(field, value))
         decision = match_decisions(decisions, change, today)
-        if decision is not None:
-            matched[decision.identity] = decision
+        if decision is None or decision.decision is Kind.SHEET:
+            return None  # a conflict decided for the sheet is the three-way pass's (`SheetWins`)
+        matched[decision.identity] = decision
         return decision
 
     if record.action is Action.CREATE:
         decision = held(CREATE, create_value(record))
         if decision is not None:
             return _held(record, skipped_message(decision, "new record"))
-    return _fields_held(record, held, digests)
+    return _fields_held(_conflicts_held(record, held), held, digests)
+
+
+def _conflicts_held(record: RecordPlan, held: Any) -> RecordPlan:
+    """The record with each conflict decided for the platform (a skip of the sheet's value) shown as
+    skipped by decision, no longer as a conflict; the platform's value stays, as with any conflict."""
+    notes: list[Finding] = []
+    left = []
+    for conflict in record.conflicts:
+        decision = None if conflict.pii else held(conflict.field, conflict.sheet)
+        if decision is None:
+            left.append(conflict)
+            continue
+        what = f"{conflict.field} (a conflict: the platform's value kept)"
+        notes.append(Finding("warning", DECIDED, skipped_message(decision, what), record.source))
+    if not notes:
+        return record
+    return record_plan_with(record, conflicts=tuple(left), findings=(*record.findings, *notes))
 
 
 def _fields_held(record: RecordPlan, held: Any, digests: RecordDigests) -> RecordPlan:

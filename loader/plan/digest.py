@@ -267,14 +267,15 @@ _FIELD = itemgetter(0)
 
 
 def _findings(findings: tuple[Finding, ...]) -> list[list[str | None]]:
-    return sorted(([f.severity, f.code, None if f.code == _DECIDED else f.message,
+    return sorted(([f.severity, f.code, None if f.code in _DECIDED else f.message,
                     None if f.where is None else str(f.where)] for f in findings),
                   key=lambda f: [x or "" for x in f])
 
 
-# A change held by a reviewer's decision: its message holds the decision's reason, which the digest
-# leaves out (the decision itself is covered through the plan's `extra`, loader.plan.decisions_pass).
-_DECIDED = "skipped-by-decision"
+# A change held (or a conflict settled) by a reviewer's decision: its message holds the decision's
+# reason, which the digest leaves out (the decision itself is covered through the plan's `extra`,
+# loader.plan.decisions_pass).
+_DECIDED = frozenset({"skipped-by-decision", "written-by-decision"})
 
 
 _SCALARS = frozenset({str, int, bool, type(None), PendingId})

@@ -10,15 +10,17 @@ confirmed; a field another block owns is refused unless the block takes it over.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
+from loader.history.decisions import Decision
 from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
 from loader.live_records import updated_time, updated_user
+from loader.plan.decisions_pass import WRITTEN, sheet_won_message
 from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
 from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
@@ -33,16 +35,27 @@ TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; it
 @dataclass(frozen=True)
 class RecordContext:
     """What the compare needs besides the record: its block as owner, the names its block went by
-    before (`formerly`), whether it takes fields over, the policies of its fields."""
+    before (`formerly`), whether it takes fields over, the policies of its fields, and the reviewers'
+    conflicts decided for the sheet (`loader.plan.decisions_pass.SheetWins`: asked with the record,
+    the field and the digest of the sheet's value)."""
 
     owner: Owner
     formerly: Owner | None = None
     take_over: bool = False
     policies: Mapping[str, Policy] = field(default_factory=dict)
+    sheet_wins: Callable[[RecordPlan, str, str], Decision | None] | None = None
 
     def owns(self, owner: Owner) -> bool:
         return owner == self.owner or owner == self.formerly
 
+    def decided_for_sheet(self, plan: RecordPlan, name: str, digest: str, findings: list[Finding]) -> bool:
+        """Whether a reviewer decided this conflict for the sheet (then noted in `findings`): its value
+        is written over the platform edit, as under `on_platform_edit: sheet`."""
+        decision = self.sheet_wins(plan, name, digest) if self.sheet_wins is not None else None
+        if decision is None:
+            return False
+        findings.append(Finding("warning", WRITTEN, sheet_won_message(decision, name), plan.source))
+        return True
 
 
 
@@ -73,7 +86,7 @@ def three_way_record(
     who = (updated_user(live), updated_time(live))
     for name in _managed(desired, plan, entity):
         if name == CUSTOM:
-            _labels(work, desired, live, marks, digests, context, who)
+            _labels(work, plan, desired, live, marks, digests, context, who)
             continue
         mark = marks.get(name)
         pii = desired is not None and name in desired.pii
@@ -97,7 +110,11 @@ def three_way_record(
         else:
             verdict = compare_value(sheet_value, live_value, _one(mark.written), policy,
                                     lambda v, name=name: digests.value(name, v))  # type: ignore[misc]
-            _settle(work, name, verdict.outcome, sheet, live.get(name), mark, digests, sheet_value, who, pii)
+            outcome = verdict.outcome
+            if outcome is Outcome.CONFLICT and not pii \
+                    and context.decided_for_sheet(plan, name, digests.value(name, sheet), work.findings):
+                outcome = Outcome.UPDATE
+            _settle(work, name, outcome, sheet, live.get(name), mark, digests, sheet_value, who, pii)
     return _result(plan, work, line, digests, entity)
 
 
@@ -109,8 +126,9 @@ def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProf
     return sorted(n for n in names if n != status and n not in skip)
 
 
-def _labels(work: _Work, desired: DesiredRecord | None, live: Mapping[str, Any], marks: Mapping[str, FieldMark],
-            digests: RecordDigests, context: RecordContext, who: tuple[str | None, int | None]) -> None:
+def _labels(work: _Work, plan: RecordPlan, desired: DesiredRecord | None, live: Mapping[str, Any],
+            marks: Mapping[str, FieldMark], digests: RecordDigests, context: RecordContext,
+            who: tuple[str | None, int | None]) -> None:
     """`custom_attributes` label by label, each under its own policy (else the field's)."""
     sheet = dict(desired.fields.get(CUSTOM) or {}) if desired is not None else {}
     live_labels = live.get(CUSTOM) or {}
@@ -123,6 +141,9 @@ def _labels(work: _Work, desired: DesiredRecord | None, live: Mapping[str, Any],
         verdict = compare_labels({label: sheet[label]}, live_labels, written, policy,
                                  lambda lb, v: digests.value(label_field(lb), v)).labels[label]
         pii = pii_all or (desired is not None and name in desired.pii)
+        if verdict.outcome is Outcome.CONFLICT and not pii \
+                and context.decided_for_sheet(plan, name, digests.value(name, sheet[label]), work.findings):
+            verdict = replace(verdict, outcome=Outcome.UPDATE)
         if verdict.outcome is Outcome.UPDATE:
             sending[label] = sheet[label]
             work.written_after[name] = digests.value(name, sheet[label])

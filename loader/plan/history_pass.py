@@ -22,6 +22,7 @@ from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
+from loader.plan.decisions_pass import SheetWins
 from loader.plan.digest import HISTORY
 from loader.plan.history_checks import adoption_start, is_adopted, live_user
 from loader.plan.history_fields import RecordContext, three_way_record
@@ -38,14 +39,15 @@ from loader.source.records import DesiredRecord
 
 
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
-                 profile: Profile, service_user_ids: Sequence[str] = ()) -> Plan:
-    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against `history`."""
+                 profile: Profile, service_user_ids: Sequence[str] = (), sheet_wins: SheetWins | None = None) -> Plan:
+    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against `history`;
+    `sheet_wins`: the conflicts reviewers decided for the sheet, written over the platform edit."""
     own = history.own_users(service_user_ids)
     adopt_from = adoption_start(history)
     inputs = {b.block: b for b in blocks}
     named: dict[str, set[str]] = {}  # per block, the key tokens its sheet names
     planned = [_block(block, inputs.get(block.name), indexed[block.entity], history, profile.entity(block.entity),
-                      own, adopt_from, named.setdefault(block.name, set())) for block in plan.blocks]
+                      own, adopt_from, named.setdefault(block.name, set()), sheet_wins) for block in plan.blocks]
     matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
     final = []
     for block in planned:
@@ -59,14 +61,15 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
 
 
 def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, profile: EntityProfile,
-           own: frozenset[str], adopt_from: int | None, named: set[str]) -> BlockPlan:
+           own: frozenset[str], adopt_from: int | None, named: set[str], sheet_wins: SheetWins | None) -> BlockPlan:
     rules = getattr(given, "history_rules", None)
     mapping_file = getattr(given, "mapping_file", None) or block.source_file
     context = RecordContext(
         Owner(mapping_file, block.name),
         Owner(*rules.formerly) if rules is not None and rules.formerly else None,
         bool(rules is not None and rules.take_over),
-        {name: Policy(value) for name, value in (rules.policies if rules is not None else ())})
+        {name: Policy(value) for name, value in (rules.policies if rules is not None else ())},
+        sheet_wins)
     desired = {(r.block, r.row): r for r in getattr(given, "records", ())}
     records, with_line, others = [], 0, 0
     key_token = history.digester.key_token

@@ -34,7 +34,7 @@ from loader.history.digests import Digester
 from loader.history.personal import personal_entities
 from loader.history.store import History
 from loader.plan.change_identity import personal_entities_of
-from loader.plan.decisions_pass import with_decisions
+from loader.plan.decisions_pass import SheetWins, with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.history_checks import refuse_wrong_history
@@ -153,14 +153,19 @@ async def _compared_and_digested(
     digester = history.digester if history is not None else None
     if history is not None and not history.started:
         history = None  # nothing recorded yet: two-way, exactly as without a history
+    deciding = decisions is not None and bool(decisions.entries)
+    if deciding and today is None:
+        raise ValueError("decisions need today's date")
+    sheet_wins = None
     if history is not None:
-        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
+        if deciding and decisions is not None and today is not None:
+            sheet_wins = SheetWins(decisions, history.digester, plan.env_name, today)
+        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids, sheet_wins)
     digest_started = time.perf_counter()
     compared = plan
-    if decisions is not None and decisions.entries:
-        if today is None:
-            raise ValueError("decisions need today's date")
-        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today)
+    if deciding and decisions is not None and today is not None:
+        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today,
+                              sheet_wins.matched if sheet_wins is not None else None)
     diffing = done.diffing
     unchanged = history is None and plan is compared
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
@@ -168,12 +173,12 @@ async def _compared_and_digested(
 
 
 def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
-               service_user_ids: Sequence[str]) -> Plan:
+               service_user_ids: Sequence[str], sheet_wins: SheetWins | None) -> Plan:
     """The plan compared against the history, once it is known to be this database's and up to date."""
     blocks = done.sources.blocks
     indexed = indexes(history, done.live, {b.entity for b in blocks})
     refuse_wrong_history(history, indexed, service_user_ids)
-    return with_history(plan, blocks, indexed, history, profile, service_user_ids)
+    return with_history(plan, blocks, indexed, history, profile, service_user_ids, sheet_wins)
 
 
 class _Diffed(NamedTuple):

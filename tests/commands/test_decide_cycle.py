@@ -9,27 +9,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
 from helpers.apply import client_for
 from helpers.project import SCHOOLS_SEED, schools_project, write_schools
+from helpers.review import decide_row
 
 from loader.cli import main
 from loader.errors import EXIT_OK
 from loader.sandbox.server import SandboxOptions, serve_in_thread
-
-
-def _decide_row(path: Path, record: str, field: str, decision: str, reason: str) -> None:
-    """Set a decision and a reason on the row of `record` and `field`, as a reviewer would in openpyxl."""
-    book = openpyxl.load_workbook(path)
-    sheet = book["Review"]
-    header = [c.value for c in sheet[1]]
-    at = {name: header.index(name) + 1 for name in ("record", "field", "decision", "reason")}
-    for row in range(2, sheet.max_row + 1):
-        if (sheet.cell(row, at["record"]).value, sheet.cell(row, at["field"]).value) == (record, field):
-            sheet.cell(row, at["decision"]).value = decision
-            sheet.cell(row, at["reason"]).value = reason
-    book.save(path)
 
 
 def _live_names(sandbox: Any) -> dict[str, str]:
@@ -46,7 +33,7 @@ def test_a_skip_holds_for_two_plan_and_apply_cycles_and_ends_when_the_sheet_chan
     with serve_in_thread(SandboxOptions(seed=SCHOOLS_SEED)) as sandbox:
         schools_project(tmp_path, sandbox, monkeypatch)
         assert main(["plan", "schools.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
-        _decide_row(tmp_path / "review.xlsx", "SCI", "name", "skip", "the school renames in March")
+        decide_row(tmp_path / "review.xlsx", "SCI", "name", "skip", "the school renames in March")
         assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
         capsys.readouterr()
         shown = f"skipped by decision (the school renames in March, Ana Reviewer, {date.today().isoformat()})"
@@ -70,7 +57,7 @@ def test_a_skipped_create_is_not_written_and_the_digest_binds_the_decision(
     with serve_in_thread(SandboxOptions(seed=SCHOOLS_SEED)) as sandbox:
         schools_project(tmp_path, sandbox, monkeypatch)
         assert main(["plan", "schools.yaml", "--env", "local", "--review", "review.xlsx", "--format", "json"]) == 0
-        _decide_row(tmp_path / "review.xlsx", "LAW", "CREATE", "skip", "not ready")
+        decide_row(tmp_path / "review.xlsx", "LAW", "CREATE", "skip", "not ready")
         assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
         assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
         live = _live_names(sandbox)
@@ -91,7 +78,7 @@ def test_the_digest_changes_with_decisions_not_with_their_reasons_and_apply_expe
         schools_project(tmp_path, sandbox, monkeypatch)
         without = _digest(tmp_path)
         assert main(["plan", "schools.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
-        _decide_row(tmp_path / "review.xlsx", "SCI", "name", "skip", "renames in March")
+        decide_row(tmp_path / "review.xlsx", "SCI", "name", "skip", "renames in March")
         assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
         decided = _digest(tmp_path)
         assert decided != without

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+
+import openpyxl
 
 from helpers.report import review_plan
 from loader.plan.model import FieldOutcome, Plan
@@ -20,3 +23,19 @@ def plan_with_conflict() -> Plan:
         records = tuple(replace(r, conflicts=conflicts[r.ref]) if r.ref in conflicts else r for r in block.records)
         blocks.append(replace(block, records=records))
     return replace(plan, blocks=tuple(blocks))
+
+
+def decide_row(path: Path, record: str, field: str, decision: str, reason: str) -> None:
+    """Set a decision and a reason on the row of `record` and `field`, as a reviewer would in openpyxl."""
+    book = openpyxl.load_workbook(path)
+    sheet = book["Review"]
+    header = [c.value for c in sheet[1]]
+    at = {name: header.index(name) + 1 for name in ("record", "field", "decision", "reason")}
+    found = 0
+    for row in range(2, sheet.max_row + 1):
+        if (sheet.cell(row, at["record"]).value, sheet.cell(row, at["field"]).value) == (record, field):
+            sheet.cell(row, at["decision"]).value = decision
+            sheet.cell(row, at["reason"]).value = reason
+            found += 1
+    assert found, f"no row of {record} {field} in {path}"
+    book.save(path)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from helpers.report import review_plan
+from helpers.review import plan_with_conflict
 
 from loader.history.decisions import CREATE, Decision, Decisions, Kind
 from loader.history.digests import Digester
@@ -112,3 +113,24 @@ def test_a_decision_naming_a_record_or_field_no_longer_there_is_one_warning_each
     assert '["GONE"] name' in stale[0].message and "no record with that key" in stale[0].message
     assert "nickname" in stale[1].message and "no longer set that field" in stale[1].message
     assert not plan.has_errors or len(plan.errors()) == len(review_plan().errors())
+
+
+def test_a_conflict_decided_for_the_platform_is_skipped_by_decision_not_a_conflict() -> None:
+    conflicted = plan_with_conflict()
+    row = next(r for r in review_rows(conflicted, DIGESTER) if r.kind == "conflict" and r.record == "SCI")
+    platform = Decision("sandbox", row.entity, row.key_token, "name", row.digest, Kind.SKIP, "staff know", "Ana",
+                        TODAY)
+    plan = with_decisions(conflicted, Decisions((platform,)), DIGESTER, TODAY)
+    sci = records(plan)["schools/SCI"]
+    assert not sci.conflicts
+    assert [f.message for f in sci.findings if f.code == DECIDED] == [
+        "name (a conflict: the platform's value kept): skipped by decision (staff know, Ana, 2026-11-25)"]
+    assert plan.extra[DECISIONS] == [list(platform.digest_part)]
+    other_value = replace(platform, refused="sha256:" + "0" * 64)  # the sheet proposes another value now
+    assert records(with_decisions(conflicted, Decisions((other_value,)), DIGESTER, TODAY))["schools/SCI"].conflicts
+
+
+def test_a_decision_for_the_sheet_never_holds_a_change() -> None:
+    sheet = replace(decision("ENG", "name"), decision=Kind.SHEET)
+    eng = records(decided(sheet))["schools/ENG"]
+    assert eng.action is Action.UPDATE and "name" in eng.payload
