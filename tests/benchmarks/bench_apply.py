@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
@@ -80,6 +82,36 @@ async def _send_stubbornly(http: httpx.AsyncClient, method: str, path: str, body
     raise SystemExit(f"bare loop: {method} {path} kept failing")
 
 
+async def _bare_aiohttp(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+    """The same writes through one aiohttp session (the transport under the loader's client), a
+    connection pool of the client's size and `concurrency` workers: no graph, results or retries."""
+    creates, updates = school_writes(n, tag)
+    work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
+    work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
+    headers = {"Authorization": f"Bearer {_token(sandbox)}", "Accept": "application/json"}
+    connector = aiohttp.TCPConnector(limit=concurrency + 2)  # as ApiClient's pool
+    async with aiohttp.ClientSession(sandbox.base_url, headers=headers, connector=connector) as session:
+        items = iter(work)
+
+        async def worker() -> None:
+            for method, path, body in items:
+                for _ in range(5):
+                    try:
+                        async with session.request(method, path, json=body) as answer:
+                            await answer.read()
+                            if answer.status != 409:
+                                answer.raise_for_status()
+                        break
+                    except (aiohttp.ClientConnectionError, TimeoutError) as error:
+                        STALLS.append(f"{method} {path}: {type(error).__name__}")
+                else:
+                    raise SystemExit(f"bare aiohttp loop: {method} {path} kept failing")
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started
+
+
 async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
     creates, updates = school_writes(n, tag)
     work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
@@ -123,9 +155,12 @@ def _sequential_script(sandbox: Any, n: int, tag: str) -> float:
         return time.perf_counter() - started
 
 
-def _timed_print(label: str, run: Callable[[], float], writes: int) -> float:
-    seconds = run()
-    print(f"  {label:<34} {seconds:9.2f} s  {writes / seconds:8.0f} writes/s", flush=True)
+def _load() -> str:
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def _timed_print(label: str, seconds: float, writes: int) -> float:
+    print(f"  {label:<34} {seconds:9.2f} s  {writes / seconds:8.0f} writes/s  {_load()}", flush=True)
     return seconds
 
 
@@ -133,35 +168,43 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=10_000, help="creates, and as many updates (default 10000)")
     parser.add_argument("--concurrency", default="32,8,1", help="comma-separated, run in this order (default 32,8,1)")
+    parser.add_argument("--repeat", type=int, default=1, help="interleaved runs of each side per concurrency")
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--skip-sequential", action="store_true", help="leave out the sequential script")
+    parser.add_argument("--skip-httpx", action="store_true", help="leave out the bare httpx loop")
     args = parser.parse_args(argv)
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
-    options = SandboxOptions(seed=existing_schools_seed(n), faults=FaultOptions(latency_ms=args.latency_ms))
-    print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run")
+    seed = existing_schools_seed(n)
+    options = SandboxOptions(seed=seed, faults=FaultOptions(latency_ms=args.latency_ms))
+    print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run; {_load()}")
+    table: dict[int, list[tuple[float, float, float | None]]] = {}
     with serve_in_subprocess(options) as sandbox:
-        table: dict[int, tuple[float, float]] = {}
+        run = 0
         for c in levels:
             print(f"concurrency {c}:")
-            def executor(c: int = c) -> float:
-                return asyncio.run(_executor(sandbox, n, c, f"x{c}"))
-
-            def bare_loop(c: int = c) -> float:
-                return asyncio.run(_bare_loop(sandbox, n, c, f"b{c}"))
-
-            ours = _timed_print("executor (apply_plan)", executor, 2 * n)
-            bare = _timed_print("bare async httpx loop", bare_loop, 2 * n)
-            table[c] = (ours, bare)
+            for _ in range(args.repeat):
+                run += 1
+                tags = (f"x{run}", f"a{run}", f"b{run}")
+                ours = _timed_print("executor (apply_plan)", asyncio.run(_executor(sandbox, n, c, tags[0])), 2 * n)
+                bare = _timed_print("bare aiohttp loop", asyncio.run(_bare_aiohttp(sandbox, n, c, tags[1])), 2 * n)
+                httpx_s = None if args.skip_httpx else _timed_print(
+                    "bare async httpx loop", asyncio.run(_bare_loop(sandbox, n, c, tags[2])), 2 * n)
+                table.setdefault(c, []).append((ours, bare, httpx_s))
         script = None
         if not args.skip_sequential:
             print("sequential script (GET by code, then POST or PATCH, per row):")
-            script = _timed_print("sequential script", lambda: _sequential_script(sandbox, n, "s"), 2 * n)
-    print("\nsummary (wall time; ratios > 1 mean the executor is slower / faster):")
-    print(f"  {'concurrency':>11}  {'executor s':>10}  {'bare s':>8}  {'executor/bare':>13}  {'script/executor':>15}")
-    for c, (ours, bare) in table.items():
+            script = _timed_print("sequential script", _sequential_script(sandbox, n, "s"), 2 * n)
+    print(f"\nsummary (wall time, medians of {args.repeat} runs; ratios > 1 mean the executor is slower; {_load()}):")
+    print(f"  {'concurrency':>11}  {'executor s':>10}  {'aiohttp s':>9}  {'httpx s':>8}  {'executor/aiohttp':>16}"
+          f"  {'script/executor':>15}")
+    for c, runs in table.items():
+        ours = statistics.median(r[0] for r in runs)
+        bare = statistics.median(r[1] for r in runs)
+        ratio = statistics.median(r[0] / r[1] for r in runs)
+        httpx_s = f"{statistics.median(r[2] for r in runs if r[2]):8.2f}" if not args.skip_httpx else f"{'-':>8}"
         vs_script = f"{script / ours:15.1f}" if script else f"{'-':>15}"
-        print(f"  {c:>11}  {ours:10.2f}  {bare:8.2f}  {ours / bare:13.2f}  {vs_script}")
+        print(f"  {c:>11}  {ours:10.2f}  {bare:9.2f}  {httpx_s}  {ratio:16.2f}  {vs_script}")
     if STALLS:
         print(f"transport errors met (and re-sent) outside the executor: {len(STALLS)}, e.g. {STALLS[0]}")
     return 0
