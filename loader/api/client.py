@@ -57,7 +57,7 @@ from loader.api.shapes import record_problem
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
-from loader.api.urls import fill_path, query_value, with_query
+from loader.api.urls import fill_path, joined, query_value, with_query
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
@@ -104,6 +104,7 @@ class ApiClient:
         self._http: httpx.AsyncClient | None = None
         # Collection paths (requests with query parameters) merged with base_url once, by httpx.
         self._list_urls: dict[str, httpx.URL] = {}
+        self._base: httpx.URL | None = None
         self.environment: str | None = None
         self.api_version: str | None = None
 
@@ -372,7 +373,7 @@ class ApiClient:
         if self._http is None:
             raise RuntimeError("ApiClient used outside `async with`")
         async with self._semaphore:
-            url = path if params is None else self._list_url(self._http, path, params)
+            url = self._url(self._http, path) if params is None else self._list_url(self._http, path, params)
             request = self._http.build_request(method, url, json=json, extensions={ATTEMPT: attempt})
             try:
                 response = await self._http.send(request)
@@ -380,6 +381,13 @@ class ApiClient:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
         return self._decode(response, method, path)
+
+    def _url(self, http: httpx.AsyncClient, path: str) -> httpx.URL | str:
+        """The URL httpx would build for `path`, merged with base_url without its two parses when
+        the path is plain (loader.api.urls.joined); else `path` itself, for httpx to merge."""
+        if self._base is None:
+            self._base = http.base_url
+        return joined(self._base, path) or path
 
     def _list_url(self, http: httpx.AsyncClient, path: str, params: Mapping[str, str]) -> httpx.URL:
         """The URL httpx would build for `path` with `params`; `path` merged with base_url once."""
