@@ -15,6 +15,26 @@ import httpx
 _PLAIN_PATH = re.compile(r"(?!//)(?!.*/\.\.?(?:/|$))(?:/(?:[A-Za-z0-9\-._~:@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)+")
 
 
+class RequestUrls:
+    """The URLs `http` would build for the client's requests, built with fewer parses."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self._http = http
+        self._base = http.base_url
+        self._collections: dict[str, httpx.URL] = {}  # paths merged with base_url once, by httpx
+
+    def url(self, path: str, params: Mapping[str, str] | None) -> httpx.URL | str:
+        """The URL for `path` (with `params`); `path` itself where only httpx can tell (`joined`)."""
+        if params is None:
+            return joined(self._base, path) or path
+        merged = self._collections.get(path)
+        if merged is None:
+            merged = self._collections[path] = self._http.build_request("GET", path).url
+        if merged.query:  # a path with a query of its own: httpx's way, whatever it makes of both
+            return self._http.build_request("GET", path, params=params).url
+        return with_query(merged, params)
+
+
 def with_query(url: httpx.URL, params: Mapping[str, str]) -> httpx.URL:
     """`url` (without a query) with `params` as its query: the URL httpx builds, parsed less.
 
