@@ -139,14 +139,18 @@ def _side(label: str, n: int, concurrency: int, latency_ms: float, root: Path, t
     return wall, cpu
 
 
-def _startup(python: str, environ: dict[str, str]) -> float:
-    """Median wall time of `python -m loader apply --help` (its imports and argument parsing)."""
-    times = []
-    for _ in range(5):
-        started = time.perf_counter()
-        subprocess.run([python, "-m", "loader", "apply", "--help"], env=environ, capture_output=True, check=True)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def _startups(trees: list[tuple[str, dict[str, str]]], rounds: int = 5) -> None:
+    """`python -m loader apply --help` (its imports and argument parsing) for each tree, taking turns;
+    prints the median wall and CPU time of each."""
+    times: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
+    for _ in range(rounds):
+        for label, environ in trees:
+            times[label].append(_run([sys.executable, "-m", "loader", "apply", "--help"], Path.cwd(), environ))
+    for label, runs in times.items():
+        wall = statistics.median(w for w, _ in runs)
+        cpu = statistics.median(c for _, c in runs)
+        print(f"  start-up of {label} (`python -m loader apply --help`, median of {rounds}): "
+              f"{wall:.2f} s, CPU {cpu:.2f} s  {_load()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,9 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     sides.append(("hand-tuned aiohttp script", [sys.executable, "create_schools.py"], here))
     print(f"{args.records} creates at concurrency {args.concurrency}, {args.latency_ms:g} ms latency; "
           f"a fresh sandbox and process per run; {_load()}")
-    for label, _, environ in sides[:-1]:
-        seconds = _startup(sys.executable, environ)
-        print(f"  start-up of {label} (`python -m loader apply --help`, median of 5): {seconds:.2f} s  {_load()}")
+    _startups([(label, environ) for label, _, environ in sides[:-1]])
     figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in sides}
     for turn in range(args.repeat):
         print(f"turn {turn + 1}:")
