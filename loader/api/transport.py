@@ -40,19 +40,23 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     """Sends httpx requests through one aiohttp session (created on first use, in the running loop)."""
 
     def __init__(self, *, verify: ssl.SSLContext | bool = True, trust_env: bool = True, limits: httpx.Limits):
-        # The same trust store httpx would use (certifi, SSL_CERT_FILE when trust_env, or ca_bundle).
-        if isinstance(verify, ssl.SSLContext):
-            self._ssl = verify
-        else:
-            self._ssl = httpx.create_ssl_context(verify=verify, trust_env=trust_env)
+        self._verify = verify
+        self._trust_env = trust_env
+        self._ssl: ssl.SSLContext | None = verify if isinstance(verify, ssl.SSLContext) else None
         self._limits = limits
         self._session: aiohttp.ClientSession | None = None
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        """The same trust store httpx would use (certifi, SSL_CERT_FILE when trust_env, or ca_bundle);
+        made for the first https request (loading it costs ~0.1 s, for nothing on plain http)."""
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context(verify=self._verify, trust_env=self._trust_env)
+        return self._ssl
 
     def _open(self) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
             limit=self._limits.max_connections or 0,
             keepalive_timeout=self._limits.keepalive_expiry if self._limits.keepalive_expiry is not None else 5.0,
-            ssl=self._ssl,
         )
         # No cookies (httpx's client keeps none we rely on), no default headers: httpx sends its own.
         return aiohttp.ClientSession(
@@ -101,7 +105,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         answered = False
         try:
             async with self._session.request(
-                method, URL(url, encoded=True), headers=headers, data=body, allow_redirects=False, timeout=timeout
+                method, URL(url, encoded=True), headers=headers, data=body, allow_redirects=False, timeout=timeout,
+                ssl=self._ssl_context() if url.startswith("https:") else True,
             ) as answer:
                 answered = True
                 content = await answer.read()
