@@ -140,13 +140,15 @@ def _side(label: str, n: int, concurrency: int, latency_ms: float, root: Path, t
     return wall, cpu
 
 
-def _startups(trees: list[tuple[str, dict[str, str]]], rounds: int = 5) -> None:
-    """`python -m loader apply --help` (its imports and argument parsing) for each tree, taking turns;
+def _startups(trees: list[tuple[str, dict[str, str]]], folder: Path, rounds: int = 5) -> None:
+    """`python -m loader apply --help` (its imports and argument parsing) for each tree, taking turns,
+    in `folder` (not a checkout: `-m` finds a package in the current folder before PYTHONPATH);
     prints the median wall and CPU time of each."""
+    folder.mkdir(parents=True, exist_ok=True)
     times: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in trees}
     for _ in range(rounds):
         for label, environ in trees:
-            times[label].append(_run([sys.executable, "-m", "loader", "apply", "--help"], Path.cwd(), environ))
+            times[label].append(_run([sys.executable, "-m", "loader", "apply", "--help"], folder, environ))
     for label, runs in times.items():
         wall = statistics.median(w for w, _ in runs)
         cpu = statistics.median(c for _, c in runs)
@@ -175,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     sides.append(("hand-tuned aiohttp script", [sys.executable, "create_schools.py"], here))
     print(f"{args.records} creates at concurrency {args.concurrency}, {args.latency_ms:g} ms latency; "
           f"a fresh sandbox and process per run; {_load()}")
-    _startups([(label, environ) for label, _, environ in sides[:-1]])
+    _startups([(label, environ) for label, _, environ in sides[:-1]], args.out)
     figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in sides}
     for turn in range(args.repeat):
         print(f"turn {turn + 1}:")
