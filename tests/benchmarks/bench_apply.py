@@ -1,23 +1,33 @@
 """Benchmark of `loader.apply` against the sandbox in a child process at 20 ms latency.
 
 For N creates and N updates (default N = 10,000; `--records N` for a shorter run), measured side
-by side in one run:
+by side in one run, taking turns `--repeat` times at each concurrency:
 
-- the executor (`apply_plan` over a plan built directly, planning not included) at each concurrency;
-- a bare async httpx loop sending the same POSTs and PATCHes at the same concurrency (the ceiling:
-  no graph, no results, no retries);
+- with `--baseline DIR`, the executor of another source tree (the tree before, a `git archive` of
+  it), run in a child process with DIR on PYTHONPATH, against the same sandbox;
+- the executor (`apply_plan` over a plan built directly, planning not included);
+- a bare aiohttp loop sending the same POSTs and PATCHes at the same concurrency through one
+  session and a pool of the client's size (aiohttp is the transport under the loader's client):
+  the ceiling, with no graph, no results, no retries;
+- a bare async httpx loop doing the same (`--skip-httpx` leaves it out);
 - a straightforward sequential script a user might write (for each row: GET by code, then POST
-  or PATCH), once, at concurrency 1 by nature.
+  or PATCH), once, at concurrency 1 by nature (`--skip-sequential` leaves it out).
+
+Each figure is printed with the client's CPU per write (the sandbox's is not counted) and the
+load average.
 
 Run: python tests/benchmarks/bench_apply.py [--records N] [--concurrency 1,8,32] [--latency-ms 20]
+                                            [--repeat 3] [--baseline /tmp/before_tree]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,6 +63,25 @@ async def _executor(sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[f
     if bad:
         raise SystemExit(f"executor run {tag} had {len(bad)} records not applied: {bad[0]}")
     return elapsed
+
+
+def _executor_of(tree: Path, sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[float, float]:
+    """`_executor` run in a child process with another source tree on PYTHONPATH (the tree before)."""
+    environ = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", sandbox.base_url, str(n), str(concurrency), tag],
+        env=environ, cwd=tree.parent, capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the executor of {tree} failed:\n{done.stderr[-3000:]}")
+    wall, cpu = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(wall), float(cpu)
+
+
+def _child(base_url: str, n: str, concurrency: str, tag: str) -> None:
+    from loader.sandbox.server import RunningSandbox
+
+    print(json.dumps(asyncio.run(_executor(RunningSandbox(base_url=base_url), int(n), int(concurrency), tag))))
 
 
 def _token(sandbox: Any) -> str:
@@ -175,13 +204,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--skip-sequential", action="store_true", help="leave out the sequential script")
     parser.add_argument("--skip-httpx", action="store_true", help="leave out the bare httpx loop")
+    parser.add_argument("--baseline", type=Path, help="a source tree whose executor runs first each turn")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
     seed = existing_schools_seed(n)
     options = SandboxOptions(seed=seed, faults=FaultOptions(latency_ms=args.latency_ms))
     print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run; {_load()}")
-    table: dict[int, list[tuple[float, float, float | None]]] = {}
+    table: dict[int, list[tuple[float, float, float | None, float | None]]] = {}
     with serve_in_subprocess(options) as sandbox:
         run = 0
         for c in levels:
@@ -189,25 +223,33 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.repeat):
                 run += 1
                 tags = (f"x{run}", f"a{run}", f"b{run}")
+                before = None if args.baseline is None else _timed_print(
+                    "executor of the tree before", _executor_of(args.baseline, sandbox, n, c, f"p{run}"), 2 * n)
                 ours = _timed_print("executor (apply_plan)", asyncio.run(_executor(sandbox, n, c, tags[0])), 2 * n)
                 bare = _timed_print("bare aiohttp loop", asyncio.run(_bare_aiohttp(sandbox, n, c, tags[1])), 2 * n)
                 httpx_s = None if args.skip_httpx else _timed_print(
                     "bare async httpx loop", asyncio.run(_bare_loop(sandbox, n, c, tags[2])), 2 * n)
-                table.setdefault(c, []).append((ours, bare, httpx_s))
+                table.setdefault(c, []).append((ours, bare, httpx_s, before))
         script = None
         if not args.skip_sequential:
             print("sequential script (GET by code, then POST or PATCH, per row):")
             script = _timed_print("sequential script", _sequential_script(sandbox, n, "s"), 2 * n)
     print(f"\nsummary (wall time, medians of {args.repeat} runs; ratios > 1 mean the executor is slower; {_load()}):")
-    print(f"  {'concurrency':>11}  {'executor s':>10}  {'aiohttp s':>9}  {'httpx s':>8}  {'executor/aiohttp':>16}"
-          f"  {'script/executor':>15}")
+    print(f"  {'concurrency':>11}  {'before s':>8}  {'executor s':>10}  {'aiohttp s':>9}  {'httpx s':>8}"
+          f"  {'before/aiohttp':>14}  {'executor/aiohttp':>16}  {'script/executor':>15}")
     for c, runs in table.items():
         ours = statistics.median(r[0] for r in runs)
         bare = statistics.median(r[1] for r in runs)
         ratio = statistics.median(r[0] / r[1] for r in runs)
-        httpx_s = f"{statistics.median(r[2] for r in runs if r[2]):8.2f}" if not args.skip_httpx else f"{'-':>8}"
+        httpx_text = f"{statistics.median(r[2] for r in runs if r[2]):8.2f}" if not args.skip_httpx else f"{'-':>8}"
         vs_script = f"{script / ours:15.1f}" if script else f"{'-':>15}"
-        print(f"  {c:>11}  {ours:10.2f}  {bare:9.2f}  {httpx_s}  {ratio:16.2f}  {vs_script}")
+        if args.baseline is None:
+            before_s, before_ratio = f"{'-':>8}", f"{'-':>14}"
+        else:
+            before_s = f"{statistics.median(r[3] for r in runs if r[3]):8.2f}"
+            before_ratio = f"{statistics.median(r[3] / r[1] for r in runs if r[3]):14.2f}"
+        print(f"  {c:>11}  {before_s}  {ours:10.2f}  {bare:9.2f}  {httpx_text}  {before_ratio}  {ratio:16.2f}"
+              f"  {vs_script}")
     if STALLS:
         print(f"transport errors met (and re-sent) outside the executor: {len(STALLS)}, e.g. {STALLS[0]}")
     return 0
