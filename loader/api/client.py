@@ -2,7 +2,8 @@
 
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
 path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
-concurrency slot -> httpx (with TokenAuth) -> envelope decoding, where the service's errors become
+concurrency slot -> the direct lane to aiohttp (loader.api.lane) or, when it hands the request
+over, httpx (with TokenAuth) -> envelope decoding, where the service's errors become
 the typed errors of loader.api.errors (loader.api.answers) and records are checked for shape
 (loader.api.shapes).
 

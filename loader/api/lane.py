@@ -28,8 +28,6 @@ from loader.api.auth import TokenAuth
 from loader.api.requestlog import ATTEMPT, STARTED, RequestObserver
 from loader.api.transport import AiohttpTransport
 
-_PASSED_ON = frozenset({b"set-cookie", b"set-cookie2"})
-
 
 class Handover(Enum):
     """Why the lane hands a request to httpx: it must go through the auth flow, or it met a 401."""
@@ -90,14 +88,14 @@ class DirectLane:
             extensions = {ATTEMPT: attempt, STARTED: started}
             return httpx.Request(method, url, headers=headers, content=body, extensions=extensions)
 
-        status, raw, content, reason = await self._transport.exchange(
+        status, raw, content, reason, plain = await self._transport.exchange(
             method, str(url), headers, body, self._timeout, request
         )
-        self._observer.answered(method, url.path, str(status), started, attempt)
+        self._observer.answered(method, url, status, started, attempt)
         if status == 401:
             self._auth.refused(token)
             return Handover.REFUSED
-        if any(name.lower() in _PASSED_ON or name.lower() == b"content-encoding" for name, _ in raw):
+        if not plain:  # a body to decode or a cookie to keep: httpx's Response does it
             response = httpx.Response(status, headers=list(raw), content=content, request=request())
             self._http.cookies.extract_cookies(response)
             return response

@@ -64,7 +64,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        status, headers, content, reason = await self.exchange(
+        status, headers, content, reason, _ = await self.exchange(
             request.method,
             str(request.url),
             request.headers.multi_items(),
@@ -97,9 +97,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         body: bytes | None,
         timeout: aiohttp.ClientTimeout,
         request: Callable[[], httpx.Request],
-    ) -> tuple[int, tuple[tuple[bytes, bytes], ...], bytes, str | None]:
-        """One request sent and its answer read whole: (status, raw headers, body, reason). A failure
-        is raised as the httpx error it stands for, about `request()` (built only then)."""
+    ) -> tuple[int, tuple[tuple[bytes, bytes], ...], bytes, str | None, bool]:
+        """One request sent and its answer read whole: (status, raw headers, body, reason, plain),
+        `plain` when the answer has no Content-Encoding and sets no cookie. A failure is raised as
+        the httpx error it stands for, about `request()` (built only then)."""
         if self._session is None:
             self._session = self._open()
         answered = False
@@ -110,7 +111,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             ) as answer:
                 answered = True
                 content = await answer.read()
-                return answer.status, answer.raw_headers, content, answer.reason
+                fields = answer.headers
+                plain = "Content-Encoding" not in fields and "Set-Cookie" not in fields and "Set-Cookie2" not in fields
+                return answer.status, answer.raw_headers, content, answer.reason, plain
         except (TimeoutError, aiohttp.ClientError, OSError) as error:
             raise _httpx_error(error, request(), answered) from error
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +40,8 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        self.extra: list[bytes] = []  # header lines of the next record answer, then gone
+        self.gzip = False
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while True:
@@ -54,7 +57,12 @@ class _Recorder:
             else:
                 answer = {"data": {"id": "00000000-0000-4000-8000-000000000001", "code": "A", "name": "é"}}
             payload = json.dumps(answer).encode()
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            extra = b""
+            if "/token" not in line:
+                extra, self.extra = b"".join(h + b"\r\n" for h in self.extra), []
+                if self.gzip:
+                    payload, extra = gzip.compress(payload), extra + b"Content-Encoding: gzip\r\n"
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + extra + b"Content-Length: "
                          + str(len(payload)).encode() + b"\r\n\r\n" + payload)
             await writer.drain()
         writer.close()
@@ -89,3 +97,36 @@ def test_the_lane_sends_the_head_and_body_httpx_sends(profile):
     assert by_lane[2] == by_httpx[2]  # the body, byte for byte
     assert by_lane[1] == by_httpx[1]  # every header, with its value
     assert by_lane[1]["authorization"] == "Bearer t0ken-abc"
+
+
+def _environment(url: str) -> Environment:
+    return Environment(name="rec", base_url=url + "/institution", auth_url=url, realm="r", client_id="c",
+                       client_secret=Secret("s3cret-value"), timeout=5.0, expect_environment=None)
+
+
+def test_a_cookie_set_on_the_lane_is_kept_and_sent_back_as_httpx_would(profile):
+    async def go() -> list[tuple[str, dict[str, str], bytes]]:
+        async with _recorder() as (recorder, url):
+            async with ApiClient(_environment(url), profile) as client:
+                await client.get("school", "A")  # the token, by httpx's auth flow
+                recorder.extra = [b"Set-Cookie: route=b2; Path=/"]
+                await client.get("school", "A")  # by the lane: the cookie is kept
+                await client.get("school", "A")  # a cookie held: by httpx, which sends it
+        return recorder.requests
+
+    *_, set_by, sent_back = asyncio.run(go())
+    assert "cookie" not in set_by[1]
+    assert sent_back[1]["cookie"] == "route=b2"
+
+
+def test_a_compressed_answer_on_the_lane_is_decoded_as_httpx_would(profile):
+    async def go() -> dict[str, Any]:
+        async with _recorder() as (recorder, url):
+            async with ApiClient(_environment(url), profile) as client:
+                await client.get("school", "A")
+                recorder.gzip = True
+                found = await client.get("school", "A")
+        assert found is not None
+        return found
+
+    assert asyncio.run(go())["name"] == "é"
