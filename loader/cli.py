@@ -13,7 +13,7 @@ import importlib
 import logging
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn, TextIO
@@ -47,7 +47,9 @@ def _command_module(name: str) -> ModuleType:
     return importlib.import_module(f"loader.commands.{name}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `only`, the arguments of those commands alone (the others
+    are listed, but their modules, and all they import, are not loaded)."""
     parser = _Parser(prog="loader", description="Declarative bulk loader for the Institution Data Service.")
     parser.add_argument("--version", action="version", version=f"loader {__version__}")
     common = _Parser(add_help=False)
@@ -58,11 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--config", metavar="FILE", help="project configuration (default: ./loader.yaml if present)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, summary in COMMANDS.items():
-        module = _command_module(name)
         command_parser = sub.add_parser(name, help=summary, description=summary, parents=[common])
-        module.add_arguments(command_parser)
-        command_parser.set_defaults(_module=module)
+        if only is None or name in only:
+            module = _command_module(name)
+            module.add_arguments(command_parser)
+            command_parser.set_defaults(_module=module)
     return parser
+
+
+def _named_command(argv: Sequence[str]) -> set[str]:
+    """The command `argv` names: its first word that is not an option (the top level takes no
+    option with a value), when that is a command; else none (help, version, or a usage error)."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return {first} if first in COMMANDS else set()
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -146,8 +156,9 @@ def _dispatch(module: ModuleType, args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(_named_command(words))
+        args = parser.parse_args(words)
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return exit_code_for(UsageError("no command given"))

@@ -2,7 +2,8 @@
 
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
 path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
-concurrency slot -> httpx (with TokenAuth) -> envelope decoding, where the service's errors become
+concurrency slot -> the direct lane to aiohttp (loader.api.lane) or, when it hands the request
+over, httpx (with TokenAuth) -> envelope decoding, where the service's errors become
 the typed errors of loader.api.errors (loader.api.answers) and records are checked for shape
 (loader.api.shapes).
 
@@ -27,14 +28,15 @@ import httpx
 import stamina
 
 from loader import __version__
-from loader.api.answers import answer_body, checked_answer
-from loader.api.auth import TokenAuth
+from loader.api.answers import Answer, answer_body, checked_answer
+from loader.api.auth import REFUSED_ONCE, TokenAuth
 from loader.api.cookies import HttpClient
 from loader.api.errors import (
     EnvironmentMismatch,
     MalformedAnswer,
     NotFound,
 )
+from loader.api.lane import DirectLane, Handover
 from loader.api.paging import (
     MALFORMED_HINT,
     Page,
@@ -57,7 +59,7 @@ from loader.api.shapes import record_problem
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
-from loader.api.urls import fill_path, query_value, with_query
+from loader.api.urls import RequestUrls, fill_path, query_value
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
@@ -102,8 +104,8 @@ class ApiClient:
         self._checked = env.expect_environment is None
         self._mismatch: EnvironmentMismatch | None = None
         self._http: httpx.AsyncClient | None = None
-        # Collection paths (requests with query parameters) merged with base_url once, by httpx.
-        self._list_urls: dict[str, httpx.URL] = {}
+        self._urls: RequestUrls | None = None
+        self._lane: DirectLane | None = None
         self.environment: str | None = None
         self.api_version: str | None = None
 
@@ -139,6 +141,9 @@ class ApiClient:
             follow_redirects=False,
             event_hooks={"request": [self._observer.on_request], "response": [self._observer.on_response]},
         )
+        self._urls = RequestUrls(self._http)
+        if isinstance(transport, AiohttpTransport):
+            self._lane = DirectLane(transport, self._http, self._auth, self._observer)
         for name in _FILTERED_LOGGERS:
             logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
@@ -154,7 +159,7 @@ class ApiClient:
             if self._http is not None:
                 await self._http.aclose()
         finally:
-            self._http = None
+            self._http, self._urls, self._lane = None, None, None
             for name in _FILTERED_LOGGERS:
                 logging.getLogger(name).removeFilter(self._filter)
             for name in _LIBRARY_LOGGERS:
@@ -369,28 +374,25 @@ class ApiClient:
     async def _send_once(
         self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None, attempt: int
     ) -> dict[str, Any]:
-        if self._http is None:
+        if self._http is None or self._urls is None:
             raise RuntimeError("ApiClient used outside `async with`")
         async with self._semaphore:
-            url = path if params is None else self._list_url(self._http, path, params)
-            request = self._http.build_request(method, url, json=json, extensions={ATTEMPT: attempt})
+            url = self._urls.url(path, params)
             try:
-                response = await self._http.send(request)
+                # The direct lane when httpx would add nothing to this request (loader.api.lane).
+                response = Handover.HTTPX if self._lane is None or isinstance(url, str) else (
+                    await self._lane.send(method, url, json, attempt)
+                )
+                if isinstance(response, Handover):
+                    extensions = {ATTEMPT: attempt, REFUSED_ONCE: response is Handover.REFUSED}
+                    request = self._http.build_request(method, url, json=json, extensions=extensions)
+                    response = await self._http.send(request)
             except httpx.TransportError as error:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
         return self._decode(response, method, path)
 
-    def _list_url(self, http: httpx.AsyncClient, path: str, params: Mapping[str, str]) -> httpx.URL:
-        """The URL httpx would build for `path` with `params`; `path` merged with base_url once."""
-        merged = self._list_urls.get(path)
-        if merged is None:
-            merged = self._list_urls[path] = http.build_request("GET", path).url
-        if merged.query:  # a path with a query of its own: httpx's way, whatever it makes of both
-            return http.build_request("GET", path, params=params).url
-        return with_query(merged, params)
-
-    def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
+    def _decode(self, response: Answer, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
         if isinstance(body, dict):
             self._observe(body)

@@ -23,7 +23,7 @@ __all__ = ["ATTEMPT", "HTTP_LOGGER", "REDACTED", "RedactionFilter", "RequestObse
 
 HTTP_LOGGER = "loader.http"
 ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
-_STARTED = "loader_started"
+STARTED = "loader_started"
 
 
 class RedactionFilter(logging.Filter):
@@ -101,7 +101,17 @@ class RequestObserver:
 
     async def on_request(self, request: httpx.Request) -> None:
         self.counts["token" if request.extensions.get(TOKEN_REQUEST) else request.method] += 1
-        request.extensions[_STARTED] = perf_counter()
+        request.extensions[STARTED] = perf_counter()
+
+    def sent(self, method: str) -> float:
+        """A request sent without httpx's hooks (loader.api.lane): counted; its start time."""
+        self.counts[method] += 1
+        return perf_counter()
+
+    def answered(self, method: str, url: httpx.URL, status: int, started: float, attempt: int | None) -> None:
+        """The line of a request sent without httpx's hooks (its path read only when it is logged)."""
+        if self._log.isEnabledFor(logging.INFO):
+            log_request(self._log, method, url.path, str(status), perf_counter() - started, attempt)
 
     async def on_response(self, response: httpx.Response) -> None:
         self._line(response.request, str(response.status_code))
@@ -116,5 +126,5 @@ class RequestObserver:
     def _line(self, request: httpx.Request, outcome: str) -> None:
         is_token = bool(request.extensions.get(TOKEN_REQUEST))
         attempt = None if is_token else request.extensions.get(ATTEMPT)
-        elapsed = perf_counter() - request.extensions.get(_STARTED, perf_counter())
+        elapsed = perf_counter() - request.extensions.get(STARTED, perf_counter())
         log_request(self._log, request.method, request.url.path, outcome, elapsed, attempt)

@@ -3,11 +3,36 @@ collection's URL without httpx re-parsing it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import httpx
+
+# What an already quoted path can hold that httpx's parser leaves as it is (no dot segments, and
+# no leading // that would make it a network-path reference).
+_PLAIN_PATH = re.compile(r"(?!//)(?!.*/\.\.?(?:/|$))(?:/(?:[A-Za-z0-9\-._~:@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)+")
+
+
+class RequestUrls:
+    """The URLs `http` would build for the client's requests, built with fewer parses."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self._http = http
+        self._base = http.base_url
+        self._collections: dict[str, httpx.URL] = {}  # paths merged with base_url once, by httpx
+
+    def url(self, path: str, params: Mapping[str, str] | None) -> httpx.URL | str:
+        """The URL for `path` (with `params`); `path` itself where only httpx can tell (`joined`)."""
+        if params is None:
+            return joined(self._base, path) or path
+        merged = self._collections.get(path)
+        if merged is None:
+            merged = self._collections[path] = self._http.build_request("GET", path).url
+        if merged.query:  # a path with a query of its own: httpx's way, whatever it makes of both
+            return self._http.build_request("GET", path, params=params).url
+        return with_query(merged, params)
 
 
 def with_query(url: httpx.URL, params: Mapping[str, str]) -> httpx.URL:
@@ -27,6 +52,27 @@ def with_query(url: httpx.URL, params: Mapping[str, str]) -> httpx.URL:
     fast = httpx.URL(url)
     fast._uri_reference = reference._replace(query=urlencode(params))  # type: ignore[attr-defined]
     return fast
+
+
+def joined(base: httpx.URL, path: str) -> httpx.URL | None:
+    """The URL httpx builds for `path` on a client whose base_url is `base`, or None where only httpx
+    can tell (a path to quote, a base with a query, another layout of httpx's URL).
+
+    httpx parses a relative path twice per request to merge it with base_url (~0.1 ms, on every
+    write); a plain path (an item path filled by `fill_path`, whose id is quoted) needs no quoting,
+    so it is appended to the base's parsed path directly, as httpx appends it.
+    """
+    reference = getattr(base, "_uri_reference", None)
+    if (
+        not isinstance(reference, tuple)
+        or "path" not in getattr(reference, "_fields", ())
+        or reference.query is not None  # type: ignore[attr-defined]
+        or not _PLAIN_PATH.fullmatch(path)
+    ):
+        return None
+    url = httpx.URL(base)
+    url._uri_reference = reference._replace(path=(reference.path or "/") + path.lstrip("/"))  # type: ignore[attr-defined]
+    return url
 
 
 def fill_path(template: str, ident: str) -> str:

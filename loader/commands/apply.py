@@ -31,7 +31,6 @@ from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.model import Plan
 from loader.plan.plan_file import read_plan_json
 from loader.report.formats import print_apply_output
-from loader.report.results_files import check_results_path, write_results_files
 from loader.report.results_terminal import render_results
 
 
@@ -88,8 +87,11 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
     if args.concurrency is not None and not 1 <= args.concurrency <= 256:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to 256")
     outputs = [Path(p) for p in args.results]
-    for path in outputs:
-        check_results_path(path)
+    if outputs:  # imported here: the workbook writer's openpyxl is slow to import, and seldom needed
+        from loader.report.results_files import check_results_path
+
+        for path in outputs:
+            check_results_path(path)
     # `is not None`: an empty --max-changes "" (an unset CI variable) is a usage error, never "no limit".
     guard = parse_max_changes(args.max_changes) if args.max_changes is not None else None
     if args.expect_digest is not None and args.plan:
@@ -126,7 +128,11 @@ def run(request: ApplyRequest, config: Config) -> int:
         print_apply_output(request.output, None, EXIT_OK, plan)
         return EXIT_OK
     print(render_results(results), file=sys.stderr if request.output == "json" else sys.stdout)
-    written = write_results_files(results, request.results, plan=plan, sources=outcome.sources)
+    written = True
+    if request.results:
+        from loader.report.results_files import write_results_files
+
+        written = write_results_files(results, request.results, plan=plan, sources=outcome.sources)
     code = EXIT_INTERRUPTED if results.interrupted else EXIT_OK if results.ok and written else EXIT_ERROR
     print_apply_output(request.output, results, code, plan)
     return code

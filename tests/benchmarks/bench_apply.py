@@ -1,27 +1,39 @@
 """Benchmark of `loader.apply` against the sandbox in a child process at 20 ms latency.
 
 For N creates and N updates (default N = 10,000; `--records N` for a shorter run), measured side
-by side in one run:
+by side in one run, taking turns `--repeat` times at each concurrency:
 
-- the executor (`apply_plan` over a plan built directly, planning not included) at each concurrency;
-- a bare async httpx loop sending the same POSTs and PATCHes at the same concurrency (the ceiling:
-  no graph, no results, no retries);
+- with `--baseline DIR`, the executor of another source tree (the tree before, a `git archive` of
+  it), run in a child process with DIR on PYTHONPATH, against the same sandbox;
+- the executor (`apply_plan` over a plan built directly, planning not included);
+- a bare aiohttp loop sending the same POSTs and PATCHes at the same concurrency through one
+  session and a pool of the client's size (aiohttp is the transport under the loader's client):
+  the ceiling, with no graph, no results, no retries;
+- a bare async httpx loop doing the same (`--skip-httpx` leaves it out);
 - a straightforward sequential script a user might write (for each row: GET by code, then POST
-  or PATCH), once, at concurrency 1 by nature.
+  or PATCH), once, at concurrency 1 by nature (`--skip-sequential` leaves it out).
+
+Each figure is printed with the client's CPU per write (the sandbox's is not counted) and the
+load average.
 
 Run: python tests/benchmarks/bench_apply.py [--records N] [--concurrency 1,8,32] [--latency-ms 20]
+                                            [--repeat 3] [--baseline /tmp/before_tree]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
@@ -41,16 +53,35 @@ from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subproc
 SCHOOLS = "/institution/catalogue/schools"
 
 
-async def _executor(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+async def _executor(sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[float, float]:
     plan = school_writes_plan(n, tag)
     async with client_for(sandbox, concurrency=concurrency) as client:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         results = await apply_plan(plan, client, PROFILE, ApplyOptions(concurrency=concurrency))
-        elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - started, time.process_time() - cpu
     bad = [r for r in results.records if r.outcome not in (Outcome.CREATED, Outcome.UPDATED)]
     if bad:
         raise SystemExit(f"executor run {tag} had {len(bad)} records not applied: {bad[0]}")
     return elapsed
+
+
+def _executor_of(tree: Path, sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[float, float]:
+    """`_executor` run in a child process with another source tree on PYTHONPATH (the tree before)."""
+    environ = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", sandbox.base_url, str(n), str(concurrency), tag],
+        env=environ, cwd=tree.parent, capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the executor of {tree} failed:\n{done.stderr[-3000:]}")
+    wall, cpu = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(wall), float(cpu)
+
+
+def _child(base_url: str, n: str, concurrency: str, tag: str) -> None:
+    from loader.sandbox.server import RunningSandbox
+
+    print(json.dumps(asyncio.run(_executor(RunningSandbox(base_url=base_url), int(n), int(concurrency), tag))))
 
 
 def _token(sandbox: Any) -> str:
@@ -80,7 +111,37 @@ async def _send_stubbornly(http: httpx.AsyncClient, method: str, path: str, body
     raise SystemExit(f"bare loop: {method} {path} kept failing")
 
 
-async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+async def _bare_aiohttp(sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[float, float]:
+    """The same writes through one aiohttp session (the transport under the loader's client), a
+    connection pool of the client's size and `concurrency` workers: no graph, results or retries."""
+    creates, updates = school_writes(n, tag)
+    work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
+    work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
+    headers = {"Authorization": f"Bearer {_token(sandbox)}", "Accept": "application/json"}
+    connector = aiohttp.TCPConnector(limit=concurrency + 2)  # as ApiClient's pool
+    async with aiohttp.ClientSession(sandbox.base_url, headers=headers, connector=connector) as session:
+        items = iter(work)
+
+        async def worker() -> None:
+            for method, path, body in items:
+                for _ in range(5):
+                    try:
+                        async with session.request(method, path, json=body) as answer:
+                            await answer.read()
+                            if answer.status != 409:
+                                answer.raise_for_status()
+                        break
+                    except (aiohttp.ClientConnectionError, TimeoutError) as error:
+                        STALLS.append(f"{method} {path}: {type(error).__name__}")
+                else:
+                    raise SystemExit(f"bare aiohttp loop: {method} {path} kept failing")
+
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started, time.process_time() - cpu
+
+
+async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> tuple[float, float]:
     creates, updates = school_writes(n, tag)
     work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
     work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
@@ -96,18 +157,18 @@ async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
                 method, path, body = queue.get_nowait()
                 await _send_stubbornly(http, method, path, body)
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
 
-def _sequential_script(sandbox: Any, n: int, tag: str) -> float:
+def _sequential_script(sandbox: Any, n: int, tag: str) -> tuple[float, float]:
     """What a user might write: one row at a time, look the record up by code, then create or update."""
     creates, _ = school_writes(n, tag)
     rows = [(c["code"], c["name"]) for c in creates] + [(f"U{i}", f"Updated {tag} {i}") for i in range(n)]
     headers = {"Authorization": f"Bearer {_token(sandbox)}"}
     with httpx.Client(base_url=sandbox.base_url, headers=headers, timeout=30) as http:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for code, name in rows:
             for _ in range(5):  # a user's script would crash here; we re-run the row and report it
                 try:
@@ -120,12 +181,18 @@ def _sequential_script(sandbox: Any, n: int, tag: str) -> float:
                     break
                 except httpx.TransportError as error:
                     STALLS.append(f"script row {code}: {type(error).__name__}")
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
 
 
-def _timed_print(label: str, run: Callable[[], float], writes: int) -> float:
-    seconds = run()
-    print(f"  {label:<34} {seconds:9.2f} s  {writes / seconds:8.0f} writes/s", flush=True)
+def _load() -> str:
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def _timed_print(label: str, times: tuple[float, float], writes: int) -> float:
+    """Prints wall time, writes/s and the client's CPU per write (the sandbox's is not counted)."""
+    seconds, cpu = times
+    print(f"  {label:<26} {seconds:8.2f} s {writes / seconds:6.0f} writes/s  "
+          f"client CPU {1e6 * cpu / writes:5.0f} µs/write  {_load()}", flush=True)
     return seconds
 
 
@@ -133,35 +200,56 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=10_000, help="creates, and as many updates (default 10000)")
     parser.add_argument("--concurrency", default="32,8,1", help="comma-separated, run in this order (default 32,8,1)")
+    parser.add_argument("--repeat", type=int, default=1, help="interleaved runs of each side per concurrency")
     parser.add_argument("--latency-ms", type=float, default=20.0)
     parser.add_argument("--skip-sequential", action="store_true", help="leave out the sequential script")
+    parser.add_argument("--skip-httpx", action="store_true", help="leave out the bare httpx loop")
+    parser.add_argument("--baseline", type=Path, help="a source tree whose executor runs first each turn")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        _child(*args.child)
+        return 0
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
-    options = SandboxOptions(seed=existing_schools_seed(n), faults=FaultOptions(latency_ms=args.latency_ms))
-    print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run")
+    seed = existing_schools_seed(n)
+    options = SandboxOptions(seed=seed, faults=FaultOptions(latency_ms=args.latency_ms))
+    print(f"sandbox in a child process, latency {args.latency_ms:g} ms; {n} creates + {n} updates per run; {_load()}")
+    table: dict[int, list[tuple[float, float, float | None, float | None]]] = {}
     with serve_in_subprocess(options) as sandbox:
-        table: dict[int, tuple[float, float]] = {}
+        run = 0
         for c in levels:
             print(f"concurrency {c}:")
-            def executor(c: int = c) -> float:
-                return asyncio.run(_executor(sandbox, n, c, f"x{c}"))
-
-            def bare_loop(c: int = c) -> float:
-                return asyncio.run(_bare_loop(sandbox, n, c, f"b{c}"))
-
-            ours = _timed_print("executor (apply_plan)", executor, 2 * n)
-            bare = _timed_print("bare async httpx loop", bare_loop, 2 * n)
-            table[c] = (ours, bare)
+            for _ in range(args.repeat):
+                run += 1
+                tags = (f"x{run}", f"a{run}", f"b{run}")
+                before = None if args.baseline is None else _timed_print(
+                    "executor of the tree before", _executor_of(args.baseline, sandbox, n, c, f"p{run}"), 2 * n)
+                ours = _timed_print("executor (apply_plan)", asyncio.run(_executor(sandbox, n, c, tags[0])), 2 * n)
+                bare = _timed_print("bare aiohttp loop", asyncio.run(_bare_aiohttp(sandbox, n, c, tags[1])), 2 * n)
+                httpx_s = None if args.skip_httpx else _timed_print(
+                    "bare async httpx loop", asyncio.run(_bare_loop(sandbox, n, c, tags[2])), 2 * n)
+                table.setdefault(c, []).append((ours, bare, httpx_s, before))
         script = None
         if not args.skip_sequential:
             print("sequential script (GET by code, then POST or PATCH, per row):")
-            script = _timed_print("sequential script", lambda: _sequential_script(sandbox, n, "s"), 2 * n)
-    print("\nsummary (wall time; ratios > 1 mean the executor is slower / faster):")
-    print(f"  {'concurrency':>11}  {'executor s':>10}  {'bare s':>8}  {'executor/bare':>13}  {'script/executor':>15}")
-    for c, (ours, bare) in table.items():
+            script = _timed_print("sequential script", _sequential_script(sandbox, n, "s"), 2 * n)
+    print(f"\nsummary (wall time, medians of {args.repeat} runs; ratios > 1 mean the executor is slower; {_load()}):")
+    print(f"  {'concurrency':>11}  {'before s':>8}  {'executor s':>10}  {'aiohttp s':>9}  {'httpx s':>8}"
+          f"  {'before/aiohttp':>14}  {'executor/aiohttp':>16}  {'script/executor':>15}")
+    for c, runs in table.items():
+        ours = statistics.median(r[0] for r in runs)
+        bare = statistics.median(r[1] for r in runs)
+        ratio = statistics.median(r[0] / r[1] for r in runs)
+        httpx_text = f"{statistics.median(r[2] for r in runs if r[2]):8.2f}" if not args.skip_httpx else f"{'-':>8}"
         vs_script = f"{script / ours:15.1f}" if script else f"{'-':>15}"
-        print(f"  {c:>11}  {ours:10.2f}  {bare:8.2f}  {ours / bare:13.2f}  {vs_script}")
+        if args.baseline is None:
+            before_s, before_ratio = f"{'-':>8}", f"{'-':>14}"
+        else:
+            before_s = f"{statistics.median(r[3] for r in runs if r[3]):8.2f}"
+            before_ratio = f"{statistics.median(r[3] / r[1] for r in runs if r[3]):14.2f}"
+        print(f"  {c:>11}  {before_s}  {ours:10.2f}  {bare:9.2f}  {httpx_text}  {before_ratio}  {ratio:16.2f}"
+              f"  {vs_script}")
     if STALLS:
         print(f"transport errors met (and re-sent) outside the executor: {len(STALLS)}, e.g. {STALLS[0]}")
     return 0

@@ -1,4 +1,4 @@
-"""Client CPU per write: the executor (`apply_plan` through ApiClient) against a bare httpx loop.
+"""Client CPU per write: the executor (`apply_plan` through ApiClient) against bare httpx and aiohttp loops.
 
 Wall time on a shared machine says more about the neighbours than about the loader, so this
 measures the client process's CPU time (`time.process_time`: the sandbox runs in a child process
@@ -6,8 +6,9 @@ and is not counted) per write, for the executor and for a bare async httpx loop 
 POSTs and PATCHes at the same concurrency, interleaved run by run in one process, and prints the
 ratio (the issue's target: executor <= 1.2x the bare loop at concurrency 8 and 32). A third side,
 the same bare loop sent through the loader's own transport (`loader.api.transport`, aiohttp below
-httpx's interface), shows what the executor and ApiClient cost on top of the transport. The machine's
-load average is printed beside every figure.
+httpx's interface), shows what the executor and ApiClient cost on top of the transport; a fourth, a
+bare aiohttp loop (one session, the client's pool size), what the same writes cost with nothing but
+aiohttp. The machine's load average is printed beside every figure.
 
     python tests/benchmarks/bench_apply_cpu.py [--records 1000] [--concurrency 8,32] [--repeat 3]
                                                [--latency-ms 20] [--profile FILE]
@@ -27,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
@@ -63,6 +65,29 @@ async def _executor(sandbox: Any, n: int, concurrency: int, tag: str, profiler: 
     if bad:
         raise SystemExit(f"executor run {tag} had {len(bad)} records not applied: {bad[0]}")
     return cpu
+
+
+async def _bare_aiohttp(sandbox: Any, n: int, concurrency: int, tag: str) -> float:
+    """CPU seconds of a bare aiohttp loop sending the same writes (the transport under ApiClient)."""
+    creates, updates = school_writes(n, tag)
+    work: list[tuple[str, str, dict[str, Any]]] = [("POST", SCHOOLS, c) for c in creates]
+    work += [("PATCH", f"{SCHOOLS}/{rid}", payload) for rid, payload in updates]
+    async with aiohttp.ClientSession(sandbox.base_url, connector=aiohttp.TCPConnector(limit=concurrency + 2)) as http:
+        form = {"grant_type": "client_credentials", "client_id": sandbox.client_id,
+                "client_secret": sandbox.client_secret}
+        async with http.post(f"/realms/{sandbox.realm}/protocol/openid-connect/token", data=form) as answer:
+            http.headers["Authorization"] = f"Bearer {(await answer.json())['access_token']}"
+        items = iter(work)
+
+        async def worker() -> None:
+            for method, path, body in items:
+                async with http.request(method, path, json=body) as response:
+                    response.raise_for_status()
+                    await response.json()
+
+        cpu = time.process_time()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.process_time() - cpu
 
 
 async def _bare_loop(sandbox: Any, n: int, concurrency: int, tag: str, ours: bool = False) -> float:
@@ -109,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     n = args.records
     levels = [int(c) for c in args.concurrency.split(",")]
-    total = 2 * n * args.repeat * len(levels) * 3
+    total = 2 * n * args.repeat * len(levels) * 4
     seed = {"institution-a": {"schools": [{"id": existing_school_id(i), "code": f"U{i}", "name": f"Existing {i}"}
                                           for i in range(n)]}}
     options = SandboxOptions(seed=seed, faults=FaultOptions(latency_ms=args.latency_ms))
@@ -122,20 +147,25 @@ def main(argv: list[str] | None = None) -> int:
             ours: list[float] = []
             bare: list[float] = []
             same: list[float] = []
+            plain: list[float] = []
             for _ in range(args.repeat):
                 run += 1
                 ours.append(asyncio.run(_executor(sandbox, n, c, f"x{c}-{run}", None)) / (2 * n))
                 bare.append(asyncio.run(_bare_loop(sandbox, n, c, f"b{c}-{run}")) / (2 * n))
                 same.append(asyncio.run(_bare_loop(sandbox, n, c, f"t{c}-{run}", ours=True)) / (2 * n))
+                plain.append(asyncio.run(_bare_aiohttp(sandbox, n, c, f"a{c}-{run}")) / (2 * n))
                 print(f"  concurrency {c:>2} run {run}: executor {1e6 * ours[-1]:6.0f} µs/write, "
-                      f"bare httpx {1e6 * bare[-1]:6.0f}, bare over our transport {1e6 * same[-1]:6.0f}; "
-                      f"executor/bare {ours[-1] / bare[-1]:.2f}; {_load()}", flush=True)
+                      f"bare httpx {1e6 * bare[-1]:6.0f}, bare over our transport {1e6 * same[-1]:6.0f}, "
+                      f"bare aiohttp {1e6 * plain[-1]:6.0f}; executor/bare aiohttp {ours[-1] / plain[-1]:.2f}; "
+                      f"{_load()}", flush=True)
             ratio = statistics.median(o / b for o, b in zip(ours, bare, strict=True))
             own = statistics.median(o / b for o, b in zip(ours, same, strict=True))
+            raw = statistics.median(o / b for o, b in zip(ours, plain, strict=True))
             summary.append(f"  concurrency {c:>2}: executor {1e6 * statistics.median(ours):5.0f} µs/write, "
                            f"bare httpx {1e6 * statistics.median(bare):5.0f}, "
-                           f"bare over our transport {1e6 * statistics.median(same):5.0f}; "
-                           f"executor/bare httpx {ratio:.2f}, executor/bare over our transport {own:.2f} "
+                           f"bare over our transport {1e6 * statistics.median(same):5.0f}, "
+                           f"bare aiohttp {1e6 * statistics.median(plain):5.0f}; executor/bare httpx {ratio:.2f}, "
+                           f"executor/bare over our transport {own:.2f}, executor/bare aiohttp {raw:.2f} "
                            f"(medians of {args.repeat} side-by-side ratios)")
         if args.profile:
             profiler = cProfile.Profile(time.process_time)  # CPU, not wall time

@@ -12,8 +12,6 @@ from datetime import date, datetime, time
 from itertools import repeat
 from typing import Any, NamedTuple
 
-from openpyxl.utils import get_column_letter
-
 from loader.places import CellRef
 from loader.safe_cells import QUOTE, QUOTED_PREFIX
 
@@ -56,8 +54,21 @@ def column_letter(index: int) -> str:
     """0-based column index -> "A", "B", ... "AA"."""
     letter = _LETTERS.get(index)
     if letter is None:
-        letter = _LETTERS.setdefault(index, get_column_letter(index + 1))
+        letter = _LETTERS.setdefault(index, _letters(index + 1))
     return letter
+
+
+def _letters(number: int) -> str:
+    """openpyxl's get_column_letter, without importing openpyxl (and numpy) for a CSV file."""
+    if not 1 <= number <= 18278:  # beyond "ZZZ": openpyxl's own error, as before
+        from openpyxl.utils import get_column_letter
+
+        return str(get_column_letter(number))
+    letters = ""
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
 
 
 def unneutralised(text: str) -> str:
