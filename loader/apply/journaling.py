@@ -17,7 +17,7 @@ from typing import Any
 
 from loader.history.comparable import comparable
 from loader.history.digests import Written
-from loader.history.journal import FieldWrite, JournalWriter
+from loader.history.journal import FieldValues, FieldWrite, JournalWriter
 from loader.history.lines import Owner
 from loader.history.store import History
 from loader.live_records import updated_stamp
@@ -95,11 +95,11 @@ class ApplyJournal:
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
 
-    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> list[FieldWrite]:
+    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> list[FieldValues]:
         owner = self._owner(record)
         planned = planned_written(record)
         set_fields, references = entity.set_fields, entity.references
-        fields = []
+        fields: list[FieldValues] = []
         for change in record.changes:
             name = change.field
             if name in payload and not name.startswith(LABEL_PREFIX):
@@ -110,8 +110,7 @@ class ApplyJournal:
                     continue
             if name in references:
                 value = comparable(name, value, entity)  # a reference by its id, as the plan digests live
-            fields.append(FieldWrite(name, owner, value, change.old, name in set_fields,
-                                     planned.get(name) if planned else None))
+            fields.append((name, owner, value, change.old, name in set_fields, planned.get(name) if planned else None))
         return fields
 
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:

@@ -57,6 +57,10 @@ class FieldWrite(NamedTuple):
     written: Written | None = None
 
 
+FieldValues = tuple[str, Owner, Any, Any, bool, Written | None]
+"""A `FieldWrite`'s values as a plain tuple, in its order (what apply hands the writer)."""
+
+
 @dataclass(frozen=True)
 class JournalField:
     owner: Owner
@@ -111,9 +115,10 @@ class JournalWriter:
         return Folding(self.info, self.overlay, self._counts.total(), any(self._counts[k] for k in WRITES),
                        frozenset(self._service_users))
 
-    def record(self, kind: str, entity: str, key: Key, live_id: str | None, fields: Iterable[FieldWrite] = (),
+    def record(self, kind: str, entity: str, key: Key, live_id: str | None, fields: Iterable[FieldValues] = (),
                *, updated: tuple[int, str | None] | None = None) -> None:
-        """One create, update, adoption, lost answer or confirmation, appended at once."""
+        """One create, update, adoption, lost answer or confirmation, appended at once. `fields`
+        are `FieldWrite`s, or plain tuples of their values."""
         if kind not in KINDS:
             raise ValueError(f"unknown journal entry kind {kind!r}")
         d = self._digester

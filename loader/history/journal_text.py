@@ -42,23 +42,20 @@ class EntryText:
     names and owners it has seen)."""
 
     def __init__(self) -> None:
-        self._names: dict[str, str] = {}
-        self._owners: dict[Owner, str] = {}
+        self._texts: dict[str, tuple[Owner, str, str]] = {}  # per field: its owner, the text before and after "before"
 
     def line(self, kind: str, entity: str, key: str, live_id: str | None,
              updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool) -> str:
         """An entry's line (with its line break). `marks` holds per field (owner, W, before)."""
         fields = []
         for name, (owner, written, before) in sorted(marks.items()):
-            name_text = self._names.get(name)
-            if name_text is None:
-                name_text = self._names[name] = encode_basestring(name)
-            owner_text = self._owners.get(owner)
-            if owner_text is None:
-                owner_text = self._owners[owner] = json_text([owner.file, owner.block])
+            texts = self._texts.get(name)
+            if texts is None or (texts[0] is not owner and texts[0] != owner):
+                texts = self._texts[name] = (owner, f'{encode_basestring(name)}:{{"before":',
+                                             f',"owner":{json_text([owner.file, owner.block])},"w":')
             before_text = written_text(before) if personal else "null" if before is None else json_text(before)
             w_text = encode_basestring(written) if type(written) is str else written_text(written)
-            fields.append(f'{name_text}:{{"before":{before_text},"owner":{owner_text},"w":{w_text}}}')
+            fields.append(texts[1] + before_text + texts[2] + w_text + "}")
         text = (f'{{"entity":{encode_basestring(entity)},"fields":{{{",".join(fields)}}},"id":{json_text(live_id)},'
                 f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)}')
         if updated is not None:

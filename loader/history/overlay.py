@@ -86,7 +86,7 @@ class EntityOverlay:
             old_column = columns[at]
             if old_column and old_column[:old_column.index(".")] != index:
                 self.dropped_owners.add(old_column[:old_column.index(".")])
-            columns[at] = column_text(index, written)
+            columns[at] = f"{index}.{written}" if type(written) is str else column_text(index, written)
         self.lines[key] = joined(columns)
 
     def render(self, line: HistoryLine) -> str:
