@@ -181,3 +181,20 @@ def test_an_apply_over_a_history_folds_into_the_files_a_full_rebuild_writes(tmp_
     write_snapshot(tmp_path / "full", history.snapshot)
     assert _files(tmp_path / "h" / "snapshot") == _files(tmp_path / "full")
     assert History.open(tmp_path / "h").snapshot == history.snapshot
+
+
+def test_a_journal_begun_before_another_apply_finished_is_folded_over_that_apply(tmp_path: Path) -> None:
+    owner = Owner("m.yaml", "b")
+    history = History.open(tmp_path)
+    first = history.begin_apply("test", plan_digest=None, by=None)
+    second = history.begin_apply("test", plan_digest=None, by=None)
+    first.record("update", "programs", ("P1",), "id-1", [FieldWrite("name", owner, after="one"),
+                                                         FieldWrite("code", owner, after="P1")])
+    second.record("update", "programs", ("P1",), "id-1", [FieldWrite("name", owner, after="two")], updated=(5, "svc"))
+    history.finish_apply(first)
+    history.finish_apply(second)  # its overlay was made over the snapshot before `first`: replayed over the new one
+    line = history.line("programs", ("P1",))
+    assert line is not None and line.updated_time == 5
+    assert line.fields["name"].written == history.digester.value("programs", ("P1",), "name", "two")
+    assert line.fields["code"].written == history.digester.value("programs", ("P1",), "code", "P1")
+    assert History.open(tmp_path).snapshot == history.snapshot
