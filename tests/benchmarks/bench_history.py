@@ -14,7 +14,9 @@ machine's load average is printed beside the figures.
 Measured at 250,000 records (2 shared cores, load average 1.1), six plain fields / the last a set of 3:
 145.0 / 160.0 bytes a record (36 / 40 MB, one file); write 1.8 / 2.5 s; load 0.34 / 0.40 s at a peak
 of 131 / 135 MB (20 MB of it Python with the loader); every record looked up by key and by live id
-7.1 / 8.1 s (28 / 32 µs a record, parsing its line); 1,000 records folded in and written back 1.5 s.
+7.1 / 8.1 s (28 / 32 µs a record, parsing its line). Six plain fields at a load average of 12:
+1,000 records folded in as an apply finishes, the snapshot read and its file written, 4.5 s (reading
+2.2 s of it; the write step took 16.4 s at that load).
 """
 
 from __future__ import annotations
