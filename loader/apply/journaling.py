@@ -17,7 +17,7 @@ from typing import Any
 
 from loader.history.comparable import comparable
 from loader.history.digests import Written
-from loader.history.journal import FieldWrite, JournalWriter
+from loader.history.journal import FieldValues, FieldWrite, JournalWriter
 from loader.history.lines import Owner
 from loader.history.store import History
 from loader.live_records import updated_stamp
@@ -42,6 +42,8 @@ def planned_written(record: RecordPlan) -> dict[str, Written]:
     """W once the plan is carried out, per field the plan computed it for (fields written and
     confirmed; a set-like list as its element digests, keeping a platform's element edits)."""
     pairs: Iterable[tuple[str, Any]] = getattr(record, "written_after", ())
+    if not pairs:
+        return {}
     return {name: w if isinstance(w, str) else frozenset(w) for name, w in pairs}
 
 
@@ -52,12 +54,17 @@ class ApplyJournal:
         self.writer = writer
         self.profile = profile
         self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
+        self._entities: dict[str, EntityProfile] = {}
+
+    def _entity(self, name: str) -> EntityProfile:
+        entity = self._entities[name] = self.profile.entity(name)
+        return entity
 
     def written(self, record: RecordPlan, record_id: str, payload: Mapping[str, Any],
                 answer: Mapping[str, Any] | None, *, kind: str) -> None:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
-        entity = self.profile.entity(record.entity)
-        fields = list(self._fields(record, entity, payload))
+        entity = self._entities.get(record.entity) or self._entity(record.entity)
+        fields = self._fields(record, entity, payload)
         self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer))
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
@@ -88,16 +95,23 @@ class ApplyJournal:
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
 
-    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> Iterable[FieldWrite]:
+    def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> list[FieldValues]:
         owner = self._owner(record)
         planned = planned_written(record)
+        set_fields, references = entity.set_fields, entity.references
+        fields: list[FieldValues] = []
         for change in record.changes:
-            sent, value = _sent_value(change.field, payload)
-            if not sent:  # the status moved by its own steps, or a field this write did not carry
-                continue
-            value = comparable(change.field, value, entity)  # a reference by its id, as the plan digests live
-            yield FieldWrite(change.field, owner, after=value, before=change.old,
-                             as_set=change.field in entity.set_fields, written=planned.get(change.field))
+            name = change.field
+            if name in payload and not name.startswith(LABEL_PREFIX):
+                value = payload[name]
+            else:
+                sent, value = _sent_value(name, payload)
+                if not sent:  # the status moved by its own steps, or a field this write did not carry
+                    continue
+            if name in references:
+                value = comparable(name, value, entity)  # a reference by its id, as the plan digests live
+            fields.append((name, owner, value, change.old, name in set_fields, planned.get(name) if planned else None))
+        return fields
 
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)

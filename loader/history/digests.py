@@ -11,6 +11,7 @@ files reveal no person and cannot be searched for a guessed value without the ke
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -18,6 +19,7 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Any
 
 from loader.source.equality import normalise, set_form
@@ -26,6 +28,7 @@ DIGEST_BYTES = 9  # 72 bits, 12 characters: a chance collision with a platform e
 ELEMENT_BYTES = 6  # 48 bits, 8 characters: an element is told apart from the few others of its set
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _SEP = b"\x1f"
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
 
 Key = tuple[Any, ...]
 Written = str | frozenset[str]  # W: one digest, or for a set-like list one digest per element
@@ -38,7 +41,14 @@ def canonical_json(value: Any) -> str:
 
 def key_text(key: Key) -> str:
     """A record key as one line of text (the key's parts normalised; control characters escaped)."""
-    return canonical_json([normalise(part) for part in key])
+    if len(key) == 1:  # the usual key
+        part = normalise(key[0])
+        if type(part) is str:
+            return "[" + encode_basestring(part) + "]"
+    parts = [normalise(part) for part in key]
+    if all(type(part) is str for part in parts):  # the usual key: its JSON without an encoder made for it
+        return "[" + ",".join(encode_basestring(part) for part in parts) + "]"
+    return canonical_json(parts)
 
 
 def compact_id(live_id: str) -> str:
@@ -46,7 +56,7 @@ def compact_id(live_id: str) -> str:
     (or as JSON after '~' when it holds a tab, a line break or another control character)."""
     if not _UUID.fullmatch(live_id):
         return "=" + live_id if live_id.isprintable() else "~" + canonical_json(live_id)
-    return base64.urlsafe_b64encode(bytes.fromhex(live_id.replace("-", ""))).decode("ascii").rstrip("=")
+    return _urlsafe(bytes.fromhex(live_id.replace("-", ""))).rstrip("=")
 
 
 def expand_id(token: str) -> str:
@@ -70,13 +80,24 @@ class Digester:
 
     def record(self, entity: str, key: Key) -> RecordDigests:
         """The digests of one record's fields (the entity and key hashed once for all of them)."""
+        return self._record(entity, key_text(key))
+
+    def identity(self, entity: str, key: Key) -> tuple[str, RecordDigests]:
+        """(`key_token`, `record`) of one record, its key made text once for both."""
+        text = key_text(key)
+        digests = self._record(entity, text)
+        if self.is_personal(entity):
+            return digests._digest("k", "", "", DIGEST_BYTES), digests
+        return text, digests
+
+    def _record(self, entity: str, key: str) -> RecordDigests:
         if self.is_personal(entity):
             if self.data_key is None:
                 raise ValueError(f"{entity} has personal fields: its digests need the history key")
             base: Any = hmac.new(self.data_key, digestmod=hashlib.sha256)
         else:
             base = hashlib.sha256()
-        base.update(_SEP.join((entity.encode(), key_text(key).encode(), b"")))
+        base.update(_SEP.join((entity.encode(), key.encode(), b"")))
         return RecordDigests(base)
 
     def value(self, entity: str, key: Key, field: str, value: Any) -> str:
@@ -98,13 +119,13 @@ class Digester:
     def key_token(self, entity: str, key: Key) -> str:
         """What stands for a record key in the files: its text, or a keyed digest for personal entities."""
         if self.is_personal(entity):
-            return self.record(entity, key)._digest(b"k", "", "", DIGEST_BYTES)
+            return self.record(entity, key)._digest("k", "", "", DIGEST_BYTES)
         return key_text(key)
 
     def id_token(self, entity: str, live_id: str) -> str:
         """What stands for a live id in the files: compact, or a keyed digest for personal entities."""
         if self.is_personal(entity):
-            return self.record(entity, ())._digest(b"i", "", live_id, DIGEST_BYTES)
+            return self.record(entity, ())._digest("i", "", live_id, DIGEST_BYTES)
         return compact_id(live_id)
 
 
@@ -117,10 +138,17 @@ class RecordDigests:
         self._base = base
 
     def value(self, field: str, value: Any) -> str:
-        return self._digest(b"v", field, _value_text(normalise(value)), DIGEST_BYTES)
+        # `_digest("v", field, _value_text(normalise(value)), DIGEST_BYTES)`, written out: an apply
+        # digests every field it writes as the answer arrives
+        normalised = normalise(value)
+        text = "s" + normalised if type(normalised) is str else _value_text(normalised)
+        h = self._base.copy()
+        name = canonical_json(field) if "\x1f" in field else field
+        h.update(f"v\x1f{name}\x1f{text}".encode())
+        return binascii.b2a_base64(h.digest()[:DIGEST_BYTES], newline=False).translate(_URLSAFE).decode("ascii")
 
     def element(self, field: str, item: Any) -> str:
-        return self._digest(b"e", field, _value_text(item), ELEMENT_BYTES)
+        return self._digest("e", field, _value_text(item), ELEMENT_BYTES)
 
     def elements(self, field: str, items: Iterable[Any] | None) -> frozenset[str]:
         return frozenset(self.element(field, item) for item in set_form(items))
@@ -128,13 +156,20 @@ class RecordDigests:
     def written(self, field: str, value: Any, *, as_set: bool = False) -> Written:
         return self.elements(field, value) if as_set else self.value(field, value)
 
-    def _digest(self, kind: bytes, field: str, text: str, size: int) -> str:
+    def _digest(self, kind: str, field: str, text: str, size: int) -> str:
         h = self._base.copy()
         name = canonical_json(field) if "\x1f" in field else field
-        h.update(_SEP.join((kind, name.encode(), text.encode())))
-        return base64.urlsafe_b64encode(h.digest()[:size]).decode("ascii")
+        h.update(f"{kind}\x1f{name}\x1f{text}".encode())
+        return _urlsafe(h.digest()[:size])
+
+
+def _urlsafe(data: bytes) -> str:
+    """`base64.urlsafe_b64encode(data)` as text, without the module's layers of calls."""
+    return binascii.b2a_base64(data, newline=False).translate(_URLSAFE).decode("ascii")
 
 
 def _value_text(normalised: Any) -> str:
     """A normalised value as text: a string as itself (tagged), anything else as canonical JSON."""
+    if normalised is None:
+        return "jnull"
     return "s" + normalised if type(normalised) is str else "j" + canonical_json(normalised)

@@ -16,10 +16,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from loader.history.digests import Digester, Key, Written
+from loader.history.journal_text import EntryText, Mark, json_text
 from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
 
 KINDS = ("create", "update", "adopt", "lost", "confirm")
@@ -42,10 +44,10 @@ class ApplyInfo:
     by: str | None
 
 
-@dataclass(frozen=True)
-class FieldWrite:
+class FieldWrite(NamedTuple):
     """One field an apply wrote (or confirmed): the value the service holds after (from its answer),
-    the value before, and W when the plan computed it (a set keeping a platform's element edits)."""
+    the value before, and W when the plan computed it (a set keeping a platform's element edits).
+    (A named tuple: an apply makes one per field it writes.)"""
 
     field: str
     owner: Owner
@@ -53,6 +55,10 @@ class FieldWrite:
     before: Any = None
     as_set: bool = False
     written: Written | None = None
+
+
+FieldValues = tuple[str, Owner, Any, Any, bool, Written | None]
+"""A `FieldWrite`'s values as a plain tuple, in its order (what apply hands the writer)."""
 
 
 @dataclass(frozen=True)
@@ -84,50 +90,56 @@ class Journal:
 
 
 class JournalWriter:
-    """Appends one apply's entries to its journal file as the apply goes."""
+    """Appends one apply's entries to its journal file as the apply goes, and keeps what folding
+    them into the snapshot `base` makes of each record (`overlay`), so finishing reads nothing back."""
 
-    def __init__(self, path: Path, info: ApplyInfo, digester: Digester) -> None:
+    def __init__(self, path: Path, info: ApplyInfo, digester: Digester, *, base: Snapshot | None = None) -> None:
         self.path = path
         self.info = info
         self._digester = digester
         self._counts: Counter[str] = Counter()
         self._service_users: set[str] = set()
+        self._text = EntryText()
+        self.overlay = Overlay(base if base is not None else Snapshot())
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self._append({"journal": 1, **_info_json(info)})
+        self._append(json_text({"journal": 1, **_info_json(info)}) + "\n")
 
     @property
     def service_users(self) -> frozenset[str]:
         """The user ids that the answers to this apply's writes named as updater."""
         return frozenset(self._service_users)
 
-    def record(self, kind: str, entity: str, key: Key, live_id: str | None, fields: Iterable[FieldWrite] = (),
+    def folding(self) -> Folding:
+        """What folding this journal into the snapshot needs (entries kept as they were written)."""
+        return Folding(self.info, self.overlay, self._counts.total(), any(self._counts[k] for k in WRITES),
+                       frozenset(self._service_users))
+
+    def record(self, kind: str, entity: str, key: Key, live_id: str | None, fields: Iterable[FieldValues] = (),
                *, updated: tuple[int, str | None] | None = None) -> None:
-        """One create, update, adoption, lost answer or confirmation, appended at once."""
+        """One create, update, adoption, lost answer or confirmation, appended at once. `fields`
+        are `FieldWrite`s, or plain tuples of their values."""
         if kind not in KINDS:
             raise ValueError(f"unknown journal entry kind {kind!r}")
         d = self._digester
         personal = d.is_personal(entity)
-        entry: dict[str, Any] = {"kind": kind, "entity": entity, "key": d.key_token(entity, key),
-                                 "id": None if live_id is None else d.id_token(entity, live_id)}
-        if updated is not None:
-            entry["updated"] = [updated[0], updated[1]]
-            if updated[1] is not None and kind in WRITES:
-                self._service_users.add(updated[1])
-        marks = {}
-        digests = d.record(entity, key)  # the entity and key hashed once for every field
-        for f in fields:
-            written = f.written if f.written is not None else digests.written(f.field, f.after, as_set=f.as_set)
-            before = digests.written(f.field, f.before, as_set=f.as_set) if personal else f.before
-            marks[f.field] = {"owner": [f.owner.file, f.owner.block], "w": _written_json(written),
-                              "before": _written_json(before) if personal else before}
-        entry["fields"] = marks
-        self._append(entry)
+        key_token, digests = d.identity(entity, key)  # the entity and key hashed once for every field
+        id_token = None if live_id is None else d.id_token(entity, live_id)
+        marks: dict[str, Mark] = {}
+        for name, owner, after, before, as_set, written in fields:
+            if written is None:
+                written = digests.elements(name, after) if as_set else digests.value(name, after)
+            marks[name] = (owner, written, digests.written(name, before, as_set=as_set) if personal else before)
+        self._append(self._text.line(kind, entity, key_token, id_token, updated, marks, personal))
         self._counts[kind] += 1
+        if updated is not None and updated[1] is not None and kind in WRITES:
+            self._service_users.add(updated[1])
+        if kind != "lost":
+            self.overlay.add(entity, key_token, id_token, updated, marks)
 
     def finish(self, counts: Mapping[str, int] | None = None) -> None:
         """Write the counts (this writer's per kind, with `counts` over them) and close the file."""
-        self._append({"end": {**dict(sorted(self._counts.items())), **dict(counts or {})}})
+        self._append(json_text({"end": {**dict(sorted(self._counts.items())), **dict(counts or {})}}) + "\n")
         assert self._fd is not None
         os.fsync(self._fd)
         self.close()
@@ -137,14 +149,25 @@ class JournalWriter:
             os.close(self._fd)
             self._fd = None
 
-    def _append(self, entry: Mapping[str, Any]) -> None:
+    def _append(self, line: str) -> None:
         if self._fd is None:
             raise ValueError("the journal is closed")
-        line = json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str, separators=(",", ":")) + "\n"
         data = line.encode()
         written = os.write(self._fd, data)
         while written < len(data):  # a short write (full disk, signal): the rest goes on
             written += os.write(self._fd, data[written:])
+
+
+@dataclass(frozen=True)
+class Folding:
+    """What folding one journal into the snapshot needs: whose it is, what each record it names
+    becomes (`overlay`), how many entries it holds, whether it wrote, the service users it met."""
+
+    info: ApplyInfo
+    overlay: Overlay
+    entries: int
+    wrote: bool
+    service_users: frozenset[str]
 
 
 def _info_json(info: ApplyInfo) -> dict[str, Any]:
@@ -171,7 +194,7 @@ def read_journal(path: Path) -> Journal:
         except ValueError:
             continue
         if "journal" in item:
-            info = ApplyInfo(item["apply"], item["time"], item["environment"], item["plan_digest"], item["by"])
+            info = _info_from(item)
         elif "end" in item:
             counts = item["end"]
         else:
@@ -179,6 +202,42 @@ def read_journal(path: Path) -> Journal:
     if info is None:
         info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
     return Journal(info, tuple(entries), counts)
+
+
+def replay(path: Path, base: Snapshot) -> Folding:
+    """The journal in `path` made ready to fold into `base` (as `JournalWriter.folding`), its entries
+    applied one by one as they are read and not kept; a torn last line is skipped."""
+    info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
+    overlay = Overlay(base)
+    entries = 0
+    kinds: set[str] = set()
+    users: set[str] = set()
+    with path.open("rb") as handle:
+        for row in handle:
+            try:
+                item = json.loads(row)
+            except ValueError:
+                continue
+            if not isinstance(item, dict) or "end" in item:
+                continue
+            if "journal" in item:
+                info = _info_from(item)
+                continue
+            entries += 1
+            kinds.add(item["kind"])
+            updated = item.get("updated")
+            stamp = (int(updated[0]), updated[1]) if updated else None
+            if stamp is not None and stamp[1] and item["kind"] in WRITES:
+                users.add(stamp[1])
+            if item["kind"] != "lost":
+                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None)
+                         for name, f in item.get("fields", {}).items()}
+                overlay.add(item["entity"], item["key"], item.get("id"), stamp, marks)
+    return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
+
+
+def _info_from(header: Mapping[str, Any]) -> ApplyInfo:
+    return ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
 
 
 def entry_from(item: Mapping[str, Any]) -> JournalEntry:
@@ -226,5 +285,4 @@ def read_journal_summary(path: Path) -> Journal:
         return read_journal(path)
     if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
         return read_journal(path)
-    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
-    return Journal(info, (), end["end"])
+    return Journal(_info_from(header), (), end["end"])

@@ -20,9 +20,18 @@ from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
 from loader.history.head import Head, head_json, new_head, read_head
-from loader.history.journal import ApplyInfo, Journal, JournalWriter, fold, read_journal, read_journal_summary
+from loader.history.journal import (
+    ApplyInfo,
+    Folding,
+    Journal,
+    JournalWriter,
+    read_journal,
+    read_journal_summary,
+    replay,
+)
 from loader.history.lines import HistoryLine
-from loader.history.snapshot import Snapshot, read_snapshot, write_atomically, write_snapshot
+from loader.history.merging import folded, write_entities
+from loader.history.snapshot import Snapshot, read_snapshot, write_atomically
 
 HEAD = "head.json"
 SNAPSHOT = "snapshot"
@@ -120,13 +129,16 @@ class History:
         # Milliseconds in the id: journals sort by their names, so two applies within a second keep their order.
         apply_id = apply_id or f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{secrets.token_hex(3)}"
         info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by)
-        return JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester)
+        return JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester,
+                             base=self.snapshot)
 
     def finish_apply(self, writer: JournalWriter, counts: Mapping[str, int] | None = None) -> Head:
         """End an apply: counts written, the journal folded into the snapshot, the head moved when
         it wrote something. An apply that recorded nothing leaves no trace."""
         writer.finish(counts)
-        return self._complete(writer.path)
+        if writer.overlay.base is self.snapshot:
+            return self._complete(writer.path, writer.folding())
+        return self._complete(writer.path, replay(writer.path, self.snapshot))  # the snapshot moved meanwhile
 
     def leftovers(self) -> list[Path]:
         """Journals of applies that did not finish (killed, crashed), oldest first."""
@@ -137,8 +149,9 @@ class History:
         folded = []
         for path in self.leftovers():
             folded.append(path.name.removesuffix(OPEN_SUFFIX))
-            self.interrupted += (read_journal(path).info,)
-            self._complete(path)
+            folding = replay(path, self.snapshot)
+            self.interrupted += (folding.info,)
+            self._complete(path, folding)
         return folded
 
     def journals(self) -> list[Journal]:
@@ -155,18 +168,15 @@ class History:
         return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
                             max_file_bytes=self._max_file_bytes)
 
-    def _complete(self, path: Path) -> Head:
-        journal = read_journal(path)
-        if not journal.entries:
+    def _complete(self, path: Path, folding: Folding) -> Head:
+        if not folding.entries:
             path.unlink()
             return self.head
-        self.snapshot = fold(self.snapshot, journal.entries)
+        self.snapshot, changed = folded(folding.overlay)
         limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
-        write_snapshot(self.folder / SNAPSHOT, self.snapshot, **limit)
-        if journal.wrote and self.head.last_apply != journal.info.apply_id:
-            users = frozenset(e.updated[1] for e in journal.entries
-                              if e.kind != "confirm" and e.updated and e.updated[1])
-            self.head = self.head.moved(journal.info.apply_id, users)
+        write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
+        if folding.wrote and self.head.last_apply != folding.info.apply_id:
+            self.head = self.head.moved(folding.info.apply_id, folding.service_users)
         write_atomically(self.folder / HEAD, head_json(self.head))
         self.started = True
         path.rename(path.with_name(path.name.removesuffix(OPEN_SUFFIX) + DONE_SUFFIX))

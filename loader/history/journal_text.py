@@ -1,0 +1,63 @@
+"""One journal entry as its line of JSON, put together from its parts.
+
+The line is exactly what `json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str,
+separators=(",", ":"))` makes of the entry's dict, but built without the dict: an apply journals
+every write as its answer arrives, and the JSON of a whole entry cost more than its digests. The
+texts that repeat from line to line (field names, owners) are made once per writer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from json.encoder import encode_basestring
+from typing import Any
+
+from loader.history.digests import Written
+from loader.history.lines import Owner
+
+Mark = tuple[Owner, Written, Any]  # (owner, W, the value before: a digest for a personal entity)
+
+
+def json_text(value: Any) -> str:
+    """Any value as a journal line holds it."""
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return encode_basestring(value)
+    if type(value) is int:
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str, separators=(",", ":"))
+
+
+def written_text(written: Written) -> str:
+    """W as JSON: one digest, or a set's element digests as a sorted list."""
+    if isinstance(written, str):
+        return encode_basestring(written)
+    return "[" + ",".join(encode_basestring(element) for element in sorted(written)) + "]"
+
+
+class EntryText:
+    """Makes one writer's journal lines (one object per writer: it remembers the texts of the field
+    names and owners it has seen)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, tuple[Owner, str, str]] = {}  # per field: its owner, the text before and after "before"
+
+    def line(self, kind: str, entity: str, key: str, live_id: str | None,
+             updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool) -> str:
+        """An entry's line (with its line break). `marks` holds per field (owner, W, before)."""
+        fields = []
+        for name, (owner, written, before) in sorted(marks.items()):
+            texts = self._texts.get(name)
+            if texts is None or (texts[0] is not owner and texts[0] != owner):
+                texts = self._texts[name] = (owner, f'{encode_basestring(name)}:{{"before":',
+                                             f',"owner":{json_text([owner.file, owner.block])},"w":')
+            before_text = written_text(before) if personal else "null" if before is None else json_text(before)
+            w_text = encode_basestring(written) if type(written) is str else written_text(written)
+            fields.append(texts[1] + before_text + texts[2] + w_text + "}")
+        text = (f'{{"entity":{encode_basestring(entity)},"fields":{{{",".join(fields)}}},"id":{json_text(live_id)},'
+                f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)}')
+        if updated is not None:
+            text += f',"updated":[{json_text(updated[0])},{json_text(updated[1])}]'
+        return text + "}\n"
