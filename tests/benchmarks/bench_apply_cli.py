@@ -8,6 +8,8 @@ run by run:
 - `loader apply schools.yaml --yes` with the tree before (`--baseline DIR`, a `git archive` of
   it, on PYTHONPATH), when given;
 - `loader apply schools.yaml --yes` with this tree;
+- with `--history-off`, the same with `history: false` in loader.yaml: the history's share of an
+  apply (journaling each write, folding the journal at the end) is the difference;
 - SCRIPT below, what a user who knows asyncio would write: one aiohttp session, a connection pool
   and a semaphore of the same size, per row a GET by code and a POST when it is absent.
 
@@ -17,7 +19,7 @@ PYTHONDONTWRITEBYTECODE says, and the start-up of each tree is measured first. T
 from list pages (one GET per 100 live records) where the script sends one GET per row.
 
     python tests/benchmarks/bench_apply_cli.py [--records 2000] [--concurrency 8] [--latency-ms 20]
-                                               [--repeat 3] [--baseline /tmp/before_tree]
+                                               [--repeat 3] [--baseline /tmp/before_tree] [--history-off]
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ async def main() -> None:
 asyncio.run(main())
 '''
 
+HISTORY_OFF = "history off"
 MAPPING = """version: 1
 source: schools.csv
 entities:
@@ -86,7 +89,7 @@ entities:
 """
 
 
-def _project(root: Path, tag: str, n: int, sandbox: Any, concurrency: int) -> Path:
+def _project(root: Path, tag: str, n: int, sandbox: Any, concurrency: int, history: bool) -> Path:
     folder = root / tag
     shutil.rmtree(folder, ignore_errors=True)  # a history left by an earlier run describes another sandbox
     folder.mkdir(parents=True)
@@ -94,7 +97,8 @@ def _project(root: Path, tag: str, n: int, sandbox: Any, concurrency: int) -> Pa
     (folder / "schools.csv").write_text("Code,Name\n" + rows, encoding="utf-8")
     (folder / "schools.yaml").write_text(MAPPING, encoding="utf-8")
     (folder / "loader.yaml").write_text(
-        f"default_environment: bench\nconcurrency: {concurrency}\nenvironments:\n  bench:\n"
+        f"default_environment: bench\nconcurrency: {concurrency}\n{'' if history else 'history: false' + chr(10)}"
+        "environments:\n  bench:\n"
         f"    base_url: {sandbox.base_url}\n    auth_url: {sandbox.auth_url}\n"
         f"    realm: {sandbox.realm}\n    expect_environment: sandbox\n"
         "    client_id: {env: BENCH_CLIENT_ID}\n    client_secret: {env: BENCH_CLIENT_SECRET}\n",
@@ -123,11 +127,12 @@ def _load() -> str:
 def _side(label: str, n: int, concurrency: int, latency_ms: float, root: Path, tag: str,
           command: list[str], environ: dict[str, str]) -> tuple[float, float]:
     """One run of one side against a fresh sandbox; checks that it created every record."""
+    history = HISTORY_OFF not in label
     from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
     options = SandboxOptions(faults=FaultOptions(latency_ms=latency_ms))
     with serve_in_subprocess(options) as sandbox:
-        folder = _project(root, tag, n, sandbox, concurrency)
+        folder = _project(root, tag, n, sandbox, concurrency, history)
         if command[-1] == "create_schools.py":
             command = [*command, sandbox.base_url, sandbox.auth_url, sandbox.realm, str(concurrency)]
         environ = {**environ, "BENCH_CLIENT_ID": sandbox.client_id, "BENCH_CLIENT_SECRET": sandbox.client_secret}
@@ -164,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side, taking turns")
     parser.add_argument("--baseline", type=Path, help="a source tree run first each turn (on PYTHONPATH)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_apply_cli"))
+    parser.add_argument("--history-off", action="store_true", help="also this tree with `history: false`")
     args = parser.parse_args(argv)
     # Bytecode cached as an installed package has it (in a folder of the benchmark's, for both trees).
     here = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
@@ -174,10 +180,13 @@ def main(argv: list[str] | None = None) -> int:
                       {**here, "PYTHONPATH": str(args.baseline)}))
     sides.append(("loader apply (this tree)", [sys.executable, "-m", "loader", "apply", "schools.yaml", "--yes"],
                   here))
+    if args.history_off:
+        sides.append((f"loader apply ({HISTORY_OFF})", [sys.executable, "-m", "loader", "apply", "schools.yaml",
+                                                         "--yes"], here))
     sides.append(("hand-tuned aiohttp script", [sys.executable, "create_schools.py"], here))
     print(f"{args.records} creates at concurrency {args.concurrency}, {args.latency_ms:g} ms latency; "
           f"a fresh sandbox and process per run; {_load()}")
-    _startups([(label, environ) for label, _, environ in sides[:-1]], args.out)
+    _startups([(label, environ) for label, _, environ in sides[:-1] if HISTORY_OFF not in label], args.out)
     figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in sides}
     for turn in range(args.repeat):
         print(f"turn {turn + 1}:")
@@ -193,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         cpu = statistics.median(c for _, c in runs)
         print(f"  {label:<28} {wall:7.2f} {cpu:6.2f} {script / wall:11.2f}")
     print("  (script/side >= 1: the side is at least as fast as the script)")
+    if args.history_off:
+        on = statistics.median(w for w, _ in figures["loader apply (this tree)"])
+        off = statistics.median(w for w, _ in figures[f"loader apply ({HISTORY_OFF})"])
+        print(f"  the history's share of this tree's apply: {(on - off) / on:+.1%} of its wall time")
     return 0
 
 
