@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+import multiprocessing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,16 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
-from loader.plan.incremental.reading import CHUNK_RECORDS, read_off_loop, source_bytes, split_for_children
-from loader.source.sources import load_mappings, read_sources
+from loader.plan.incremental.reading import (
+    _FAILED,
+    CHUNK_RECORDS,
+    _receive,
+    _sent,
+    read_off_loop,
+    source_bytes,
+    split_for_children,
+)
+from loader.source.sources import BlockRecords, load_mappings, read_sources
 
 
 @pytest.fixture
@@ -77,3 +87,31 @@ def test_mapping_files_are_split_between_child_processes_only_where_no_file_is_r
     assert [[m.path.name for m in part] for part in split_for_children(shared, 2)] == [
         ["curriculum.yaml", "applicants.yaml", "curriculum-again.yaml"],
     ]
+
+
+def test_each_block_is_handed_on_as_soon_as_it_is_read_and_what_comes_back_is_kept(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    whole = read_sources(samples, profile)
+    handed: list[tuple[str, int]] = []
+
+    def without_records(block: BlockRecords) -> BlockRecords:
+        handed.append((block.block, len(block.records)))
+        return replace(block, records=())
+
+    shells = read_sources(samples, profile, each_block=without_records)
+    assert handed == [(b.block, len(b.records)) for b in whole.blocks]
+    assert [b.records for b in shells.blocks] == [()] * len(whole.blocks)
+    assert [replace(b, records=()) for b in whole.blocks] == list(shells.blocks)
+    assert (shells.findings, shells.fingerprints) == (whole.findings, whole.fingerprints)
+
+
+def test_a_child_that_fails_after_sending_some_blocks_gives_nothing_and_the_sources_are_read_here(
+    samples: list[Path],
+) -> None:
+    profile = load_config(None).profile
+    first = read_sources(samples, profile).blocks[0]
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    with receiving, sending:
+        assert _sent(first, sending) == replace(first, records=())  # what the child keeps of it
+        sending.send_bytes(_FAILED)
+        assert _receive(receiving, lambda: None) is None
