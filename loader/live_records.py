@@ -8,8 +8,10 @@ stale records, and the history keeps (time, user id) of every record the loader 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+
+from loader.shared_values import FewValues
 
 
 def updated_time(record: Mapping[str, Any]) -> Any:
@@ -77,18 +79,14 @@ class LiveSlimmer:
     - `metadata` keeps only `updated`'s time and user id (`UpdatedStamp`): who created the record
       and the updater's names a plan never reads;
     - a reference object (`{"id": ...}`) is the one object of every record naming that id;
-    - a field with few distinct values (a type, a status, custom attributes, a list of deliveries)
-      holds one object per value: values of a field are shared while it has had at most
-      `distinct` of them, and no longer looked up once it has more (codes, names, ids).
+    - a field with few distinct values holds one object per value (`loader.shared_values`).
 
     Shared values are read, never changed: a plan copies what it changes (`loader.plan.fields`).
     """
 
     def __init__(self, distinct: int = 1024):
-        self._distinct = distinct
+        self._few = FewValues(distinct)
         self._references: dict[str, dict[str, Any]] = {}
-        self._values: dict[str, dict[Any, Any]] = {}  # field -> its values seen (as hashable keys) -> the one kept
-        self._many: set[str] = set()  # fields with more than `distinct` values: not shared
         self._users: dict[str, str] = {}
 
     def slim(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -98,35 +96,16 @@ class LiveSlimmer:
             if name == "metadata":
                 if isinstance(value, dict):
                     shared.append((name, self._stamp(value, record)))
-            elif name not in self._many:
-                kept = self._shared(name, value)
-                if kept is not value:
-                    shared.append((name, kept))
+                continue
+            if type(value) is dict and len(value) == 1 and type(value.get("id")) is str:
+                kept = self._references.setdefault(value["id"], value)
+            else:
+                kept = self._few.one(name, value)
+            if kept is not value:
+                shared.append((name, kept))
         for name, value in shared:
             record[name] = value
         return record
-
-    def _shared(self, name: str, value: Any) -> Any:
-        kind = type(value)
-        if kind is dict and len(value) == 1 and type(value.get("id")) is str:
-            return self._references.setdefault(value["id"], value)
-        if kind is str:
-            key: Any = value
-        elif kind is dict and _texts(value.values()):
-            key = (True, *value.items())
-        elif kind is list and _texts(value):
-            key = (False, *value)
-        else:  # numbers are not shared: 1, 1.0 and True are equal keys
-            return value
-        values = self._values.setdefault(name, {})
-        kept = values.get(key)
-        if kept is None:
-            if len(values) >= self._distinct:
-                self._many.add(name)
-                del self._values[name]
-                return value
-            kept = values[key] = value
-        return kept
 
     def _stamp(self, metadata: dict[str, Any], record: Mapping[str, Any]) -> UpdatedStamp:
         updated = metadata.get("updated")
@@ -137,11 +116,3 @@ class LiveSlimmer:
         else:
             user_id = None
         return UpdatedStamp(updated_time(record), user_id)
-
-
-def _texts(values: Iterable[Any]) -> bool:
-    """Whether every value is a text or None (what a value shared by LiveSlimmer may hold)."""
-    for value in values:
-        if type(value) is not str and value is not None:
-            return False
-    return True

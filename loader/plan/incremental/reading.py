@@ -19,6 +19,7 @@ sources are then read again here, in a thread, so the error raised is exactly th
 from __future__ import annotations
 
 import asyncio
+import io
 import multiprocessing
 import os
 import pickle
@@ -27,12 +28,15 @@ from dataclasses import replace
 from itertools import pairwise
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 from loader.collector import collector_paused
 from loader.event_loop import GiveWay, never_give_way
+from loader.places import CellRef
 from loader.profile import Profile
+from loader.shared_values import FewValues
 from loader.source.mapping import LoadedMapping
-from loader.source.records import DesiredRecord
+from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import BlockRecords, SourceSet, files_read, joined, read_sources
 
 CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
@@ -138,8 +142,16 @@ def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection)
 
 
 def _sent(block: BlockRecords, sending: Connection) -> BlockRecords:
-    """In the child: the block's records sent as soon as it is read, in chunks; the block without them."""
+    """In the child: the block's records sent as soon as it is read, in chunks; the block without them.
+
+    A value repeated across its records (custom attributes, a type, a list of deliveries) is one
+    object first (`loader.shared_values`), so each chunk pickles it once and the parent makes it once.
+    """
     records = block.records
+    few = FewValues()
+    for record in records:
+        if type(record.fields) is dict:
+            few.share(record.fields)
     for start in range(0, len(records), CHUNK_RECORDS):
         sending.send_bytes(_RECORDS + pickle.dumps(records[start : start + CHUNK_RECORDS], pickle.HIGHEST_PROTOCOL))
     sending.send_bytes(_BLOCK_END)
@@ -162,12 +174,13 @@ def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
     the SourceSet of the blocks without them; None when the child failed (at any point)."""
     blocks: list[tuple[DesiredRecord, ...]] = []
     records: list[DesiredRecord] = []
+    refs: dict[tuple[Any, ...], Ref] = {}  # one Ref for the references to one record (_SharingRefs)
     while True:
         message = receiving.recv_bytes()
         tag = message[:1]
         if tag == _RECORDS:
             give_way()  # unpickling a chunk holds the GIL throughout: the loop goes first
-            records.extend(pickle.loads(memoryview(message)[1:]))
+            records.extend(_SharingRefs(io.BytesIO(memoryview(message)[1:]), refs).load())
         elif tag == _BLOCK_END:
             blocks.append(tuple(records))
             records = []
@@ -178,3 +191,26 @@ def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
             return None
     whole = (replace(block, records=read) for block, read in zip(shell.blocks, blocks, strict=True))
     return replace(shell, blocks=tuple(whole))
+
+
+class _SharingRefs(pickle.Unpickler):
+    """Unpickles records making one Ref of equal references without a cell (a program's subjects
+    name it once each): `refs` holds those made, across the chunks of a reading."""
+
+    def __init__(self, file: io.BytesIO, refs: dict[tuple[Any, ...], Ref]):
+        super().__init__(file)
+        self._refs = refs
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == Ref.__module__ and name == Ref.__qualname__:
+            return self._ref
+        return super().find_class(module, name)
+
+    def _ref(self, entity: str, values: tuple[str, ...], by: tuple[str, ...], cell: CellRef | None = None) -> Ref:
+        if cell is not None or not all(type(value) is str for value in values):  # texts only: 1 == True
+            return Ref(entity, values, by, cell)
+        key = (entity, values, by)
+        ref = self._refs.get(key)
+        if ref is None:
+            ref = self._refs[key] = Ref(entity, values, by)
+        return ref

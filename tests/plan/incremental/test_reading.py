@@ -22,6 +22,7 @@ from loader.plan.incremental.reading import (
     source_bytes,
     split_for_children,
 )
+from loader.source.records import Ref
 from loader.source.sources import BlockRecords, load_mappings, read_sources
 
 
@@ -115,3 +116,16 @@ def test_a_child_that_fails_after_sending_some_blocks_gives_nothing_and_the_sour
         assert _sent(first, sending) == replace(first, records=())  # what the child keeps of it
         sending.send_bytes(_FAILED)
         assert _receive(receiving, lambda: None) is None
+
+
+@pytest.mark.slow  # a spawned process imports the loader afresh: seconds on a loaded machine
+def test_a_child_gives_one_object_for_each_repeated_reference_and_value(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    there = asyncio.run(read_off_loop(load_mappings(samples, profile), profile, in_child=True))
+    values = [(block.block, name, value) for block in there.blocks for r in block.records
+              for name, value in r.fields.items()]
+    refs = [value for _, _, value in values if isinstance(value, Ref)]
+    assert len({id(ref) for ref in refs}) == len(set(refs)) < len(refs)
+    texts = [(block, name, value) for block, name, value in values if isinstance(value, str | dict | list)]
+    distinct = {(block, name, repr(value)) for block, name, value in texts}
+    assert len({(block, name, id(value)) for block, name, value in texts}) == len(distinct) < len(texts)
