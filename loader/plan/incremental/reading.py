@@ -23,7 +23,7 @@ import io
 import multiprocessing
 import os
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from multiprocessing.connection import Connection
@@ -180,7 +180,7 @@ def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
         tag = message[:1]
         if tag == _RECORDS:
             give_way()  # unpickling a chunk holds the GIL throughout: the loop goes first
-            records.extend(_SharingRefs(io.BytesIO(memoryview(message)[1:]), refs).load())
+            records.extend(_SharingRefs(message, refs).load())
         elif tag == _BLOCK_END:
             blocks.append(tuple(records))
             records = []
@@ -195,22 +195,31 @@ def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
 
 class _SharingRefs(pickle.Unpickler):
     """Unpickles records making one Ref of equal references without a cell (a program's subjects
-    name it once each): `refs` holds those made, across the chunks of a reading."""
+    name it once each): `refs` holds those made, across the chunks of a reading. The message is
+    read where it is, after its kind."""
 
-    def __init__(self, file: io.BytesIO, refs: dict[tuple[Any, ...], Ref]):
+    def __init__(self, message: bytes, refs: dict[tuple[Any, ...], Ref]):
+        file = io.BytesIO(message)  # shares the message's bytes (a memoryview of them was copied)
+        file.seek(1)
         super().__init__(file)
-        self._refs = refs
+        # Not a method: the unpickler keeps what find_class gives, and a bound method would make a
+        # cycle of it, its memo and its buffer, left for the collector (paused while unpickling).
+        self._ref = _ref_maker(refs)
 
     def find_class(self, module: str, name: str) -> Any:
         if module == Ref.__module__ and name == Ref.__qualname__:
             return self._ref
         return super().find_class(module, name)
 
-    def _ref(self, entity: str, values: tuple[str, ...], by: tuple[str, ...], cell: CellRef | None = None) -> Ref:
+
+def _ref_maker(refs: dict[tuple[Any, ...], Ref]) -> Callable[..., Ref]:
+    def made(entity: str, values: tuple[str, ...], by: tuple[str, ...], cell: CellRef | None = None) -> Ref:
         if cell is not None or not all(type(value) is str for value in values):  # texts only: 1 == True
             return Ref(entity, values, by, cell)
         key = (entity, values, by)
-        ref = self._refs.get(key)
+        ref = refs.get(key)
         if ref is None:
-            ref = self._refs[key] = Ref(entity, values, by)
+            ref = refs[key] = Ref(entity, values, by)
         return ref
+
+    return made

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import multiprocessing
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from loader.errors import MappingError
 from loader.plan.incremental.reading import (
     _FAILED,
     CHUNK_RECORDS,
+    _child,
     _receive,
     _sent,
     read_off_loop,
@@ -129,3 +132,26 @@ def test_a_child_gives_one_object_for_each_repeated_reference_and_value(samples:
     texts = [(block, name, value) for block, name, value in values if isinstance(value, str | dict | list)]
     distinct = {(block, name, repr(value)) for block, name, value in texts}
     assert len({(block, name, id(value)) for block, name, value in texts}) == len(distinct) < len(texts)
+
+
+def test_the_records_received_leave_nothing_for_the_cyclic_collector(samples: list[Path]) -> None:
+    """Receiving runs with the collector paused: anything left in a cycle (an unpickler and the
+    message it read) would stay until the process ends."""
+    profile = load_config(None).profile
+    mappings = load_mappings(samples, profile)
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    with receiving, sending:
+        child = threading.Thread(target=_child, args=(mappings, profile, sending))
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            child.start()
+            received = _receive(receiving, lambda: None)
+            child.join()
+            gc.collect()
+            left = len(gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+    assert received is not None and sum(len(b.records) for b in received.blocks) > 0
+    assert left == 0
