@@ -31,6 +31,7 @@ class LiveCollections:
         self._tasks: dict[str, asyncio.Task[list[dict[str, Any]]]] = {}
         self._records: dict[str, list[dict[str, Any]]] = {}  # as they come in
         self._totals: dict[str, int] = {}  # as the service counts them
+        self.counts: dict[str, int] = {}  # entity -> its records fetched, once it is in (kept when released)
         self._watchers: list[asyncio.Event] = []
         self.finished = time.perf_counter()  # when the last collection came in
 
@@ -56,7 +57,15 @@ class LiveCollections:
             self._changed()
         bar.done()
         self.finished = max(self.finished, time.perf_counter())
+        self.counts[entity] = len(records)
         return records
+
+    def release(self, entities: Iterable[str]) -> None:
+        """Let go of the records of `entities`, in and read for the last time (their part is planned and
+        nothing after reads them): a plan's peak is at its last part, with every other part's records."""
+        for entity in entities:
+            if _fetched(self._tasks[entity]):
+                self._records[entity].clear()  # the one list: the task's result too
 
     def _changed(self) -> None:
         for watcher in self._watchers:
