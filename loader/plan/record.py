@@ -51,7 +51,7 @@ def plan_record(
         rec.entity,
         rec.key if entry.exact_key is rec.key else _plan_key(rec.key),  # a key of texts is its own exact key
         action,
-        fp.payload,
+        fp.payload or _NO_PAYLOAD,  # an unchanged record's: one empty payload, not one each (64 bytes)
         rec.row,
         live_id,
         updated,
@@ -87,6 +87,10 @@ class ReferenceCells:
         record, references = self._references[ref]
         return {dep: reference_cell(reference, record, name) for dep, (reference, name) in references.items()}
 
+
+# The payload of every record that sends nothing. Never changed: a plan's payloads are read, and
+# copied where a pass changes one (loader.plan.history_fields).
+_NO_PAYLOAD: Mapping[str, Any] = {}
 
 # An Enum member looked up on its class costs about three plain attribute lookups (see loader.plan.fields).
 _CREATE, _UPDATE, _UNCHANGED = Action.CREATE, Action.UPDATE, Action.UNCHANGED

@@ -113,7 +113,7 @@ async def run_plan(
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
-        done = await _diffed(reading, collections, config, env, client, give_way)
+        done = await _diffed(reading, collections, config, env, client, give_way, keep_live=history is not None)
     diffing = done.diffing
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -123,7 +123,7 @@ async def run_plan(
     return PlanRun(
         plan=plan,
         sources=done.sources,
-        live_counts={entity: len(records) for entity, records in done.live.items()},
+        live_counts={entity: collections.counts.get(entity, 0) for entity in done.live},
         reading_s=done.reading_s,
         fetching_s=collections.finished - started,
         diffing_s=diffing.seconds,
@@ -195,7 +195,7 @@ class _Diffed(NamedTuple):
 
 async def _diffed(
     reading: asyncio.Task[tuple[SourceSet, float]], collections: LiveCollections, config: Config, env: Environment,
-    client: ApiClient, give_way: GiveWay,
+    client: ApiClient, give_way: GiveWay, *, keep_live: bool,
 ) -> _Diffed:
     """The sources once read, and each part diffed as soon as its collections are in; when one side
     fails (a missing mapping file, the service refusing), the rest is stopped quietly and it is raised."""
@@ -218,7 +218,7 @@ async def _diffed(
         parts = await asyncio.to_thread(plan_parts, sources.blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
-        diffing = PartDiffing(sources.blocks, config.profile, header, give_way)
+        diffing = PartDiffing(sources.blocks, config.profile, header, give_way, keep_live=keep_live)
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()

@@ -6,7 +6,7 @@ first problem: mapping, sheet and row problems all become Findings with their pl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,9 +79,18 @@ def load_mappings(mapping_paths: Sequence[Path], profile: Profile) -> list[Loade
     return loaded
 
 
-def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Profile) -> SourceSet:
+def read_sources(
+    mappings: Sequence[Path] | Sequence[LoadedMapping],
+    profile: Profile,
+    *,
+    each_block: Callable[[BlockRecords], BlockRecords] | None = None,
+) -> SourceSet:
     """Read every mapping file (paths, or mappings `load_mappings` has read already) and the sheets
     they name; build and check every record.
+
+    `each_block`, when given, is handed each block as soon as it is read, and the SourceSet holds
+    what it gives back instead (a reading child sends the records on and keeps the block without
+    them, so no more than one block's records are held at a time).
 
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
     The garbage collector is left running: the planner reads small sources on a thread beside the
@@ -116,7 +125,8 @@ def read_sources(mappings: Sequence[Path] | Sequence[LoadedMapping], profile: Pr
             if header_problems:
                 findings.extend(header_problems)
                 continue
-            blocks.append(reader.read(sheets.first_use(data)))
+            read = reader.read(sheets.first_use(data))
+            blocks.append(read if each_block is None else each_block(read))
     return SourceSet(tuple(blocks), fingerprint_inputs(inputs, known), tuple(findings))
 
 

@@ -410,3 +410,30 @@ def test_pages_that_fail_and_are_retried_still_yield_every_record_once_in_order(
 
     assert run(go()) == EXPECTED_CODES
     assert requests_to(sb.stats(), SCHOOLS) > 5  # some pages were answered 500/503 and asked again
+
+
+def test_pages_read_leave_nothing_for_the_cyclic_collector(start_sandbox, profile):
+    """A plan pauses the collector (loader.collector): an answer in a reference cycle (httpx's response
+    and its stream) would keep every page's body until the process ends."""
+    sb = start_sandbox(seed=schools_seed(450))
+
+    async def go() -> int:
+        async with ApiClient(environment_for(sb), profile) as client:
+            [_ async for _ in client.iter_collection_batches("school")]  # the token asked for first
+            gc.collect()
+            enabled = gc.isenabled()
+            gc.disable()
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            try:
+                pages = [batch async for batch in client.iter_collection_batches("school")]
+                gc.collect()
+                left = [o for o in gc.garbage if type(o).__module__.startswith(("httpx", "aiohttp"))]
+            finally:
+                gc.set_debug(0)
+                gc.garbage.clear()
+                if enabled:
+                    gc.enable()
+            assert len(pages) == 5
+            return len(left)
+
+    assert run(go()) == 0

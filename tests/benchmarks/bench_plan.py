@@ -10,11 +10,13 @@ process, so its peak RSS is the planner's alone. Prints reading / fetching / dif
 (reading and fetching overlap), the fetch floor (pages of the largest collection x latency) and the
 plan's ratio to it, the CPU time of the planner and of its reading child (wall time on a shared
 machine mostly measures the neighbours), list requests per collection (against ceil(n / 100)), peak
-RSS of the planner and of the reading child, and the load average while it ran. After the plans, a
+RSS of the planner and of the reading child, the largest sum of both sampled every 50 ms (what the
+machine held at once: their peaks need not meet), and the load average while it ran. After the plans, a
 bare aiohttp loop pages the largest collection against the same sandbox: the plan's ratio to it is
 the loader's own share, the bare loop's to the floor the sandbox's and the machine's. `--baseline DIR`
 plans with another source tree first (`git archive <commit> | tar -x -C DIR`, with
 `ln -s DIR/schemas DIR/loader/schemas`), against the same sandbox, so both rows share one run.
+The sandbox's database is seeded once per size (OUT/<n>/seeded.sqlite3) and copied for each run.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import math
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -210,6 +213,90 @@ def child_bare(base_url: str, entity: str) -> None:
     print(json.dumps({"bare_s": seconds, "bare_pages": count}))
 
 
+class RssSampler:
+    """The resident memory of a process and its descendants (the reading children), summed at each
+    sample every `every` seconds from /proc: `peak_mb` is the largest sum, what the machine had to hold
+    at one moment (not the sum of each process's own peak)."""
+
+    def __init__(self, pid: int, every: float = 0.05):
+        self._pid, self._every = pid, every
+        self._stop = threading.Event()
+        self.peak_mb = 0.0
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_mb
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak_mb = max(self.peak_mb, sum(map(_rss_kb, _family(self._pid))) / 1024)
+            self._stop.wait(self._every)
+
+
+def _family(pid: int) -> list[int]:
+    """pid and its descendants (each thread's children, from /proc/<pid>/task/<tid>/children)."""
+    family, at = [pid], 0
+    while at < len(family):
+        try:
+            for task in Path(f"/proc/{family[at]}/task").iterdir():
+                family += map(int, (task / "children").read_text().split())
+        except OSError:
+            pass  # gone meanwhile
+        at += 1
+    return family
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _sampled(command: list[str], env: dict[str, str]) -> tuple[str, float]:
+    """Run `command`, sampling its and its children's RSS together: its stdout and the peak sum (MB)."""
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as child:
+        sampler = RssSampler(child.pid)
+        out, err = child.communicate()
+        peak = sampler.stop()
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, command, out, err)
+    return out, peak
+
+
+def _seeded(root: Path) -> Path:
+    """A database seeded with root/seed.json once, copied for each run (plans write nothing): seeding
+    700,000 records takes minutes on a busy machine, more than the sandbox's startup allows."""
+    from loader.sandbox import server
+
+    seeded = root / "seeded.sqlite3"
+    if not seeded.exists():
+        making = root / "seeding.sqlite3"
+        _copy_database(None, making)
+        server.STARTUP_TIMEOUT_S = max(server.STARTUP_TIMEOUT_S, 3600.0)
+        with server.serve_in_subprocess(server.SandboxOptions(data=str(making), seed=str(root / "seed.json"))):
+            pass
+        _copy_database(making, seeded)
+        _copy_database(None, making)
+    return seeded
+
+
+def _copy_database(source: Path | None, target: Path) -> None:
+    """SQLite database `source` (with its write-ahead log, if any) copied to `target`; None: `target` removed."""
+    import shutil
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+        if source is not None and Path(f"{source}{suffix}").exists():
+            shutil.copyfile(f"{source}{suffix}", f"{target}{suffix}")
+
+
 def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) -> list[dict[str, Any]]:
     """The figures of one plan of size n; with `baseline` (a source tree), first the baseline's plan
     against the same sandbox, then this tree's, side by side in one run."""
@@ -219,7 +306,7 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) ->
 
     root = generate(n, out)
     db = root / "sandbox.sqlite3"
-    db.unlink(missing_ok=True)
+    _copy_database(_seeded(root), db)
     options = SandboxOptions(data=str(db), seed=str(root / "seed.json"), faults=FaultOptions(latency_ms=latency_ms))
     runs: list[dict[str, Any]] = []
     trees = [("baseline", {**os.environ, "PYTHONPATH": str(baseline)})] if baseline else []
@@ -227,9 +314,9 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) ->
     with serve_in_subprocess(options) as sandbox:
         for label, environ in trees:
             sandbox.reset_stats()
-            done = subprocess.run([sys.executable, __file__, "--child", str(root), sandbox.base_url],
-                                  capture_output=True, text=True, check=True, env=environ)
-            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            out, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url], environ)
+            figures = json.loads(out.strip().splitlines()[-1])
+            figures["combined_rss_mb"] = combined
             figures["sandbox_requests"] = sandbox.stats()["requests"]
             figures["label"] = label
             runs.append(figures)
@@ -269,6 +356,8 @@ def main() -> int:
     print(f"sandbox in a subprocess, {args.latency_ms} ms latency per request; a fresh planner process per size{both}")
     print("floor = pages of the largest collection x latency (pages are chained by tokens); CPU = the planner "
           "process's, and its reading child's; load = 1-min load average while it ran")
+    print("RSS MB = the planner's peak, reader RSS MB its reading child's; together MB = the largest sum of "
+          "the planner's and its children's RSS sampled every 50 ms (what the machine held at once)")
     print("diff s = the parts' diffs, some while pages still arrive; after fetch s = the plan's time after the last "
           "page (the diff and digest not overlapped)")
     print("bare s = a bare aiohttp loop paging the largest collection against the same sandbox, after the plans "
@@ -278,7 +367,7 @@ def main() -> int:
           f"{'floor s':>7} "
           f"{'plan/floor':>10} {'bare s':>6} {'bare/floor':>10} {'plan/bare':>9} "
           f"{'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
-          f"{'RSS MB':>6} {'reader RSS MB':>13} {'load':>5}")
+          f"{'RSS MB':>6} {'reader RSS MB':>13} {'together MB':>11} {'load':>5}")
     for n in args.sizes:
         for f in measure(n, args.out, args.latency_ms, args.baseline):
             pages = {entity: max(1, math.ceil(count / 100)) for entity, count in f["live"].items()}
@@ -291,7 +380,8 @@ def main() -> int:
                   f"{f['plan_s'] / floor:>10.2f} {f['bare_s']:>6.2f} {f['bare_s'] / floor:>10.2f} "
                   f"{f['plan_s'] / f['bare_s']:>9.2f} "
                   f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
-                  f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} {f['load']:>5.2f}",
+                  f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} "
+                  f"{f['combined_rss_mb']:>11.0f} {f['load']:>5.2f}",
                   flush=True)
             print(f"         {f['label']}: {f['early']} records planned before their part's last page")
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}

@@ -8,14 +8,13 @@ and plan what they can before the last page.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Iterable
 from typing import Any
 
 from loader.api.client import ApiClient
 from loader.console import Bars
-from loader.live_records import updated_time
+from loader.live_records import LiveSlimmer
 
 # When this share of a collection has come in, its records not matched yet are planned as creates (unsure;
 # those matched by the rest are planned again): the last tenth of the subjects at 250,000 records is about
@@ -32,6 +31,7 @@ class LiveCollections:
         self._tasks: dict[str, asyncio.Task[list[dict[str, Any]]]] = {}
         self._records: dict[str, list[dict[str, Any]]] = {}  # as they come in
         self._totals: dict[str, int] = {}  # as the service counts them
+        self.counts: dict[str, int] = {}  # entity -> its records fetched, once it is in (kept when released)
         self._watchers: list[asyncio.Event] = []
         self.finished = time.perf_counter()  # when the last collection came in
 
@@ -50,13 +50,22 @@ class LiveCollections:
                 self._totals[entity] = total
                 bar.set_total(total)
 
+        slim = LiveSlimmer().slim  # what a plan never reads left out, repeated values held once
         async for batch in self._client.iter_collection_batches(entity, on_total=told):  # a page at a time
-            records += map(_slim, batch)
+            records += map(slim, batch)
             bar.advance(len(batch))
             self._changed()
         bar.done()
         self.finished = max(self.finished, time.perf_counter())
+        self.counts[entity] = len(records)
         return records
+
+    def release(self, entities: Iterable[str]) -> None:
+        """Let go of the records of `entities`, in and read for the last time (their part is planned and
+        nothing after reads them): a plan's peak is at its last part, with every other part's records."""
+        for entity in entities:
+            if _fetched(self._tasks[entity]):
+                self._records[entity].clear()  # the one list: the task's result too
 
     def _changed(self) -> None:
         for watcher in self._watchers:
@@ -126,19 +135,3 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()  # marks it retrieved: the error is raised where a part awaits it
 
-
-def _slim(record: dict[str, Any]) -> dict[str, Any]:
-    """The record without the metadata a plan never reads (who created it, the updater's names): at
-    100,000 records the audit users are a large share of the memory a plan takes. The updater's id
-    stays (interned: a few users update most records): the three-way plan names who changed a field,
-    and tells the loader's own writes from platform edits."""
-    metadata = record.get("metadata")
-    if isinstance(metadata, dict):
-        updated = metadata.get("updated")
-        user = updated.get("user") if isinstance(updated, dict) else None
-        user_id = user.get("id") if isinstance(user, dict) else None
-        slim: dict[str, Any] = {"time": updated_time(record)}
-        if isinstance(user_id, str):
-            slim["user"] = {"id": sys.intern(user_id)}
-        record["metadata"] = {"updated": slim}
-    return record

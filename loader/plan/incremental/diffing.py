@@ -23,7 +23,10 @@ class PartDiffing:
     """Diffs the plan's parts one at a time, each as soon as its collections are in, in a worker thread
     so the event loop keeps fetching the rest meanwhile (see loader.plan.incremental.parts)."""
 
-    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay):
+    def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay,
+                 *, keep_live: bool = True):
+        """`keep_live=False`: each part's live records are let go once it is planned (nothing after reads them)."""
+        self._keep_live = keep_live
         self._blocks = blocks
         self._profile = profile
         self._header = header
@@ -53,7 +56,10 @@ class PartDiffing:
                     await changed.wait()
         live = await collections.of(part.entities)
         async with self._one_at_a_time:
-            return await asyncio.to_thread(self._diffed, part, live, drafter)
+            plan = await asyncio.to_thread(self._diffed, part, live, drafter)
+        if not self._keep_live:
+            collections.release(part.entities)
+        return plan
 
     def _drafted(
         self,

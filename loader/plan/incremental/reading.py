@@ -3,9 +3,10 @@
 `read_sources` is pure Python and holds the GIL; in a thread beside the event loop that fetches
 pages it slowed every page down (a 250,000-record plan: reading 35 s alone, 59 s beside the fetch,
 and the fetch 58.7 s against a 17.5 s floor). Large sources are therefore read in a child process
-(`spawn`: nothing of this process, its threads or its sockets is inherited); the child sends the
-SourceSet back pickled in chunks of records, and the parent unpickles them in a worker thread one
-chunk at a time, so the event loop never waits for more than one chunk. Small sources (the common
+(`spawn`: nothing of this process, its threads or its sockets is inherited); the child sends each
+block's records pickled in chunks as soon as the block is read, then drops them (it never holds
+more than one block's records beside the parent's copy), and the parent unpickles them in a worker
+thread one chunk at a time, so the event loop never waits for more than one chunk. Small sources (the common
 case, and every test but one) are read in a thread as before: starting a process costs more.
 
 Mapping files that read different files are read in parallel, one child process per run of them
@@ -18,25 +19,31 @@ sources are then read again here, in a thread, so the error raised is exactly th
 from __future__ import annotations
 
 import asyncio
+import io
 import multiprocessing
 import os
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 from loader.collector import collector_paused
 from loader.event_loop import GiveWay, never_give_way
+from loader.places import CellRef
 from loader.profile import Profile
+from loader.shared_values import FewValues
 from loader.source.mapping import LoadedMapping
-from loader.source.records import DesiredRecord
+from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import BlockRecords, SourceSet, files_read, joined, read_sources
 
 CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
 CHUNK_RECORDS = 200  # unpickling one takes about 1 ms, holding the GIL throughout (see _unpickled)
-_FAILED = b"failed"
+# What the child sends, each message starting with its kind: a chunk of a block's records, the end of
+# a block's records, the SourceSet (its blocks without their records, sent before), or that it failed.
+_RECORDS, _BLOCK_END, _SOURCES, _FAILED = b"r", b"e", b"s", b"f"
 
 
 def source_bytes(mappings: Sequence[LoadedMapping]) -> int:
@@ -125,19 +132,30 @@ def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection)
     try:
         try:
             with collector_paused():  # this process only reads: see loader.collector
-                sources = read_sources(mappings, profile)
+                sources = read_sources(mappings, profile, each_block=lambda block: _sent(block, sending))
         except BaseException:
             sending.send_bytes(_FAILED)
             return
-        shells = tuple(replace(b, records=()) for b in sources.blocks)
-        sending.send_bytes(pickle.dumps(replace(sources, blocks=shells), protocol=pickle.HIGHEST_PROTOCOL))
-        for block in sources.blocks:
-            records = block.records
-            for start in range(0, len(records), CHUNK_RECORDS):
-                sending.send_bytes(pickle.dumps(records[start : start + CHUNK_RECORDS], pickle.HIGHEST_PROTOCOL))
-            sending.send_bytes(b"")
+        sending.send_bytes(_SOURCES + pickle.dumps(sources, protocol=pickle.HIGHEST_PROTOCOL))
     finally:
         sending.close()
+
+
+def _sent(block: BlockRecords, sending: Connection) -> BlockRecords:
+    """In the child: the block's records sent as soon as it is read, in chunks; the block without them.
+
+    A value repeated across its records (custom attributes, a type, a list of deliveries) is one
+    object first (`loader.shared_values`), so each chunk pickles it once and the parent makes it once.
+    """
+    records = block.records
+    few = FewValues()
+    for record in records:
+        if type(record.fields) is dict:
+            few.share(record.fields)
+    for start in range(0, len(records), CHUNK_RECORDS):
+        sending.send_bytes(_RECORDS + pickle.dumps(records[start : start + CHUNK_RECORDS], pickle.HIGHEST_PROTOCOL))
+    sending.send_bytes(_BLOCK_END)
+    return replace(block, records=())
 
 
 def _receive(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
@@ -152,15 +170,56 @@ def _receive(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
 
 
 def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
-    head = receiving.recv_bytes()
-    if head == _FAILED:
-        return None
-    shell: SourceSet = pickle.loads(head)
-    blocks: list[BlockRecords] = []
-    for block in shell.blocks:
-        records: list[DesiredRecord] = []
-        while chunk := receiving.recv_bytes():
+    """Each block's records as the child sends them (the child holds one block's at a time), then
+    the SourceSet of the blocks without them; None when the child failed (at any point)."""
+    blocks: list[tuple[DesiredRecord, ...]] = []
+    records: list[DesiredRecord] = []
+    refs: dict[tuple[Any, ...], Ref] = {}  # one Ref for the references to one record (_SharingRefs)
+    while True:
+        message = receiving.recv_bytes()
+        tag = message[:1]
+        if tag == _RECORDS:
             give_way()  # unpickling a chunk holds the GIL throughout: the loop goes first
-            records.extend(pickle.loads(chunk))
-        blocks.append(replace(block, records=tuple(records)))
-    return replace(shell, blocks=tuple(blocks))
+            records.extend(_SharingRefs(message, refs).load())
+        elif tag == _BLOCK_END:
+            blocks.append(tuple(records))
+            records = []
+        elif tag == _SOURCES:
+            shell: SourceSet = pickle.loads(memoryview(message)[1:])
+            break
+        else:
+            return None
+    whole = (replace(block, records=read) for block, read in zip(shell.blocks, blocks, strict=True))
+    return replace(shell, blocks=tuple(whole))
+
+
+class _SharingRefs(pickle.Unpickler):
+    """Unpickles records making one Ref of equal references without a cell (a program's subjects
+    name it once each): `refs` holds those made, across the chunks of a reading. The message is
+    read where it is, after its kind."""
+
+    def __init__(self, message: bytes, refs: dict[tuple[Any, ...], Ref]):
+        file = io.BytesIO(message)  # shares the message's bytes (a memoryview of them was copied)
+        file.seek(1)
+        super().__init__(file)
+        # Not a method: the unpickler keeps what find_class gives, and a bound method would make a
+        # cycle of it, its memo and its buffer, left for the collector (paused while unpickling).
+        self._ref = _ref_maker(refs)
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == Ref.__module__ and name == Ref.__qualname__:
+            return self._ref
+        return super().find_class(module, name)
+
+
+def _ref_maker(refs: dict[tuple[Any, ...], Ref]) -> Callable[..., Ref]:
+    def made(entity: str, values: tuple[str, ...], by: tuple[str, ...], cell: CellRef | None = None) -> Ref:
+        if cell is not None or not all(type(value) is str for value in values):  # texts only: 1 == True
+            return Ref(entity, values, by, cell)
+        key = (entity, values, by)
+        ref = refs.get(key)
+        if ref is None:
+            ref = refs[key] = Ref(entity, values, by)
+        return ref
+
+    return made

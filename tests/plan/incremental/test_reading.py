@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
+import multiprocessing
+import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +15,18 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
-from loader.plan.incremental.reading import CHUNK_RECORDS, read_off_loop, source_bytes, split_for_children
-from loader.source.sources import load_mappings, read_sources
+from loader.plan.incremental.reading import (
+    _FAILED,
+    CHUNK_RECORDS,
+    _child,
+    _receive,
+    _sent,
+    read_off_loop,
+    source_bytes,
+    split_for_children,
+)
+from loader.source.records import Ref
+from loader.source.sources import BlockRecords, load_mappings, read_sources
 
 
 @pytest.fixture
@@ -77,3 +91,67 @@ def test_mapping_files_are_split_between_child_processes_only_where_no_file_is_r
     assert [[m.path.name for m in part] for part in split_for_children(shared, 2)] == [
         ["curriculum.yaml", "applicants.yaml", "curriculum-again.yaml"],
     ]
+
+
+def test_each_block_is_handed_on_as_soon_as_it_is_read_and_what_comes_back_is_kept(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    whole = read_sources(samples, profile)
+    handed: list[tuple[str, int]] = []
+
+    def without_records(block: BlockRecords) -> BlockRecords:
+        handed.append((block.block, len(block.records)))
+        return replace(block, records=())
+
+    shells = read_sources(samples, profile, each_block=without_records)
+    assert handed == [(b.block, len(b.records)) for b in whole.blocks]
+    assert [b.records for b in shells.blocks] == [()] * len(whole.blocks)
+    assert [replace(b, records=()) for b in whole.blocks] == list(shells.blocks)
+    assert (shells.findings, shells.fingerprints) == (whole.findings, whole.fingerprints)
+
+
+def test_a_child_that_fails_after_sending_some_blocks_gives_nothing_and_the_sources_are_read_here(
+    samples: list[Path],
+) -> None:
+    profile = load_config(None).profile
+    first = read_sources(samples, profile).blocks[0]
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    with receiving, sending:
+        assert _sent(first, sending) == replace(first, records=())  # what the child keeps of it
+        sending.send_bytes(_FAILED)
+        assert _receive(receiving, lambda: None) is None
+
+
+@pytest.mark.slow  # a spawned process imports the loader afresh: seconds on a loaded machine
+def test_a_child_gives_one_object_for_each_repeated_reference_and_value(samples: list[Path]) -> None:
+    profile = load_config(None).profile
+    there = asyncio.run(read_off_loop(load_mappings(samples, profile), profile, in_child=True))
+    values = [(block.block, name, value) for block in there.blocks for r in block.records
+              for name, value in r.fields.items()]
+    refs = [value for _, _, value in values if isinstance(value, Ref)]
+    assert len({id(ref) for ref in refs}) == len(set(refs)) < len(refs)
+    texts = [(block, name, value) for block, name, value in values if isinstance(value, str | dict | list)]
+    distinct = {(block, name, repr(value)) for block, name, value in texts}
+    assert len({(block, name, id(value)) for block, name, value in texts}) == len(distinct) < len(texts)
+
+
+def test_the_records_received_leave_nothing_for_the_cyclic_collector(samples: list[Path]) -> None:
+    """Receiving runs with the collector paused: anything left in a cycle (an unpickler and the
+    message it read) would stay until the process ends."""
+    profile = load_config(None).profile
+    mappings = load_mappings(samples, profile)
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    with receiving, sending:
+        child = threading.Thread(target=_child, args=(mappings, profile, sending))
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            child.start()
+            received = _receive(receiving, lambda: None)
+            child.join()
+            gc.collect()
+            left = len(gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+    assert received is not None and sum(len(b.records) for b in received.blocks) > 0
+    assert left == 0
