@@ -397,8 +397,10 @@ class ApiClient:
         body = answer_body(response)
         # httpx's response and its stream name each other: a cycle, freed only by the collector, which
         # a plan pauses (loader.collector), so every page's body stayed (80 MB at 250,000 records).
-        # Its body is read: without the stream, the answer is freed as soon as it is decoded.
-        response.stream = _READ
+        # Its body is read: without the stream, the answer is freed as soon as it is decoded. (The
+        # direct lane's answers hold no such cycle.)
+        if isinstance(response, httpx.Response):
+            response.stream = _READ
         if isinstance(body, dict):
             self._observe(body)
         return checked_answer(response, body, method, path)
