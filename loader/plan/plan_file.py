@@ -143,7 +143,7 @@ class _NotSplit(Exception):
     """The text cannot be read a batch of records at a time: it is parsed whole (and its problems named)."""
 
 
-def read_plan_json(path: Path) -> Plan:
+def read_plan_json(path: Path, *, limit: int = MAX_PLAN_BYTES) -> Plan:
     """A plan.json (or plan.json.gz: gzip is told by its first bytes) checked against its schema;
     PlanError naming every problem otherwise.
 
@@ -155,7 +155,7 @@ def read_plan_json(path: Path) -> Plan:
     """
     hint = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
     try:
-        text = read_plan_bytes(path)
+        text = read_plan_bytes(path, limit)
         with _collector_paused():
             try:
                 return _read_in_batches(text)
@@ -176,11 +176,11 @@ def read_plan_json(path: Path) -> Plan:
         raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=hint) from None
 
 
-def read_plan_bytes(path: Path) -> bytes | bytearray:
-    """plan.json's bytes, unpacked when they are gzip; InputRefused (an OSError) past MAX_PLAN_BYTES
+def read_plan_bytes(path: Path, limit: int = MAX_PLAN_BYTES) -> bytes | bytearray:
+    """plan.json's bytes, unpacked when they are gzip; InputRefused (an OSError) past `limit` bytes
     of either, and for gzip data that ends early or is damaged."""
-    data = read_regular_file(path, limit=MAX_PLAN_BYTES)
-    return gunzip_limited(data, MAX_PLAN_BYTES) if is_gzip(data) else data
+    data = read_regular_file(path, limit=limit)
+    return gunzip_limited(data, limit) if is_gzip(data) else data
 
 
 def _read_in_batches(text: bytes | bytearray) -> Plan:

@@ -82,12 +82,12 @@ def _placed(head: Any, tag: str, count: int) -> dict[int, int] | None:
     return placed if sorted(placed.values()) == list(range(count)) else None
 
 
-def record_batches(text: bytes | bytearray, span: tuple[int, int]) -> Iterator[list[Any]]:
-    """The records in `span` (from `split_plan`), parsed a batch of about BATCH_BYTES at a time.
+def record_batches(text: bytes | bytearray, span: tuple[int, int], size: int = BATCH_BYTES) -> Iterator[list[Any]]:
+    """The records in `span` (from `split_plan`), parsed a batch of about `size` bytes at a time.
     ValueError (orjson.JSONDecodeError) when a batch does not parse: the text is not a plan's."""
     start, end = span
     while start < end:
-        cut = text.find(RECORD_END, start + BATCH_BYTES, end) if start + BATCH_BYTES < end else -1
+        cut = text.find(RECORD_END, start + size, end) if start + size < end else -1
         stop = end if cut < 0 else cut + len(RECORD_END) - len(RECORDS_BODY) - 1  # just after the `}`
         batch = orjson.loads(b"[" + text[start:stop] + b"]")
         yield batch
