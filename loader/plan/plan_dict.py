@@ -253,6 +253,8 @@ def _blocked_row_from_dict(r: Mapping[str, Any]) -> BlockedRow:
 
 _ACTIONS = {action.value: action for action in Action}
 _PUT_BLOCKED = RecordPlan.__dict__["blocked"].__set__
+_PUT_HISTORY = tuple(RecordPlan.__dict__[name].__set__
+                     for name in ("history_line", "kept", "conflicts", "confirmed", "written_after"))
 _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded as they are
 
 
@@ -281,24 +283,28 @@ class _Reader:
                 forms[index] = None  # its form goes now (what the record kept of it stays)
 
     def record(self, r: Mapping[str, Any]) -> RecordPlan:
-        get, share, free = r.get, self.shared.setdefault, self.free
-        block, entity, changes, findings = r["block"], r["entity"], get("changes"), get("findings")
-        key = r["key"]
+        """The record of its form (the schema's required keys are there: read by subscript, the
+        cheapest way; the optional ones looked up)."""
+        share, free = self.shared.setdefault, self.free
+        block, entity, key, changes, findings = r["block"], r["entity"], r["key"], r["changes"], r["findings"]
         made = record_plan(
             r["ref"], share(block, block), share(entity, entity),
-            tuple(key) if all(type(k) in _AS_IS for k in key) else tuple(_decode(k) for k in key),
-            _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), get("live_id"),
-            get("live_updated_time"),
-            tuple(field_change(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]), c.get("pii", False))
-                  for c in changes) if changes else (),
-            _tuple(get("status_path")), _tuple(get("depends_on")),
-            tuple(_finding_from_dict(f) for f in findings) if findings else (),
-            get("row"), _tuple(get("refers_to")), tuple((b, n) for b, n in get("also_rows") or ()),
-            *(_history_from_dict(r) if _HISTORY_KEYS.intersection(r) else ()),
+            tuple(key) if _plain_list(key) else tuple(_decode(k) for k in key),
+            _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), r["live_id"],
+            r["live_updated_time"],
+            tuple([field_change(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]),
+                                c.get("pii", False)) for c in changes]) if changes else (),
+            _tuple(r["status_path"]), _tuple(r["depends_on"]),
+            tuple([_finding_from_dict(f) for f in findings]) if findings else (),
+            r["row"], _tuple(r.get("refers_to")),
+            tuple([(b, n) for b, n in r["also_rows"]]) if "also_rows" in r else (),
         )
-        blocked = get("blocked", False)
+        blocked = r["blocked"]
         if blocked is not False:
             _PUT_BLOCKED(made, blocked)
+        if _has_history(r):
+            for put, value in zip(_PUT_HISTORY, _history_from_dict(r), strict=True):
+                put(made, value)
         return made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
@@ -311,11 +317,8 @@ class _Reader:
                          str(d.get("repeat", "")))
 
 
-_HISTORY_KEYS = frozenset({"history_line", "kept", "conflicts", "confirmed", "written_after"})
-
-
 def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A record's three-way outcomes (a plan compared against a history), in `record_plan`'s order."""
+    """A record's three-way outcomes (a plan compared against a history), in _PUT_HISTORY's order."""
     return (
         r.get("history_line"),
         tuple(_outcome_from_dict(o) for o in r.get("kept", ())),
@@ -323,6 +326,17 @@ def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
         tuple(r.get("confirmed", ())),
         tuple((name, w if isinstance(w, str) else tuple(w)) for name, w in sorted(r.get("written_after", {}).items())),
     )
+
+
+def _has_history(r: Mapping[str, Any]) -> bool:
+    return "history_line" in r or "kept" in r or "conflicts" in r or "confirmed" in r or "written_after" in r
+
+
+def _plain_list(items: list[Any]) -> bool:
+    """Every item a JSON scalar (a key's values, the common case: one text)."""
+    if len(items) == 1:
+        return type(items[0]) in _AS_IS
+    return all(type(item) in _AS_IS for item in items)
 
 
 def _tuple(items: Any) -> tuple[Any, ...]:
