@@ -34,7 +34,7 @@ from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_pa
 from loader.plan.plan_split import record_batches, split_plan
 
 T = TypeVar("T")
-MAX_PLAN_BYTES = 1024 * 1024 * 1024  # plans of a million records stay well below
+MAX_PLAN_BYTES = 4 * 1024 * 1024 * 1024  # a plan of a million records holds about 1.1 GB of text
 
 
 @cache
