@@ -16,7 +16,8 @@ given by --before through PYTHONPATH first, then this one), each in a child proc
 - read: `read_plan_json` of plan.json (and of plan.json.gz), CPU and wall seconds, and peak RSS;
 - apply: the sandbox restarted on a fresh copy of the pristine database with its access log on;
   `loader apply --plan plan.json --env bench --yes` under a wrapper that reports the peak RSS of
-  the command (getrusage RUSAGE_CHILDREN); "to 1st write" is the wall time from its start to the
+  the command (getrusage RUSAGE_CHILDREN), its output in apply-<tree>.log (the row shows its
+  summary's writes, skips and failures); "to 1st write" is the wall time from its start to the
   first POST/PATCH/PUT line of the sandbox's log.
 
 The 1-min load average is printed beside each row (the machine may be shared: compare CPU times
@@ -47,6 +48,8 @@ import bench_plan
 SECRET_VARIABLE = "LOADER_BENCH_SECRET"
 INPUTS = ("curriculum.xlsx", "applicants.xlsx", "curriculum.yaml", "applicants.yaml")
 WRITE = re.compile(r'"(POST|PATCH|PUT) ')
+TOTAL = re.compile(r"^\s*total\s+(\d+) created, (\d+) updated, (\d+) unchanged, (\d+) skipped.*?, (\d+) failed",
+                   re.MULTILINE)
 THIS_TREE = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
@@ -132,7 +135,7 @@ def prepare(n: int, data: Path, work: Path) -> tuple[Path, dict[str, Any]]:
             started = time.perf_counter()
             subprocess.run([sys.executable, "-m", "loader", "plan", "curriculum.yaml", "applicants.yaml", "--env",
                             "bench", "--out", "plan.json"], cwd=work, env=_environ(THIS_TREE), check=True,
-                           stdout=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             print(f"  seeded and planned {n:,} records in {time.perf_counter() - started:.0f} s", flush=True)
         shutil.copyfile(db, pristine)  # the plan wrote nothing: the state it was made against
     return pristine, {"plan_mib": (work / "plan.json").stat().st_size / 2**20}
@@ -151,28 +154,33 @@ def _fresh(work: Path, pristine: Path | None) -> Path:
 def measure_tree(tree: Path, work: Path, pristine: Path, concurrency: int) -> dict[str, Any]:
     gz = (tree / "loader" / "files" / "gzipped.py").exists()
     load = _load()
+    # run in `work`: `python -c` puts the working directory first on sys.path, before PYTHONPATH's tree
     done = subprocess.run([sys.executable, "-c", CHILD, str(work), "gz" if gz else "plain"], env=_environ(tree),
-                          capture_output=True, text=True, check=True)
+                          cwd=work, capture_output=True, text=True, check=True)
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     if gz:
         figures["gz_mib"] = (work / "plan.json.gz").stat().st_size / 2**20
     with sandbox(_fresh(work, pristine), log_writes=True) as (url, writes):
         _loader_yaml(work, url)
         started = time.monotonic()
+        log = work / f"apply-{tree.name}.log"
         wrapped = subprocess.run(
-            [sys.executable, __file__, "--measure", "--", sys.executable, "-m", "loader", "apply", "--plan",
+            [sys.executable, __file__, "--measure", str(log), "--", sys.executable, "-m", "loader", "apply", "--plan",
              "plan.json", "--env", "bench", "--yes", "--concurrency", str(concurrency)],
             cwd=work, env=_environ(tree), capture_output=True, text=True, check=True)
     applied = json.loads(wrapped.stdout.strip().splitlines()[-1])
+    total = TOTAL.search(log.read_text(encoding="utf-8"))
+    figures["written"] = "?" if total is None else f"{int(total[1]) + int(total[2])}/{total[4]}/{total[5]}"
     figures.update(apply_rc=applied["rc"], apply_s=applied["wall_s"], apply_rss_mib=applied["peak_kib"] / 1024,
                    first_write_s=writes[0] - started if writes else None, load=(load + _load()) / 2)
     return figures
 
 
-def measured(command: list[str]) -> None:
-    """Wrapper process: run `command` (its output discarded); print its peak RSS (KiB) and wall time."""
+def measured(command: list[str], log: Path) -> None:
+    """Wrapper process: run `command`, its output to `log`; print its peak RSS (KiB) and wall time."""
     started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    with log.open("w", encoding="utf-8") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(json.dumps({"rc": done.returncode, "peak_kib": peak, "wall_s": time.perf_counter() - started}))
 
@@ -185,7 +193,7 @@ def _row(name: str, n: int, plan: dict[str, Any], f: dict[str, Any]) -> str:
     first = f"{f['first_write_s']:.1f}" if f["first_write_s"] is not None else "-"
     return (f"{name:>7} {n:>9,} {plan['plan_mib']:>7.0f} {gz:>6} {pair('write'):>11} {pair('write_gz'):>11} "
             f"{pair('read'):>11} {pair('read_gz'):>11} {f['read_rss_mib']:>8} {first:>9} {f['apply_s']:>7.0f} "
-            f"{f['apply_rss_mib']:>9.0f} {f['apply_rc']:>3} {f['load']:>5.2f}")
+            f"{f['apply_rss_mib']:>9.0f} {f['apply_rc']:>3} {f['written']:>18} {f['load']:>5.2f}")
 
 
 def main() -> int:
@@ -195,18 +203,19 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=64, help="loader apply --concurrency (default 64)")
     parser.add_argument("--data", type=Path, default=Path("/tmp/bench_plan"), help="bench_plan's workloads (read)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_planfile"), help="where to run (written)")
-    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--measure", metavar="LOG", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        measured(args.command[1:] if args.command[:1] == ["--"] else args.command)
+        measured(args.command[1:] if args.command[:1] == ["--"] else args.command, args.measure)
         return 0
     print("MiB: plan.json and plan.json.gz; write, read: CPU/wall seconds of write_plan_json and read_plan_json "
           "(plain, gzip); read RSS: peak MiB of the reading process; to 1st write: wall seconds from "
           "`loader apply --plan` starting to the sandbox logging its first write; apply s, RSS: the whole "
           "apply's wall seconds and peak MiB; rc: its exit code; load: 1-min load average")
     print(f"{'tree':>7} {'records':>9} {'MiB':>7} {'gz MiB':>6} {'write':>11} {'write gz':>11} {'read':>11} "
-          f"{'read gz':>11} {'read RSS':>8} {'1st write':>9} {'apply s':>7} {'apply RSS':>9} {'rc':>3} {'load':>5}")
+          f"{'read gz':>11} {'read RSS':>8} {'1st write':>9} {'apply s':>7} {'apply RSS':>9} {'rc':>3} "
+          f"{'written/skip/fail':>18} {'load':>5}")
     for n in args.sizes:
         work = args.work / str(n)
         pristine, plan = prepare(n, args.data, work)
