@@ -201,6 +201,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[250_000])
     parser.add_argument("--before", type=Path, default=Path("/tmp/before_tree"), help="the tree to compare with")
     parser.add_argument("--concurrency", type=int, default=64, help="loader apply --concurrency (default 64)")
+    parser.add_argument("--only", choices=("before", "after"), help="measure one of the two trees only")
     parser.add_argument("--data", type=Path, default=Path("/tmp/bench_plan"), help="bench_plan's workloads (read)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_planfile"), help="where to run (written)")
     parser.add_argument("--measure", metavar="LOG", type=Path, help=argparse.SUPPRESS)
@@ -220,6 +221,8 @@ def main() -> int:
         work = args.work / str(n)
         pristine, plan = prepare(n, args.data, work)
         for name, tree in (("before", args.before), ("after", THIS_TREE)):
+            if args.only not in (None, name):
+                continue
             print(_row(name, n, plan, measure_tree(tree, work, pristine, args.concurrency)), flush=True)
     return 0
 
