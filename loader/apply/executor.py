@@ -16,13 +16,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
 from loader.apply.graph import Scheduler, build_graph
+from loader.apply.held import HeldRecords
 from loader.apply.journaling import ApplyJournal
 from loader.apply.payloads import UnresolvedPending, substitute
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
+from loader.apply.stale import StaleCheck
 from loader.apply.writing import RecordWriter, result_of
 from loader.errors import LoaderError
 from loader.history.store import History
@@ -33,12 +36,15 @@ from loader.profile import Profile
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    """`skip` maps refs to the reason they must not be written (e.g. stale); their dependants follow."""
+    """`skip` maps refs to the reason they must not be written (e.g. stale); their dependants follow.
+    `stale`: a stale check running beside the writes, whose answer is taken as `skip` is, before any
+    record it checks (or one referring to those) is written (`loader.apply.held`)."""
 
     concurrency: int = 8
     partial: bool = False
     max_create_attempts: int = 8
     skip: Mapping[str, str] = field(default_factory=dict)
+    stale: StaleCheck | None = None
 
 
 ResultListener = Callable[[RecordResult], None]
@@ -89,6 +95,8 @@ class _Executor:
         for record in self.records.values():
             for target in record.refers_to:
                 self.referrers.setdefault(target, []).append(record.ref)
+        self.held = HeldRecords(options.stale, lambda ref: self.referrers.get(ref, ()))
+        self.released: list[str] = []  # parked records the stale check let go, to dispatch first
 
     def _emit(self, result: RecordResult) -> None:
         self.results[result.ref] = result
@@ -124,13 +132,7 @@ class _Executor:
     async def run(self) -> tuple[RecordResult, ...]:
         graph = build_graph(self.records.values(), self.profile.creation_order)
         scheduler = Scheduler(graph)
-        for ref, reason in self.options.skip.items():
-            if ref in self.records:
-                self._skip([ref], reason)
-                self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
-                for referrer in self._referring_to(ref):
-                    self._skip([referrer], f"not applied: refers to {ref}, skipped")
-                    self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
+        self._apply_skips(self.options.skip, scheduler)
         for ref, absent in graph.missing.items():
             self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
             self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
@@ -146,21 +148,46 @@ class _Executor:
         finally:
             for task in tasks:  # only when cancelled from outside: never leave writes running unowned
                 task.cancel()
+            self.held.cancel()
         if self.stop.is_set():
-            self._skip(scheduler.pending(), "not applied: interrupted before it was sent")
+            self._skip([*self.held.parked, *self.released, *scheduler.pending()],
+                       "not applied: interrupted before it was sent")
         return results_in_plan_order(self.results.values(), graph.refs)
+
+    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler) -> None:
+        for ref, reason in skip.items():
+            if ref in self.records:
+                self._skip([ref], reason)
+                self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
+                for referrer in self._referring_to(ref):
+                    self._skip([referrer], f"not applied: refers to {ref}, skipped")
+                    self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
+
+    def _stale_answered(self, scheduler: Scheduler) -> None:
+        """The stale check's skips taken as `options.skip` is; the records parked for it released."""
+        skip, parked = self.held.answered()
+        self._apply_skips(skip, scheduler)
+        for ref in parked:
+            if ref in self.results:  # skipped: its dependants were withdrawn with it
+                scheduler.failed(ref)
+            else:
+                self.released.append(ref)
 
     async def _dispatch(self, scheduler: Scheduler, tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
         # Finished writes arrive through a queue fed by each task's done callback: asyncio.wait over
         # every task in flight would add and remove a callback per task for each completion.
-        finished: asyncio.Queue[asyncio.Task[tuple[str, bool]]] = asyncio.Queue()
+        finished: asyncio.Queue[asyncio.Task[Any]] = asyncio.Queue()
+        if self.held.answer is not None:  # its answer comes through the queue too
+            self.held.answer.add_done_callback(finished.put_nowait)
         while True:
             while len(tasks) < self.options.concurrency and not self.stop.is_set():
-                ready = scheduler.next_ready()
+                ready = self.released.pop() if self.released else scheduler.next_ready()
                 if ready is None:
                     break
                 if ready in self.results:  # skipped before dispatch
                     scheduler.failed(ready)
+                    continue
+                if self.held.park(ready):
                     continue
                 record = self.records[ready]
                 if not record.has_changes:
@@ -170,14 +197,17 @@ class _Executor:
                 task = asyncio.create_task(self._write(record))
                 task.add_done_callback(finished.put_nowait)
                 tasks[task] = ready
-            if not tasks:
+            if not tasks and (not self.held.waiting or self.stop.is_set()):
                 break
-            done = [await finished.get()]
+            done: list[asyncio.Task[Any]] = [await finished.get()]
             while not finished.empty():
                 done.append(finished.get_nowait())
-            for task in done:
-                ref = tasks.pop(task)
-                _, exists = task.result()
+            for ended in done:
+                if ended is self.held.answer:
+                    self._stale_answered(scheduler)
+                    continue
+                ref = tasks.pop(ended)
+                _, exists = ended.result()
                 if exists:
                     scheduler.succeeded(ref)
                 else:

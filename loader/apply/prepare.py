@@ -2,8 +2,9 @@
 
 A saved plan (`apply --plan plan.json`) is checked in two steps: `check_plan_file` before any
 request (inputs' fingerprints, profile, errors, `--max-changes`, target environment by name), then
-`prepare_saved_plan` against the service (stale records, and the environment the service reports,
-learnt from one page when no response has named it yet). A plan made now (`apply MAPPING...`) is
+`prepare_saved_plan` against the service (the environment the service reports, learnt from one
+page when no response has named it yet, then the stale records' check started, to run beside the
+writes). A plan made now (`apply MAPPING...`) is
 checked by `check_new_plan` (`--expect-digest`, errors, `--max-changes`).
 """
 
@@ -21,7 +22,7 @@ from loader.apply.guards import (
     check_profile,
     check_target,
 )
-from loader.apply.stale import ListClient, find_stale
+from loader.apply.stale import ListClient, StaleCheck, start_stale_check
 from loader.plan.model import Plan
 from loader.profile import Profile
 
@@ -44,12 +45,12 @@ def check_plan_file(
     return target
 
 
-async def prepare_saved_plan(plan: Plan, client: PrepareClient, env_name: str) -> dict[str, str]:
-    """ref -> why, for the records of `plan` to skip as stale, once the service is known to be the
-    environment the plan was made against."""
-    skip = await find_stale(plan, client)
+async def prepare_saved_plan(plan: Plan, client: PrepareClient, env_name: str) -> StaleCheck | None:
+    """Once the service is known to be the environment the plan was made against, the check of the
+    records it changed in the service since the plan, started: it runs while the apply writes the
+    others (`ApplyOptions.stale`). None when the plan updates no live record."""
     check_target(plan, env_name, await client.probe_environment())
-    return skip
+    return start_stale_check(plan, client)
 
 
 def check_new_plan(plan: Plan, *, expected_digest: str | None, partial: bool, guard: MaxChanges | None) -> int:

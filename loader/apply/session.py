@@ -25,6 +25,7 @@ from loader.apply.history_checks import applied_by, check_history_lines, persona
 from loader.apply.journaling import journal_confirmations
 from loader.apply.prepare import check_new_plan, prepare_saved_plan
 from loader.apply.results import RecordResult, Results
+from loader.apply.stale import StaleCheck
 from loader.config import Config, Environment
 from loader.console import BlockAdvance, ask_yes, block_progress
 from loader.errors import LoaderError, PlanError
@@ -71,12 +72,12 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
     concurrency = settings.concurrency or config.concurrency
     human = _human(settings)
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
-        skip: dict[str, str] = {}
+        stale: StaleCheck | None = None
         sources: SourceSet | None = None
         if saved is not None:
             history = open_history(config, env.name, personal_entities_of_plan(saved, config.profile))
-            skip = await prepare_saved_plan(saved, client, env.name)
             check_history_lines(saved, history)
+            stale = await prepare_saved_plan(saved, client, env.name)  # runs beside the writes
             plan = saved
         else:
             plan, sources, history = await _make_plan(settings, config, env, client)
@@ -90,19 +91,19 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
                 return SessionOutcome(None, plan, sources)
             if settings.confirm is not None:
                 settings.confirm(changes, client.environment or plan.environment)
-        results = await _write(settings, config, plan, client, skip, history)
+        results = await _write(settings, config, plan, client, stale, history)
         if saved is not None:  # an applied revert: what it undid is skipped until the sheet changes
             by = applied_by(settings.by, os.environ, config.root) or "loader"
             record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
         return SessionOutcome(results, plan, sources)
 
 
-async def _write(settings: SessionSettings, config: Config, plan: Plan, client: Any, skip: dict[str, str],
+async def _write(settings: SessionSettings, config: Config, plan: Plan, client: Any, stale: StaleCheck | None,
                  history: History | None) -> Results:
     """The plan written with progress bars, Ctrl-C stopping the dispatch, each write journaled."""
     stop = asyncio.Event()
     options = ApplyOptions(concurrency=settings.concurrency or config.concurrency, partial=settings.partial,
-                           skip=skip)
+                           stale=stale)
     totals = {block.name: len(block.records) for block in plan.blocks}
     drawn = False if settings.quiet else None
     by = applied_by(settings.by, os.environ, config.root) if history is not None else None

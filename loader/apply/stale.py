@@ -1,22 +1,42 @@
 """Stale detection for `apply --plan`: records changed in the service since the plan was made.
 
-The plan remembers each updated record's live `metadata.updated.time`. Before applying, the
-collections holding those records are listed again (list requests, never one GET per record);
-a record whose time differs, or that is gone, is skipped with everything that depends on it.
+The plan remembers each updated record's live `metadata.updated.time`. Before one of those records
+is written, the collections holding them are listed again (list requests, a page at a time,
+keeping only the update times of the records checked); a record whose time differs, or that is
+gone, is skipped with everything that depends on it. A record the listing did not show is asked
+for by its id before it is called gone (the apply writes while the check runs: a listing paged
+while records are created could miss one).
+
+The check runs while the apply writes (`start_stale_check`): the records it checks, and those
+referring to them, wait for its answer (`loader.apply.held`); every other record goes ahead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from loader.errors import ProfileError
 from loader.live_records import updated_time
 from loader.plan.model import Plan, RecordPlan
 
 
 class ListClient(Protocol):
-    async def fetch_collections(self, entities: list[str]) -> dict[str, list[dict[str, Any]]]: ...
+    def iter_collection(self, entity: str) -> AsyncIterator[dict[str, Any]]: ...
+
+    async def get(self, entity: str, id_or_code: str) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class StaleCheck:
+    """A saved plan's stale check under way: the refs it checks, and its answer to come (ref -> why,
+    for those to skip)."""
+
+    checked: frozenset[str]
+    answer: asyncio.Task[dict[str, str]]
 
 
 def records_to_check(plan: Plan) -> tuple[RecordPlan, ...]:
@@ -30,22 +50,27 @@ def _when(epoch_ms: Any) -> str:
     return str(epoch_ms)
 
 
+_GONE = object()  # no live record has the id
+
+
 def stale_records(records: Iterable[RecordPlan], live: Mapping[str, Iterable[Mapping[str, Any]]]) -> dict[str, str]:
     """ref -> why, for each of `records` whose live counterpart changed or disappeared (pure)."""
-    by_id: dict[tuple[str, str], Mapping[str, Any]] = {}
+    times: dict[tuple[str, str], Any] = {}
     for entity, items in live.items():
         for item in items:
-            by_id[(entity, str(item.get("id")))] = item
+            times[(entity, str(item.get("id")))] = updated_time(item)
+    return _stale(records, times)
+
+
+def _stale(records: Iterable[RecordPlan], times: Mapping[tuple[str, str], Any]) -> dict[str, str]:
     stale: dict[str, str] = {}
     for record in records:
         if record.live_id is None:
             continue
-        current = by_id.get((record.entity, record.live_id))
-        if current is None:
+        now = times.get((record.entity, record.live_id), _GONE)
+        if now is _GONE:
             stale[record.ref] = f"stale: {record.entity} {record.live_id} is no longer in the service"
-            continue
-        now = updated_time(current)
-        if record.live_updated_time is None:
+        elif record.live_updated_time is None:
             stale[record.ref] = (
                 "stale: cannot tell whether it changed since the plan (the plan saw no update time for it); "
                 "run `loader apply` with the mapping files to plan and apply in one go"
@@ -58,11 +83,33 @@ def stale_records(records: Iterable[RecordPlan], live: Mapping[str, Iterable[Map
     return stale
 
 
-async def find_stale(plan: Plan, client: ListClient) -> dict[str, str]:
-    """ref -> why, for every record of `plan` that changed in the service since it was planned."""
+def start_stale_check(plan: Plan, client: ListClient) -> StaleCheck | None:
+    """`find_stale` started as a task of the running loop (None: the plan updates no live record)."""
     records = records_to_check(plan)
-    entities = sorted({r.entity for r in records})
-    if not entities:
-        return {}
-    live = await client.fetch_collections(entities)
-    return stale_records(records, live)
+    if not records:
+        return None
+    return StaleCheck(frozenset(r.ref for r in records), asyncio.create_task(_find_stale(records, client)))
+
+
+async def _find_stale(records: tuple[RecordPlan, ...], client: ListClient) -> dict[str, str]:
+    wanted = {(r.entity, r.live_id) for r in records if r.live_id is not None}
+    times: dict[tuple[str, str], Any] = {}
+
+    async def listed(entity: str) -> None:
+        async for item in client.iter_collection(entity):
+            found = (entity, str(item.get("id")))
+            if found in wanted:
+                times[found] = updated_time(item)
+
+    entities = sorted({entity for entity, _ in wanted})
+    async with asyncio.TaskGroup() as group:
+        for entity in entities:
+            group.create_task(listed(entity))
+    for entity, live_id in sorted(wanted - times.keys()):
+        try:
+            item = await client.get(entity, live_id)
+        except ProfileError:  # the profile reads no single record of this entity: gone, as listed
+            continue
+        if item is not None:
+            times[(entity, live_id)] = updated_time(item)
+    return _stale(records, times)

@@ -44,15 +44,17 @@ def read_regular_file(path: Path, *, limit: int = MAX_TEXT_FILE_BYTES) -> bytes:
             raise InputRefused(f"the file holds {info.st_size:,} bytes, more than the {limit:,} allowed")
         chunks: list[bytes] = []
         size = 0
+        wanted = info.st_size + 1  # the whole file in one read: one buffer, never a second copy joined
         while size <= limit:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            chunk = os.read(descriptor, min(wanted, limit + 1 - size))
+            wanted = 1 << 20  # it grew meanwhile
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
             raise InputRefused(f"the file holds more than the {limit:,} bytes allowed")
-        return b"".join(chunks)
+        return b"".join(chunks)  # one chunk (the usual case): that very object, not a copy
     finally:
         os.close(descriptor)
 
