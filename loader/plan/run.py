@@ -39,7 +39,7 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
-from loader.plan.history_pass import with_history
+from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -113,7 +113,9 @@ async def run_plan(
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
-        done = await _diffed(reading, collections, config, env, client, give_way)
+        if history is not None and not history.started:
+            history = None  # nothing recorded yet: two-way, exactly as without a history
+        done = await _diffed(reading, collections, config, env, client, give_way, history, service_user_ids)
     diffing = done.diffing
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -151,9 +153,7 @@ async def _compared_and_digested(
     Each block was hashed with its part: those hashes serve while no pass changed the plan."""
     # the digester the review workbook names changes with (loader.report.review_rows): the history's
     digester = history.digester if history is not None else None
-    if history is not None and not history.started:
-        history = None  # nothing recorded yet: two-way, exactly as without a history
-    if history is not None:
+    if history is not None and not done.parts:  # each part was compared as it was diffed: here, none
         plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     digest_started = time.perf_counter()
     compared = plan
@@ -162,7 +162,7 @@ async def _compared_and_digested(
             raise ValueError("decisions need today's date")
         plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today)
     diffing = done.diffing
-    unchanged = history is None and plan is compared
+    unchanged = plan is compared
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
     return replace(plan, digest=plan_digest(plan, block_digests)), digest_started
 
@@ -190,10 +190,11 @@ class _Diffed(NamedTuple):
 
 async def _diffed(
     reading: asyncio.Task[tuple[SourceSet, float]], collections: LiveCollections, config: Config, env: Environment,
-    client: ApiClient, give_way: GiveWay,
+    client: ApiClient, give_way: GiveWay, history: History | None, service_user_ids: Sequence[str],
 ) -> _Diffed:
-    """The sources once read, and each part diffed as soon as its collections are in; when one side
-    fails (a missing mapping file, the service refusing), the rest is stopped quietly and it is raised."""
+    """The sources once read, and each part diffed (and with a `history`, compared three-way) as soon as
+    its collections are in; when one side fails (a missing mapping file, the service refusing, a history
+    refused), the rest is stopped quietly and it is raised."""
     planning: list[asyncio.Task[Plan]] = []
     try:
         # A collection the service refuses stops the plan at once, not after the reading.
@@ -213,7 +214,8 @@ async def _diffed(
         parts = await asyncio.to_thread(plan_parts, sources.blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
-        diffing = PartDiffing(sources.blocks, config.profile, header, give_way)
+        compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids) if history else None
+        diffing = PartDiffing(sources.blocks, config.profile, header, give_way, compare, service_user_ids)
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()

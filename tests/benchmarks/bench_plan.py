@@ -177,6 +177,7 @@ def child(root: Path, base_url: str, history: bool = False) -> None:
         "update": sum(r.action.value == "update" for r in records),
         "three_way": sum(r.history_line not in (None, "none") for r in records),
         "kept": sum(len(r.kept) for r in records), "conflicts": sum(len(r.conflicts) for r in records),
+        "digest": run.plan.digest,
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
         "digesting_s": getattr(run, "digesting_s", 0.0), "early": getattr(run, "early_records", 0),
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
@@ -376,7 +377,7 @@ def main() -> int:
             if args.history:
                 print(f"         {f['label']}: {f['three_way']} of {f['desired']} records compared three-way "
                       f"({f['three_way'] / max(1, f['desired']):.0%}); {f['update']} updates, {f['kept']} kept "
-                      f"platform edits, {f['conflicts']} conflicts")
+                      f"platform edits, {f['conflicts']} conflicts; digest {f['digest']}")
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
         print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "
