@@ -4,15 +4,26 @@ plan made at once (`plan_changes(..., history=...)`), however the pages come in.
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from helpers.plan import Block
+import httpx
+import pytest
+from helpers.plan import Block, environment_for, plan_against, write_workbook
+from helpers.sandbox import Caller, fetch_token
 from helpers.worlds import worlds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_early import Live, _arrivals
 
+from loader import event_loop
+from loader.api.client import ApiClient
+from loader.config import load_config
+from loader.history.baseline import baseline_of, record_baseline
 from loader.history.comparable import comparable
 from loader.history.digests import Digester
 from loader.history.errors import HistoryError
@@ -22,14 +33,19 @@ from loader.history.snapshot import Snapshot
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.digest import block_digest, plan_digest
+from loader.plan.digest import HISTORY, block_digest, plan_digest
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
 from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
 from loader.plan.model import Plan
+from loader.plan.run import PlanRun, run_plan
 from loader.profile import load_profile
+from loader.report.machine import dumps, plan_document
+from loader.report.markdown import render as render_markdown
+from loader.report.terminal import render_text
+from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
 
 PROFILE = load_profile()
 HEADER = PlanHeader("sandbox", findings=())
@@ -141,3 +157,72 @@ def test_records_compared_as_they_are_drafted_get_the_three_way_plan_made_at_onc
     assert repr(replace(early, digest=None)) == repr(at_once)
     assert early.digest == plan_digest(at_once)
 
+
+
+def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through `run_plan` against the sandbox, 12 pages of subjects at 40 ms each, with a baseline and
+    then a person's edits: most records are compared before the last page, and the plan, its digest
+    and its reports are those of the three-way plan made of everything at once."""
+    program = "00000000-0000-4000-8002-000000000001"
+    seed = {"institution-a": {"programs": [{"id": program, "code": "P1", "name": "Program"}], "subjects": [
+        {"code": f"S{n:04d}", "name": f"Subject {n}", "parent": {"id": program}} for n in range(1150)]}}
+    (tmp_path / "seed.json").write_text(json.dumps(seed), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    rows = [["Code", "Name", "Program"]] + [[f"S{n:04d}", f"Subject {n}", "P1"] for n in range(1200)]
+    write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
+    (tmp_path / "subjects.yaml").write_text(
+        "version: 1\nsource: subjects.xlsx\nentities:\n  subjects:\n    entity: subject\n    sheet: Subjects\n"
+        "    key: [code]\n    fields:\n      code: Code\n      name: Name\n"
+        "      parent: {ref: program, column: Program}\n", encoding="utf-8")
+    with serve_in_thread(SandboxOptions(seed=str(tmp_path / "seed.json"), faults=FaultOptions(latency_ms=40))) \
+            as sandbox, httpx.Client(base_url=sandbox.base_url, timeout=30) as http:
+        first = plan_against(sandbox, ["subjects.yaml"])
+        live = _fetched(sandbox, first.live_counts)
+        blocks = baseline_of(first.plan, first.sources, live, PROFILE)
+        record_baseline(History.open(tmp_path / "history"), blocks, "sandbox", by="test")
+        staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
+        ids = {r["code"]: r["id"] for r in live["subject"]}
+        for n in (3, 500, 1100):  # a person's edits: kept, as the sheet still says what was recorded
+            staff.patch(f"/institution/catalogue/subjects/{ids[f'S{n:04d}']}", {"name": "Edited"}).raise_for_status()
+        rows[1 + 7][1] = rows[1 + 500][1] = "Renamed in the sheet"  # an update, and a conflict
+        write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
+        run = _planned(sandbox, History.open(tmp_path / "history"))
+        live = _fetched(sandbox, run.live_counts)
+    assert run.early_records > 1100
+    header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
+                        run.plan.fingerprints, run.sources.findings, run.plan.created_at,
+                        {k: v for k, v in run.plan.extra.items() if k != HISTORY})
+    at_once = plan_changes(run.sources.blocks, live, PROFILE, header=header, history=History.open(tmp_path / "history"))
+    assert replace(run.plan, digest=None) == at_once
+    assert run.plan.digest == plan_digest(at_once)
+    records = {r.key[0]: r for r in run.plan.records()}
+    assert sum(r.history_line not in (None, "none") for r in records.values()) == 1150
+    assert [k.field for k in records["S0003"].kept] == ["name"] and records["S0007"].payload == {
+        "name": "Renamed in the sheet"}
+    assert [c.field for c in records["S0500"].conflicts] == ["name"]
+    at_once = replace(at_once, digest=plan_digest(at_once))
+    assert render_markdown(run.plan) == render_markdown(at_once)
+    assert render_text(run.plan) == render_text(at_once)
+    assert dumps(plan_document(run.plan, 0)) == dumps(plan_document(at_once, 0))
+
+
+def _fetched(sandbox: Any, entities: Iterable[str]) -> Live:
+    async def go() -> Live:
+        async with ApiClient(environment_for(sandbox), PROFILE) as client:
+            return await client.fetch_collections(entities)
+
+    return asyncio.run(go())
+
+
+def _planned(sandbox: Any, history: History) -> PlanRun:
+    config = load_config(None)
+    env = environment_for(sandbox)
+
+    async def go() -> PlanRun:
+        async with ApiClient(env, config.profile) as client:
+            return await run_plan([Path("subjects.yaml")], config=config, env=env, client=client, progress=False,
+                                  history=history)
+
+    return event_loop.run(go())
