@@ -12,7 +12,7 @@ marked `seen` (`loader.plan.shown`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from loader.findings import Finding
 from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
+from loader.history.snapshot import marked_fields, raw_line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.digest import HISTORY
@@ -89,14 +90,34 @@ class HistoryCompare:
             return None
         history = self.history
         token = history.digester.key_token(plan.entity, plan.key)
+        block = self.block(plan.block, plan.entity, given.source_file)
+        desired = block.desired.get((plan.block, plan.source))
+        untouched = self.untouched(plan, token, live, desired)
+        if untouched is not None:
+            return Compared(plan, token, True, untouched)
         line = history.snapshot.get(plan.entity, token)
         if line is not None and not (plan.errors or plan.blocked) and (
                 live is None or line.live_id != history.digester.id_token(plan.entity, str(live.get("id")))):
             return None
-        block = self.block(plan.block, plan.entity, given.source_file)
-        rec = _three_way(plan, line, block.desired.get((plan.block, plan.source)), live,
-                         live if line is not None else None, self, block)
+        rec = _three_way(plan, line, desired, live, live if line is not None else None, self, block)
         return Compared(plan, token, line is not None, rec)
+
+    def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
+                  desired: DesiredRecord | None) -> RecordPlan | None:
+        """The common case made from the line's text, unparsed: a record the sheet leaves as it is,
+        whose line names its live id and has a mark for every field the sheet manages, untouched since
+        (`metadata.updated` the line's): `_three_way`'s plan of it. None: compare it in full."""
+        if plan.action is not Action.UNCHANGED or plan.errors or plan.blocked or live is None or plan.live_id is None:
+            return None
+        tables, lines = self.history.snapshot.raw_items(plan.entity)
+        text = lines.get(token)
+        if tables is None or type(text) is not str:
+            return None
+        id_token, time, marked = marked_fields(text, tables)
+        if time is None or time != updated_time(live) or not _all_marked(desired, marked) \
+                or id_token != self.history.digester.id_token(plan.entity, plan.live_id):
+            return None
+        return record_plan_with(plan, history_line=raw_line_digest(text, tables))
 
 
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
@@ -133,11 +154,15 @@ def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early
             token, has_line, rec = hit.token, hit.has_line, hit.compared
         else:
             token = key_token(plan.entity, plan.key)
-            line = entity.line(token)
             live = entity.by_id.get(plan.live_id) if plan.live_id else None
-            by_line = entity.by_token.get(line.live_id) if line is not None else None
-            rec = _three_way(plan, line, found.desired.get((plan.block, plan.source)), live, by_line, compare, found)
-            has_line = line is not None
+            desired = found.desired.get((plan.block, plan.source))
+            untouched = compare.untouched(plan, token, live, desired)
+            if untouched is not None:
+                rec, has_line = untouched, True
+            else:
+                line = entity.line(token)
+                by_line = entity.by_token.get(line.live_id) if line is not None else None
+                rec, has_line = _three_way(plan, line, desired, live, by_line, compare, found), line is not None
         named.add(token)
         with_line += has_line
         if not has_line and rec.live_id is not None \
@@ -171,7 +196,7 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
         return plan  # a record without history the sheet leaves as it is: two-way
     # (one an interrupted apply created or wrote without journaling it is adopted: its fields confirmed)
     if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
-            and line.updated_time == updated_time(live) and _all_marked(desired, line):
+            and line.updated_time == updated_time(live) and _all_marked(desired, line.fields):
         # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare
         return record_plan_with(plan, history_line=line_digest(line))
     compared = line
@@ -188,11 +213,11 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     return mark_seen(rec, line)
 
 
-def _all_marked(desired: DesiredRecord | None, line: HistoryLine) -> bool:
-    """Whether every field the sheet manages on the record has a mark in its line (W to compare with)."""
+def _all_marked(desired: DesiredRecord | None, marks: Container[str]) -> bool:
+    """Whether every field the sheet manages on the record has a mark in its line (`marks`: the
+    names of the fields marked), W to compare with."""
     if desired is None:
         return False
-    marks = line.fields
     for name, value in desired.fields.items():
         if name == CUSTOM:
             if isinstance(value, Mapping) and any(f"{CUSTOM}.{label}" not in marks for label in value):

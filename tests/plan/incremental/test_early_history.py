@@ -28,7 +28,7 @@ from loader.history.comparable import comparable
 from loader.history.digests import Digester
 from loader.history.errors import HistoryError
 from loader.history.head import new_head
-from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 from loader.history.snapshot import Snapshot
 from loader.history.store import History
 from loader.live_records import updated_time
@@ -36,7 +36,7 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import HISTORY, block_digest, plan_digest
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
-from loader.plan.history_pass import HistoryCompare, with_history
+from loader.plan.history_pass import HistoryCompare, _three_way, with_history
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
 from loader.plan.model import Plan
@@ -226,3 +226,28 @@ def _planned(sandbox: Any, history: History) -> PlanRun:
                                   history=history)
 
     return event_loop.run(go())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_untouched_record_made_from_the_line_text_is_the_one_compared_in_full(data: st.DataObject) -> None:
+    blocks, live = data.draw(worlds())
+    _stamp(data.draw, live)
+    history = _history(data.draw, blocks, live)
+    compare = HistoryCompare(history, blocks, PROFILE)
+    indexed = indexes(history, live, {b.entity for b in blocks})
+    for block in plan_changes(blocks, live, PROFILE, header=HEADER).blocks:
+        found = compare.block(block.name, block.entity, block.source_file)
+        entity = indexed[block.entity]
+        for plan in block.records:
+            token = history.digester.key_token(plan.entity, plan.key)
+            live_record = entity.by_id.get(plan.live_id) if plan.live_id else None
+            desired = found.desired.get((plan.block, plan.source))
+            untouched = compare.untouched(plan, token, live_record, desired)
+            if untouched is None:
+                continue
+            line = entity.line(token)
+            assert line is not None
+            by_line = entity.by_token.get(line.live_id)
+            assert untouched == _three_way(plan, line, desired, live_record, by_line, compare, found)
+            assert untouched.history_line == line_digest(line)
