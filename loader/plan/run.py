@@ -108,14 +108,13 @@ async def run_plan(
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
-        if history_opener is not None:
-            history = history_opener(personal_entities(mappings))
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
-        if history is not None and not history.started:
-            history = None  # nothing recorded yet: two-way, exactly as without a history
-        done = await _diffed(reading, collections, config, env, client, give_way, history, service_user_ids)
+        # the history's snapshot is read while the first pages come in (a wrong key is refused at once)
+        opening = asyncio.create_task(_opened(history, history_opener, mappings))
+        done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids)
+        history = done.history
     diffing = done.diffing
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -153,6 +152,8 @@ async def _compared_and_digested(
     Each block was hashed with its part: those hashes serve while no pass changed the plan."""
     # the digester the review workbook names changes with (loader.report.review_rows): the history's
     digester = history.digester if history is not None else None
+    if history is not None and not history.started:
+        history = None  # nothing recorded yet: two-way, exactly as without a history
     if history is not None and not done.parts:  # each part was compared as it was diffed: here, none
         plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     digest_started = time.perf_counter()
@@ -186,17 +187,28 @@ class _Diffed(NamedTuple):
     plans: list[Plan]
     diffing: PartDiffing
     live: dict[str, list[dict[str, Any]]]
+    history: History | None  # the history opened (compared against once it has started)
+
+
+async def _opened(history: History | None, opener: Callable[[frozenset[str]], History | None] | None,
+                  mappings: Sequence[LoadedMapping]) -> History | None:
+    """The history to compare against: the one given, or the one `opener` opens (in a worker thread)."""
+    if opener is not None:
+        history = await asyncio.to_thread(opener, personal_entities(mappings))
+    return history
 
 
 async def _diffed(
-    reading: asyncio.Task[tuple[SourceSet, float]], collections: LiveCollections, config: Config, env: Environment,
-    client: ApiClient, give_way: GiveWay, history: History | None, service_user_ids: Sequence[str],
+    reading: asyncio.Task[tuple[SourceSet, float]], opening: asyncio.Task[History | None],
+    collections: LiveCollections, config: Config, env: Environment, client: ApiClient, give_way: GiveWay,
+    service_user_ids: Sequence[str],
 ) -> _Diffed:
     """The sources once read, and each part diffed (and with a `history`, compared three-way) as soon as
     its collections are in; when one side fails (a missing mapping file, the service refusing, a history
     refused), the rest is stopped quietly and it is raised."""
     planning: list[asyncio.Task[Plan]] = []
     try:
+        history = await opening
         # A collection the service refuses stops the plan at once, not after the reading.
         await collections.until_read(reading)
         sources, reading_s = reading.result()
@@ -214,18 +226,19 @@ async def _diffed(
         parts = await asyncio.to_thread(plan_parts, sources.blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
-        compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids) if history else None
+        compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids) \
+            if history is not None and history.started else None  # nothing recorded yet: two-way
         diffing = PartDiffing(sources.blocks, config.profile, header, give_way, compare, service_user_ids)
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()
     except BaseException:
-        for task in (reading, *planning):
+        for task in (reading, opening, *planning):
             task.cancel()
-        await asyncio.gather(reading, *planning, return_exceptions=True)
+        await asyncio.gather(reading, opening, *planning, return_exceptions=True)
         await collections.cancel()
         raise
-    return _Diffed(sources, reading_s, header, parts, plans, diffing, live)
+    return _Diffed(sources, reading_s, header, parts, plans, diffing, live, history)
 
 
 # ---- which collections ---------------------------------------------------------------------
