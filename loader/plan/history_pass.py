@@ -103,10 +103,11 @@ class HistoryCompare:
         return Compared(plan, token, line is not None, rec)
 
     def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
-                  desired: DesiredRecord | None) -> RecordPlan | None:
+                  desired: DesiredRecord | None, line_of: Mapping[str, str] | None = None) -> RecordPlan | None:
         """The common case made from the line's text, unparsed: a record the sheet leaves as it is,
         whose line names its live id and has a mark for every field the sheet manages, untouched since
-        (`metadata.updated` the line's): `_three_way`'s plan of it. None: compare it in full."""
+        (`metadata.updated` the line's): `_three_way`'s plan of it. None: compare it in full.
+        `line_of`: `EntityIndex.line_of`, when the live records are indexed (their id tokens made)."""
         if plan.action is not Action.UNCHANGED or plan.errors or plan.blocked or live is None or plan.live_id is None:
             return None
         tables, lines = self.history.snapshot.raw_items(plan.entity)
@@ -114,8 +115,10 @@ class HistoryCompare:
         if tables is None or type(text) is not str:
             return None
         id_token, time, marked = marked_fields(text, tables)
-        if time is None or time != updated_time(live) or not _all_marked(desired, marked) \
-                or id_token != self.history.digester.id_token(plan.entity, plan.live_id):
+        if time is None or time != updated_time(live) or not _all_marked(desired, marked):
+            return None
+        if (line_of.get(plan.live_id) != token if line_of is not None
+                else id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
             return None
         return record_plan_with(plan, history_line=raw_line_digest(text, tables))
 
@@ -156,7 +159,7 @@ def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early
             token = key_token(plan.entity, plan.key)
             live = entity.by_id.get(plan.live_id) if plan.live_id else None
             desired = found.desired.get((plan.block, plan.source))
-            untouched = compare.untouched(plan, token, live, desired)
+            untouched = compare.untouched(plan, token, live, desired, entity.line_of)
             if untouched is not None:
                 rec, has_line = untouched, True
             else:
