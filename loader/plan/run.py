@@ -111,7 +111,6 @@ async def run_plan(
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
-        # the history's snapshot is read while the first pages come in (a wrong key is refused at once)
         opening = asyncio.create_task(_opened(history, history_opener, mappings))
         done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids)
         history = done.history
@@ -192,7 +191,8 @@ class _Diffed(NamedTuple):
 
 async def _opened(history: History | None, opener: Callable[[frozenset[str]], History | None] | None,
                   mappings: Sequence[LoadedMapping]) -> History | None:
-    """The history to compare against: the one given, or the one `opener` opens (in a worker thread)."""
+    """The history to compare against: the one given, or the one `opener` opens, in a worker thread
+    while the first pages come in (`_diffed` awaits it first: a wrong key is refused at once)."""
     if opener is not None:
         history = await asyncio.to_thread(opener, personal_entities(mappings))
     return history

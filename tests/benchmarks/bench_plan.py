@@ -321,6 +321,12 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None,
     return runs
 
 
+def _print_three_way(f: dict[str, Any]) -> None:
+    print(f"         {f['label']}: {f['three_way']} of {f['desired']} records compared three-way "
+          f"({f['three_way'] / max(1, f['desired']):.0%}); {f['update']} updates, {f['kept']} kept "
+          f"platform edits, {f['conflicts']} conflicts; digest {f['digest']}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="plan benchmark")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -375,9 +381,7 @@ def main() -> int:
                   flush=True)
             print(f"         {f['label']}: {f['early']} records planned before their part's last page")
             if args.history:
-                print(f"         {f['label']}: {f['three_way']} of {f['desired']} records compared three-way "
-                      f"({f['three_way'] / max(1, f['desired']):.0%}); {f['update']} updates, {f['kept']} kept "
-                      f"platform edits, {f['conflicts']} conflicts; digest {f['digest']}")
+                _print_three_way(f)
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
         print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "
