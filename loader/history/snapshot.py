@@ -15,10 +15,12 @@ when asked, so a large snapshot loads in a fraction of a second.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
+from json.encoder import encode_basestring as _string  # a str as json.dumps(ensure_ascii=False) writes it
 from pathlib import Path
 
 from loader.history.errors import HistoryError
@@ -52,6 +54,10 @@ class Snapshot:
 
     def keys(self, entity: str) -> list[str]:
         return sorted(self._lines.get(entity, {}))
+
+    def key_tokens(self, entity: str) -> KeysView[str]:
+        """The key tokens of every record of `entity`, unsorted (a view: `in` and `len` are cheap)."""
+        return self._lines.get(entity, {}).keys()
 
     def count(self, entity: str | None = None) -> int:
         if entity is None:
@@ -131,6 +137,37 @@ def parse_line(text: str, tables: Tables) -> HistoryLine:
                 fields[name] = FieldMark(owners[int(column[:dot])], column[dot + 1:])
     return HistoryLine(key, live_id, int(time) if time else None,
                        tables.users[int(user)] if user else None, fields)
+
+
+def marked_fields(text: str, tables: Tables) -> tuple[str, int | None, frozenset[str]]:
+    """(id token, `metadata.updated` time, the fields with a mark) of a snapshot line, unparsed."""
+    parts = text.split("\t")
+    names = frozenset(name for name, column in zip(tables.fields, parts[4:], strict=False) if column)
+    return parts[1], int(parts[2]) if parts[2] else None, names
+
+
+def raw_line_digest(text: str, tables: Tables) -> str:
+    """`line_digest(parse_line(text, tables))`, made from the text: the JSON `line_digest` hashes,
+    written here as `json.dumps` writes it (its separators, keys sorted, strings as it escapes them)."""
+    parts = text.split("\t")
+    key, live_id, time, user = parts[:4]
+    marks = []
+    for name, column in zip(tables.fields, parts[4:], strict=False):
+        if column:
+            dot = column.index(".")
+            owner = tables.owners[int(column[:dot])]
+            written = column[dot + 1:]
+            if written[:1] == "[":
+                text_w = "[" + ", ".join(map(_string, sorted(set(written[1:].split(",")) - {""}))) + "]"
+            else:
+                text_w = _string(written)
+            marks.append((name, f"{_string(name)}: [{_string(owner.file)}, {_string(owner.block)}, {text_w}]"))
+    marks.sort()
+    shown_user = _string(tables.users[int(user)]) if user else "null"
+    shown_time = str(int(time)) if time else "null"
+    body = ", ".join(mark for _, mark in marks)
+    whole = f"[{_string(key)}, {_string(live_id)}, {shown_time}, {shown_user}, {{{body}}}]"
+    return hashlib.sha256(whole.encode()).hexdigest()[:16]
 
 
 def render_line(line: HistoryLine, tables: Tables, index: _Index) -> str:

@@ -27,7 +27,7 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
     entities = sorted(set(indexed) & set(history.snapshot.entities()))
     for entity in entities:
         index = indexed[entity]
-        recorded, missing = len(index.lines), len(index.lines) - len(index.line_of)
+        recorded, missing = len(index.line_keys), len(index.line_keys) - len(index.line_of)
         if is_another_database(recorded, missing):
             raise AnotherDatabaseError(
                 f"the history describes another database: {missing} of the {recorded} {entity} records it "
@@ -59,12 +59,16 @@ def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str]
 
 def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> int:
     count = 0
-    for live_id, line in index.line_of.items():
+    if not own:
+        return 0
+    for live_id, key in index.line_of.items():
         rec = index.by_id[live_id]
         user = live_user(rec)
         if user not in own:
             continue
         time = updated_time(rec)
+        line = index.line(key)
+        assert line is not None
         if history_is_behind(line.updated_time, time, user, own) and not is_adopted(time, user, own, adopt_from):
             count += 1
     return count

@@ -12,14 +12,15 @@ marked `seen` (`loader.plan.shown`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
+from loader.history.snapshot import marked_fields, raw_line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
@@ -38,16 +39,104 @@ from loader.source.equality import same
 from loader.source.records import DesiredRecord
 
 
+class Compared(NamedTuple):
+    """A record compared while its part's pages still came in (`HistoryCompare.early`): its two-way
+    plan, its key token, whether the history has a line for it, and its three-way plan."""
+
+    plan: RecordPlan
+    token: str
+    has_line: bool
+    compared: RecordPlan
+
+
+class _Block(NamedTuple):
+    context: RecordContext
+    desired: dict[tuple[str, Any], DesiredRecord]
+    profile: EntityProfile
+
+
+class HistoryCompare:
+    """What comparing a record against `history` needs, per block of `blocks` (made once)."""
+
+    def __init__(self, history: History, blocks: Sequence[Any], profile: Profile,
+                 service_user_ids: Sequence[str] = (), sheet_wins: SheetWins | None = None) -> None:
+        self.history = history
+        self.sheet_wins = sheet_wins  # the conflicts reviewers decided for the sheet: written over the platform edit
+        self.own = history.own_users(service_user_ids)
+        self.adopt_from = adoption_start(history)
+        self._inputs = {b.block: b for b in blocks}
+        self._profile = profile
+        self._blocks: dict[str, _Block] = {}
+
+    def block(self, name: str, entity: str, source_file: str) -> _Block:
+        """The block `name`'s context and desired records (`source_file`: its file, when no input names it)."""
+        found = self._blocks.get(name)
+        if found is None:
+            given = self._inputs.get(name)
+            rules = getattr(given, "history_rules", None)
+            mapping_file = getattr(given, "mapping_file", None) or source_file
+            context = RecordContext(
+                Owner(mapping_file, name),
+                Owner(*rules.formerly) if rules is not None and rules.formerly else None,
+                bool(rules is not None and rules.take_over),
+                {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
+                self.sheet_wins)
+            found = self._blocks[name] = _Block(
+                context, {(r.block, r.row): r for r in getattr(given, "records", ())}, self._profile.entity(entity))
+        return found
+
+    def early(self, plan: RecordPlan, live: Mapping[str, Any] | None) -> Compared | None:
+        """The record's three-way plan as `plan` is drafted against `live`, its match, before its
+        collection is whole: None when that needs other live records (its line names another live id)."""
+        given = self._inputs.get(plan.block)
+        if given is None:
+            return None
+        history = self.history
+        token = history.digester.key_token(plan.entity, plan.key)
+        block = self.block(plan.block, plan.entity, given.source_file)
+        desired = block.desired.get((plan.block, plan.source))
+        untouched = self.untouched(plan, token, live, desired)
+        if untouched is not None:
+            return Compared(plan, token, True, untouched)
+        line = history.snapshot.get(plan.entity, token)
+        if line is not None and not (plan.errors or plan.blocked) and (
+                live is None or line.live_id != history.digester.id_token(plan.entity, str(live.get("id")))):
+            return None
+        rec = _three_way(plan, line, desired, live, live if line is not None else None, self, block)
+        return Compared(plan, token, line is not None, rec)
+
+    def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
+                  desired: DesiredRecord | None, line_of: Mapping[str, str] | None = None) -> RecordPlan | None:
+        """The common case made from the line's text, unparsed: a record the sheet leaves as it is,
+        whose line names its live id and has a mark for every field the sheet manages, untouched since
+        (`metadata.updated` the line's): `_three_way`'s plan of it. None: compare it in full.
+        `line_of`: `EntityIndex.line_of`, when the live records are indexed (their id tokens made)."""
+        if plan.action is not Action.UNCHANGED or plan.errors or plan.blocked or live is None or plan.live_id is None:
+            return None
+        tables, lines = self.history.snapshot.raw_items(plan.entity)
+        text = lines.get(token)
+        if tables is None or type(text) is not str:
+            return None
+        id_token, time, marked = marked_fields(text, tables)
+        if time is None or time != updated_time(live) or not _all_marked(desired, marked):
+            return None
+        if (line_of.get(plan.live_id) != token if line_of is not None
+                else id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
+            return None
+        return record_plan_with(plan, history_line=raw_line_digest(text, tables))
+
+
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
-                 profile: Profile, service_user_ids: Sequence[str] = (), sheet_wins: SheetWins | None = None) -> Plan:
-    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against `history`;
-    `sheet_wins`: the conflicts reviewers decided for the sheet, written over the platform edit."""
-    own = history.own_users(service_user_ids)
-    adopt_from = adoption_start(history)
+                 profile: Profile, service_user_ids: Sequence[str] = (), *,
+                 early: Mapping[int, Compared] | None = None, compare: HistoryCompare | None = None) -> Plan:
+    """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against
+    `history`. `early`: records compared before (by `id` of their two-way plan, which must be the
+    plan's very record), with the `compare` that compared them."""
+    compare = compare or HistoryCompare(history, blocks, profile, service_user_ids)
     inputs = {b.block: b for b in blocks}
     named: dict[str, set[str]] = {}  # per block, the key tokens its sheet names
-    planned = [_block(block, inputs.get(block.name), indexed[block.entity], history, profile.entity(block.entity),
-                      own, adopt_from, named.setdefault(block.name, set()), sheet_wins) for block in plan.blocks]
+    planned = [_block(block, indexed[block.entity], compare, early or {}, named.setdefault(block.name, set()))
+               for block in plan.blocks]
     matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
     final = []
     for block in planned:
@@ -60,27 +149,30 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
     return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compared})
 
 
-def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, profile: EntityProfile,
-           own: frozenset[str], adopt_from: int | None, named: set[str], sheet_wins: SheetWins | None) -> BlockPlan:
-    rules = getattr(given, "history_rules", None)
-    mapping_file = getattr(given, "mapping_file", None) or block.source_file
-    context = RecordContext(
-        Owner(mapping_file, block.name),
-        Owner(*rules.formerly) if rules is not None and rules.formerly else None,
-        bool(rules is not None and rules.take_over),
-        {name: Policy(value) for name, value in (rules.policies if rules is not None else ())},
-        sheet_wins)
-    desired = {(r.block, r.row): r for r in getattr(given, "records", ())}
+def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early: Mapping[int, Compared],
+           named: set[str]) -> BlockPlan:
+    found = compare.block(block.name, block.entity, block.source_file)
     records, with_line, others = [], 0, 0
-    key_token = history.digester.key_token
+    key_token = compare.history.digester.key_token
     for plan in block.records:
-        token = key_token(plan.entity, plan.key)
+        hit = early.get(id(plan))
+        if hit is not None and hit.plan is plan:
+            token, has_line, rec = hit.token, hit.has_line, hit.compared
+        else:
+            token = key_token(plan.entity, plan.key)
+            live = entity.by_id.get(plan.live_id) if plan.live_id else None
+            desired = found.desired.get((plan.block, plan.source))
+            untouched = compare.untouched(plan, token, live, desired, entity.line_of)
+            if untouched is not None:
+                rec, has_line = untouched, True
+            else:
+                line = entity.line(token)
+                by_line = entity.by_token.get(line.live_id) if line is not None else None
+                rec, has_line = _three_way(plan, line, desired, live, by_line, compare, found), line is not None
         named.add(token)
-        line = entity.lines.get(token) if entity.lines else None
-        rec = _three_way(plan, line, desired.get((plan.block, plan.source)), entity, history, profile, context,
-                         own, adopt_from)
-        with_line += line is not None
-        if line is None and rec.live_id is not None and live_user(entity.by_id.get(rec.live_id, {})) not in own:
+        with_line += has_line
+        if not has_line and rec.live_id is not None \
+                and live_user(entity.by_id.get(rec.live_id, {})) not in compare.own:
             others += 1
         records.append(rec)
     findings = block.findings
@@ -90,19 +182,19 @@ def _block(block: BlockPlan, given: Any, entity: EntityIndex, history: History, 
             f"{others} of block {block.name}'s live records were last changed by someone other than the loader, "
             "and the history has no line for any of them: compared two-way (sheet against live); "
             "`loader history baseline` records the current state", None))
+    mapping_file = found.context.owner.file
     return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
 
 
-def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None, entity: EntityIndex,
-               history: History, profile: EntityProfile, context: RecordContext, own: frozenset[str],
-               adopt_from: int | None) -> RecordPlan:
+def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None,
+               live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, compare: HistoryCompare,
+               block: _Block) -> RecordPlan:
+    """One record compared: `live` its match, `by_line` the live record with its line's id."""
     if plan.errors or plan.blocked:
         return plan
-    live = entity.by_id.get(plan.live_id) if plan.live_id else None
-    if line is not None:
-        by_id = entity.by_token.get(line.live_id)
-        if by_id is not None and str(by_id.get("id")) != plan.live_id:
-            plan, live = _as_update(plan, by_id, profile, desired), by_id
+    profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
+    if by_line is not None and str(by_line.get("id")) != plan.live_id:
+        plan, live = _as_update(plan, by_line, profile, desired), by_line
     if live is None:
         return plan  # a create
     if line is None and plan.action is Action.UNCHANGED \
@@ -110,15 +202,15 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
         return plan  # a record without history the sheet leaves as it is: two-way
     # (one an interrupted apply created or wrote without journaling it is adopted: its fields confirmed)
     if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
-            and line.updated_time == updated_time(live) and _all_marked(desired, line):
+            and line.updated_time == updated_time(live) and _all_marked(desired, line.fields):
         # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare
         return record_plan_with(plan, history_line=line_digest(line))
     compared = line
     if line is not None and is_adopted(updated_time(live), live_user(live), own, adopt_from) \
             and (line.updated_time or 0) < (updated_time(live) or 0):
         compared = None  # written by an interrupted apply: the loader's own, compared two-way
-    digests = history.digester.record(plan.entity, plan.key)
-    rec = three_way_record(plan, live, desired, compared, digests, profile, context)
+    digests = compare.history.digester.record(plan.entity, plan.key)
+    rec = three_way_record(plan, live, desired, compared, digests, profile, block.context)
     if line is not None and compared is None:  # adopted: W moves to live where it is not live's already
         moved = {name for name, w in rec.written_after
                  if (mark := line.fields.get(name)) is None or mark.written != _written(w)}
@@ -127,11 +219,11 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     return mark_seen(rec, line)
 
 
-def _all_marked(desired: DesiredRecord | None, line: HistoryLine) -> bool:
-    """Whether every field the sheet manages on the record has a mark in its line (W to compare with)."""
+def _all_marked(desired: DesiredRecord | None, marks: Container[str]) -> bool:
+    """Whether every field the sheet manages on the record has a mark in its line (`marks`: the
+    names of the fields marked), W to compare with."""
     if desired is None:
         return False
-    marks = line.fields
     for name, value in desired.fields.items():
         if name == CUSTOM:
             if isinstance(value, Mapping) and any(f"{CUSTOM}.{label}" not in marks for label in value):
@@ -189,8 +281,9 @@ def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History
     digester = history.digester
     named = named | {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
     found = []
-    for line in entity.lines.values():
-        if line.key in named or not any(mark.owner in owners for mark in line.fields.values()):
+    for token in sorted(entity.line_keys - named):  # in key order, as the snapshot lists them
+        line = entity.line(token)
+        if line is None or not any(mark.owner in owners for mark in line.fields.values()):
             continue
         rec = entity.by_token.get(line.live_id)
         if rec is None or (block.entity, str(rec.get("id"))) in matched:

@@ -39,7 +39,7 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
-from loader.plan.history_pass import with_history
+from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -108,12 +108,13 @@ async def run_plan(
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
-        if history_opener is not None:
-            history = history_opener(personal_entities(mappings))
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
-        done = await _diffed(reading, collections, config, env, client, give_way, keep_live=history is not None)
+        opening = asyncio.create_task(_opened(history, history_opener, mappings))
+        done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
+                             _Deciding(decisions, today))
+        history = done.history
     diffing = done.diffing
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -153,32 +154,28 @@ async def _compared_and_digested(
     digester = history.digester if history is not None else None
     if history is not None and not history.started:
         history = None  # nothing recorded yet: two-way, exactly as without a history
-    deciding = decisions is not None and bool(decisions.entries)
-    if deciding and today is None:
-        raise ValueError("decisions need today's date")
-    sheet_wins = None
-    if history is not None:
-        if deciding and decisions is not None and today is not None:
-            sheet_wins = SheetWins(decisions, history.digester, plan.env_name, today)
-        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids, sheet_wins)
+    if history is not None and not done.parts:  # each part was compared as it was diffed: here, none
+        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     digest_started = time.perf_counter()
     compared = plan
-    if deciding and decisions is not None and today is not None:
-        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today,
-                              sheet_wins.matched if sheet_wins is not None else None)
+    if decisions is not None and decisions.entries:
+        if today is None:
+            raise ValueError("decisions need today's date")
+        won = done.sheet_wins.matched if done.sheet_wins is not None else None
+        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today, won)
     diffing = done.diffing
-    unchanged = history is None and plan is compared
+    unchanged = plan is compared
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
     return replace(plan, digest=plan_digest(plan, block_digests)), digest_started
 
 
 def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
-               service_user_ids: Sequence[str], sheet_wins: SheetWins | None) -> Plan:
+               service_user_ids: Sequence[str]) -> Plan:
     """The plan compared against the history, once it is known to be this database's and up to date."""
     blocks = done.sources.blocks
     indexed = indexes(history, done.live, {b.entity for b in blocks})
     refuse_wrong_history(history, indexed, service_user_ids)
-    return with_history(plan, blocks, indexed, history, profile, service_user_ids, sheet_wins)
+    return with_history(plan, blocks, indexed, history, profile, service_user_ids)
 
 
 class _Diffed(NamedTuple):
@@ -191,16 +188,44 @@ class _Diffed(NamedTuple):
     plans: list[Plan]
     diffing: PartDiffing
     live: dict[str, list[dict[str, Any]]]
+    history: History | None  # the history opened (compared against once it has started)
+    sheet_wins: SheetWins | None  # the conflicts decided for the sheet that the compare asked about
+
+
+class _Deciding(NamedTuple):
+    """Reviewers' decisions to honour, as of `today` (required with them: a plan reads no clock)."""
+
+    decisions: Decisions | None
+    today: date | None
+
+    def sheet_wins(self, history: History, env_name: str) -> SheetWins | None:
+        if self.decisions is None or not self.decisions.entries:
+            return None
+        if self.today is None:
+            raise ValueError("decisions need today's date")
+        return SheetWins(self.decisions, history.digester, env_name, self.today)
+
+
+async def _opened(history: History | None, opener: Callable[[frozenset[str]], History | None] | None,
+                  mappings: Sequence[LoadedMapping]) -> History | None:
+    """The history to compare against: the one given, or the one `opener` opens, in a worker thread
+    while the first pages come in (`_diffed` awaits it first: a wrong key is refused at once)."""
+    if opener is not None:
+        history = await asyncio.to_thread(opener, personal_entities(mappings))
+    return history
 
 
 async def _diffed(
-    reading: asyncio.Task[tuple[SourceSet, float]], collections: LiveCollections, config: Config, env: Environment,
-    client: ApiClient, give_way: GiveWay, *, keep_live: bool,
+    reading: asyncio.Task[tuple[SourceSet, float]], opening: asyncio.Task[History | None],
+    collections: LiveCollections, config: Config, env: Environment, client: ApiClient, give_way: GiveWay,
+    service_user_ids: Sequence[str], deciding: _Deciding,
 ) -> _Diffed:
-    """The sources once read, and each part diffed as soon as its collections are in; when one side
-    fails (a missing mapping file, the service refusing), the rest is stopped quietly and it is raised."""
+    """The sources once read, and each part diffed (and with a `history`, compared three-way) as soon as
+    its collections are in; when one side fails (a missing mapping file, the service refusing, a history
+    refused), the rest is stopped quietly and it is raised."""
     planning: list[asyncio.Task[Plan]] = []
     try:
+        history = await opening
         # A collection the service refuses stops the plan at once, not after the reading.
         await collections.until_read(reading)
         sources, reading_s = reading.result()
@@ -218,17 +243,22 @@ async def _diffed(
         parts = await asyncio.to_thread(plan_parts, sources.blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
-        diffing = PartDiffing(sources.blocks, config.profile, header, give_way, keep_live=keep_live)
+        sheet_wins = compare = None
+        if history is not None and history.started:  # nothing recorded yet: two-way
+            sheet_wins = deciding.sheet_wins(history, env.name)
+            compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids, sheet_wins)
+        diffing = PartDiffing(sources.blocks, config.profile, header, give_way, compare, service_user_ids,
+                              keep_live=history is not None)
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()
     except BaseException:
-        for task in (reading, *planning):
+        for task in (reading, opening, *planning):
             task.cancel()
-        await asyncio.gather(reading, *planning, return_exceptions=True)
+        await asyncio.gather(reading, opening, *planning, return_exceptions=True)
         await collections.cancel()
         raise
-    return _Diffed(sources, reading_s, header, parts, plans, diffing, live)
+    return _Diffed(sources, reading_s, header, parts, plans, diffing, live, history, sheet_wins)
 
 
 # ---- which collections ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Plan wall time, requests and peak memory for 10,000 and 100,000 desired records.
 
     python tests/benchmarks/bench_plan.py [--sizes 10000 100000] [--latency-ms 20] [--out /tmp/bench_plan]
-                                          [--baseline DIR]
+                                          [--baseline DIR] [--history]
 
 Mixed entities (schools, courses, programs, subjects, applicants, credentials) in two workbooks,
 planned against the sandbox running in a subprocess with injected latency, its live state holding
@@ -17,6 +17,9 @@ the loader's own share, the bare loop's to the floor the sandbox's and the machi
 plans with another source tree first (`git archive <commit> | tar -x -C DIR`, with
 `ln -s DIR/schemas DIR/loader/schemas`), against the same sandbox, so both rows share one run.
 The sandbox's database is seeded once per size (OUT/<n>/seeded.sqlite3) and copied for each run.
+`--history` plans three-way: first (this tree) a `loader history baseline` of the live state, then
+a person's edits through the sandbox's staff client to 1 in 100 live subjects (half of them records
+the sheet also changes: conflicts; half kept platform edits); prints the share compared three-way.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from typing import Any
 SHARES = {"school": 0.005, "course": 0.02, "program": 0.075, "subject": 0.5, "applicant": 0.25, "credential": 0.15}
 LIVE_SHARE = 0.7
 CURRICULUM = ("school", "course", "program", "subject")
+HISTORY_KEY = b"bench_plan history key: not a secret"
+MAPPINGS = ("curriculum.yaml", "applicants.yaml")
 
 
 def _counts(n: int) -> dict[str, int]:
@@ -131,24 +136,37 @@ def _run(main: Any) -> Any:
     return run(main)
 
 
-def child(root: Path, base_url: str) -> None:
+def _environment(base_url: str) -> Any:
+    from loader.config import Environment, Secret
+
+    return Environment(name="sandbox", base_url=base_url, auth_url=base_url, realm="sandbox",
+                       expect_environment="sandbox", client_id="sandbox-client",
+                       client_secret=Secret("sandbox-secret"), timeout=60.0)
+
+
+def _opener(root: Path) -> Any:
+    from loader.history.store import History
+
+    return lambda personal: History.open(root / "history", history_key=HISTORY_KEY, personal=personal)
+
+
+def child(root: Path, base_url: str, history: bool = False) -> None:
     """Plan in this process and print the figures as JSON (run by the parent, one size per process)."""
     import os
 
     os.chdir(root)
     from loader.api.client import ApiClient
-    from loader.config import Environment, Secret, load_config
+    from loader.config import load_config
     from loader.plan.run import run_plan
 
     config = load_config(None)
-    env = Environment(name="sandbox", base_url=base_url, auth_url=base_url, realm="sandbox",
-                      expect_environment="sandbox", client_id="sandbox-client",
-                      client_secret=Secret("sandbox-secret"), timeout=60.0)
+    env = _environment(base_url)
+    opener = {"history_opener": _opener(root)} if history else {}
 
     async def go() -> Any:
         async with ApiClient(env, config.profile) as client:
-            return await run_plan([Path("curriculum.yaml"), Path("applicants.yaml")], config=config, env=env,
-                                  client=client, progress=False)
+            return await run_plan([Path(m) for m in MAPPINGS], config=config, env=env,
+                                  client=client, progress=False, **opener)
 
     load = os.getloadavg()[0]
     started, cpu = time.perf_counter(), time.process_time()
@@ -160,6 +178,9 @@ def child(root: Path, base_url: str) -> None:
         "desired": len(records), "errors": sum(bool(r.errors) for r in records),
         "create": sum(r.action.value == "create" for r in records),
         "update": sum(r.action.value == "update" for r in records),
+        "three_way": sum(r.history_line not in (None, "none") for r in records),
+        "kept": sum(len(r.kept) for r in records), "conflicts": sum(len(r.conflicts) for r in records),
+        "digest": run.plan.digest,
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
         "digesting_s": getattr(run, "digesting_s", 0.0), "early": getattr(run, "early_records", 0),
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
@@ -167,6 +188,54 @@ def child(root: Path, base_url: str) -> None:
         "cpu_s": cpu, "reader_child_cpu_s": children.ru_utime + children.ru_stime,
         "reader_child_rss_mb": children.ru_maxrss / 1024, "load": (load + os.getloadavg()[0]) / 2,
     }))
+
+
+def child_history(root: Path, base_url: str) -> None:
+    """Make the history the three-way plans compare against: a baseline of the live state (as `loader
+    history baseline` records it), then a person's edits to 1 in 100 live subjects through the staff client."""
+    import os
+    import shutil
+
+    import httpx
+
+    os.chdir(root)
+    from loader.api.client import ApiClient
+    from loader.config import load_config
+    from loader.history.baseline import baseline_of, record_baseline
+    from loader.history.personal import personal_entities
+    from loader.plan.run import run_plan
+    from loader.sandbox.options import REALM
+    from loader.source.sources import load_mappings
+
+    shutil.rmtree(root / "history", ignore_errors=True)
+    config = load_config(None)
+    env = _environment(base_url)
+    paths = [Path(m) for m in MAPPINGS]
+    history = _opener(root)(personal_entities(load_mappings(paths, config.profile)))
+
+    async def plan_and_fetch() -> Any:
+        async with ApiClient(env, config.profile) as client:
+            planned = await run_plan(paths, config=config, env=env, client=client, progress=False)
+            return planned, await client.fetch_collections(sorted({b.entity for b in planned.plan.blocks}))
+
+    planned, live = _run(plan_and_fetch())
+    blocks = baseline_of(planned.plan, planned.sources, live, config.profile)
+    recorded = record_baseline(history, blocks, "sandbox", by="bench")
+    form = {"grant_type": "client_credentials", "client_id": "staff-client", "client_secret": "staff-secret"}
+    token = httpx.post(f"{base_url}/realms/{REALM}/protocol/openid-connect/token", data=form).json()["access_token"]
+    path = config.profile.entity("subject").path
+    edits = [(r["id"], r["name"]) for r in live["subject"] if int(r["code"][2:]) % 200 in (0, 5)]
+
+    async def edit() -> None:
+        limit = asyncio.Semaphore(16)
+        async with httpx.AsyncClient(base_url=base_url, headers={"Authorization": f"Bearer {token}"}) as http:
+            async def one(live_id: str, name: str) -> None:
+                async with limit:
+                    (await http.patch(f"{path}/{live_id}", json={"name": name + " (edited)"})).raise_for_status()
+            await asyncio.gather(*(one(i, n) for i, n in edits))
+
+    asyncio.run(edit())
+    print(json.dumps({"baseline_records": recorded, "platform_edits": len(edits)}))
 
 
 def child_read(root: Path) -> None:
@@ -297,7 +366,8 @@ def _copy_database(source: Path | None, target: Path) -> None:
             shutil.copyfile(f"{source}{suffix}", f"{target}{suffix}")
 
 
-def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) -> list[dict[str, Any]]:
+def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None,
+            history: bool = False) -> list[dict[str, Any]]:
     """The figures of one plan of size n; with `baseline` (a source tree), first the baseline's plan
     against the same sandbox, then this tree's, side by side in one run."""
     import os
@@ -312,9 +382,14 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) ->
     trees = [("baseline", {**os.environ, "PYTHONPATH": str(baseline)})] if baseline else []
     trees.append(("this tree", dict(os.environ)))
     with serve_in_subprocess(options) as sandbox:
+        if history:
+            done = subprocess.run([sys.executable, __file__, "--child-history", str(root), sandbox.base_url],
+                                  capture_output=True, text=True, check=True)
+            print(f"         history: {done.stdout.strip().splitlines()[-1]}", flush=True)
         for label, environ in trees:
             sandbox.reset_stats()
-            out, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url], environ)
+            out, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url,
+                                      *(["--history"] if history else [])], environ)
             figures = json.loads(out.strip().splitlines()[-1])
             figures["combined_rss_mb"] = combined
             figures["sandbox_requests"] = sandbox.stats()["requests"]
@@ -333,18 +408,29 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None) ->
     return runs
 
 
+def _print_three_way(f: dict[str, Any]) -> None:
+    print(f"         {f['label']}: {f['three_way']} of {f['desired']} records compared three-way "
+          f"({f['three_way'] / max(1, f['desired']):.0%}); {f['update']} updates, {f['kept']} kept "
+          f"platform edits, {f['conflicts']} conflicts; digest {f['digest']}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="plan benchmark")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--latency-ms", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_plan"))
     parser.add_argument("--baseline", type=Path, help="a source tree (`git archive`) planned first, side by side")
+    parser.add_argument("--history", action="store_true", help="plan three-way against a history (see above)")
+    parser.add_argument("--child-history", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child-read", metavar="ROOT", help=argparse.SUPPRESS)
     parser.add_argument("--child-bare", nargs=2, metavar=("BASE_URL", "ENTITY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(Path(args.child[0]), args.child[1])
+        child(Path(args.child[0]), args.child[1], args.history)
+        return 0
+    if args.child_history:
+        child_history(Path(args.child_history[0]), args.child_history[1])
         return 0
     if args.child_bare:
         child_bare(*args.child_bare)
@@ -369,7 +455,7 @@ def main() -> int:
           f"{'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
           f"{'RSS MB':>6} {'reader RSS MB':>13} {'together MB':>11} {'load':>5}")
     for n in args.sizes:
-        for f in measure(n, args.out, args.latency_ms, args.baseline):
+        for f in measure(n, args.out, args.latency_ms, args.baseline, args.history):
             pages = {entity: max(1, math.ceil(count / 100)) for entity, count in f["live"].items()}
             floor = max(pages.values()) * args.latency_ms / 1000
             gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))
@@ -384,6 +470,8 @@ def main() -> int:
                   f"{f['combined_rss_mb']:>11.0f} {f['load']:>5.2f}",
                   flush=True)
             print(f"         {f['label']}: {f['early']} records planned before their part's last page")
+            if args.history:
+                _print_three_way(f)
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}
         print(f"         list requests per collection: {per}; live records: {f['live']}; errors: {f['errors']}")
         print(f"         reading alone (no fetching beside it): {f['read_alone_s']:.2f} s, "

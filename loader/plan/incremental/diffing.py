@@ -1,5 +1,7 @@
 """The plan's parts diffed one at a time, each as soon as its collections are in, its records drafted
 while their pages come in, in a worker thread that gives way to the event loop fetching the rest.
+With a history, each part is compared three-way once diffed (`loader.plan.history_pass`), its
+records drafted early compared as they were drafted, so that little is left after the last page.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import Any
 from loader.event_loop import GiveWay
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest
+from loader.plan.history_checks import refuse_wrong_history
+from loader.plan.history_index import indexes
+from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import PlanPart
@@ -24,10 +29,16 @@ class PartDiffing:
     so the event loop keeps fetching the rest meanwhile (see loader.plan.incremental.parts)."""
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay,
-                 *, keep_live: bool = True):
-        """`keep_live=False`: each part's live records are let go once it is planned (nothing after reads them)."""
+                 history: HistoryCompare | None = None, service_user_ids: Sequence[str] = (), *,
+                 keep_live: bool = True):
+        """`history`: compare each part against it (refused first when it is of another database or
+        behind the service, `service_user_ids` the environment's own users); the block digests are
+        then section 10's. `keep_live=False`: each part's live records are let go once it is planned
+        (nothing after reads them)."""
         self._keep_live = keep_live
         self._blocks = blocks
+        self._history = history
+        self._service_user_ids = service_user_ids
         self._profile = profile
         self._header = header
         self._give_way = give_way
@@ -44,7 +55,9 @@ class PartDiffing:
             changed = collections.watch()
             blocks = part.blocks_of(self._blocks)
             async with self._one_at_a_time:
-                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers, self._give_way)
+                compare = self._history.early if self._history is not None else None
+                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers, self._give_way,
+                                                  compare)
             since: dict[str, int] = {}
             while not collections.done(part.entities):
                 changed.clear()
@@ -77,13 +90,18 @@ class PartDiffing:
         started = time.perf_counter()
         early = drafter.settled(live) if drafter is not None else None
         self.early_records += len(early.plans) if early is not None else 0
-        plan = plan_changes(
-            part.blocks_of(self._blocks), live, self._profile, header=self._header, early=early, give_way=self._give_way
-        )
+        blocks = part.blocks_of(self._blocks)
+        plan = plan_changes(blocks, live, self._profile, header=self._header, early=early, give_way=self._give_way)
+        if self._history is not None:
+            indexed = indexes(self._history.history, live, {b.entity for b in blocks})
+            refuse_wrong_history(self._history.history, indexed, self._service_user_ids)
+            plan = with_history(plan, blocks, indexed, self._history.history, self._profile, self._service_user_ids,
+                                early=drafter.compared if drafter is not None else None, compare=self._history)
         diffed = time.perf_counter()
         known = drafter.hashes if drafter is not None else None
+        history = self._history is not None
         for index, block in zip(part.indexes, plan.blocks, strict=True):
-            self.digests[index] = block_digest(block, known, self._give_way)
+            self.digests[index] = block_digest(block, known, self._give_way, with_history=history)
         self.seconds += diffed - started
         self.digesting_s += time.perf_counter() - diffed
         return plan

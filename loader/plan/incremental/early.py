@@ -33,7 +33,7 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/i
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,12 +41,15 @@ from loader.event_loop import GiveWay, never_give_way
 from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
+from loader.plan.history_pass import Compared
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import RecordPlan
 from loader.plan.record import ReferenceCells, plan_record
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
 from loader.source.records import Ref
+
+Compare = Callable[[RecordPlan, LiveRecord | None], Compared | None]
 
 
 @dataclass
@@ -71,13 +74,18 @@ class EarlyDrafter:
         profile: Profile,
         refers: Mapping[str, frozenset[str]],
         give_way: GiveWay = never_give_way,
+        compare: Compare | None = None,
     ):
         """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
-        worker thread beside the event loop that brings the pages)."""
+        worker thread beside the event loop that brings the pages). `compare`: with a history, each
+        draft is compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`),
+        and the compared record is hashed in place of the draft."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims)
         self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
+        self.compared: dict[int, Compared] = {}  # with `compare`: the drafts compared, by id of the draft
+        self._compare = compare
         self._profile = profile
         self._give_way = give_way
         self._needs = {entity: _reach(entity, refers) for entity in refers}
@@ -174,6 +182,9 @@ class EarlyDrafter:
     def _undo(self, position: int) -> None:
         plan = self.drafts.plans.pop(position)
         self.hashes.pop(id(plan), None)
+        compared = self.compared.pop(id(plan), None)
+        if compared is not None:
+            self.hashes.pop(id(compared.compared), None)
         self.drafts.references.pop(position, None)
 
     def _draft_all(self, entity: str, positions: Sequence[int], records: Sequence[LiveRecord]) -> None:
@@ -190,7 +201,7 @@ class EarlyDrafter:
                     live = resolver.live_index(entity, entry.key_fields).get(entry.exact_key)
                 else:
                     live = resolver.match(entry)
-                self._noted(draft_early(self.drafts, position, live, resolver, rules))
+                self._noted(draft_early(self.drafts, position, live, resolver, rules), live)
 
     def _draft_matched(self, entity: str) -> None:
         """Plan the records whose match came in (the first live record with their key)."""
@@ -219,7 +230,7 @@ class EarlyDrafter:
                         self._undo(guessed)
                 position = positions.get(key)
                 if position is not None and position not in plans:
-                    self._noted(draft_early(self.drafts, position, record, resolver, rules))
+                    self._noted(draft_early(self.drafts, position, record, resolver, rules), record)
         self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
 
     def _draft_creates(self, entity: str, positions: Sequence[int]) -> None:
@@ -241,11 +252,17 @@ class EarlyDrafter:
             plan = draft_early(self.drafts, position, None, resolver, rules)
             if plan is not None:
                 by_fold[fold] = position
-                self._noted(plan)
+                self._noted(plan, None)
 
-    def _noted(self, plan: RecordPlan | None) -> None:
-        if plan is not None:  # its hash for the block's digest, while the pages still come in
+    def _noted(self, plan: RecordPlan | None, live: LiveRecord | None) -> None:
+        compare = self._compare
+        if plan is not None and compare is None:  # its hash for the block's digest, while the pages come in
             self.hashes[id(plan)] = (plan, record_hash(plan))
+        elif plan is not None and compare is not None:  # compared three-way, and that hashed (not the draft)
+            compared = compare(plan, live)
+            if compared is not None:
+                self.compared[id(plan)] = compared
+                self.hashes[id(compared.compared)] = (compared.compared, record_hash(compared.compared))
         self._give_way()
 
     def _rules_of(self, entity: str) -> FieldRules:

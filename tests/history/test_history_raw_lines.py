@@ -1,0 +1,44 @@
+"""A snapshot line's digest and marks read from its text are those of the line parsed."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
+from loader.history.snapshot import (
+    Snapshot,
+    marked_fields,
+    parse_line,
+    raw_line_digest,
+    read_snapshot,
+    write_snapshot,
+)
+
+odd = st.text(alphabet=st.sampled_from(['a', 'Z', ' ', '"', '\\', 'é', '\u2028', '\x01', '/', '.', ',', '[']),
+              min_size=1, max_size=6)
+token = st.text(alphabet="abcXYZ019-_=", min_size=1, max_size=12)
+marks = st.dictionaries(
+    odd.filter(lambda n: "\t" not in n and "\n" not in n),
+    st.builds(FieldMark, st.builds(Owner, odd, odd),
+              st.one_of(token, st.frozensets(token, min_size=1, max_size=3))),
+    max_size=4)
+lines = st.builds(HistoryLine, st.builds(lambda k: f'["{k}"]', token), token,
+                  st.one_of(st.none(), st.integers(0, 2**45)), st.one_of(st.none(), odd), marks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lines, min_size=1, max_size=5, unique_by=lambda line: line.key))
+def test_a_line_read_from_its_text_has_the_digest_and_marks_of_the_line_parsed(made: list[HistoryLine]) -> None:
+    with tempfile.TemporaryDirectory() as folder:  # written and read back as a history keeps it
+        write_snapshot(Path(folder), Snapshot({"programs": {line.key: line for line in made}}))
+        tables, texts = read_snapshot(Path(folder)).raw_items("programs")
+    assert tables is not None and len(texts) == len(made)
+    for text in texts.values():
+        assert isinstance(text, str)
+        parsed = parse_line(text, tables)
+        assert raw_line_digest(text, tables) == line_digest(parsed)
+        assert marked_fields(text, tables) == (parsed.live_id, parsed.updated_time, frozenset(parsed.fields))
