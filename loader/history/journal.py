@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from loader.history.digests import Digester, Key, Written
 from loader.history.journal_text import EntryText, Mark, json_text
 from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.locking import lock_journal, release
 from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
 
@@ -103,6 +104,8 @@ class JournalWriter:
         self.overlay = Overlay(base if base is not None else Snapshot())
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        lock_journal(self._fd)  # a running apply's: no other command folds it (loader.history.locking)
+        self.held_folder: int | None = None  # the history folder's lock, when `History.begin_apply` took it
         self._append(json_text({"journal": 1, **_info_json(info)}) + "\n")
 
     @property
@@ -138,16 +141,19 @@ class JournalWriter:
             self.overlay.add(entity, key_token, id_token, updated, marks)
 
     def finish(self, counts: Mapping[str, int] | None = None) -> None:
-        """Write the counts (this writer's per kind, with `counts` over them) and close the file."""
+        """Write the counts (this writer's per kind, with `counts` over them) and sync the file; it
+        stays open (and locked) until `close`, so no other command takes it for a leftover meanwhile."""
         self._append(json_text({"end": {**dict(sorted(self._counts.items())), **dict(counts or {})}}) + "\n")
         assert self._fd is not None
         os.fsync(self._fd)
-        self.close()
 
     def close(self) -> None:
+        """Close the journal and let go of its lock and of the history folder's."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        release(self.held_folder)
+        self.held_folder = None
 
     def _append(self, line: str) -> None:
         if self._fd is None:

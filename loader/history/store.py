@@ -30,6 +30,7 @@ from loader.history.journal import (
     replay,
 )
 from loader.history.lines import HistoryLine
+from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
 from loader.history.snapshot import Snapshot, read_snapshot, write_atomically
 
@@ -129,20 +130,32 @@ class History:
         # Milliseconds in the id: journals sort by their names, so two applies within a second keep their order.
         apply_id = apply_id or f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{secrets.token_hex(3)}"
         info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by)
-        return JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester,
-                             base=self.snapshot)
+        held = hold_folder(self.folder)  # HistoryError while another apply writes this history
+        try:
+            writer = JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester,
+                                   base=self.snapshot)
+        except BaseException:
+            release(held)
+            raise
+        writer.held_folder = held
+        return writer
 
     def finish_apply(self, writer: JournalWriter, counts: Mapping[str, int] | None = None) -> Head:
         """End an apply: counts written, the journal folded into the snapshot, the head moved when
-        it wrote something. An apply that recorded nothing leaves no trace."""
-        writer.finish(counts)
-        if writer.overlay.base is self.snapshot:
-            return self._complete(writer.path, writer.folding())
-        return self._complete(writer.path, replay(writer.path, self.snapshot))  # the snapshot moved meanwhile
+        it wrote something. An apply that recorded nothing leaves no trace. The writer is closed, its
+        locks let go of."""
+        try:
+            writer.finish(counts)
+            if writer.overlay.base is self.snapshot:
+                return self._complete(writer.path, writer.folding())
+            return self._complete(writer.path, replay(writer.path, self.snapshot))  # the snapshot moved meanwhile
+        finally:
+            writer.close()
 
     def leftovers(self) -> list[Path]:
-        """Journals of applies that did not finish (killed, crashed), oldest first."""
-        return sorted((self.folder / JOURNALS).glob(f"*{OPEN_SUFFIX}"))
+        """Journals of applies that did not finish (killed, crashed), oldest first; not those of an
+        apply still running (its journal locked: loader.history.locking)."""
+        return sorted(p for p in (self.folder / JOURNALS).glob(f"*{OPEN_SUFFIX}") if not being_written(p))
 
     def fold_leftovers(self) -> list[str]:
         """Fold every unfinished journal into the snapshot; the ids of the applies folded."""

@@ -187,7 +187,11 @@ def test_a_journal_begun_before_another_apply_finished_is_folded_over_that_apply
     owner = Owner("m.yaml", "b")
     history = History.open(tmp_path)
     first = history.begin_apply("test", plan_digest=None, by=None)
-    second = history.begin_apply("test", plan_digest=None, by=None)
+    # A second apply at once is refused (loader.history.locking); a writer made over the same snapshot
+    # stands for one whose snapshot moved under it all the same.
+    info = ApplyInfo("20260101T000001000Z-abcdef", "2026-01-01T00:00:01+00:00", "test", None, None)
+    second = JournalWriter(tmp_path / "journal" / f"{info.apply_id}.open.jsonl", info, history.digester,
+                           base=history.snapshot)
     first.record("update", "programs", ("P1",), "id-1", [FieldWrite("name", owner, after="one"),
                                                          FieldWrite("code", owner, after="P1")])
     second.record("update", "programs", ("P1",), "id-1", [FieldWrite("name", owner, after="two")], updated=(5, "svc"))
