@@ -48,7 +48,7 @@ def _plan(n: int, touch: float | None) -> tuple[Any, list[dict[str, Any]]]:
         code = f"S{i:07d}"
         if touch is not None:
             payload: dict[str, Any] = {"name": f"School of things {i}, renamed"}
-            changes = (FieldChange("name", f"School of things {i}", payload["name"]),)
+            changes: tuple[FieldChange, ...] = (FieldChange("name", f"School of things {i}", payload["name"]),)
             records.append(record("schools", "school", code, payload, row=i + 2, changes=changes,
                                   action=Action.UPDATE, live_id=_id(i)))
             payloads.append(payload)

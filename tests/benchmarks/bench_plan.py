@@ -388,9 +388,9 @@ def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None,
             print(f"         history: {done.stdout.strip().splitlines()[-1]}", flush=True)
         for label, environ in trees:
             sandbox.reset_stats()
-            out, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url,
-                                      *(["--history"] if history else [])], environ)
-            figures = json.loads(out.strip().splitlines()[-1])
+            printed, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url,
+                                          *(["--history"] if history else [])], environ)
+            figures = json.loads(printed.strip().splitlines()[-1])
             figures["combined_rss_mb"] = combined
             figures["sandbox_requests"] = sandbox.stats()["requests"]
             figures["label"] = label

@@ -157,8 +157,8 @@ def test_a_journal_line_is_the_json_of_its_entry(
     if personal:
         marks = {name: (owner, written, written) for name, (owner, written, _) in marks.items()}
     entry: dict[str, object] = {"kind": kind, "entity": entity, "key": key, "id": live_id, "fields": {
-        name: {"owner": [owner.file, owner.block], "w": w if isinstance(w, str) else sorted(w),  # type: ignore[arg-type]
-               "before": (b if isinstance(b, str) else sorted(b)) if personal else b}  # type: ignore[arg-type]
+        name: {"owner": [owner.file, owner.block], "w": w if isinstance(w, str) else sorted(w),  # type: ignore[call-overload]
+               "before": (b if isinstance(b, str) else sorted(b)) if personal else b}  # type: ignore[call-overload]
         for name, (owner, w, b) in marks.items()}}
     if updated is not None:
         entry["updated"] = [updated[0], updated[1]]

@@ -25,13 +25,13 @@ def many(copies: int) -> Plan:
     return replace(plan, blocks=blocks)
 
 
-def _whole(path: Path):  # type: ignore[no-untyped-def]
+def _whole(path: Path):
     """The plan as parsing the whole text gives it (the standard library's parser, no batches)."""
     return plan_from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("make", [review_plan, lambda: many(300)])
-def test_read_in_batches_the_plan_is_the_one_parsed_whole(tmp_path: Path, make) -> None:  # type: ignore[no-untyped-def]
+def test_read_in_batches_the_plan_is_the_one_parsed_whole(tmp_path: Path, make) -> None:
     path = tmp_path / "plan.json"
     write_plan_json(make(), path)
     text = path.read_bytes()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ HEADER = PlanHeader("sandbox", findings=())
 LOADER_USER = "loader-user"
 
 
-def _stamp(draw: st.DrawFn, live: Live) -> None:
+def _stamp(draw: Callable[..., Any], live: Live) -> None:
     """`metadata.updated` on most live records: a time out of a few, by the loader or a person."""
     for records in live.values():
         for record in records:
@@ -61,7 +61,7 @@ def _stamp(draw: st.DrawFn, live: Live) -> None:
                                                   "user": draw(st.sampled_from([LOADER_USER, "staff"]))}}
 
 
-def _history(draw: st.DrawFn, blocks: list[Block], live: Live) -> History:
+def _history(draw: Callable[..., Any], blocks: list[Block], live: Live) -> History:
     """Lines for some of the records the two-way plan matched or creates: their own live id or another,
     their live record's time or another, each field's W that of live, of the sheet or of neither, owned
     by the block or by another; and lines of records no sheet names (dropped)."""
@@ -73,7 +73,8 @@ def _history(draw: st.DrawFn, blocks: list[Block], live: Live) -> History:
         ids = [str(r["id"]) for r in live.get(block.entity, [])]
         by_id = {str(r["id"]): r for r in live.get(block.entity, [])}
         entity = PROFILE.entity(block.entity)
-        extra = [() for _ in range(draw(st.integers(0, 1)))]  # a record no sheet names
+        extra: list[Any] = [() for _ in range(draw(st.integers(0, 1)))]  # a record no sheet names
+        rec: Any
         for rec in [*block.records, *extra]:
             if rec != () and not draw(st.booleans()):
                 continue
@@ -101,7 +102,7 @@ def _history(draw: st.DrawFn, blocks: list[Block], live: Live) -> History:
     return History(Path("history"), head, True, digester, Snapshot(lines), None)
 
 
-def _compared_early(blocks: list[Block], live: Live, history: History, draw: st.DrawFn) -> Plan:
+def _compared_early(blocks: list[Block], live: Live, history: History, draw: Callable[..., Any]) -> Plan:
     """What loader.plan.run does with a history: each part drafted as pages come in, each draft
     compared as it is made, the part planned and compared once all are in; block digests from the
     hashes of the compared drafts."""
