@@ -31,11 +31,7 @@ from loader import __version__
 from loader.api.answers import Answer, answer_body, checked_answer
 from loader.api.auth import REFUSED_ONCE, TokenAuth
 from loader.api.cookies import HttpClient
-from loader.api.errors import (
-    EnvironmentMismatch,
-    MalformedAnswer,
-    NotFound,
-)
+from loader.api.errors import EnvironmentMismatch, MalformedAnswer, NotFound
 from loader.api.lane import DirectLane, Handover
 from loader.api.paging import (
     MALFORMED_HINT,

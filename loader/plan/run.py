@@ -115,12 +115,10 @@ async def run_plan(
         done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
                              _Deciding(decisions, today))
         history = done.history
-    diffing = done.diffing
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
                                                         decisions, today)
-    now = time.perf_counter()
-    after = client.request_counts
+    now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
         plan=plan,
         sources=done.sources,
