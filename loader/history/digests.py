@@ -18,7 +18,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -74,6 +74,9 @@ class Digester:
 
     personal: frozenset[str] = frozenset()
     data_key: bytes | None = None
+    # per entity, the hash (or HMAC) over its name made once, copied for each record: a new HMAC
+    # costs more than the record's whole digest (`init=False`: a `replace` starts afresh)
+    _bases: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def is_personal(self, entity: str) -> bool:
         return entity in self.personal
@@ -91,14 +94,19 @@ class Digester:
         return text, digests
 
     def _record(self, entity: str, key: str) -> RecordDigests:
-        if self.is_personal(entity):
-            if self.data_key is None:
-                raise ValueError(f"{entity} has personal fields: its digests need the history key")
-            base: Any = hmac.new(self.data_key, digestmod=hashlib.sha256)
-        else:
-            base = hashlib.sha256()
-        base.update(_SEP.join((entity.encode(), key.encode(), b"")))
-        return RecordDigests(base)
+        base = self._bases.get(entity)
+        if base is None:
+            if self.is_personal(entity):
+                if self.data_key is None:
+                    raise ValueError(f"{entity} has personal fields: its digests need the history key")
+                base = hmac.new(self.data_key, digestmod=hashlib.sha256)
+            else:
+                base = hashlib.sha256()
+            base.update(entity.encode() + _SEP)
+            self._bases[entity] = base
+        record = base.copy()
+        record.update(key.encode() + _SEP)  # over entity SEP key SEP, as one update over the three
+        return RecordDigests(record)
 
     def value(self, entity: str, key: Key, field: str, value: Any) -> str:
         """W of one value of `field` in the record `key` of `entity`."""
