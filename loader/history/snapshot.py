@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from json.encoder import encode_basestring as _string  # a str as json.dumps(ensure_ascii=False) writes it
 from pathlib import Path
 
@@ -38,6 +39,14 @@ class Tables:
     fields: tuple[str, ...] = ()
     owners: tuple[Owner, ...] = ()
     users: tuple[str, ...] = ()
+
+    @cached_property
+    def shown(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """The fields, the owners (opening their mark) and the users as `line_digest`'s JSON writes
+        them, made once a shard for `raw_line_digest`."""
+        return (tuple(map(_string, self.fields)),
+                tuple(f"[{_string(owner.file)}, {_string(owner.block)}, " for owner in self.owners),
+                tuple(map(_string, self.users)))
 
 
 class Snapshot:
@@ -151,19 +160,19 @@ def raw_line_digest(text: str, tables: Tables) -> str:
     written here as `json.dumps` writes it (its separators, keys sorted, strings as it escapes them)."""
     parts = text.split("\t")
     key, live_id, time, user = parts[:4]
+    names, owners, users = tables.shown
     marks = []
-    for name, column in zip(tables.fields, parts[4:], strict=False):
+    for at, (name, column) in enumerate(zip(tables.fields, parts[4:], strict=False)):
         if column:
             dot = column.index(".")
-            owner = tables.owners[int(column[:dot])]
             written = column[dot + 1:]
             if written[:1] == "[":
                 text_w = "[" + ", ".join(map(_string, sorted(set(written[1:].split(",")) - {""}))) + "]"
             else:
                 text_w = _string(written)
-            marks.append((name, f"{_string(name)}: [{_string(owner.file)}, {_string(owner.block)}, {text_w}]"))
+            marks.append((name, f"{names[at]}: {owners[int(column[:dot])]}{text_w}]"))
     marks.sort()
-    shown_user = _string(tables.users[int(user)]) if user else "null"
+    shown_user = users[int(user)] if user else "null"
     shown_time = str(int(time)) if time else "null"
     body = ", ".join(mark for _, mark in marks)
     whole = f"[{_string(key)}, {_string(live_id)}, {shown_time}, {shown_user}, {{{body}}}]"
