@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -196,10 +197,14 @@ def test_the_history_holds_no_personal_value(calm_project: Path) -> None:
     assert any(e.entity == "applicant" and e.kind == "update" for e in journal.entries)
     values = _personal_values(project)
     assert len(values) > 40
+    # A value is looked for as the files would hold it, delimited (a JSON string, a tab-separated
+    # column, part of a phrase or an e-mail), not inside a digest's run of base64url characters,
+    # where a short name like "Mia" turns up by chance, case aside, once in a few dozen histories.
     for path in files:
         data = path.read_bytes().lower()
         for value in values:
-            assert value.lower().encode() not in data, f"{value!r} is in {path.relative_to(project)}"
+            found = re.search(rb"(?<![a-z0-9_-])" + re.escape(value.lower().encode()) + rb"(?![a-z0-9_-])", data)
+            assert found is None, f"{value!r} is in {path.relative_to(project)}"
 
 
 def _writes(sandbox: Any) -> int:
