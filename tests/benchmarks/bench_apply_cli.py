@@ -125,9 +125,9 @@ def _load() -> str:
 
 
 def _side(label: str, n: int, concurrency: int, latency_ms: float, root: Path, tag: str,
-          command: list[str], environ: dict[str, str]) -> tuple[float, float]:
-    """One run of one side against a fresh sandbox; checks that it created every record."""
-    history = HISTORY_OFF not in label
+          command: list[str], environ: dict[str, str], history: bool) -> tuple[float, float]:
+    """One run of one side against a fresh sandbox (`history`: false sets `history: false`); checks
+    that it created every record."""
     from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
     options = SandboxOptions(faults=FaultOptions(latency_ms=latency_ms))
@@ -174,26 +174,26 @@ def main(argv: list[str] | None = None) -> int:
     # Bytecode cached as an installed package has it (in a folder of the benchmark's, for both trees).
     here = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     here["PYTHONPYCACHEPREFIX"] = str(args.out / "pycache")
-    sides: list[tuple[str, list[str], dict[str, str]]] = []
+    sides: list[tuple[str, list[str], dict[str, str], bool]] = []  # label, command, environment, history
     if args.baseline:
         sides.append(("loader apply (before)", [sys.executable, "-m", "loader", "apply", "schools.yaml", "--yes"],
-                      {**here, "PYTHONPATH": str(args.baseline)}))
+                      {**here, "PYTHONPATH": str(args.baseline)}, True))
     sides.append(("loader apply (this tree)", [sys.executable, "-m", "loader", "apply", "schools.yaml", "--yes"],
-                  here))
+                  here, True))
     if args.history_off:
         sides.append((f"loader apply ({HISTORY_OFF})", [sys.executable, "-m", "loader", "apply", "schools.yaml",
-                                                         "--yes"], here))
-    sides.append(("hand-tuned aiohttp script", [sys.executable, "create_schools.py"], here))
+                                                         "--yes"], here, False))
+    sides.append(("hand-tuned aiohttp script", [sys.executable, "create_schools.py"], here, True))
     print(f"{args.records} creates at concurrency {args.concurrency}, {args.latency_ms:g} ms latency; "
           f"a fresh sandbox and process per run; {_load()}")
-    _startups([(label, environ) for label, _, environ in sides[:-1] if HISTORY_OFF not in label], args.out)
-    figures: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in sides}
+    _startups([(label, environ) for label, _, environ, history in sides[:-1] if history], args.out)
+    figures: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in sides}
     for turn in range(args.repeat):
         print(f"turn {turn + 1}:")
-        for index, (label, command, environ) in enumerate(sides):
+        for index, (label, command, environ, history) in enumerate(sides):
             tag = f"T{turn}S{index}"
             figures[label].append(_side(label, args.records, args.concurrency, args.latency_ms, args.out, tag,
-                                        command, environ))
+                                        command, environ, history))
     script = statistics.median(wall for wall, _ in figures[sides[-1][0]])
     print(f"\nsummary (medians of {args.repeat}; {_load()}):")
     print(f"  {'side':<28} {'wall s':>7} {'CPU s':>6} {'script/side':>11}")

@@ -14,6 +14,7 @@ import httpx
 import openpyxl
 import pytest
 from helpers.apply import loader_yaml_for
+from helpers.project import campus_mapping
 from helpers.review import decide_row
 from helpers.sandbox import Caller, fetch_token
 
@@ -23,19 +24,6 @@ from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 SECRET = "DECIDE_CONFLICTS_SECRET"
 PATH = "/institution/catalogue/schools"
-MAPPING = """version: 1
-source: schools.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: Code
-      name: Name
-      custom_attributes:
-        Campus: Campus
-"""
 
 
 def _sheet(folder: Path, rows: list[tuple[str, str, str]]) -> None:
@@ -75,7 +63,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[P
         monkeypatch.chdir(tmp_path)
         (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, SECRET, top="history: {path: history}\n"),
                                               encoding="utf-8")
-        (tmp_path / "schools.yaml").write_text(MAPPING, encoding="utf-8")
+        (tmp_path / "schools.yaml").write_text(campus_mapping(), encoding="utf-8")
         staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
         yield tmp_path, _Staff(staff)
 

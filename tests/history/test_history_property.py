@@ -19,6 +19,7 @@ import httpx
 import openpyxl
 import pytest
 from helpers.apply import loader_yaml_for
+from helpers.project import campus_mapping
 from helpers.sandbox import Caller, fetch_token
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -37,22 +38,6 @@ Edit = tuple[str, int, str, str]  # (who: sheet | platform, school, field, value
 edits = st.tuples(st.sampled_from(["sheet", "platform"]), st.integers(0, SCHOOLS - 1), st.sampled_from(FIELDS),
                   st.sampled_from(VALUES))
 rounds = st.lists(st.lists(edits, min_size=1, max_size=5), min_size=1, max_size=3)
-
-
-def _mapping(policy: str) -> str:
-    return f"""version: 1
-source: schools.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: Code
-      name: {{column: Name, on_platform_edit: {policy}}}
-      custom_attributes:
-        Campus: {{column: Campus, on_platform_edit: {policy}}}
-"""
 
 
 @dataclass
@@ -132,7 +117,7 @@ def test_no_platform_edit_is_overwritten_unless_the_sheet_wins_and_apply_then_pl
         project = Project(Path(folder), prefix=f"P{os.path.basename(folder)[-6:]}-")
         (project.folder / "loader.yaml").write_text(
             loader_yaml_for(sandbox, SECRET_VARIABLE, top="history: {path: history}\n"), encoding="utf-8")
-        (project.folder / "schools.yaml").write_text(_mapping(policy), encoding="utf-8")
+        (project.folder / "schools.yaml").write_text(campus_mapping(policy), encoding="utf-8")
         project.sheet = {school: {"name": f"School {school}", "Campus": "Main"} for school in range(SCHOOLS)}
         project.write_sheet()
         assert _loader("apply", "schools.yaml", "--yes") == EXIT_OK, capsys.readouterr()
