@@ -94,6 +94,7 @@ def test_the_page_shows_a_chart_errors_first_and_a_section_per_block(review_page
     # not managed here: listed only when opened
     assert page.eval_on_selector_all("#block-0 details.nm tbody tr", "rs => rs.length") == 0
     page.click("#block-0 details.nm summary")
+    page.wait_for_selector("#block-0 details.nm tbody tr")  # filled when opened: wait for it, not a moment
     assert page.eval_on_selector_all("#block-0 details.nm tbody tr",
                                      "rs => rs.map(r => Array.from(r.cells, c => c.textContent))") == [["GONE", "s-4"]]
     assert blocked.urls == []
