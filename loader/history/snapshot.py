@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from json.encoder import encode_basestring as _string  # a str as json.dumps(ensure_ascii=False) writes it
 from pathlib import Path
+from typing import NamedTuple
 
 from loader.history.errors import HistoryError
-from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 
 MAGIC = "#loader-history-snapshot 1"
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -41,12 +42,18 @@ class Tables:
     users: tuple[str, ...] = ()
 
     @cached_property
-    def shown(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-        """The fields, the owners (opening their mark) and the users as `line_digest`'s JSON writes
-        them, made once a shard for `raw_line_digest`."""
-        return (tuple(map(_string, self.fields)),
-                tuple(f"[{_string(owner.file)}, {_string(owner.block)}, " for owner in self.owners),
-                tuple(map(_string, self.users)))
+    def shown(self) -> _Shown:
+        """The tables as `line_digest`'s JSON writes them, made once a shard for `raw_line_digest`."""
+        owners = {str(at): f"[{_string(owner.file)}, {_string(owner.block)}, " for at, owner in enumerate(self.owners)}
+        return _Shown(tuple(f"{_string(name)}: " for name in self.fields), owners,
+                      tuple(map(_string, self.users)), list(self.fields) == sorted(self.fields))
+
+
+class _Shown(NamedTuple):
+    fields: tuple[str, ...]  # each opening its mark: `"name": `
+    owners: dict[str, str]  # by the index a line writes: `["file", "block", ` opening the mark's list
+    users: tuple[str, ...]
+    ordered: bool  # the fields in the order json.dumps(sort_keys=True) writes them
 
 
 class Snapshot:
@@ -155,27 +162,29 @@ def marked_fields(text: str, tables: Tables) -> tuple[str, int | None, frozenset
     return parts[1], int(parts[2]) if parts[2] else None, names
 
 
-def raw_line_digest(text: str, tables: Tables) -> str:
-    """`line_digest(parse_line(text, tables))`, made from the text: the JSON `line_digest` hashes,
-    written here as `json.dumps` writes it (its separators, keys sorted, strings as it escapes them)."""
-    parts = text.split("\t")
-    key, live_id, time, user = parts[:4]
-    names, owners, users = tables.shown
+def raw_line_digest(text: str | list[str], tables: Tables) -> str:
+    """`line_digest(parse_line(text, tables))`, made from the text (or the text split at tabs): the
+    JSON `line_digest` hashes, written here as `json.dumps` writes it (its separators, keys sorted,
+    strings as it escapes them). A plan makes one a record it compares: written for speed."""
+    parts = text.split("\t") if isinstance(text, str) else text
+    names, owners, users, ordered = tables.shown
+    if not ordered:  # a table not sorted (written by hand): the marks in another order than the columns
+        return line_digest(parse_line("\t".join(parts), tables))
     marks = []
-    for at, (name, column) in enumerate(zip(tables.fields, parts[4:], strict=False)):
+    at = 0
+    for column in parts[4:]:
         if column:
-            dot = column.index(".")
-            written = column[dot + 1:]
+            owner, _, written = column.partition(".")
             if written[:1] == "[":
-                text_w = "[" + ", ".join(map(_string, sorted(set(written[1:].split(",")) - {""}))) + "]"
+                written = "[" + ", ".join(map(_string, sorted(set(written[1:].split(",")) - {""}))) + "]"
             else:
-                text_w = _string(written)
-            marks.append((name, f"{names[at]}: {owners[int(column[:dot])]}{text_w}]"))
-    marks.sort()
+                written = _string(written)
+            marks.append(f"{names[at]}{owners[owner]}{written}]")
+        at += 1
+    key, live_id, time, user = parts[:4]
     shown_user = users[int(user)] if user else "null"
     shown_time = str(int(time)) if time else "null"
-    body = ", ".join(mark for _, mark in marks)
-    whole = f"[{_string(key)}, {_string(live_id)}, {shown_time}, {shown_user}, {{{body}}}]"
+    whole = f"[{_string(key)}, {_string(live_id)}, {shown_time}, {shown_user}, {{{', '.join(marks)}}}]"
     return hashlib.sha256(whole.encode()).hexdigest()[:16]
 
 

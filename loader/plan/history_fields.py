@@ -21,9 +21,10 @@ from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
 from loader.live_records import updated_time, updated_user
 from loader.plan.decisions_pass import WRITTEN, sheet_won_message
+from loader.plan.history_untouched import pending
 from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
-from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
+from loader.plan.model import Action, FieldChange, FieldOutcome, RecordPlan
 from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
 from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
@@ -99,7 +100,7 @@ def three_way_record(
                 work.written_after[name] = written
             continue
         sheet = work.payload[name]
-        if _pending(sheet) or line is None or mark is None:
+        if pending(sheet) or line is None or mark is None:
             continue  # a record this plan creates, or no W: the sheet's value is written (two-way)
         sheet_value = comparable(name, sheet, entity)
         if _refused_by_owner(work, name, sheet_value, mark, digests, set_like, context, plan):
@@ -239,7 +240,7 @@ def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, diges
 def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: RecordDigests,
             entity: EntityProfile) -> RecordPlan:
     for name, value in work.payload.items():  # W of what is written, in the form W digests it
-        if name != CUSTOM and name not in work.written_after and not _pending(value):
+        if name != CUSTOM and name not in work.written_after and not pending(value):
             work.written_after[name] = digests.written(name, comparable(name, value, entity),
                                                        as_set=name in entity.set_fields)
     written_after = tuple((name, w if isinstance(w, str) else tuple(sorted(w)))
@@ -257,16 +258,6 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
 
 def _one(written: Written) -> str | None:
     return written if isinstance(written, str) else None
-
-
-def _pending(value: Any) -> bool:
-    if isinstance(value, PendingId):
-        return True
-    if isinstance(value, Mapping):
-        return any(_pending(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_pending(v) for v in value)
-    return False
 
 
 def _masked(value: Any, pii: bool) -> Any:

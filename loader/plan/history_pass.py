@@ -12,7 +12,7 @@ marked `seen` (`loader.plan.shown`).
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -20,7 +20,6 @@ from typing import Any, NamedTuple
 from loader.findings import Finding
 from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
-from loader.history.snapshot import marked_fields, raw_line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
@@ -28,6 +27,7 @@ from loader.plan.digest import HISTORY
 from loader.plan.history_checks import adoption_start, is_adopted, live_user
 from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
+from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
 from loader.plan.makers import record_plan_with
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.resolve import key_text
@@ -53,6 +53,7 @@ class _Block(NamedTuple):
     context: RecordContext
     desired: dict[tuple[str, Any], DesiredRecord]
     profile: EntityProfile
+    untouched: Untouched
 
 
 class HistoryCompare:
@@ -67,6 +68,9 @@ class HistoryCompare:
         self._inputs = {b.block: b for b in blocks}
         self._profile = profile
         self._blocks: dict[str, _Block] = {}
+        # per block, the owners of its entity's snapshot tables it counts as its own, and the
+        # columns of their fields (made again when the tables are other ones)
+        self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context and desired records (`source_file`: its file, when no input names it)."""
@@ -81,8 +85,9 @@ class HistoryCompare:
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
                 self.sheet_wins)
+            profile = self._profile.entity(entity)
             found = self._blocks[name] = _Block(
-                context, {(r.block, r.row): r for r in getattr(given, "records", ())}, self._profile.entity(entity))
+                context, {(r.block, r.row): r for r in getattr(given, "records", ())}, profile, Untouched(profile))
         return found
 
     def early(self, plan: RecordPlan, live: Mapping[str, Any] | None) -> Compared | None:
@@ -95,7 +100,7 @@ class HistoryCompare:
         token = history.digester.key_token(plan.entity, plan.key)
         block = self.block(plan.block, plan.entity, given.source_file)
         desired = block.desired.get((plan.block, plan.source))
-        untouched = self.untouched(plan, token, live, desired)
+        untouched = self.untouched(plan, token, live, desired, block)
         if untouched is not None:
             return Compared(plan, token, True, untouched)
         line = history.snapshot.get(plan.entity, token)
@@ -106,24 +111,35 @@ class HistoryCompare:
         return Compared(plan, token, line is not None, rec)
 
     def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
-                  desired: DesiredRecord | None, line_of: Mapping[str, str] | None = None) -> RecordPlan | None:
-        """The common case made from the line's text, unparsed: a record the sheet leaves as it is,
-        whose line names its live id and has a mark for every field the sheet manages, untouched since
-        (`metadata.updated` the line's): `_three_way`'s plan of it. None: compare it in full.
+                  desired: DesiredRecord | None, block: _Block,
+                  line_of: Mapping[str, str] | None = None) -> RecordPlan | None:
+        """The common cases made from the line's text, unparsed: a record untouched since its line
+        (`metadata.updated` the line's), the line naming its live id and marking every field the sheet
+        manages, as `_three_way` plans it (`loader.plan.history_untouched`). None: compare it in full.
         `line_of`: `EntityIndex.line_of`, when the live records are indexed (their id tokens made)."""
-        if plan.action is not Action.UNCHANGED or plan.errors or plan.blocked or live is None or plan.live_id is None:
+        if live is None or plan.live_id is None or plan.blocked or _has_errors(plan):
             return None
         tables, lines = self.history.snapshot.raw_items(plan.entity)
         text = lines.get(token)
-        if tables is None or type(text) is not str:
+        if tables is None or type(text) is not str or desired is None:
             return None
-        id_token, time, marked = marked_fields(text, tables)
-        if time is None or time != updated_time(live) or not _all_marked(desired, marked):
+        columns, owned = self._layout(plan.block, tables, block.context)
+        marks = TextMarks(text, tables, columns, owned)
+        if not untouched_since(marks.time, live) or not marks.all_marked(desired):
             return None
         if (line_of.get(plan.live_id) != token if line_of is not None
-                else id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
+                else marks.id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
             return None
-        return record_plan_with(plan, history_line=raw_line_digest(text, tables))
+        digester = self.history.digester
+        return block.untouched.record(plan, live, desired, marks.mark_of,
+                                      lambda: digester.record(plan.entity, plan.key), marks.digest)
+
+    def _layout(self, name: str, tables: Any, context: RecordContext) -> tuple[dict[str, int], frozenset[int]]:
+        made = self._layouts.get(name)
+        if made is None or made[0] is not tables:
+            owned = frozenset(at for at, owner in enumerate(tables.owners) if context.owns(owner))
+            made = self._layouts[name] = (tables, line_columns(tables), owned)
+        return made[1], made[2]
 
 
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
@@ -162,7 +178,7 @@ def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early
             token = key_token(plan.entity, plan.key)
             live = entity.by_id.get(plan.live_id) if plan.live_id else None
             desired = found.desired.get((plan.block, plan.source))
-            untouched = compare.untouched(plan, token, live, desired, entity.line_of)
+            untouched = compare.untouched(plan, token, live, desired, found, entity.line_of)
             if untouched is not None:
                 rec, has_line = untouched, True
             else:
@@ -201,10 +217,14 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
             and not is_adopted(updated_time(live), live_user(live), own, adopt_from):
         return plan  # a record without history the sheet leaves as it is: two-way
     # (one an interrupted apply created or wrote without journaling it is adopted: its fields confirmed)
-    if line is not None and plan.action is Action.UNCHANGED and line.updated_time is not None \
-            and line.updated_time == updated_time(live) and _all_marked(desired, line.fields):
-        # untouched since the loader last wrote or saw it, and the sheet agrees: nothing to compare
-        return record_plan_with(plan, history_line=line_digest(line))
+    if line is not None and desired is not None and untouched_since(line.updated_time, live) \
+            and all_marked(desired, line.fields):
+        # untouched since the loader last wrote or saw it: live is W (loader.plan.history_untouched)
+        settled = block.untouched.record(
+            plan, live, desired, parsed_marks(line.fields, block.context.owns),
+            lambda: compare.history.digester.record(plan.entity, plan.key), lambda: line_digest(line))
+        if settled is not None:
+            return settled
     compared = line
     if line is not None and is_adopted(updated_time(live), live_user(live), own, adopt_from) \
             and (line.updated_time or 0) < (updated_time(live) or 0):
@@ -219,18 +239,9 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     return mark_seen(rec, line)
 
 
-def _all_marked(desired: DesiredRecord | None, marks: Container[str]) -> bool:
-    """Whether every field the sheet manages on the record has a mark in its line (`marks`: the
-    names of the fields marked), W to compare with."""
-    if desired is None:
-        return False
-    for name, value in desired.fields.items():
-        if name == CUSTOM:
-            if isinstance(value, Mapping) and any(f"{CUSTOM}.{label}" not in marks for label in value):
-                return False
-        elif name not in marks:
-            return False
-    return True
+def _has_errors(plan: RecordPlan) -> bool:
+    """`bool(plan.errors)`, without making the tuple of them."""
+    return bool(plan.findings) and any(f.severity == "error" for f in plan.findings)
 
 
 def _written(w: str | tuple[str, ...]) -> str | frozenset[str]:

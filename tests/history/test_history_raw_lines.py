@@ -42,3 +42,12 @@ def test_a_line_read_from_its_text_has_the_digest_and_marks_of_the_line_parsed(m
         parsed = parse_line(text, tables)
         assert raw_line_digest(text, tables) == line_digest(parsed)
         assert marked_fields(text, tables) == (parsed.live_id, parsed.updated_time, frozenset(parsed.fields))
+
+
+def test_a_line_of_tables_not_sorted_has_the_digest_of_the_line_parsed() -> None:
+    from loader.history.snapshot import Tables
+
+    tables = Tables(("name", "code"), (Owner("b.yaml", "b"), Owner("a.yaml", "a")), ("staff",))
+    text = '["X1"]\tid1\t1700000000000\t0\t1.Wname\t0.[e2,e1'
+    assert raw_line_digest(text, tables) == line_digest(parse_line(text, tables))
+    assert raw_line_digest(text.split("\t"), tables) == raw_line_digest(text, tables)

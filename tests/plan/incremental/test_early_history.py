@@ -244,7 +244,7 @@ def test_the_untouched_record_made_from_the_line_text_is_the_one_compared_in_ful
             token = history.digester.key_token(plan.entity, plan.key)
             live_record = entity.by_id.get(plan.live_id) if plan.live_id else None
             desired = found.desired.get((plan.block, plan.source))
-            untouched = compare.untouched(plan, token, live_record, desired)
+            untouched = compare.untouched(plan, token, live_record, desired, found)
             if untouched is None:
                 continue
             line = entity.line(token)
