@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from loader.findings import Finding
@@ -61,11 +62,23 @@ _RECORD_PLAN_SLOTS = tuple(RecordPlan.__dict__[f.name].__set__ for f in fields(R
 
 def record_plan_with(record: RecordPlan, **changes: Any) -> RecordPlan:
     """`dataclasses.replace(record, **changes)`, made the fast way (the three-way plan changes every
-    record it compares; replace took 30 µs a record)."""
+    record it compares; replace took 30 µs a record): every field read in one call, each slot set."""
+    v: Any = _ALL_FIELDS(record)
+    if changes:
+        v = list(v)
+        for name, value in changes.items():
+            v[_FIELD_INDEX[name]] = value
     made = object.__new__(RecordPlan)
-    for name, put in _NAMED_SLOTS:
-        put(made, changes[name] if name in changes else getattr(record, name))
+    put = _RECORD_PLAN_SLOTS
+    put[0](made, v[0]), put[1](made, v[1]), put[2](made, v[2]), put[3](made, v[3]), put[4](made, v[4])
+    put[5](made, v[5]), put[6](made, v[6]), put[7](made, v[7]), put[8](made, v[8]), put[9](made, v[9])
+    put[10](made, v[10]), put[11](made, v[11]), put[12](made, v[12]), put[13](made, v[13])
+    put[14](made, v[14]), put[15](made, v[15]), put[16](made, v[16]), put[17](made, v[17])
+    put[18](made, v[18]), put[19](made, v[19]), put[20](made, v[20]), put[21](made, v[21])
     return made
 
 
-_NAMED_SLOTS = tuple((f.name, RecordPlan.__dict__[f.name].__set__) for f in fields(RecordPlan))
+_FIELD_NAMES = tuple(f.name for f in fields(RecordPlan))
+_ALL_FIELDS = attrgetter(*_FIELD_NAMES)
+_FIELD_INDEX = {name: at for at, name in enumerate(_FIELD_NAMES)}
+assert len(_FIELD_NAMES) == 22, "record_plan and record_plan_with set RecordPlan's 22 fields one by one"
