@@ -124,15 +124,16 @@ class HistoryCompare:
         if tables is None or type(text) is not str or desired is None:
             return None
         columns, owned = self._layout(plan.block, tables, block.context)
-        marks = TextMarks(text, tables, columns, owned)
+        marks = TextMarks(text, columns, owned)
         if not untouched_since(marks.time, live) or not marks.all_marked(desired):
             return None
         if (line_of.get(plan.live_id) != token if line_of is not None
                 else marks.id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
             return None
-        digester = self.history.digester
+        digester, snapshot = self.history.digester, self.history.snapshot
         return block.untouched.record(plan, live, desired, marks.mark_of,
-                                      lambda: digester.record(plan.entity, plan.key), marks.digest)
+                                      lambda: digester.record(plan.entity, plan.key),
+                                      lambda: snapshot.line_digest(plan.entity, token))
 
     def _layout(self, name: str, tables: Any, context: RecordContext) -> tuple[dict[str, int], frozenset[int]]:
         made = self._layouts.get(name)

@@ -20,7 +20,7 @@ from typing import Any
 from loader.history.comparable import comparable
 from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark
-from loader.history.snapshot import Tables, raw_line_digest
+from loader.history.snapshot import Tables
 from loader.live_records import updated_time
 from loader.plan.makers import record_plan_with
 from loader.plan.model import Action, PendingId, RecordPlan
@@ -98,15 +98,14 @@ def parsed_marks(fields: Mapping[str, FieldMark], owns: Callable[[Any], bool]) -
 
 
 class TextMarks:
-    """A snapshot line's text, split once: its id token, time, marks and digest, unparsed."""
+    """A snapshot line's text, split once: its id token, time and marks, unparsed."""
 
-    __slots__ = ("_owned", "_parts", "_tables", "columns")
+    __slots__ = ("_owned", "_parts", "columns")
 
-    def __init__(self, text: str, tables: Tables, columns: Mapping[str, int], owned: Container[int]) -> None:
+    def __init__(self, text: str, columns: Mapping[str, int], owned: Container[int]) -> None:
         """`columns`: each field's place in the split line (`line_columns`); `owned`: the indexes of
         the owners the record's block counts as its own."""
         self._parts = text.split("\t")
-        self._tables = tables
         self._owned = owned
         self.columns = columns
 
@@ -145,9 +144,6 @@ class TextMarks:
         if written[:1] == "[":
             return owned, frozenset(written[1:].split(",")) - {""}
         return owned, written
-
-    def digest(self) -> str:
-        return raw_line_digest(self._parts, self._tables)
 
 
 def line_columns(tables: Tables) -> dict[str, int]:

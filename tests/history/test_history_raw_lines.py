@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 from loader.history.snapshot import (
     Snapshot,
-    marked_fields,
     parse_line,
     raw_line_digest,
     read_snapshot,
     write_snapshot,
 )
+from loader.plan.history_untouched import TextMarks, line_columns
 
 odd = st.text(alphabet=st.sampled_from(['a', 'Z', ' ', '"', '\\', 'é', '\u2028', '\x01', '/', '.', ',', '[']),
               min_size=1, max_size=6)
@@ -41,7 +41,11 @@ def test_a_line_read_from_its_text_has_the_digest_and_marks_of_the_line_parsed(m
         assert isinstance(text, str)
         parsed = parse_line(text, tables)
         assert raw_line_digest(text, tables) == line_digest(parsed)
-        assert marked_fields(text, tables) == (parsed.live_id, parsed.updated_time, frozenset(parsed.fields))
+        marks = TextMarks(text, line_columns(tables), frozenset({0}))
+        assert (marks.id_token, marks.time) == (parsed.live_id, parsed.updated_time)
+        assert {name for name in tables.fields if marks.has(name)} == set(parsed.fields)
+        for name, mark in parsed.fields.items():
+            assert marks.mark_of(name) == (mark.owner == tables.owners[0], mark.written)
 
 
 def test_a_line_of_tables_not_sorted_has_the_digest_of_the_line_parsed() -> None:
@@ -51,3 +55,16 @@ def test_a_line_of_tables_not_sorted_has_the_digest_of_the_line_parsed() -> None
     text = '["X1"]\tid1\t1700000000000\t0\t1.Wname\t0.[e2,e1'
     assert raw_line_digest(text, tables) == line_digest(parse_line(text, tables))
     assert raw_line_digest(text.split("\t"), tables) == raw_line_digest(text, tables)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(lines, min_size=1, max_size=5, unique_by=lambda line: line.key), st.integers(0, 3))
+def test_a_line_digest_made_ahead_is_the_one_made_when_asked(made: list[HistoryLine], stop_after: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        write_snapshot(Path(folder), Snapshot({"programs": {line.key: line for line in made}}))
+        warmed, cold = read_snapshot(Path(folder)), read_snapshot(Path(folder))
+    asked = iter(range(10))
+    warmed.warm(["programs", "courses"], lambda: next(asked) >= stop_after, lambda: None)  # stopped now and then
+    for line in made:
+        assert warmed.line_digest("programs", line.key) == cold.line_digest("programs", line.key) == line_digest(line)
+    assert warmed.line_digest("programs", '["none"]') == "none"
