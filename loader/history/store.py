@@ -20,13 +20,13 @@ from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
 from loader.history.head import Head, head_json, new_head, read_head
+from loader.history.interrupted import Interrupted, interrupted_applies
 from loader.history.journal import (
     ApplyInfo,
     Folding,
     Journal,
     JournalWriter,
     read_journal,
-    read_journal_summary,
     replay,
 )
 from loader.history.lines import HistoryLine
@@ -39,7 +39,6 @@ SNAPSHOT = "snapshot"
 JOURNALS = "journal"
 OPEN_SUFFIX = ".open.jsonl"
 DONE_SUFFIX = ".jsonl"
-RECENT_JOURNALS = 3  # the journals looked at for an interrupted apply an earlier command folded
 
 
 class History:
@@ -54,9 +53,9 @@ class History:
         self.snapshot = snapshot
         self._history_key = history_key
         self._max_file_bytes = max_file_bytes
-        # Applies that were interrupted: those whose leftover journals opening folded, and the recent
-        # ones folded by an earlier command (their journals have no end line).
-        self.interrupted: tuple[ApplyInfo, ...] = ()
+        # Applies that were interrupted (their journals, folded, have no end line), oldest first,
+        # with when the next apply began: what the loader's own user wrote meanwhile is theirs.
+        self.interrupted_applies: tuple[Interrupted, ...] = ()
 
     @classmethod
     def open(cls, folder: Path, *, history_key: bytes | None = None, key_variable: str | None = None,
@@ -87,21 +86,14 @@ class History:
                       read_snapshot(folder / SNAPSHOT), history_key, max_file_bytes=max_file_bytes)
         if fold_leftovers:
             history.fold_leftovers()
-        history.interrupted += tuple(info for info in history.recent_interrupted()
-                                     if info not in history.interrupted)
+        history.interrupted_applies = interrupted_applies(
+            p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
         return history
 
-    def recent_interrupted(self, newest: int = RECENT_JOURNALS) -> tuple[ApplyInfo, ...]:
-        """The applies among the `newest` finished journals that were interrupted (a leftover folded
-        by an earlier command): what the loader's own user wrote since they began is theirs. Only
-        each journal's first and last lines are read."""
-        paths = sorted(p for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
-        found = []
-        for path in paths[-newest:]:
-            journal = read_journal_summary(path)
-            if journal.counts is None:
-                found.append(journal.info)
-        return tuple(found)
+    @property
+    def interrupted(self) -> tuple[ApplyInfo, ...]:
+        """The applies that were interrupted, oldest first."""
+        return tuple(found.info for found in self.interrupted_applies)
 
     def line(self, entity: str, key: Key) -> HistoryLine | None:
         """The history line of the record `key` (its key fields' values) of `entity`."""
@@ -162,9 +154,7 @@ class History:
         folded = []
         for path in self.leftovers():
             folded.append(path.name.removesuffix(OPEN_SUFFIX))
-            folding = replay(path, self.snapshot)
-            self.interrupted += (folding.info,)
-            self._complete(path, folding)
+            self._complete(path, replay(path, self.snapshot))
         return folded
 
     def journals(self) -> list[Journal]:

@@ -10,10 +10,10 @@ journal opening the history folded, are the loader's own: adopted, never a sign 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any
 
 from loader.history.errors import AnotherDatabaseError, HistoryBehindError
+from loader.history.interrupted import Interrupted
 from loader.history.store import History
 from loader.live_records import updated_time, updated_user
 from loader.plan.history_index import EntityIndex
@@ -34,7 +34,7 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                 f"recorded are not live", where=str(history.folder),
                 hint="if the environment was reset or refreshed, run `loader history reset` and plan again")
     own = history.own_users(service_user_ids)
-    adopt_from = adoption_start(history)
+    adopt_from = adoption_windows(history)
     for entity in entities:
         behind = _behind(indexed[entity], own, adopt_from)
         if behind:
@@ -44,20 +44,18 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                 hint="fetch the latest history (git pull) and plan again; an apply's history must be committed")
 
 
-def adoption_start(history: History) -> int | None:
-    """The start (epoch ms) of the earliest interrupted apply that opening the history folded: the
-    loader's own writes after it are that apply's, adopted. None when no apply was interrupted."""
-    starts = [_epoch_ms(info.time) for info in history.interrupted]
-    known = [s for s in starts if s is not None]
-    return min(known) if known else None
+def adoption_windows(history: History) -> tuple[Interrupted, ...]:
+    """The interrupted applies whose unjournaled writes are adopted (`loader.history.interrupted`)."""
+    return history.interrupted_applies
 
 
-def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str], adopt_from: int | None) -> bool:
-    """A write of the loader's own user made since an interrupted apply began: that apply's."""
-    return adopt_from is not None and live_time is not None and live_user in own and live_time >= adopt_from
+def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str],
+               windows: tuple[Interrupted, ...]) -> bool:
+    """A write of the loader's own user made while an interrupted apply could write: that apply's."""
+    return bool(windows) and live_time is not None and live_user in own and any(w.holds(live_time) for w in windows)
 
 
-def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> int:
+def _behind(index: EntityIndex, own: frozenset[str], adopt_from: tuple[Interrupted, ...]) -> int:
     count = 0
     if not own:
         return 0
@@ -77,10 +75,3 @@ def _behind(index: EntityIndex, own: frozenset[str], adopt_from: int | None) -> 
 def live_user(record: Mapping[str, Any]) -> str | None:
     """The id of the user who last updated a live record."""
     return updated_user(record)
-
-
-def _epoch_ms(iso: str) -> int | None:
-    try:
-        return int(datetime.fromisoformat(iso).timestamp() * 1000)
-    except ValueError:
-        return None

@@ -24,7 +24,7 @@ from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.digest import HISTORY
-from loader.plan.history_checks import adoption_start, is_adopted, live_user
+from loader.plan.history_checks import adoption_windows, is_adopted, live_user
 from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
@@ -64,17 +64,18 @@ class HistoryCompare:
         self.history = history
         self.sheet_wins = sheet_wins  # the conflicts reviewers decided for the sheet: written over the platform edit
         self.own = history.own_users(service_user_ids)
-        self.adopt_from = adoption_start(history)
+        self.adopt_from = adoption_windows(history)
         self._inputs = {b.block: b for b in blocks}
         self._profile = profile
-        self._blocks: dict[str, _Block] = {}
+        self._blocks: dict[tuple[str, str], _Block] = {}  # by block name and entity (a name shared by two
+        # blocks makes a plan that is refused, but each record is still compared as its entity's)
         # per block, the owners of its entity's snapshot tables it counts as its own, and the
         # columns of their fields (made again when the tables are other ones)
         self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context and desired records (`source_file`: its file, when no input names it)."""
-        found = self._blocks.get(name)
+        found = self._blocks.get((name, entity))
         if found is None:
             given = self._inputs.get(name)
             rules = getattr(given, "history_rules", None)
@@ -86,7 +87,7 @@ class HistoryCompare:
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
                 self.sheet_wins)
             profile = self._profile.entity(entity)
-            found = self._blocks[name] = _Block(
+            found = self._blocks[name, entity] = _Block(
                 context, {(r.block, r.row): r for r in getattr(given, "records", ())}, profile, Untouched(profile))
         return found
 

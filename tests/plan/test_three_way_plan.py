@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers.three_way import World, record_of, schools_mapping, world
+from helpers.three_way import SCHOOLS_OWNER, World, record_of, schools_mapping, world
 
 from loader.apply.guards import records_in_scope
 from loader.files.package_data import schema
@@ -243,3 +243,39 @@ def test_a_conflict_is_a_github_warning_at_its_record(w: World) -> None:
     assert len(lines) == 1 and lines[0].startswith("::warning title=schools%3A conflict::")
     assert "(ENG): name changed in the sheet and in the platform" in lines[0]
     assert "sheet 'Engineering Faculty', live 'Eng'" in lines[0]
+
+
+def test_an_interrupted_apply_is_adopted_however_many_applies_came_after(w: World) -> None:
+    ids = w.load([{"code": "SCI", "name": "Science"}])
+    writer = w.history().begin_apply("sandbox", plan_digest=None, by="test")  # an apply, killed mid-way:
+    w.loader.patch(f"/institution/catalogue/schools/{ids['SCI']}", {"name": "Sciences"})  # sent, not journaled
+    writer.record("confirm", "school", ("SCI",), ids["SCI"], [])
+    writer.close()
+    for n in range(4):  # four applies of other schools since, each finished
+        w.load([{"code": f"NEW{n}", "name": f"New {n}"}])
+    w.sheet([("SCI", "Sciences")])
+    plan = w.plan()  # not "the history is behind": the write is the interrupted apply's
+    sci = record_of(plan, "SCI")
+    assert sci.action is Action.UNCHANGED and sci.confirmed == ("name",) and not sci.kept
+
+
+def test_a_write_of_the_loader_after_an_interrupted_apply_and_the_next_is_the_history_behind(w: World) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from loader.history.errors import HistoryBehindError
+    from loader.history.journal import FieldWrite
+
+    ids = w.load([{"code": "SCI", "name": "Science"}])
+    hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    history = w.history()
+    interrupted = history.begin_apply("sandbox", plan_digest=None, by="test", time=hour_ago)
+    interrupted.record("confirm", "school", ("SCI",), ids["SCI"], [])
+    interrupted.close()  # left over, folded by the next command
+    history = w.history()
+    later = history.begin_apply("sandbox", plan_digest=None, by="test", time=hour_ago + timedelta(minutes=1))
+    later.record("confirm", "school", ("NONE",), "no-such-id", [FieldWrite("name", SCHOOLS_OWNER, after="x")])
+    history.finish_apply(later)
+    w.loader.patch(f"/institution/catalogue/schools/{ids['SCI']}", {"name": "Sciences"})  # now: no apply's
+    w.sheet([("SCI", "Sciences")])
+    with pytest.raises(HistoryBehindError):
+        w.plan()
