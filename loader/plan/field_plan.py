@@ -6,13 +6,17 @@ Built up by `loader.plan.fields` (and `loader.plan.status`), then frozen into a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from loader.findings import Finding
 from loader.plan.model import FieldChange
 from loader.source.records import Ref
+
+
+def _alone(ref: str) -> tuple[str]:
+    return (ref,)
 
 
 class FieldPlan:
@@ -41,19 +45,20 @@ class FieldPlan:
     def add_finding(self, finding: Finding) -> None:
         self.findings = (*self.findings, finding)
 
-    def add_dependency(self, ref: str, reference: Ref, name: str) -> None:
+    def add_dependency(self, ref: str, reference: Ref, name: str, alone: Callable[[str], tuple[str]] = _alone) -> None:
         """The record waits for `ref`, a record this plan creates, named by `reference` in field `name`.
 
-        The first reference naming it is kept.
+        The first reference naming it is kept. `alone(ref)` gives `(ref,)` (`Resolver.alone`: one
+        tuple for every record that waits for `ref` alone).
         """
         if ref not in self.depends_on:
-            self.depends_on = (*self.depends_on, ref)
+            self.depends_on = (*self.depends_on, ref) if self.depends_on else alone(ref)
             self.depends_at = {**self.depends_at, ref: (reference, name)}
 
-    def add_reference(self, ref: str) -> None:
-        """The record refers to `ref`, a live record of this plan (a stale check)."""
+    def add_reference(self, ref: str, alone: Callable[[str], tuple[str]] = _alone) -> None:
+        """The record refers to `ref`, a live record of this plan (a stale check); `alone` as above."""
         if ref not in self.refers_to:
-            self.refers_to = (*self.refers_to, ref)
+            self.refers_to = (*self.refers_to, ref) if self.refers_to else alone(ref)
 
 
 _NO_REFERENCES: Mapping[str, tuple[Ref, str]] = MappingProxyType({})

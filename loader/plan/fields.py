@@ -174,9 +174,9 @@ def _one_reference(
         _value_field(record, name, ref, live, reference, entity, resolver, out)
         return
     if found.pending is not None:
-        out.add_dependency(found.pending, ref, name)
+        out.add_dependency(found.pending, ref, name, resolver.alone)
     elif found.planned is not None and found.planned not in out.refers_to:  # out.add_reference, without a call
-        out.refers_to = (*out.refers_to, found.planned)
+        out.refers_to = (*out.refers_to, found.planned) if out.refers_to else resolver.alone(found.planned)
     shaped: Any = {"id": value} if reference.shape == "object_id" else value
     if reference.is_list:
         shaped = [shaped]
@@ -291,9 +291,9 @@ def _resolve_one(
         out.add_finding(Finding("error", "unresolved-reference", problem, reference_cell(ref, record, name)))
         return _UNRESOLVED
     if found.pending is not None:
-        out.add_dependency(found.pending, ref, name)
+        out.add_dependency(found.pending, ref, name, resolver.alone)
     elif found.planned is not None:
-        out.add_reference(found.planned)
+        out.add_reference(found.planned, resolver.alone)
     return found.value
 
 

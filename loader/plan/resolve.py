@@ -104,6 +104,7 @@ class Resolver:
         self._labels: dict[str, str] = {}
         self.label_misses = 0  # live ids no live record of `live` has (an early draft with one is not kept)
         self._resolved: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], Resolution] = {}
+        self._alone: dict[str, tuple[str]] = {}
 
     # ---- live side ---------------------------------------------------------------------------
 
@@ -219,6 +220,14 @@ class Resolver:
             if not self._matching:
                 self._resolved[memo] = found
         return found
+
+    def alone(self, ref: str) -> tuple[str]:
+        """`(ref,)`, one tuple for every record that refers to the record `ref` alone (a program's
+        subjects: each record's `refers_to` or `depends_on`, 48 bytes a record)."""
+        one = self._alone.get(ref)
+        if one is None:
+            one = self._alone[ref] = (ref,)
+        return one
 
     def _resolve(self, ref: Ref) -> Resolution:
         values = ref.values if type(ref.values) is tuple and all_text(ref.values) else tuple(map(key_text, ref.values))

@@ -263,8 +263,9 @@ async def _diffed(
         if history is not None and history.started:  # nothing recorded yet: two-way
             sheet_wins = deciding.sheet_wins(history, env.name)
             compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids, sheet_wins)
+        # each part's live records let go once it is planned (and compared): nothing after reads them
         diffing = PartDiffing(sources.blocks, config.profile, header, give_way, compare, service_user_ids,
-                              keep_live=history is not None)
+                              keep_live=False)
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()

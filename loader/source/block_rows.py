@@ -46,6 +46,19 @@ class RowCells(Mapping[str, CellRef]):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return RowCells, (self._layout, self._row, self._names)  # pickled as its three values
 
+    @property
+    def layout(self) -> CellLayout:
+        return self._layout
+
+    @property
+    def number(self) -> int:
+        """Its row's number."""
+        return self._row
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
     def __getitem__(self, name: str) -> CellRef:
         if name not in self._names:
             raise KeyError(name)

@@ -7,6 +7,7 @@ the ones the constructors make (tests/source/test_source_makers.py holds them eq
 
 Records are pickled (the reading child sends every record) as the values of their slots, made
 again by setting them: the slotted dataclass's own __setstate__ took twice the time to unpickle.
+A record's cells (`RowCells`) travel as their layout and names, and take the row's number again.
 """
 
 from __future__ import annotations
@@ -109,8 +110,25 @@ def _dicts(count: int, columns: Sequence[tuple[str, Sequence[Any]]]) -> list[dic
 
 
 def _pickled_desired(record: DesiredRecord) -> tuple[Any, tuple[Any, ...]]:
-    return _desired_from_slots, (record.block, record.entity, record.key, record.fields, record.row, record.cells,
+    cells, row = record.cells, record.row
+    if type(cells) is RowCells and cells.number == row.row and type(row.row) is int:
+        # its cells made again on the row's own number: pickle keeps one object of the row but not of
+        # an int, so its cells would hold a copy of the number (32 bytes a record)
+        return _desired_of_row, (record.block, record.entity, record.key, record.fields, row, cells.layout,
+                                 cells.names, record.pii, record.also_rows)
+    return _desired_from_slots, (record.block, record.entity, record.key, record.fields, row, cells,
                                  record.pii, record.also_rows)
+
+
+def _desired_of_row(
+    block: str, entity: str, key: tuple[Any, ...], fields: Mapping[str, Any], row: CellRef, layout: CellLayout,
+    names: tuple[str, ...], pii: frozenset[str], also_rows: tuple[tuple[str, CellRef], ...], /,
+) -> DesiredRecord:
+    """The record `_pickled_desired` sent, its cells `RowCells(layout, row.row, names)`."""
+    cells = object.__new__(RowCells)
+    put = _ROW_CELLS_SLOTS
+    put[0](cells, layout), put[1](cells, row.row), put[2](cells, names)
+    return _desired_from_slots(block, entity, key, fields, row, cells, pii, also_rows)
 
 
 def _pickled_ref(ref: Ref) -> tuple[Any, tuple[Any, ...]]:

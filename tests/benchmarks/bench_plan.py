@@ -1,7 +1,7 @@
 """Plan wall time, requests and peak memory for 10,000 and 100,000 desired records.
 
     python tests/benchmarks/bench_plan.py [--sizes 10000 100000] [--latency-ms 20] [--out /tmp/bench_plan]
-                                          [--baseline DIR] [--history]
+                                          [--baseline DIR] [--history [--reuse-history]]
 
 Mixed entities (schools, courses, programs, subjects, applicants, credentials) in two workbooks,
 planned against the sandbox running in a subprocess with injected latency, its live state holding
@@ -20,6 +20,8 @@ The sandbox's database is seeded once per size (OUT/<n>/seeded.sqlite3) and copi
 `--history` plans three-way: first (this tree) a `loader history baseline` of the live state, then
 a person's edits through the sandbox's staff client to 1 in 100 live subjects (half of them records
 the sheet also changes: conflicts; half kept platform edits); prints the share compared three-way.
+`--reuse-history` takes the history and edited database an earlier `--history` run left in OUT/<n>
+(making them at 1,000,000 records takes many minutes).
 """
 
 from __future__ import annotations
@@ -367,25 +369,30 @@ def _copy_database(source: Path | None, target: Path) -> None:
 
 
 def measure(n: int, out: Path, latency_ms: int, baseline: Path | None = None,
-            history: bool = False) -> list[dict[str, Any]]:
+            history: bool = False, reuse_history: bool = False) -> list[dict[str, Any]]:
     """The figures of one plan of size n; with `baseline` (a source tree), first the baseline's plan
-    against the same sandbox, then this tree's, side by side in one run."""
+    against the same sandbox, then this tree's, side by side in one run. `reuse_history`: the history
+    and the edited database of an earlier `--history` run of this size (OUT/<n>/edited.sqlite3), if any."""
     import os
 
     from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_subprocess
 
     root = generate(n, out)
-    db = root / "sandbox.sqlite3"
-    _copy_database(_seeded(root), db)
+    db, edited = root / "sandbox.sqlite3", root / "edited.sqlite3"
+    reused = history and reuse_history and edited.exists() and (root / "history").exists()
+    _copy_database(edited if reused else _seeded(root), db)
     options = SandboxOptions(data=str(db), seed=str(root / "seed.json"), faults=FaultOptions(latency_ms=latency_ms))
     runs: list[dict[str, Any]] = []
     trees = [("baseline", {**os.environ, "PYTHONPATH": str(baseline)})] if baseline else []
     trees.append(("this tree", dict(os.environ)))
     with serve_in_subprocess(options) as sandbox:
-        if history:
+        if history and not reused:
             done = subprocess.run([sys.executable, __file__, "--child-history", str(root), sandbox.base_url],
                                   capture_output=True, text=True, check=True)
             print(f"         history: {done.stdout.strip().splitlines()[-1]}", flush=True)
+            _copy_database(db, edited)
+        elif reused:
+            print(f"         history: reused from an earlier run ({edited})", flush=True)
         for label, environ in trees:
             sandbox.reset_stats()
             printed, combined = _sampled([sys.executable, __file__, "--child", str(root), sandbox.base_url,
@@ -421,6 +428,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench_plan"))
     parser.add_argument("--baseline", type=Path, help="a source tree (`git archive`) planned first, side by side")
     parser.add_argument("--history", action="store_true", help="plan three-way against a history (see above)")
+    parser.add_argument("--reuse-history", action="store_true",
+                        help="with --history: reuse the history and edited database an earlier run left in OUT/<n>")
     parser.add_argument("--child-history", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs=2, metavar=("ROOT", "BASE_URL"), help=argparse.SUPPRESS)
     parser.add_argument("--child-read", metavar="ROOT", help=argparse.SUPPRESS)
@@ -455,7 +464,7 @@ def main() -> int:
           f"{'CPU s':>6} {'reader CPU s':>12} {'GETs':>6} {'min GETs':>8} {'token':>5} "
           f"{'RSS MB':>6} {'reader RSS MB':>13} {'together MB':>11} {'load':>5}")
     for n in args.sizes:
-        for f in measure(n, args.out, args.latency_ms, args.baseline, args.history):
+        for f in measure(n, args.out, args.latency_ms, args.baseline, args.history, args.reuse_history):
             pages = {entity: max(1, math.ceil(count / 100)) for entity, count in f["live"].items()}
             floor = max(pages.values()) * args.latency_ms / 1000
             gets = sum(v for k, v in f["sandbox_requests"].items() if k.startswith("GET "))

@@ -424,6 +424,20 @@ def test_a_reference_to_a_live_record_of_this_plan_is_noted_for_stale_checks_not
     assert plan_from_dict(plan_to_dict(p)).records()[1].refers_to == ("schools/SCI",)
 
 
+def test_records_referring_to_one_record_alone_share_one_tuple_of_it() -> None:
+    p = plan([
+        block("schools", "school", record("schools", "school", 2, code="SCI", name="School of Science"),
+              record("schools", "school", 3, code="HLT", name="Health")),
+        block("courses", "course",
+              *(record("courses", "course", row, code=f"C{row}", name="C", parent=Ref("school", (school,)))
+                for row, school in ((2, "SCI"), (3, "SCI"), (4, "HLT"), (5, "HLT")))),
+    ], {"school": [SCHOOL_SCI]})
+    first, second, third, fourth = p.records()[2:]
+    assert first.refers_to == ("schools/SCI",) and first.refers_to is second.refers_to
+    assert third.depends_on == ("schools/HLT",) and third.depends_on is fourth.depends_on
+    assert third.refers_to == fourth.refers_to == () and first.depends_on == second.depends_on == ()
+
+
 def test_a_changed_reference_shows_the_live_code_as_its_old_value() -> None:
     live = {"school": [SCHOOL_SCI, live_record("s-2", code="HUM")],
             "course": [live_record("c-1", code="BSC", parent={"id": "s-2"})]}

@@ -4,6 +4,7 @@ the values of their slots and come back equal."""
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import fields
 from typing import Any
 
@@ -21,8 +22,6 @@ def _slots(value: Any) -> list[tuple[str, Any]]:
     """Every field of a dataclass value, in order, read from its slots."""
     return [(f.name, getattr(value, f.name)) for f in fields(value)]
 
-
-''' + open('/tmp/moved.py').read() + '''
 
 _NAMES = st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=4)
 _VALUES = st.one_of(st.none(), st.text(max_size=3), st.integers(), st.lists(st.text(max_size=2), max_size=2))
@@ -60,3 +59,20 @@ def test_rows_cells_and_records_made_a_column_at_a_time_are_made_as_one_by_one(
     built = [DesiredRecord("b", "course", k, {"code": k[0]}, p, c, frozenset({"code"}))
              for k, p, c in zip(keys, places, cells, strict=True)]
     assert [_slots(m) for m in made] == [_slots(b) for b in built]
+
+
+@given(numbers=st.lists(st.integers(257, 10**6), min_size=1, max_size=4),
+       sheet=st.one_of(st.none(), st.text(max_size=3)))
+def test_records_come_back_from_pickle_equal_their_cells_on_their_rows_number(numbers: list[int],
+                                                                             sheet: str | None) -> None:
+    layout = CellLayout("s.xlsx", sheet, {"code": 0, "name": 2})
+    places = row_places("s.xlsx", sheet, numbers)
+    cells = row_cells(layout, [int(str(n)) for n in numbers], ("code", "name"))  # other objects of the numbers
+    keys = [(f"K{n}",) for n in numbers]
+    made = desired_records("b", "course", keys, [{"code": k[0]} for k in keys], places, cells, frozenset({"code"}))
+    other = DesiredRecord("b", "course", ("X",), {}, places[0], {"code": places[0]})  # cells as a plain dict
+    back = pickle.loads(pickle.dumps([*made, other], pickle.HIGHEST_PROTOCOL))
+    assert [_slots(r) for r in back] == [_slots(r) for r in [*made, other]]
+    assert [dict(r.cells) for r in back] == [dict(r.cells) for r in [*made, other]]
+    assert all(type(r.cells) is RowCells and r.cells.number is r.row.row for r in back[:-1])
+    assert back[-1].cells == {"code": places[0]}
