@@ -56,11 +56,13 @@ class WorkerPool:
                 error = worker.exception()
                 if error is not None:
                     raise error
-        finally:  # never leave writes running unowned
-            for task in (*workers, stopping):
+        finally:  # never leave writes running unowned: the others are cancelled, and have ended on return
+            tasks = (*workers, stopping)
+            for task in tasks:
                 task.cancel()
             if answer is not None:
                 answer.remove_done_callback(self._answered)
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _work(self) -> None:
         writes, scheduler = self._writes, self._scheduler
