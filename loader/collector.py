@@ -32,3 +32,25 @@ def collector_paused(*, keep_survivors: bool = False) -> Iterator[None]:
             if keep_survivors:
                 gc.freeze()
             gc.enable()
+
+
+YOUNG_WRITES = 10_000
+
+
+@contextmanager
+def collector_spaced(young: int = YOUNG_WRITES) -> Iterator[None]:
+    """The collector's youngest generation collected after `young` new containers rather than 700
+    inside (back as it was after).
+
+    Work that makes and drops many small containers in bursts, like an apply's writes (each a few
+    dozen dicts, tuples and futures alive for its round trip), sets off a collection every few
+    writes: the count goes up with each container made, down with each freed, but never below
+    zero, so burst after burst reaches 700 without anything lasting (over 100 passes in 2,000
+    writes, about a tenth of the client's CPU). Cycles are still collected, a few at a time.
+    """
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(young, threshold[0]), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)

@@ -22,6 +22,7 @@ from enum import Enum
 from typing import Any
 
 import httpx
+from multidict import CIMultiDict
 
 from loader.api.answers import Answer
 from loader.api.auth import TokenAuth
@@ -68,6 +69,20 @@ class DirectLane:
         self._observer = observer
         self._headers = dict(http.headers.items())  # Accept, Accept-Encoding, Connection, User-Agent
         self._timeout = transport.timeout_of(http.timeout.as_dict())
+        # encodes exactly as httpx encodes `json=` (json.dumps with these options), made once
+        self._encode = jsonlib.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+        self._heads: tuple[str, CIMultiDict[str], CIMultiDict[str]] | None = None  # per token: plain, JSON
+
+    def _head(self, token: str, json: bool) -> CIMultiDict[str]:
+        """The headers sent with `token` (with a JSON body's Content-Type), made once per token."""
+        heads = self._heads
+        if heads is None or heads[0] != token:
+            plain = CIMultiDict(self._headers)
+            plain["Authorization"] = f"Bearer {token}"
+            with_body = plain.copy()
+            with_body["Content-Type"] = "application/json"
+            heads = self._heads = (token, plain, with_body)
+        return heads[2] if json else heads[1]
 
     async def send(self, method: str, url: httpx.URL, json: Any, attempt: int) -> Answer | Handover:
         """The answer to one request, or why httpx must send it (see the module docstring)."""
@@ -76,12 +91,8 @@ class DirectLane:
         token = self._auth.fresh_token(url)
         if token is None:
             return Handover.HTTPX
-        headers = dict(self._headers)
-        headers["Authorization"] = f"Bearer {token}"
-        body = None
-        if json is not None:  # encoded exactly as httpx encodes `json=`
-            body = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-            headers["Content-Type"] = "application/json"
+        headers = self._head(token, json is not None)
+        body = None if json is None else self._encode(json).encode("utf-8")
         started = self._observer.sent(method)
 
         def request() -> httpx.Request:

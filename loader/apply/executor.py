@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
@@ -24,9 +23,11 @@ from loader.apply.graph import Scheduler, build_graph
 from loader.apply.held import HeldRecords
 from loader.apply.journaling import ApplyJournal
 from loader.apply.payloads import UnresolvedPending, substitute
+from loader.apply.pool import WorkerPool
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
 from loader.apply.stale import StaleCheck
 from loader.apply.writing import RecordWriter, result_of
+from loader.collector import collector_spaced
 from loader.errors import LoaderError
 from loader.history.store import History
 from loader.places import CellRef
@@ -142,12 +143,10 @@ class _Executor:
                 for dependant in sorted(scheduler.withdraw([record.ref])):
                     self._skip_blocked(self.records[dependant])
 
-        tasks: dict[asyncio.Task[tuple[str, bool]], str] = {}
+        pool = WorkerPool(self, scheduler)
         try:
-            await self._dispatch(scheduler, tasks)
+            await pool.run(self.options.concurrency)
         finally:
-            for task in tasks:  # only when cancelled from outside: never leave writes running unowned
-                task.cancel()
             self.held.cancel()
         if self.stop.is_set():
             self._skip([*self.held.parked, *self.released, *scheduler.pending()],
@@ -163,7 +162,7 @@ class _Executor:
                     self._skip([referrer], f"not applied: refers to {ref}, skipped")
                     self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
 
-    def _stale_answered(self, scheduler: Scheduler) -> None:
+    def stale_answered(self, scheduler: Scheduler) -> None:
         """The stale check's skips taken as `options.skip` is; the records parked for it released."""
         skip, parked = self.held.answered()
         self._apply_skips(skip, scheduler)
@@ -173,62 +172,47 @@ class _Executor:
             else:
                 self.released.append(ref)
 
-    async def _dispatch(self, scheduler: Scheduler, tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
-        # Finished writes arrive through a queue fed by each task's done callback: asyncio.wait over
-        # every task in flight would add and remove a callback per task for each completion.
-        finished: asyncio.Queue[asyncio.Task[Any]] = asyncio.Queue()
-        if self.held.answer is not None:  # its answer comes through the queue too
-            self.held.answer.add_done_callback(finished.put_nowait)
+    def next_write(self, scheduler: Scheduler) -> RecordPlan | None:
+        """The next record to write (released records first), settling on the way the records that
+        need no write: skipped before their turn, parked for the stale check, unchanged."""
         while True:
-            while len(tasks) < self.options.concurrency and not self.stop.is_set():
-                ready = self.released.pop() if self.released else scheduler.next_ready()
-                if ready is None:
-                    break
-                if ready in self.results:  # skipped before dispatch
-                    scheduler.failed(ready)
-                    continue
-                if self.held.park(ready):
-                    continue
-                record = self.records[ready]
-                if not record.has_changes:
-                    self._emit(result_of(record, Outcome.UNCHANGED, id=record.live_id))
-                    scheduler.succeeded(ready)
-                    continue
-                task = asyncio.create_task(self._write(record))
-                task.add_done_callback(finished.put_nowait)
-                tasks[task] = ready
-            if not tasks and (not self.held.waiting or self.stop.is_set()):
-                break
-            done: list[asyncio.Task[Any]] = [await finished.get()]
-            while not finished.empty():
-                done.append(finished.get_nowait())
-            for ended in done:
-                if ended is self.held.answer:
-                    self._stale_answered(scheduler)
-                    continue
-                ref = tasks.pop(ended)
-                _, exists = ended.result()
-                if exists:
-                    scheduler.succeeded(ref)
-                else:
-                    self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
+            ready = self.released.pop() if self.released else scheduler.next_ready()
+            if ready is None:
+                return None
+            if ready in self.results:  # skipped before dispatch
+                scheduler.failed(ready)
+                continue
+            if self.held.park(ready):
+                continue
+            record = self.records[ready]
+            if not record.has_changes:
+                self._emit(result_of(record, Outcome.UNCHANGED, id=record.live_id))
+                scheduler.succeeded(ready)
+                continue
+            return record
 
-    async def _write(self, record: RecordPlan) -> tuple[str, bool]:
-        """Write one record; returns (ref, whether the record now exists with a known id)."""
+    def written(self, scheduler: Scheduler, ref: str, exists: bool) -> None:
+        if exists:
+            scheduler.succeeded(ref)
+        else:
+            self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
+
+    async def write(self, record: RecordPlan) -> bool:
+        """Write one record; whether the record now exists with a known id."""
         try:
             entity = self.profile.entity(record.entity)
             payload = substitute(record.payload, self.ids)
         except UnresolvedPending as missing:
             self._emit(result_of(record, Outcome.SKIPPED, message=f"not applied: {missing.ref} was not created"))
-            return record.ref, False
+            return False
         except LoaderError as error:  # an entity the profile does not know: this record fails, not the run
             self._emit(result_of(record, Outcome.FAILED, id=record.live_id, message=str(error)))
-            return record.ref, False
+            return False
         result = await self.writer.write(record, entity, payload)
         if result.id is not None:  # created (perhaps a later step failed): dependants can use it
             self.ids[record.ref] = result.id
         self._emit(result)
-        return record.ref, result.id is not None
+        return result.id is not None
 
 
 _CONFIRMING = frozenset({Outcome.CREATED, Outcome.UPDATED, Outcome.UNCHANGED})
@@ -263,7 +247,8 @@ async def apply_plan(
     journal = None if writer is None else ApplyJournal(writer, plan, profile)
     executor = _Executor(plan, client, profile, options, stop, listener, journal)
     try:
-        records = await executor.run()
+        with collector_spaced():
+            records = await executor.run()
     finally:  # also after Ctrl-C or a crash: what was written stays journaled, and is folded
         if history is not None and writer is not None:
             history.finish_apply(writer, _outcome_counts(executor.results.values(), stop.is_set()))

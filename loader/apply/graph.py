@@ -122,6 +122,10 @@ class Scheduler:
                 return ref
         return None
 
+    def ready_count(self) -> int:
+        """How many refs may be ready now (at most: some may have been withdrawn since)."""
+        return len(self._ready)
+
     def succeeded(self, ref: str) -> None:
         self._finish(ref)
         for child in self._graph.dependants.get(ref, ()):

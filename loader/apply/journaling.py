@@ -28,16 +28,6 @@ from loader.record_fields import CUSTOM
 LABEL_PREFIX = f"{CUSTOM}."
 
 
-def _sent_value(name: str, payload: Mapping[str, Any]) -> tuple[bool, Any]:
-    """(whether the payload sends field `name`, its value); a label is found in `custom_attributes`."""
-    if name.startswith(LABEL_PREFIX):
-        labels = payload.get(CUSTOM)
-        if not isinstance(labels, Mapping):
-            return False, None
-        return True, labels.get(name[len(LABEL_PREFIX):])
-    return (name in payload), payload.get(name)
-
-
 def planned_written(record: RecordPlan) -> dict[str, Written]:
     """W once the plan is carried out, per field the plan computed it for (fields written and
     confirmed; a set-like list as its element digests, keeping a platform's element edits)."""
@@ -55,6 +45,7 @@ class ApplyJournal:
         self.profile = profile
         self._owners = {block.name: Owner(_mapping_file(block), block.name) for block in plan.blocks}
         self._entities: dict[str, EntityProfile] = {}
+        self._labels: dict[str, str | None] = {}  # per field name, the label it names (None: not a label)
 
     def _entity(self, name: str) -> EntityProfile:
         entity = self._entities[name] = self.profile.entity(name)
@@ -97,21 +88,29 @@ class ApplyJournal:
 
     def _fields(self, record: RecordPlan, entity: EntityProfile, payload: Mapping[str, Any]) -> list[FieldValues]:
         owner = self._owner(record)
-        planned = planned_written(record)
-        set_fields, references = entity.set_fields, entity.references
+        planned = planned_written(record) if getattr(record, "written_after", None) else None
+        set_fields, references, labels = entity.set_fields, entity.references, self._labels
+        sent_labels = payload.get(CUSTOM)
         fields: list[FieldValues] = []
         for change in record.changes:
             name = change.field
-            if name in payload and not name.startswith(LABEL_PREFIX):
-                value = payload[name]
-            else:
-                sent, value = _sent_value(name, payload)
-                if not sent:  # the status moved by its own steps, or a field this write did not carry
+            label = labels[name] if name in labels else self._label(name)
+            if label is None:
+                if name not in payload:  # the status moved by its own steps, or a field this write did not carry
                     continue
+                value = payload[name]
+            elif type(sent_labels) is dict or isinstance(sent_labels, Mapping):
+                value = sent_labels.get(label)
+            else:
+                continue
             if name in references:
                 value = comparable(name, value, entity)  # a reference by its id, as the plan digests live
             fields.append((name, owner, value, change.old, name in set_fields, planned.get(name) if planned else None))
         return fields
+
+    def _label(self, name: str) -> str | None:
+        label = self._labels[name] = name[len(LABEL_PREFIX):] if name.startswith(LABEL_PREFIX) else None
+        return label
 
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)

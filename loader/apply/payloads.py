@@ -23,6 +23,11 @@ class UnresolvedPending(Exception):
 
 def substitute(value: Any, ids: Mapping[str, str]) -> Any:
     """`value` as plain JSON with each PendingId replaced by the id in `ids` (tuples become lists)."""
+    kind = value.__class__  # exact classes first: a payload is dicts, lists and text (an ABC check costs more)
+    if kind is str or value is None or kind is int or kind is bool or kind is float:
+        return value
+    if kind is dict:
+        return {k: substitute(v, ids) for k, v in value.items()}
     if isinstance(value, PendingId):
         try:
             return ids[value.ref]

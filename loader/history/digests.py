@@ -77,6 +77,8 @@ class Digester:
     # per entity, the hash (or HMAC) over its name made once, copied for each record: a new HMAC
     # costs more than the record's whole digest (`init=False`: a `replace` starts afresh)
     _bases: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # per field, the bytes the digest of its value starts with after the record's
+    _prefixes: dict[str, bytes] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def is_personal(self, entity: str) -> bool:
         return entity in self.personal
@@ -106,7 +108,7 @@ class Digester:
             self._bases[entity] = base
         record = base.copy()
         record.update(key.encode() + _SEP)  # over entity SEP key SEP, as one update over the three
-        return RecordDigests(record)
+        return RecordDigests(record, self._prefixes)
 
     def value(self, entity: str, key: Key, field: str, value: Any) -> str:
         """W of one value of `field` in the record `key` of `entity`."""
@@ -140,19 +142,23 @@ class Digester:
 class RecordDigests:
     """The digests of one record: SHA-256 (or HMAC) over entity, key, kind, field and value."""
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_prefixes")
 
-    def __init__(self, base: Any) -> None:
+    def __init__(self, base: Any, prefixes: dict[str, bytes] | None = None) -> None:
         self._base = base
+        self._prefixes = {} if prefixes is None else prefixes
 
     def value(self, field: str, value: Any) -> str:
         # `_digest("v", field, _value_text(normalise(value)), DIGEST_BYTES)`, written out: an apply
         # digests every field it writes as the answer arrives
         normalised = normalise(value)
         text = "s" + normalised if type(normalised) is str else _value_text(normalised)
+        prefix = self._prefixes.get(field)
+        if prefix is None:
+            name = canonical_json(field) if "\x1f" in field else field
+            prefix = self._prefixes[field] = f"v\x1f{name}\x1f".encode()
         h = self._base.copy()
-        name = canonical_json(field) if "\x1f" in field else field
-        h.update(f"v\x1f{name}\x1f{text}".encode())
+        h.update(prefix + text.encode())
         return binascii.b2a_base64(h.digest()[:DIGEST_BYTES], newline=False).translate(_URLSAFE).decode("ascii")
 
     def element(self, field: str, item: Any) -> str:

@@ -43,12 +43,18 @@ class EntryText:
 
     def __init__(self) -> None:
         self._texts: dict[str, tuple[Owner, str, str]] = {}  # per field: its owner, the text before and after "before"
+        self._orders: dict[tuple[str, ...], tuple[str, ...]] = {}  # the field names of entries, sorted
 
     def line(self, kind: str, entity: str, key: str, live_id: str | None,
              updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool) -> str:
         """An entry's line (with its line break). `marks` holds per field (owner, W, before)."""
         fields = []
-        for name, (owner, written, before) in sorted(marks.items()):
+        names = tuple(marks)
+        order = self._orders.get(names)
+        if order is None:  # entries of one block name the same fields, in the same order
+            order = self._orders[names] = tuple(sorted(names))
+        for name in order:
+            owner, written, before = marks[name]
             texts = self._texts.get(name)
             if texts is None or (texts[0] is not owner and texts[0] != owner):
                 texts = self._texts[name] = (owner, f'{encode_basestring(name)}:{{"before":',

@@ -54,3 +54,18 @@ def test_ids_are_compacted_and_expanded_exactly(live_id: str) -> None:
     assert expand_id(compact_id(live_id)) == live_id
     assert "\t" not in compact_id(live_id) and "\n" not in compact_id(live_id)
     assert len(compact_id("3f2b8c4e-1d2a-4b5c-9e8f-0a1b2c3d4e5f")) == 22
+
+
+@pytest.mark.parametrize("field", ["name", "custom_attributes.Campus", "odd\x1fname"])
+def test_a_value_digest_is_the_documented_hash_each_time_its_field_comes_again(field: str) -> None:
+    import base64
+    import hashlib
+    import json
+
+    digester = Digester()
+    name = json.dumps(field) if "\x1f" in field else field
+    for code, value, text in (("P1", "Law", "sLaw"), ("P2", 6.0, "s6"), ("P3", None, "jnull"), ("P4", [1], 'j["1"]')):
+        data = f'programs\x1f["{code}"]\x1fv\x1f{name}\x1f{text}'.encode()
+        expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()[:9]).decode()
+        assert digester.value("programs", (code,), field, value) == expected
+        assert digester.record("programs", (code,)).value(field, value) == expected

@@ -1,0 +1,37 @@
+"""`result_of` makes the very RecordResult its constructor makes, without the constructor."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from helpers.apply import record
+
+from loader.apply.results import Outcome, RecordResult
+from loader.apply.writing import result_of
+from loader.places import CellRef
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"id": "x-1", "fields": ("code", "name"), "attempts": 2, "adopted": True, "record_status": "ACTIVE",
+     "message": "sent, answer lost, adopted"},
+    {"id": None, "status": 409, "message": "exists", "attempts": 1},
+    {"message": "not applied", "cells": (CellRef("a.csv", None, 3, "B"),), "blocked": True},
+])
+def test_a_result_made_the_fast_way_equals_the_constructors(values: dict[str, Any]) -> None:
+    planned = record("schools", "school", "S1", {"code": "S1"}, row=7)
+    made = result_of(planned, Outcome.FAILED, **values)
+    built = RecordResult(ref=planned.ref, block=planned.block, entity=planned.entity, key=planned.key,
+                         outcome=Outcome.FAILED, source=str(planned.source), row=planned.row, **values)
+    assert made == built and repr(made) == repr(built) and hash(made) == hash(built)
+    assert replace(made, attempts=9) == replace(built, attempts=9)
+    with pytest.raises(AttributeError):
+        made.id = "changed"  # type: ignore[misc]
+
+
+def test_a_field_a_result_does_not_have_is_refused() -> None:
+    planned = record("schools", "school", "S1", {"code": "S1"})
+    with pytest.raises(TypeError, match="'attempt'"):
+        result_of(planned, Outcome.CREATED, attempt=1)
