@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
+from loader.apply.feed import Feed, RecordFeed
 from loader.apply.graph import Scheduler, build_graph
+from loader.apply.growing import GrowingScheduler
 from loader.apply.held import HeldRecords
 from loader.apply.journaling import ApplyJournal
 from loader.apply.payloads import UnresolvedPending, substitute
@@ -45,6 +47,7 @@ class ApplyOptions:
     max_create_attempts: int = 8
     skip: Mapping[str, str] = field(default_factory=dict)
     stale: StaleCheck | None = None
+    more: RecordFeed | None = None  # records still being read (`loader.apply.feed`): the plan's blocks hold none
 
 
 ResultListener = Callable[[RecordResult], None]
@@ -81,22 +84,30 @@ class _Executor:
         self.stop = stop
         self.listener = listener
         self.journal = journal
-        self.records = {r.ref: r for r in plan.records()}
+        self.records: dict[str, RecordPlan] = {}
         # Plans written before blocks carried their key fields: the profile's key.
         self.key_fields = {
             b.name: b.key_fields or (profile.entities[b.entity].key if b.entity in profile.entities else ())
             for b in plan.blocks
         }
-        self.ids: dict[str, str] = {r.ref: r.live_id for r in plan.records() if r.live_id}
+        self.ids: dict[str, str] = {}
         creator = Creator(client, self.key_fields, options.max_create_attempts, journal)
         self.writer = RecordWriter(client, creator, journal)
         self.results: dict[str, RecordResult] = {}
         self.referrers: dict[str, list[str]] = {}  # ref -> records referring to it by its live id
-        for record in self.records.values():
-            for target in record.refers_to:
-                self.referrers.setdefault(target, []).append(record.ref)
+        self._take(plan.records())
         self.held = HeldRecords(options.stale, lambda ref: self.referrers.get(ref, ()))
         self.released: list[str] = []  # parked records the stale check let go, to dispatch first
+        self.feed = None if options.more is None else Feed(options.more, self._arrived)
+        self.growing = GrowingScheduler(profile.creation_order)  # the walk of a plan read as it is applied
+
+    def _take(self, records: Iterable[RecordPlan]) -> None:
+        for record in records:
+            self.records[record.ref] = record
+            if record.live_id:
+                self.ids[record.ref] = record.live_id
+            for target in record.refers_to:
+                self.referrers.setdefault(target, []).append(record.ref)
 
     def _emit(self, result: RecordResult) -> None:
         self.results[result.ref] = result
@@ -130,18 +141,26 @@ class _Executor:
                                  blocked=True))
 
     async def run(self) -> tuple[RecordResult, ...]:
+        if self.feed is not None:
+            return await self._run_growing()
         graph = build_graph(self.records.values(), self.profile.creation_order)
         scheduler = Scheduler(graph)
         self._apply_skips(self.options.skip, scheduler)
         for ref, absent in graph.missing.items():
             self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
             self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
-        for record in self.records.values():
+        self._skip_all_blocked(self.records.values(), scheduler)
+        await self._run_dispatch(scheduler)
+        return results_in_plan_order(self.results.values(), graph.refs)
+
+    def _skip_all_blocked(self, records: Iterable[RecordPlan], scheduler: Scheduler | GrowingScheduler) -> None:
+        for record in records:
             if record.blocked or record.errors:
                 self._skip_blocked(record)
                 for dependant in sorted(scheduler.withdraw([record.ref])):
                     self._skip_blocked(self.records[dependant])
 
+    async def _run_dispatch(self, scheduler: Scheduler | GrowingScheduler) -> None:
         tasks: dict[asyncio.Task[tuple[str, bool]], str] = {}
         try:
             await self._dispatch(scheduler, tasks)
@@ -149,12 +168,33 @@ class _Executor:
             for task in tasks:  # only when cancelled from outside: never leave writes running unowned
                 task.cancel()
             self.held.cancel()
+            if self.feed is not None:
+                await self.feed.finish(cancel=not self.stop.is_set())
         if self.stop.is_set():
             self._skip([*self.held.parked, *self.released, *scheduler.pending()],
                        "not applied: interrupted before it was sent")
-        return results_in_plan_order(self.results.values(), graph.refs)
 
-    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler) -> None:
+    async def _run_growing(self) -> tuple[RecordResult, ...]:
+        """The apply of a plan whose records arrive as it runs (`options.more`, `_arrived`)."""
+        if self.options.skip:
+            raise ValueError("ApplyOptions.skip goes with a plan whose records are all there")
+        await self._run_dispatch(self.growing)
+        return results_in_plan_order(self.results.values(), self.growing.refs)
+
+    def _arrived(self, records: Sequence[RecordPlan]) -> None:
+        """Records read while the apply runs, walked as if they had been there from the start: one
+        whose dependency ended without success meanwhile is skipped as that end would have skipped it."""
+        self._take(records)
+        self.held.take(records)
+        for ref, (cause, failed) in self.growing.add(records).items():
+            record, root = self.records[ref], self.records[cause]
+            if record.blocked or record.errors or root.blocked or root.errors:
+                self._skip_blocked(record)
+            else:
+                self._skip([ref], f"not applied: depends on {cause}, {'which failed' if failed else 'skipped'}")
+        self._skip_all_blocked(records, self.growing)
+
+    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler | GrowingScheduler) -> None:
         for ref, reason in skip.items():
             if ref in self.records:
                 self._skip([ref], reason)
@@ -163,7 +203,7 @@ class _Executor:
                     self._skip([referrer], f"not applied: refers to {ref}, skipped")
                     self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
 
-    def _stale_answered(self, scheduler: Scheduler) -> None:
+    def _stale_answered(self, scheduler: Scheduler | GrowingScheduler) -> None:
         """The stale check's skips taken as `options.skip` is; the records parked for it released."""
         skip, parked = self.held.answered()
         self._apply_skips(skip, scheduler)
@@ -173,12 +213,15 @@ class _Executor:
             else:
                 self.released.append(ref)
 
-    async def _dispatch(self, scheduler: Scheduler, tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
+    async def _dispatch(self, scheduler: Scheduler | GrowingScheduler,
+                        tasks: dict[asyncio.Task[tuple[str, bool]], str]) -> None:
         # Finished writes arrive through a queue fed by each task's done callback: asyncio.wait over
         # every task in flight would add and remove a callback per task for each completion.
         finished: asyncio.Queue[asyncio.Task[Any]] = asyncio.Queue()
         if self.held.answer is not None:  # its answer comes through the queue too
             self.held.answer.add_done_callback(finished.put_nowait)
+        if self.feed is not None:  # and the records still being read, a batch at a time
+            self.feed.start(finished.put_nowait, self.stop.set)
         while True:
             while len(tasks) < self.options.concurrency and not self.stop.is_set():
                 ready = self.released.pop() if self.released else scheduler.next_ready()
@@ -197,7 +240,7 @@ class _Executor:
                 task = asyncio.create_task(self._write(record))
                 task.add_done_callback(finished.put_nowait)
                 tasks[task] = ready
-            if not tasks and (not self.held.waiting or self.stop.is_set()):
+            if not tasks and (self.stop.is_set() or (not self.held.waiting and self._all_arrived)):
                 break
             done: list[asyncio.Task[Any]] = [await finished.get()]
             while not finished.empty():
@@ -206,12 +249,18 @@ class _Executor:
                 if ended is self.held.answer:
                     self._stale_answered(scheduler)
                     continue
+                if self.feed is not None and ended is self.feed.task:
+                    continue
                 ref = tasks.pop(ended)
                 _, exists = ended.result()
                 if exists:
                     scheduler.succeeded(ref)
                 else:
                     self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
+
+    @property
+    def _all_arrived(self) -> bool:
+        return self.feed is None or self.feed.done
 
     async def _write(self, record: RecordPlan) -> tuple[str, bool]:
         """Write one record; returns (ref, whether the record now exists with a known id)."""
