@@ -32,6 +32,7 @@ class GrowingScheduler:
         self._succeeded: set[str] = set()
         self._withdrawn: set[str] = set()
         self.cause: dict[str, tuple[str, bool]] = {}  # ref ended or withdrawn -> (the ref that ended, it failed)
+        self._when: dict[str, int] = {}  # ref in `cause` -> when it got there (the first end withdraws)
 
     def add(self, records: Sequence[RecordPlan]) -> dict[str, tuple[str, bool]]:
         """Walk `records` too; returns those withdrawn at once, each with the `cause` of the dependency
@@ -45,20 +46,23 @@ class GrowingScheduler:
             self.refs.append(ref)
             self._dependants[ref] = []
             waiting = 0
+            ended: list[str] = []  # dependencies that ended without success, or were withdrawn
             for dep in dict.fromkeys(record.depends_on):
                 if dep == ref:
                     continue
                 if dep not in self._rank:
                     raise PlanError(f"record {ref!r} of the plan comes before {dep!r}, which it depends on",
                                     where=record.source)
-                if ref not in withdrawn and (dep in self._withdrawn or dep in self._finished - self._succeeded):
-                    withdrawn[ref] = self.cause.get(dep, (dep, True))
+                if dep in self._withdrawn or (dep in self._finished and dep not in self._succeeded):
+                    ended.append(dep)
                 self._dependants[dep].append(ref)
                 waiting += dep not in self._succeeded
             self._waiting[ref] = waiting
-            if ref in withdrawn:
+            if ended:
+                first = min(ended, key=self._when.__getitem__)
                 self._withdrawn.add(ref)
-                self.cause[ref] = withdrawn[ref]
+                self._caused(ref, self.cause[first])
+                withdrawn[ref] = self.cause[first]
             elif waiting == 0:
                 heapq.heappush(self._ready, (self._rank[ref], ref))
         return withdrawn
@@ -82,7 +86,7 @@ class GrowingScheduler:
     def failed(self, ref: str) -> frozenset[str]:
         """Mark `ref` as not done; returns the dependants newly withdrawn because of it."""
         self._finish(ref)
-        self.cause.setdefault(ref, (ref, True))
+        self._caused(ref, (ref, True))
         return self._withdraw((ref,), failed=True)
 
     def withdraw(self, refs: Iterable[str]) -> frozenset[str]:
@@ -94,7 +98,7 @@ class GrowingScheduler:
         for root in refs:
             if root not in self._finished and root not in self._in_flight and root not in self._withdrawn:
                 newly.add(root)
-                self.cause.setdefault(root, (root, failed))
+                self._caused(root, (root, failed))
             stack, seen = [root], {root}
             while stack:
                 for child in self._dependants.get(stack.pop(), ()):
@@ -104,9 +108,14 @@ class GrowingScheduler:
                     stack.append(child)
                     if child not in self._finished and child not in self._withdrawn:
                         newly.add(child)
-                        self.cause.setdefault(child, (root, failed))
+                        self._caused(child, (root, failed))
         self._withdrawn |= newly
         return frozenset(newly)
+
+    def _caused(self, ref: str, cause: tuple[str, bool]) -> None:
+        if ref not in self.cause:
+            self.cause[ref] = cause
+            self._when[ref] = len(self._when)
 
     def pending(self) -> tuple[str, ...]:
         """Refs neither finished, in flight nor withdrawn, in plan order (e.g. left by an interruption)."""
