@@ -60,13 +60,13 @@ class PlanReading:
             for batch in self.sealed.batches():
                 yield batch
                 await asyncio.sleep(0)
+            self.read.set_result(self.sealed.plan)
         except Exception as error:
             self.read.set_exception(error)
             raise
         finally:
-            if not self.read.done():
+            if not self.read.done():  # closed before its end: nobody waits for the plan any more
                 self.read.cancel()
-        self.read.set_result(self.sealed.plan)
 
 
 def check_plan_file(
