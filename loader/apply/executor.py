@@ -6,7 +6,9 @@ lost (or that meets a 409) is resolved by looking the record up under its key an
 so a re-send never makes a duplicate (loader.apply.creating); one record is written by
 loader.apply.writing. With a history, each write is journaled as its answer arrives
 (loader.apply.journaling) and the apply's journal is finished at the end, also after an
-interruption or failures: the partial history is kept.
+interruption or failures: the partial history is kept. The records of a sealed plan.json may
+arrive while the apply runs (`ApplyOptions.more`, `loader.apply.feed`): they are walked by
+`loader.apply.growing.GrowingScheduler` as they come, with the results they would have had.
 """
 
 from __future__ import annotations

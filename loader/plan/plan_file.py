@@ -2,7 +2,9 @@
 
 Written with mode 0600 from the start (os.open), because payloads keep the values to send,
 PII included; only `changes` (what reviewers read) are masked. Deterministic apart from the one
-`created_at` line. A name ending in `.gz` is written gzip-compressed (`loader.files.gzipped`: no
+`created_at` line. Its last member is its seal (`loader.plan.plan_seal`), which lets `loader apply
+--plan` check it by its head and counts and read its records while it writes
+(`loader.plan.plan_stream`). A name ending in `.gz` is written gzip-compressed (`loader.files.gzipped`: no
 name or time in its header); reading tells gzip by its first bytes, whatever the name, and
 MAX_PLAN_BYTES bounds the unpacked text as it bounds a plain file.
 """
@@ -55,7 +57,7 @@ def plan_json_chunks(plan: Plan) -> Iterator[str]:
 
 
 def plan_json_bytes(plan: Plan) -> Iterator[bytes]:
-    """The plan.json text a record at a time, UTF-8: exactly `json.dumps(data, indent=2,
+    """The plan.json text a few thousand pieces at a time, UTF-8: exactly `json.dumps(data, indent=2,
     ensure_ascii=False)` of plan_to_dict(masked_plan(plan)) with its digest and, last, its seal
     (`loader.plan.plan_seal`), without holding that data, a masked copy of the plan or the text
     whole (250,000 records: about 2 GB more at the peak than the plan itself)."""
@@ -65,11 +67,14 @@ def plan_json_bytes(plan: Plan) -> Iterator[bytes]:
     head["digest"] = shown_digest(plan)  # computed before masking: every value counts
     before, after = _dumped(head).split(json.dumps(mark), 1)
     sealer = Sealer()
-    yield sealer.take(before)
+    sealer.take(before)
     for chunk in _list_of(plan.blocks, 4, partial(_block_chunks, sealer=sealer)):
-        yield sealer.take(chunk)
+        sealer.take(chunk)
+        if len(sealer.pending) >= 4096:
+            yield sealer.flush()
     assert after.endswith("\n}")
-    yield sealer.take(after[:-2])
+    sealer.take(after[:-2])
+    yield sealer.flush()
     seal = seal_to_dict(sealer.seal(plan_counts(plan)))
     yield (SEAL_OPEN.decode() + _dumped(seal, 2) + "\n}\n").encode("utf-8")
 
@@ -127,13 +132,8 @@ def write_plan_json(plan: Plan, path: Path) -> None:
 
 
 def _write_chunks(plan: Plan, write: Callable[[bytes], object]) -> None:
-    pending: list[bytes] = []
-    for chunk in plan_json_bytes(plan):
-        pending.append(chunk)
-        if len(pending) >= 4096:
-            write(b"".join(pending))
-            pending.clear()
-    write(b"".join(pending))
+    for chunk in plan_json_bytes(plan):  # thousands of records' text at a time
+        write(chunk)
 
 
 @cache

@@ -116,17 +116,23 @@ def head_text(text: bytes | bytearray, seal: Seal, at: int) -> bytes:
 
 
 class Sealer:
-    """The seal's hash and byte offsets while plan.json is written (`take` each chunk in order)."""
+    """The seal's hash and byte offsets while plan.json is written: `take` each chunk in order (`at`
+    is then the byte offset after it), `flush` what was taken as UTF-8 (hashed) now and then."""
 
     def __init__(self) -> None:
         self.hash = hashlib.sha256()
         self.at = 0
         self.spans: list[tuple[int, int] | None] = []
+        self.pending: list[str] = []
 
-    def take(self, chunk: str) -> bytes:
-        data = chunk.encode("utf-8")
+    def take(self, chunk: str) -> None:
+        self.pending.append(chunk)
+        self.at += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
+
+    def flush(self) -> bytes:
+        data = "".join(self.pending).encode("utf-8")
+        self.pending.clear()
         self.hash.update(data)
-        self.at += len(data)
         return data
 
     def seal(self, counts: PlanCounts) -> Seal:
