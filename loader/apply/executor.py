@@ -6,20 +6,24 @@ lost (or that meets a 409) is resolved by looking the record up under its key an
 so a re-send never makes a duplicate (loader.apply.creating); one record is written by
 loader.apply.writing. With a history, each write is journaled as its answer arrives
 (loader.apply.journaling) and the apply's journal is finished at the end, also after an
-interruption or failures: the partial history is kept.
+interruption or failures: the partial history is kept. The records of a sealed plan.json may
+arrive while the apply runs (`ApplyOptions.more`, `loader.apply.feed`): they are walked by
+`loader.apply.growing.GrowingScheduler` as they come, with the results they would have had.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
+from loader.apply.feed import Feed, RecordFeed
 from loader.apply.graph import Scheduler, build_graph
+from loader.apply.growing import GrowingScheduler
 from loader.apply.held import HeldRecords
 from loader.apply.journaling import ApplyJournal
 from loader.apply.payloads import UnresolvedPending, substitute
@@ -46,6 +50,7 @@ class ApplyOptions:
     max_create_attempts: int = 8
     skip: Mapping[str, str] = field(default_factory=dict)
     stale: StaleCheck | None = None
+    more: RecordFeed | None = None  # records still being read (`loader.apply.feed`): the plan's blocks hold none
 
 
 ResultListener = Callable[[RecordResult], None]
@@ -82,22 +87,30 @@ class _Executor:
         self.stop = stop
         self.listener = listener
         self.journal = journal
-        self.records = {r.ref: r for r in plan.records()}
+        self.records: dict[str, RecordPlan] = {}
         # Plans written before blocks carried their key fields: the profile's key.
         self.key_fields = {
             b.name: b.key_fields or (profile.entities[b.entity].key if b.entity in profile.entities else ())
             for b in plan.blocks
         }
-        self.ids: dict[str, str] = {r.ref: r.live_id for r in plan.records() if r.live_id}
+        self.ids: dict[str, str] = {}
         creator = Creator(client, self.key_fields, options.max_create_attempts, journal)
         self.writer = RecordWriter(client, creator, journal)
         self.results: dict[str, RecordResult] = {}
         self.referrers: dict[str, list[str]] = {}  # ref -> records referring to it by its live id
-        for record in self.records.values():
-            for target in record.refers_to:
-                self.referrers.setdefault(target, []).append(record.ref)
+        self._take(plan.records())
         self.held = HeldRecords(options.stale, lambda ref: self.referrers.get(ref, ()))
         self.released: list[str] = []  # parked records the stale check let go, to dispatch first
+        self.feed = None if options.more is None else Feed(options.more, self._arrived)
+        self.growing = GrowingScheduler(profile.creation_order)  # the walk of a plan read as it is applied
+
+    def _take(self, records: Iterable[RecordPlan]) -> None:
+        for record in records:
+            self.records[record.ref] = record
+            if record.live_id:
+                self.ids[record.ref] = record.live_id
+            for target in record.refers_to:
+                self.referrers.setdefault(target, []).append(record.ref)
 
     def _emit(self, result: RecordResult) -> None:
         self.results[result.ref] = result
@@ -131,29 +144,58 @@ class _Executor:
                                  blocked=True))
 
     async def run(self) -> tuple[RecordResult, ...]:
+        if self.feed is not None:
+            return await self._run_growing()
         graph = build_graph(self.records.values(), self.profile.creation_order)
         scheduler = Scheduler(graph)
         self._apply_skips(self.options.skip, scheduler)
         for ref, absent in graph.missing.items():
             self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
             self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
-        for record in self.records.values():
+        self._skip_all_blocked(self.records.values(), scheduler)
+        await self._run_dispatch(scheduler)
+        return results_in_plan_order(self.results.values(), graph.refs)
+
+    def _skip_all_blocked(self, records: Iterable[RecordPlan], scheduler: Scheduler | GrowingScheduler) -> None:
+        for record in records:
             if record.blocked or record.errors:
                 self._skip_blocked(record)
                 for dependant in sorted(scheduler.withdraw([record.ref])):
                     self._skip_blocked(self.records[dependant])
 
+    async def _run_dispatch(self, scheduler: Scheduler | GrowingScheduler) -> None:
         pool = WorkerPool(self, scheduler)
         try:
             await pool.run(self.options.concurrency)
         finally:
             self.held.cancel()
+            if self.feed is not None:
+                await self.feed.finish(cancel=not self.stop.is_set())
         if self.stop.is_set():
             self._skip([*self.held.parked, *self.released, *scheduler.pending()],
                        "not applied: interrupted before it was sent")
-        return results_in_plan_order(self.results.values(), graph.refs)
 
-    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler) -> None:
+    async def _run_growing(self) -> tuple[RecordResult, ...]:
+        """The apply of a plan whose records arrive as it runs (`options.more`, `_arrived`)."""
+        if self.options.skip:
+            raise ValueError("ApplyOptions.skip goes with a plan whose records are all there")
+        await self._run_dispatch(self.growing)
+        return results_in_plan_order(self.results.values(), self.growing.refs)
+
+    def _arrived(self, records: Sequence[RecordPlan]) -> None:
+        """Records read while the apply runs, walked as if they had been there from the start: one
+        whose dependency ended without success meanwhile is skipped as that end would have skipped it."""
+        self._take(records)
+        self.held.take(records)
+        for ref, (cause, failed) in self.growing.add(records).items():
+            record, root = self.records[ref], self.records[cause]
+            if record.blocked or record.errors or root.blocked or root.errors:
+                self._skip_blocked(record)
+            else:
+                self._skip([ref], f"not applied: depends on {cause}, {'which failed' if failed else 'skipped'}")
+        self._skip_all_blocked(records, self.growing)
+
+    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler | GrowingScheduler) -> None:
         for ref, reason in skip.items():
             if ref in self.records:
                 self._skip([ref], reason)
@@ -162,7 +204,7 @@ class _Executor:
                     self._skip([referrer], f"not applied: refers to {ref}, skipped")
                     self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
 
-    def stale_answered(self, scheduler: Scheduler) -> None:
+    def stale_answered(self, scheduler: Scheduler | GrowingScheduler) -> None:
         """The stale check's skips taken as `options.skip` is; the records parked for it released."""
         skip, parked = self.held.answered()
         self._apply_skips(skip, scheduler)
@@ -172,7 +214,7 @@ class _Executor:
             else:
                 self.released.append(ref)
 
-    def next_write(self, scheduler: Scheduler) -> RecordPlan | None:
+    def next_write(self, scheduler: Scheduler | GrowingScheduler) -> RecordPlan | None:
         """The next record to write (released records first), settling on the way the records that
         need no write: skipped before their turn, parked for the stale check, unchanged."""
         while True:
@@ -191,11 +233,16 @@ class _Executor:
                 continue
             return record
 
-    def written(self, scheduler: Scheduler, ref: str, exists: bool) -> None:
+    def written(self, scheduler: Scheduler | GrowingScheduler, ref: str, exists: bool) -> None:
         if exists:
             scheduler.succeeded(ref)
         else:
             self._skip(scheduler.failed(ref), f"not applied: depends on {ref}, which failed")
+
+    @property
+    def all_arrived(self) -> bool:
+        """Whether every record of the plan is here (a plan read as it is applied: `options.more`)."""
+        return self.feed is None or self.feed.done
 
     async def write(self, record: RecordPlan) -> bool:
         """Write one record; whether the record now exists with a known id."""

@@ -12,7 +12,9 @@ from pathlib import Path
 from loader.errors import PlanError, UsageError
 from loader.files.fingerprints import fingerprint_file
 from loader.plan.digest import plan_digest
-from loader.plan.model import Action, BlockPlan, Plan
+from loader.plan.model import Plan
+from loader.plan.plan_counts import changes_to_apply as changes_to_apply
+from loader.plan.plan_counts import records_in_scope as records_in_scope
 from loader.profile import Profile
 
 
@@ -49,31 +51,13 @@ def parse_max_changes(text: str) -> MaxChanges:
     return MaxChanges(count=int(number))
 
 
-def changes_to_apply(plan: Plan, partial: bool) -> int:
-    """Records the apply would write (creates, updates, status steps), leaving out blocked ones."""
-    return sum(1 for r in plan.records() if r.has_changes and not (r.blocked or (partial and r.errors)))
-
-
-def records_in_scope(plan: Plan) -> int:
-    """The records the project manages. A block planned with a history (section 10): its records
-    with a history line, its creates and its records dropped from the source (not the live records
-    no block loaded); any other block (no history, or none of its records has a line yet): the union
-    of desired and live records, every record the source names plus those it does not ("not in source")."""
-    return sum(_in_scope(block) for block in plan.blocks)
-
-
-def _in_scope(block: BlockPlan) -> int:
-    if block.mapping_file is not None and (block.dropped or any(r.history_line for r in block.records)):
-        managed = sum(1 for r in block.records if r.history_line is not None or r.action is Action.CREATE)
-        return managed + len(block.dropped)
-    return len(block.records) + block.not_in_source
-
-
 def check_max_changes(plan: Plan, guard: MaxChanges | None, partial: bool) -> None:
-    if guard is None:
-        return
-    changes = changes_to_apply(plan, partial)
-    scope = records_in_scope(plan)
+    if guard is not None:
+        check_change_count(changes_to_apply(plan, partial), records_in_scope(plan), guard)
+
+
+def check_change_count(changes: int, scope: int, guard: MaxChanges) -> None:
+    """`--max-changes`: `changes` records to write of `scope` in scope."""
     limit = guard.limit(scope)
     if changes > limit:
         raise PlanError(
@@ -84,10 +68,15 @@ def check_max_changes(plan: Plan, guard: MaxChanges | None, partial: bool) -> No
 
 
 def check_errors(plan: Plan, partial: bool) -> None:
-    if not plan.has_errors or partial:
+    check_error_count(len(plan.errors()), partial)
+
+
+def check_error_count(errors: int, partial: bool) -> None:
+    """Refuse a plan with `errors` errors, unless `--partial`."""
+    if not errors or partial:
         return
     raise PlanError(
-        f"the plan has {len(plan.errors())} error(s); nothing was applied",
+        f"the plan has {errors} error(s); nothing was applied",
         hint="fix the errors, or pass --partial to apply everything they do not touch",
     )
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 
-from loader.apply.stale import StaleCheck
+from loader.apply.stale import StaleCheck, to_check
+from loader.plan.model import RecordPlan
 
 
 class HeldRecords:
@@ -20,14 +21,28 @@ class HeldRecords:
 
     def __init__(self, check: StaleCheck | None, referrers: Callable[[str], Iterable[str]]) -> None:
         self.check = check
+        self.checked: set[str] = set(check.checked) if check is not None else set()
         self.held: set[str] = set()
         self.parked: list[str] = []
-        queue = list(check.checked) if check is not None else []
+        queue = list(self.checked)
         while queue:  # the checked records and, through one another, those referring to them
             ref = queue.pop()
             if ref not in self.held:
                 self.held.add(ref)
                 queue.extend(referrers(ref))
+
+    def take(self, records: Iterable[RecordPlan]) -> None:
+        """Records read while the apply runs, each after those it refers to: held when the check
+        looks at them or they refer to one held (the check, started before they were read, waits
+        for them: `start_stale_check_later`)."""
+        if self.check is None:
+            return
+        for record in records:
+            if to_check(record):
+                self.checked.add(record.ref)
+                self.held.add(record.ref)
+            elif any(target in self.held for target in record.refers_to):
+                self.held.add(record.ref)
 
     @property
     def waiting(self) -> bool:
@@ -48,7 +63,7 @@ class HeldRecords:
     def answered(self) -> tuple[dict[str, str], list[str]]:
         """The check's skips (ref -> why) and the records parked meanwhile; nothing is held after."""
         assert self.check is not None
-        task, checked = self.check.answer, self.check.checked
+        task, checked = self.check.answer, self.checked
         self.check = None
         try:
             skip = task.result()

@@ -4,8 +4,10 @@ A task per write cost a task, its future, a done callback and a trip through a q
 dispatching coroutine for every write, all client CPU, which on a busy machine is wall time. Here
 a fixed pool of workers takes the ready records from the scheduler itself: a worker that finishes
 a write reports it (which may make its dependants ready) and takes the next one. A worker that
-finds nothing ready sleeps until a write ends, the stale check answers, or the apply is stopped;
-when nothing is ready, nothing is in flight and nothing waits for the check, the apply is done.
+finds nothing ready sleeps until a write ends, the stale check answers, records read meanwhile
+arrive (a saved plan applied as it is read: `loader.apply.feed`), or the apply is stopped; when
+nothing is ready, nothing is in flight, nothing waits for the check and every record has arrived,
+the apply is done.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
+from loader.apply.feed import Feed
 from loader.apply.graph import Scheduler
+from loader.apply.growing import GrowingScheduler
 from loader.apply.held import HeldRecords
 from loader.plan.model import RecordPlan
+
+Walk = Scheduler | GrowingScheduler
 
 
 class Writes(Protocol):
@@ -24,17 +30,21 @@ class Writes(Protocol):
     stop: asyncio.Event
     held: HeldRecords
     released: list[str]
+    feed: Feed | None
 
-    def next_write(self, scheduler: Scheduler) -> RecordPlan | None: ...
+    @property
+    def all_arrived(self) -> bool: ...
+
+    def next_write(self, scheduler: Walk) -> RecordPlan | None: ...
     async def write(self, record: RecordPlan) -> bool: ...
-    def written(self, scheduler: Scheduler, ref: str, exists: bool) -> None: ...
-    def stale_answered(self, scheduler: Scheduler) -> None: ...
+    def written(self, scheduler: Walk, ref: str, exists: bool) -> None: ...
+    def stale_answered(self, scheduler: Walk) -> None: ...
 
 
 class WorkerPool:
     """One run's workers over `scheduler`; `run` returns when every write is done or the apply stopped."""
 
-    def __init__(self, writes: Writes, scheduler: Scheduler) -> None:
+    def __init__(self, writes: Writes, scheduler: Walk) -> None:
         self._writes = writes
         self._scheduler = scheduler
         self._busy = 0  # writes in flight
@@ -49,6 +59,8 @@ class WorkerPool:
         if answer is not None:
             answer.add_done_callback(self._answered)
         stopping = loop.create_task(self._wake_on_stop())
+        if self._writes.feed is not None:  # records still being read: each batch wakes the sleepers
+            self._writes.feed.start(lambda _: self._wake(len(self._sleeping)), self._writes.stop.set)
         workers = [loop.create_task(self._work()) for _ in range(max(1, concurrency))]
         try:
             done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
@@ -73,7 +85,7 @@ class WorkerPool:
                 self._wake(len(writes.released) + scheduler.ready_count())  # the records it let go
             record = writes.next_write(scheduler)
             if record is None:
-                if self._busy == 0 and not writes.held.waiting:
+                if self._busy == 0 and not writes.held.waiting and writes.all_arrived:
                     self._wake(len(self._sleeping))  # nothing in flight, nothing to wait for: the end
                     return
                 await self._sleep()

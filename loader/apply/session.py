@@ -21,9 +21,15 @@ from typing import Any, TextIO
 from loader import event_loop
 from loader.apply.executor import ApplyOptions, apply_plan
 from loader.apply.guards import MaxChanges
-from loader.apply.history_checks import applied_by, check_history_lines, personal_entities_of_plan
+from loader.apply.history_checks import applied_by, check_history_lines
 from loader.apply.journaling import journal_confirmations
-from loader.apply.prepare import check_new_plan, prepare_saved_plan
+from loader.apply.prepare import (
+    PlanReading,
+    check_new_plan,
+    prepare_saved_plan,
+    saved_personal_entities,
+    saved_plan,
+)
 from loader.apply.results import RecordResult, Results
 from loader.apply.stale import StaleCheck
 from loader.config import Config, Environment
@@ -33,6 +39,7 @@ from loader.history.opening import open_history
 from loader.history.revert_decisions import record_revert_decisions
 from loader.history.store import History
 from loader.plan.model import Plan
+from loader.plan.plan_stream import SealedPlan
 from loader.source.sources import SourceSet
 
 INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
@@ -65,8 +72,9 @@ class SessionOutcome:
 
 
 async def apply_session(settings: SessionSettings, config: Config, env: Environment,
-                        saved: Plan | None) -> SessionOutcome:
-    """Apply `saved`, or the plan made now of `settings.mappings`, to `env`."""
+                        saved: Plan | SealedPlan | None) -> SessionOutcome:
+    """Apply `saved` (a sealed plan: its records read as it is applied), or the plan made now of
+    `settings.mappings`, to `env`."""
     from loader.api.client import ApiClient
 
     concurrency = settings.concurrency or config.concurrency
@@ -74,11 +82,12 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
     async with ApiClient(env, config.profile, concurrency=concurrency) as client:
         stale: StaleCheck | None = None
         sources: SourceSet | None = None
+        reading: PlanReading | None = None
         if saved is not None:
-            history = open_history(config, env.name, personal_entities_of_plan(saved, config.profile))
-            check_history_lines(saved, history)
-            stale = await prepare_saved_plan(saved, client, env.name)  # runs beside the writes
-            plan = saved
+            history = open_history(config, env.name, saved_personal_entities(saved, config.profile))
+            plan, reading = saved_plan(saved, history)
+            check_history_lines(plan, history)
+            stale = await prepare_saved_plan(plan, client, env.name, reading)  # runs beside the writes
         else:
             plan, sources, history = await _make_plan(settings, config, env, client)
             changes = check_new_plan(plan, expected_digest=settings.expected_digest, partial=settings.partial,
@@ -91,7 +100,8 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
                 return SessionOutcome(None, plan, sources)
             if settings.confirm is not None:
                 settings.confirm(changes, client.environment or plan.environment)
-        results = await _write(settings, config, plan, client, stale, history)
+        results = await _write(settings, config, plan, client, stale, history, reading)
+        plan = plan if reading is None else reading.sealed.plan
         if saved is not None:  # an applied revert: what it undid is skipped until the sheet changes
             by = applied_by(settings.by, os.environ, config.root) or "loader"
             record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
@@ -99,12 +109,13 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
 
 
 async def _write(settings: SessionSettings, config: Config, plan: Plan, client: Any, stale: StaleCheck | None,
-                 history: History | None) -> Results:
-    """The plan written with progress bars, Ctrl-C stopping the dispatch, each write journaled."""
+                 history: History | None, reading: PlanReading | None) -> Results:
+    """The plan written with progress bars, Ctrl-C stopping the dispatch, each write journaled
+    (`reading`: its records, read meanwhile)."""
     stop = asyncio.Event()
     options = ApplyOptions(concurrency=settings.concurrency or config.concurrency, partial=settings.partial,
-                           stale=stale)
-    totals = {block.name: len(block.records) for block in plan.blocks}
+                           stale=stale, more=None if reading is None else reading.batches())
+    totals = reading.totals if reading is not None else {block.name: len(block.records) for block in plan.blocks}
     drawn = False if settings.quiet else None
     by = applied_by(settings.by, os.environ, config.root) if history is not None else None
     with block_progress(totals, enabled=drawn) as advance, event_loop.stop_on_signals(stop, INTERRUPTED_NOTICE):

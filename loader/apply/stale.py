@@ -14,7 +14,7 @@ referring to them, wait for its answer (`loader.apply.held`); every other record
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -41,7 +41,12 @@ class StaleCheck:
 
 def records_to_check(plan: Plan) -> tuple[RecordPlan, ...]:
     """Records the plan will change that exist live (updates and status steps)."""
-    return tuple(r for r in plan.records() if r.live_id and r.has_changes and not r.blocked and not r.errors)
+    return tuple(r for r in plan.records() if to_check(r))
+
+
+def to_check(record: RecordPlan) -> bool:
+    """Whether the check looks at `record`: one the plan will change that exists live."""
+    return bool(record.live_id and record.has_changes and not record.blocked and not record.errors)
 
 
 def _when(epoch_ms: Any) -> str:
@@ -89,6 +94,17 @@ def start_stale_check(plan: Plan, client: ListClient) -> StaleCheck | None:
     if not records:
         return None
     return StaleCheck(frozenset(r.ref for r in records), asyncio.create_task(_find_stale(records, client)))
+
+
+def start_stale_check_later(plan: Awaitable[Plan], client: ListClient) -> StaleCheck:
+    """The check of a plan whose records are read while it is applied: started now, it waits for
+    the whole `plan`; the records it checks are learnt as they arrive (`HeldRecords.take`)."""
+
+    async def check() -> dict[str, str]:
+        records = records_to_check(await plan)
+        return await _find_stale(records, client) if records else {}
+
+    return StaleCheck(frozenset(), asyncio.create_task(check()))
 
 
 async def _find_stale(records: tuple[RecordPlan, ...], client: ListClient) -> dict[str, str]:

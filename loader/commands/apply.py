@@ -29,7 +29,7 @@ from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.model import Plan
-from loader.plan.plan_file import read_plan_json
+from loader.plan.plan_stream import open_saved_plan
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
 
@@ -115,7 +115,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
 
 
 def run(request: ApplyRequest, config: Config) -> int:
-    plan_file = read_plan_json(request.plan) if request.plan else None
+    plan_file = open_saved_plan(request.plan) if request.plan else None
     env_name = request.env
     if plan_file is not None:
         env_name = check_plan_file(

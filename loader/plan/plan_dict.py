@@ -6,7 +6,7 @@ reads the file (a record at a time, its PII masked, checked against the schema).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from loader.findings import Finding
@@ -204,7 +204,13 @@ def plan_from_batches(head: dict[str, Any], batches: Callable[[int], Iterable[li
     return _plan_from(head, _Reader(consume=True, batches=batches))
 
 
-def _plan_from(data: Mapping[str, Any], reader: _Reader) -> Plan:
+def plan_from_made(head: dict[str, Any], made: Sequence[tuple[RecordPlan, ...]]) -> Plan:
+    """The plan of `head` (plan.json with its blocks' records left out) with block i's records `made[i]`
+    (made by a `RecordMaker`)."""
+    return _plan_from(head, _Made(made))
+
+
+def _plan_from(data: Mapping[str, Any], reader: _Reader | _Made) -> Plan:
     return Plan(
         environment=data["environment"],
         env_name=data.get("env_name", "sandbox"),
@@ -251,7 +257,23 @@ def _blocked_row_from_dict(r: Mapping[str, Any]) -> BlockedRow:
     )
 
 
+class _Made:
+    """Blocks' records made already (`plan_from_made`)."""
+
+    def __init__(self, made: Sequence[tuple[RecordPlan, ...]]) -> None:
+        self.made = made
+
+    def block_records(self, index: int, forms: Any) -> tuple[RecordPlan, ...]:
+        return self.made[index]
+
+
 _ACTIONS = {action.value: action for action in Action}
+def record_maker() -> _Reader:
+    """What makes records of their parsed plan.json forms a batch at a time (`made(forms)`), sharing
+    the names they repeat."""
+    return _Reader(consume=True)
+
+
 _PUT_BLOCKED = RecordPlan.__dict__["blocked"].__set__
 _PUT_HISTORY = tuple(RecordPlan.__dict__[name].__set__
                      for name in ("history_line", "kept", "conflicts", "confirmed", "written_after"))
@@ -275,6 +297,12 @@ class _Reader:
         for batch in self.batches(index) if self.batches is not None else ():
             self.add_records(made, batch)
         return tuple(made)
+
+    def made(self, forms: list[Any]) -> list[RecordPlan]:
+        """The records of `forms` (a batch of parsed records, used up as `plan_from_parsed` uses them)."""
+        made: list[RecordPlan] = []
+        self.add_records(made, forms)
+        return made
 
     def add_records(self, made: list[RecordPlan], forms: Any) -> None:
         for index, form in enumerate(forms):

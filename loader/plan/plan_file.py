@@ -2,7 +2,9 @@
 
 Written with mode 0600 from the start (os.open), because payloads keep the values to send,
 PII included; only `changes` (what reviewers read) are masked. Deterministic apart from the one
-`created_at` line. A name ending in `.gz` is written gzip-compressed (`loader.files.gzipped`: no
+`created_at` line. Its last member is its seal (`loader.plan.plan_seal`), which lets `loader apply
+--plan` check it by its head and counts and read its records while it writes
+(`loader.plan.plan_stream`). A name ending in `.gz` is written gzip-compressed (`loader.files.gzipped`: no
 name or time in its header); reading tells gzip by its first bytes, whatever the name, and
 MAX_PLAN_BYTES bounds the unpacked text as it bounds a plain file.
 """
@@ -14,7 +16,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,7 +32,9 @@ from loader.files.private import open_private
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_record
 from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.plan.plan_counts import plan_counts
 from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_parsed, plan_head_to_dict, record_to_dict
+from loader.plan.plan_seal import SEAL_OPEN, Sealer, seal_to_dict
 from loader.plan.plan_split import record_batches, split_plan
 
 T = TypeVar("T")
@@ -43,29 +47,51 @@ def plan_schema() -> dict[str, Any]:
 
 
 def plan_json_text(plan: Plan) -> str:
-    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`, and its digest."""
+    """The plan.json text: plan_to_dict of the plan with PII masked in `changes`, its digest and its seal."""
     return "".join(plan_json_chunks(plan))
 
 
 def plan_json_chunks(plan: Plan) -> Iterator[str]:
-    """The plan.json text a record at a time: exactly `json.dumps(data, indent=2, ensure_ascii=False)`
-    of plan_to_dict(masked_plan(plan)) with its digest, without holding that data, a masked copy of
-    the plan or the text whole (250,000 records: about 2 GB more at the peak than the plan itself)."""
+    """The plan.json text a record at a time (see `plan_json_bytes`)."""
+    return (chunk.decode("utf-8") for chunk in plan_json_bytes(plan))
+
+
+def plan_json_bytes(plan: Plan) -> Iterator[bytes]:
+    """The plan.json text a few thousand pieces at a time, UTF-8: exactly `json.dumps(data, indent=2,
+    ensure_ascii=False)` of plan_to_dict(masked_plan(plan)) with its digest and, last, its seal
+    (`loader.plan.plan_seal`), without holding that data, a masked copy of the plan or the text
+    whole (250,000 records: about 2 GB more at the peak than the plan itself)."""
     head = plan_head_to_dict(plan)
     mark = f"blocks-{uuid.uuid4().hex}"  # stands where the blocks go; no value can spell it
     head["blocks"] = mark
     head["digest"] = shown_digest(plan)  # computed before masking: every value counts
     before, after = _dumped(head).split(json.dumps(mark), 1)
-    yield before
-    yield from _list_of(plan.blocks, 4, _block_chunks)
-    yield after + "\n"
+    sealer = Sealer()
+    sealer.take(before)
+    for chunk in _list_of(plan.blocks, 4, partial(_block_chunks, sealer=sealer)):
+        sealer.take(chunk)
+        if len(sealer.pending) >= 4096:
+            yield sealer.flush()
+    assert after.endswith("\n}")
+    sealer.take(after[:-2])
+    yield sealer.flush()
+    seal = seal_to_dict(sealer.seal(plan_counts(plan)))
+    yield (SEAL_OPEN.decode() + _dumped(seal, 2) + "\n}\n").encode("utf-8")
 
 
-def _block_chunks(block: BlockPlan, indent: int) -> Iterator[str]:
+def _block_chunks(block: BlockPlan, indent: int, sealer: Sealer) -> Iterator[str]:
+    """A block's text; where its records lie noted in `sealer` (which takes each chunk before the next)."""
     mark = f"records-{uuid.uuid4().hex}"
     before, after = _dumped(block_to_dict(block, mark), indent).split(json.dumps(mark), 1)
     yield before
-    yield from _list_of(block.records, indent + 4, _record_chunks)
+    if not block.records:
+        sealer.spans.append(None)
+        yield "[]"
+    else:
+        yield "["
+        start = sealer.at
+        yield from _list_of(block.records, indent + 4, _record_chunks, opened=True)
+        sealer.spans.append((start, sealer.at - (indent + 4)))  # the `\n` before its `]`, then its indent
     yield after
 
 
@@ -73,12 +99,14 @@ def _record_chunks(record: RecordPlan, indent: int) -> Iterator[str]:
     yield _dumped(record_to_dict(masked_record(record)), indent)
 
 
-def _list_of(items: Sequence[T], indent: int, chunks: Callable[[T, int], Iterator[str]]) -> Iterator[str]:
-    """A JSON list as json.dumps(indent=2) writes it at this depth (`indent`: its items' indentation)."""
+def _list_of(items: Sequence[T], indent: int, chunks: Callable[[T, int], Iterator[str]],
+             opened: bool = False) -> Iterator[str]:
+    """A JSON list as json.dumps(indent=2) writes it at this depth (`indent`: its items' indentation);
+    `opened`: its `[` is written already (the list is not empty)."""
     if not items:
         yield "[]"
         return
-    yield "[\n"
+    yield "\n" if opened else "[\n"
     last = len(items) - 1
     for index, item in enumerate(items):
         yield " " * indent
@@ -104,17 +132,12 @@ def write_plan_json(plan: Plan, path: Path) -> None:
 
 
 def _write_chunks(plan: Plan, write: Callable[[bytes], object]) -> None:
-    pending: list[str] = []
-    for chunk in plan_json_chunks(plan):
-        pending.append(chunk)
-        if len(pending) >= 4096:
-            write("".join(pending).encode("utf-8"))
-            pending.clear()
-    write("".join(pending).encode("utf-8"))
+    for chunk in plan_json_bytes(plan):  # thousands of records' text at a time
+        write(chunk)
 
 
 @cache
-def _validators() -> tuple[Any, Any]:
+def validators() -> tuple[Any, Any]:
     """jsonschema-rs's validators of a whole plan and of a list of records (plan.schema.json's)."""
     schema = plan_schema()
     records = {"$schema": schema["$schema"], "type": "array", "items": {"$ref": "#/$defs/record"},
@@ -130,7 +153,7 @@ def validation_errors(data: Any) -> list[str]:
     Only a plan it refuses is gone through again by the Python validator, whose messages name every
     problem the way the mapping files' do.
     """
-    if _validators()[0].is_valid(data):
+    if validators()[0].is_valid(data):
         return []
     validator = jsonschema.Draft202012Validator(plan_schema())
     return [
@@ -143,9 +166,33 @@ class _NotSplit(Exception):
     """The text cannot be read a batch of records at a time: it is parsed whole (and its problems named)."""
 
 
+HINT = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
+
+
 def read_plan_json(path: Path, *, limit: int = MAX_PLAN_BYTES) -> Plan:
     """A plan.json (or plan.json.gz: gzip is told by its first bytes) checked against its schema;
-    PlanError naming every problem otherwise.
+    PlanError naming every problem otherwise (`plan_of_text`)."""
+    with plan_errors(path):
+        return plan_of_text(read_plan_bytes(path, limit), path)
+
+
+@contextmanager
+def plan_errors(path: Path) -> Iterator[None]:
+    """A plan file that is not there or cannot be read, as PlanError (other PlanErrors pass)."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise PlanError("the plan file is not there", where=str(path), hint=HINT) from None
+    except RecursionError:
+        raise PlanError("the plan file cannot be read: it is nested too deeply", where=str(path), hint=HINT) from None
+    except (OSError, ValueError) as exc:
+        raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=HINT) from None
+
+
+def plan_of_text(text: bytes | bytearray, path: Path) -> Plan:
+    """The plan of plan.json's text, checked against its schema; PlanError naming every problem
+    otherwise (`path` names the file in it). Errors reading it are raised as they come
+    (`plan_errors` words them).
 
     Read a batch of records at a time where the file is laid out as `loader plan --out` writes it
     (`loader.plan.plan_split`), each batch checked against the schema before its records are made;
@@ -153,27 +200,18 @@ def read_plan_json(path: Path, *, limit: int = MAX_PLAN_BYTES) -> Plan:
     collector waits meanwhile: the records are millions of new objects, none of them garbage, and
     its passes over them took more time than parsing them (orjson: 2.0 s without, 6.8 s with).
     """
-    hint = "write it again with `loader plan ... --out plan.json`; do not edit it by hand"
-    try:
-        text = read_plan_bytes(path, limit)
-        with _collector_paused():
-            try:
-                return _read_in_batches(text)
-            except _NotSplit:
-                pass
-            data = _parsed_whole(text)
-            del text
-            problems = validation_errors(data)
-            if problems:
-                listed = "\n  ".join(problems[:20])
-                raise PlanError(f"the plan file is not a valid plan:\n  {listed}", where=str(path), hint=hint)
-            return plan_from_parsed(data)
-    except FileNotFoundError:
-        raise PlanError("the plan file is not there", where=str(path), hint=hint) from None
-    except RecursionError:
-        raise PlanError("the plan file cannot be read: it is nested too deeply", where=str(path), hint=hint) from None
-    except (OSError, ValueError) as exc:
-        raise PlanError(f"the plan file cannot be read: {exc}", where=str(path), hint=hint) from None
+    with collector_paused():
+        try:
+            return _read_in_batches(text)
+        except _NotSplit:
+            pass
+        data = _parsed_whole(text)
+        del text
+        problems = validation_errors(data)
+        if problems:
+            listed = "\n  ".join(problems[:20])
+            raise PlanError(f"the plan file is not a valid plan:\n  {listed}", where=str(path), hint=HINT)
+        return plan_from_parsed(data)
 
 
 def read_plan_bytes(path: Path, limit: int = MAX_PLAN_BYTES) -> bytes | bytearray:
@@ -189,7 +227,7 @@ def _read_in_batches(text: bytes | bytearray) -> Plan:
     split = split_plan(text)
     if split is None:
         raise _NotSplit
-    whole, records = _validators()
+    whole, records = validators()
     if not whole.is_valid(split.head):
         raise _NotSplit
 
@@ -216,7 +254,7 @@ def _parsed_whole(text: bytes | bytearray) -> Any:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -46,18 +46,18 @@ def split_plan(text: bytes | bytearray) -> SplitPlan | None:
     tag = f"loader-records-{uuid.uuid4().hex}-"
     pieces: list[bytes | bytearray] = []
     spans: list[tuple[int, int]] = []
-    at = 0
-    while (found := text.find(RECORDS_OPEN, at)) >= 0:
+    at = looked = 0  # the head's text taken up to `at`; looked for records from `looked`
+    while (found := text.find(RECORDS_OPEN, looked)) >= 0:
         bracket = found + len(RECORDS_OPEN) - 1
+        looked = bracket
         if text[bracket + 1:bracket + 1 + len(RECORDS_BODY)] != RECORDS_BODY:
-            at = bracket  # `[]`, or not this layout: parsed with the head
-            continue
+            continue  # `[]`, or not this layout: parsed with the head
         close = text.find(RECORDS_CLOSE, bracket)
         if close < 0:
             return None
         pieces += [text[at:bracket], orjson.dumps(f"{tag}{len(spans)}")]
         spans.append((bracket + 1, close))
-        at = close + len(RECORDS_CLOSE)
+        at = looked = close + len(RECORDS_CLOSE)
     pieces.append(text[at:])
     try:
         head = orjson.loads(b"".join(pieces))

@@ -1,15 +1,17 @@
-"""plan.json at scale, side by side for another tree (--before) and this one: its size (plain and
+"""plan.json at scale, side by side for other trees (--before) and this one: its size (plain and
 gzip), the time to write it and to read it, the time `loader apply --plan` takes to its first write,
 and the apply's peak RSS.
 
-    python tests/benchmarks/bench_plan_file.py [--sizes 250000] [--before /tmp/before_tree]
+    python tests/benchmarks/bench_plan_file.py [--sizes 250000] [--before /tmp/before_tree [DIR...]]
                                                [--data /tmp/bench_plan] [--work /tmp/bench_planfile]
                                                [--concurrency 64]
 
 The workload is bench_plan's (generated under --data or reused from there). Per size, once:
 `loader plan curriculum.yaml applicants.yaml --out plan.json` with this tree against a sandbox
-seeded from it (a subprocess; its database kept as the pristine copy). Then, per tree (the one
-given by --before through PYTHONPATH first, then this one), each in a child process:
+seeded from it (a subprocess; its database kept as the pristine copy). A tree whose schema knows no
+seal is given that plan.json without its seal (plan-unsealed.json: the text before it, closed).
+Then, per tree (those given by --before through PYTHONPATH first, in order, then this one), each in
+a child process:
 
 - write: the plan read back, then written as plan.json (and plan.json.gz where the tree writes gzip),
   CPU and wall seconds of `write_plan_json`;
@@ -51,19 +53,20 @@ WRITE = re.compile(r'"(POST|PATCH|PUT) ')
 TOTAL = re.compile(r"^\s*total\s+(\d+) created, (\d+) updated, (\d+) unchanged, (\d+) skipped.*?, (\d+) failed",
                    re.MULTILINE)
 THIS_TREE = Path(__file__).resolve().parents[2]
+SEAL_OPEN = b',\n  "seal": '  # loader.plan.plan_seal's (not imported: the wrapper runs under other trees too)
 
 CHILD = r"""
 import gc, json, os, resource, sys, time
 from pathlib import Path
 from loader.plan import plan_file
-work, gz = Path(sys.argv[1]), sys.argv[2] == "gz"
+work, gz, name = Path(sys.argv[1]), sys.argv[2] == "gz", sys.argv[3]
 figures = {}
 def timed(name, call):
     cpu, wall = time.process_time(), time.perf_counter()
     value = call()
     figures[name] = [round(time.process_time() - cpu, 2), round(time.perf_counter() - wall, 2)]
     return value
-plan = timed("read", lambda: plan_file.read_plan_json(work / "plan.json"))
+plan = timed("read", lambda: plan_file.read_plan_json(work / name))
 figures["read_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 timed("write", lambda: plan_file.write_plan_json(plan, work / "written.json"))
 if gz:
@@ -151,12 +154,25 @@ def _fresh(work: Path, pristine: Path | None) -> Path:
     return db
 
 
+def _plan_for(tree: Path, work: Path) -> str:
+    """plan.json, or for a tree whose schema knows no seal that text without its seal."""
+    if '"seal"' in (tree / "schemas" / "plan.schema.json").read_text(encoding="utf-8"):
+        return "plan.json"
+    unsealed = work / "plan-unsealed.json"
+    text = (work / "plan.json").read_bytes()
+    at = text.rfind(SEAL_OPEN)
+    if not unsealed.exists() or unsealed.stat().st_mtime < (work / "plan.json").stat().st_mtime:
+        unsealed.write_bytes(text if at < 0 else text[:at] + b"\n}\n")
+    return unsealed.name
+
+
 def measure_tree(tree: Path, work: Path, pristine: Path, concurrency: int) -> dict[str, Any]:
     gz = (tree / "loader" / "files" / "gzipped.py").exists()
+    name = _plan_for(tree, work)
     load = _load()
     # run in `work`: `python -c` puts the working directory first on sys.path, before PYTHONPATH's tree
-    done = subprocess.run([sys.executable, "-c", CHILD, str(work), "gz" if gz else "plain"], env=_environ(tree),
-                          cwd=work, capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", CHILD, str(work), "gz" if gz else "plain", name],
+                          env=_environ(tree), cwd=work, capture_output=True, text=True, check=True)
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     if gz:
         figures["gz_mib"] = (work / "plan.json.gz").stat().st_size / 2**20
@@ -166,7 +182,7 @@ def measure_tree(tree: Path, work: Path, pristine: Path, concurrency: int) -> di
         log = work / f"apply-{tree.name}.log"
         wrapped = subprocess.run(
             [sys.executable, __file__, "--measure", str(log), "--", sys.executable, "-m", "loader", "apply", "--plan",
-             "plan.json", "--env", "bench", "--yes", "--concurrency", str(concurrency)],
+             name, "--env", "bench", "--yes", "--concurrency", str(concurrency)],
             cwd=work, env=_environ(tree), capture_output=True, text=True, check=True)
     applied = json.loads(wrapped.stdout.strip().splitlines()[-1])
     total = TOTAL.search(log.read_text(encoding="utf-8"))
@@ -191,7 +207,7 @@ def _row(name: str, n: int, plan: dict[str, Any], f: dict[str, Any]) -> str:
 
     gz = f"{f['gz_mib']:.0f}" if "gz_mib" in f else "-"
     first = f"{f['first_write_s']:.1f}" if f["first_write_s"] is not None else "-"
-    return (f"{name:>7} {n:>9,} {plan['plan_mib']:>7.0f} {gz:>6} {pair('write'):>11} {pair('write_gz'):>11} "
+    return (f"{name:>12} {n:>9,} {plan['plan_mib']:>7.0f} {gz:>6} {pair('write'):>11} {pair('write_gz'):>11} "
             f"{pair('read'):>11} {pair('read_gz'):>11} {f['read_rss_mib']:>8} {first:>9} {f['apply_s']:>7.0f} "
             f"{f['apply_rss_mib']:>9.0f} {f['apply_rc']:>3} {f['written']:>18} {f['load']:>5.2f}")
 
@@ -199,9 +215,10 @@ def _row(name: str, n: int, plan: dict[str, Any], f: dict[str, Any]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[250_000])
-    parser.add_argument("--before", type=Path, default=Path("/tmp/before_tree"), help="the tree to compare with")
+    parser.add_argument("--before", type=Path, nargs="+", default=[Path("/tmp/before_tree")],
+                        help="the trees to compare with")
     parser.add_argument("--concurrency", type=int, default=64, help="loader apply --concurrency (default 64)")
-    parser.add_argument("--only", choices=("before", "after"), help="measure one of the two trees only")
+    parser.add_argument("--only", choices=("before", "after"), help="measure the trees before, or this one, only")
     parser.add_argument("--data", type=Path, default=Path("/tmp/bench_plan"), help="bench_plan's workloads (read)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench_planfile"), help="where to run (written)")
     parser.add_argument("--measure", metavar="LOG", type=Path, help=argparse.SUPPRESS)
@@ -214,16 +231,17 @@ def main() -> int:
           "(plain, gzip); read RSS: peak MiB of the reading process; to 1st write: wall seconds from "
           "`loader apply --plan` starting to the sandbox logging its first write; apply s, RSS: the whole "
           "apply's wall seconds and peak MiB; rc: its exit code; load: 1-min load average")
-    print(f"{'tree':>7} {'records':>9} {'MiB':>7} {'gz MiB':>6} {'write':>11} {'write gz':>11} {'read':>11} "
+    print(f"{'tree':>12} {'records':>9} {'MiB':>7} {'gz MiB':>6} {'write':>11} {'write gz':>11} {'read':>11} "
           f"{'read gz':>11} {'read RSS':>8} {'1st write':>9} {'apply s':>7} {'apply RSS':>9} {'rc':>3} "
           f"{'written/skip/fail':>18} {'load':>5}")
     for n in args.sizes:
         work = args.work / str(n)
         pristine, plan = prepare(n, args.data, work)
-        for name, tree in (("before", args.before), ("after", THIS_TREE)):
-            if args.only not in (None, name):
+        for side, tree in [*(("before", tree) for tree in args.before), ("after", THIS_TREE)]:
+            if args.only not in (None, side):
                 continue
-            print(_row(name, n, plan, measure_tree(tree, work, pristine, args.concurrency)), flush=True)
+            name = tree.name if side == "before" else "after"
+            print(_row(name[:12], n, plan, measure_tree(tree, work, pristine, args.concurrency)), flush=True)
     return 0
 
 

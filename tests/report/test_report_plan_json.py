@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -16,8 +17,10 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import PendingId, Plan
+from loader.plan.plan_counts import plan_counts
 from loader.plan.plan_dict import plan_from_dict, plan_to_dict
 from loader.plan.plan_file import plan_json_text, read_plan_json, validation_errors, write_plan_json
+from loader.plan.plan_split import split_plan
 from loader.profile import load_profile
 from loader.source.records import Ref
 
@@ -113,9 +116,24 @@ def test_a_plan_json_of_an_earlier_version_without_the_lists_still_reads(plan: P
 
 
 def _whole_text(plan: Plan) -> str:
-    """plan.json as it was made before it was written a record at a time: the whole data, then the text."""
+    """plan.json as it was made before it was written a record at a time: the whole data, then the
+    text; its seal last: the SHA-256 of the text before it, the schema's, where `split_plan` finds
+    each block's records, the plan's counts."""
     data = plan_to_dict(masked_plan(plan))
     data["digest"] = plan_digest(plan)
+    unsealed = json.dumps(data, indent=2, ensure_ascii=False)
+    split = split_plan(unsealed.encode("utf-8"))
+    assert split is not None
+    schema_text = (Path(__file__).parents[2] / "schemas" / "plan.schema.json").read_bytes()
+    counts = plan_counts(plan)
+    data["seal"] = {
+        "sha256": hashlib.sha256(unsealed[:-2].encode("utf-8")).hexdigest(),
+        "schema": "sha256:" + hashlib.sha256(schema_text).hexdigest(),
+        "spans": [list(split.spans[i]) if i in split.spans else None for i in range(len(plan.blocks))],
+        "counts": {"block_records": [len(b.records) for b in plan.blocks], "record_errors": counts.record_errors,
+                   "changes": counts.changes, "changes_partial": counts.changes_partial, "scope": counts.scope,
+                   "personal": list(counts.personal), "ordered": counts.ordered},
+    }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
