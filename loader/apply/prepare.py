@@ -32,6 +32,7 @@ from loader.apply.guards import (
 from loader.apply.history_checks import personal_entities_of_plan
 from loader.apply.stale import ListClient, StaleCheck, start_stale_check, start_stale_check_later
 from loader.history.store import History
+from loader.plan.digest import HISTORY
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.plan_stream import SealedPlan
 from loader.profile import Profile
@@ -100,11 +101,13 @@ def saved_personal_entities(saved: Plan | SealedPlan, profile: Profile) -> froze
 
 def saved_plan(saved: Plan | SealedPlan, history: History | None) -> tuple[Plan, PlanReading | None]:
     """The plan to apply and, for a sealed plan, the reading of its records beside the writes (the
-    plan then is its head). With a history, a sealed plan's records are all read first: the history
-    lines of every record are checked before the first write."""
+    plan then is its head). With a history that changed since the plan was made (`History.state`),
+    a sealed plan's records are all read first: the history lines of every record are checked
+    before the first write. With one unchanged since (or not started then, nor now), no line can
+    have moved."""
     if not isinstance(saved, SealedPlan):
         return saved, None
-    if history is not None:
+    if history is not None and saved.head.extra.get(HISTORY) != (history.state() if history.started else None):
         return saved.whole(), None
     return saved.head, PlanReading(saved)
 

@@ -90,6 +90,14 @@ class History:
             p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
         return history
 
+    def state(self) -> str:
+        """What changes whenever a line may have: the lineage, the serial and the newest journal
+        (an apply that only confirmed fields, or a baseline, writes one without moving the serial)."""
+        journals = sorted(p.name for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}")
+                          if not p.name.endswith(OPEN_SUFFIX))
+        newest = journals[-1].removesuffix(DONE_SUFFIX) if journals else "-"
+        return f"{self.head.lineage}/{self.head.serial}/{newest}"
+
     @property
     def interrupted(self) -> tuple[ApplyInfo, ...]:
         """The applies that were interrupted, oldest first."""

@@ -63,7 +63,7 @@ from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPla
 
 DIGEST_PREFIX = "sha256:"
 FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
-HISTORY = "history"  # the key of a plan's `extra` naming the history it was compared against ("<lineage>/<serial>")
+HISTORY = "history"  # the key of a plan's `extra` naming the history it was compared against (`History.state`)
 
 
 def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:

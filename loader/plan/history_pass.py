@@ -163,8 +163,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
                        if (block.entity, n.id) not in matched and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
-    compared = f"{history.head.lineage}/{history.head.serial}"
-    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compared})
+    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: history.state()})
 
 
 def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early: Mapping[int, Compared],

@@ -1,8 +1,9 @@
 """`loader apply --plan` of a sealed plan.json: whatever the whole plan decides is checked before the
 first write (by the seal's counts, or by reading the plan whole when its seal does not hold), and its
 records are read while the earlier ones are written, with the results of a plan read whole first.
-The projects keep no history (`history: false`), except where said: with one, every record's
-history line is checked before the first write, so the plan is read whole first."""
+The projects keep no history (`history: false`), except where said: with one that moved since the
+plan was made, every record's history line is checked before the first write, so the plan is read
+whole first."""
 
 from __future__ import annotations
 
@@ -134,6 +135,19 @@ def _rename(sandbox: Any, code: str, name: str) -> None:
     asyncio.run(go())
 
 
+def _journaled(folder: Path, kind: str = "update") -> None:
+    """An apply of the history in `folder` (writing, or with `kind` "confirm" only confirming)."""
+    from loader.history.journal import FieldWrite
+    from loader.history.lines import Owner
+    from loader.history.store import History
+
+    history = History.open(folder)
+    writer = history.begin_apply("local", plan_digest=None, by="test")
+    writer.record(kind, "school", ("S1",), "id-1", [FieldWrite("name", Owner("s.yaml", "s"), after="x")],
+                  updated=(1, "loader-user"))
+    history.finish_apply(writer)
+
+
 def _writes(sandbox: Any) -> int:
     """Writes the sandbox counted (requests for a token left out)."""
     requests = sandbox.stats()["requests"].items()
@@ -222,9 +236,12 @@ def test_a_plan_edited_then_sealed_again_stops_at_the_first_batch_the_schema_ref
 ) -> None:
     """A seal is a checksum, not a signature: one made again over an edited text holds, and the apply
     stops at the batch the schema refuses, with the messages of the plan read whole, having written
-    what came before it; where a history is kept, the plan is read whole first and nothing is written."""
+    what came before it; where the history moved since the plan was made, the plan is read whole
+    first and nothing is written."""
     project = _project(tmp_path / "project", sandbox, monkeypatch, history=history)
     write_plan_json(_plan(project, sandbox), project / "plan.json")
+    if history:  # an apply since the plan was made: its records' history lines may have moved
+        _journaled(project / "history" / "local")
     text = _edited(project / "plan.json")
     at = text.rindex(SEAL_OPEN)
     seal = json.loads(b"{" + text[at + 1:])["seal"]
@@ -236,3 +253,37 @@ def test_a_plan_edited_then_sealed_again_stops_at_the_first_batch_the_schema_ref
         _run("--plan", "plan.json", "--env", "local", "--partial")
     assert not any(r["code"] == "CS1" for r in _live(sandbox)["course"])
     assert (_writes(sandbox) == 0) is history  # without a history, the records before it were being written
+
+
+def test_a_sealed_plan_is_read_as_it_is_applied_while_the_history_it_was_compared_against_has_not_moved(
+    tmp_path: Path,
+) -> None:
+    from loader.apply.prepare import saved_plan
+    from loader.history.store import History
+    from loader.plan.digest import HISTORY
+
+    folder = tmp_path / "history"
+    plan = make_plan(("schools", "school", [record("schools", "school", "N1", {"code": "N1", "name": "New"})]))
+
+    def sealed(extra: dict[str, str]) -> SealedPlan:
+        write_plan_json(replace(plan, extra=extra), tmp_path / "plan.json")
+        opened = open_saved_plan(tmp_path / "plan.json")
+        assert isinstance(opened, SealedPlan)
+        return opened
+
+    def streams(saved: SealedPlan, history: History) -> bool:
+        async def decide() -> bool:
+            return saved_plan(saved, history)[1] is not None
+        return asyncio.run(decide())
+
+    assert streams(sealed({}), History.open(folder))  # no history yet, then or now
+    _journaled(folder)
+    history = History.open(folder)
+    assert streams(sealed({HISTORY: history.state()}), history)  # unchanged since
+    assert not streams(sealed({}), history)  # planned before the history started
+    for kind in ("update", "confirm"):
+        planned = sealed({HISTORY: History.open(folder).state()})
+        _journaled(folder, kind)  # another apply since (writing, or only confirming): lines may have moved
+        moved = History.open(folder)
+        assert not streams(planned, moved)
+        assert streams(sealed({HISTORY: moved.state()}), moved)
