@@ -20,7 +20,8 @@ def _records() -> list[RecordPlan]:
 
 
 def _walk(scheduler: Scheduler | GrowingScheduler, fail: set[str]) -> tuple[list[str], set[str]]:
-    order, withdrawn = [], set()
+    order: list[str] = []
+    withdrawn: set[str] = set()
     while (ref := scheduler.next_ready()) is not None:
         order.append(ref)
         if ref in fail:

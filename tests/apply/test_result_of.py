@@ -18,7 +18,7 @@ from loader.places import CellRef
     {"id": "x-1", "fields": ("code", "name"), "attempts": 2, "adopted": True, "record_status": "ACTIVE",
      "message": "sent, answer lost, adopted"},
     {"id": None, "status": 409, "message": "exists", "attempts": 1},
-    {"message": "not applied", "cells": (CellRef("a.csv", None, 3, "B"),), "blocked": True},
+    {"message": "not applied", "cells": (CellRef("a.csv", None, "B3", 3),), "blocked": True},
 ])
 def test_a_result_made_the_fast_way_equals_the_constructors(values: dict[str, Any]) -> None:
     planned = record("schools", "school", "S1", {"code": "S1"}, row=7)
