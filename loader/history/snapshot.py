@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from json.encoder import encode_basestring as _string  # a str as json.dumps(ensure_ascii=False) writes it
@@ -64,7 +64,6 @@ class Snapshot:
         self._lines: dict[str, dict[str, str | HistoryLine]] = {e: dict(v) for e, v in (entities or {}).items()}
         self._tables: dict[str, Tables] = dict(tables or {})
         self._ids: dict[str, dict[str, str]] = {}
-        self._digests: dict[str, dict[str, str]] = {}  # per entity, lines' digests made ahead (`warm`)
 
     def entities(self) -> list[str]:
         return sorted(e for e, lines in self._lines.items() if lines)
@@ -102,35 +101,11 @@ class Snapshot:
         return frozenset(self._ids[entity])
 
     def line_digest(self, entity: str, key: str) -> str:
-        """`line_digest(self.get(entity, key))`: made ahead by `warm`, or now from the line's text."""
-        made = self._digests.get(entity)
-        found = made.get(key) if made is not None else None
-        if found is not None:
-            return found
+        """`line_digest(self.get(entity, key))`, made from the line's text where it is not parsed."""
         line = self._lines.get(entity, {}).get(key)
         if line is None or isinstance(line, HistoryLine):
             return line_digest(line)
         return raw_line_digest(line, self._tables[entity])
-
-    def warm(self, entities: Iterable[str], stop: Callable[[], bool], give_way: Callable[[], None]) -> None:
-        """Make ahead what a plan asks of every line of `entities` (the key of each live id, each line's
-        digest) until `stop()` (checked every few hundred lines); `give_way()` between them. A plan
-        runs this while its sources are read, when the lines' turn would otherwise come later."""
-        for entity in entities:
-            if stop():
-                return
-            self.key_for_id(entity, "")
-            tables, lines = self._tables.get(entity), self._lines.get(entity, {})
-            if tables is None:
-                continue
-            made = self._digests.setdefault(entity, {})
-            for at, (key, text) in enumerate(lines.items()):
-                if type(text) is str and key not in made:
-                    made[key] = raw_line_digest(text, tables)
-                if at % 256 == 255:
-                    if stop():
-                        return
-                    give_way()
 
     def lines(self, entity: str) -> Iterator[HistoryLine]:
         """Every line of `entity`, in key order."""

@@ -109,16 +109,11 @@ async def run_plan(
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
         collections = LiveCollections(client, bars)
-        entities = entities_from_mappings(mappings, profile)
-        collections.fetch(entities)
+        collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
         opening = asyncio.create_task(_opened(history, history_opener, mappings))
-        warming = asyncio.create_task(_warmed(opening, entities, reading, give_way))
-        try:
-            done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
-                                 _Deciding(decisions, today))
-        finally:
-            await warming  # done by now: it stops once the reading is
+        done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
+                             _Deciding(decisions, today))
         history = done.history
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -216,19 +211,6 @@ async def _opened(history: History | None, opener: Callable[[frozenset[str]], Hi
     if opener is not None:
         history = await asyncio.to_thread(opener, personal_entities(mappings))
     return history
-
-
-async def _warmed(opening: asyncio.Task[History | None], entities: Sequence[str], reading: asyncio.Task[Any],
-                  give_way: GiveWay) -> None:
-    """Once the history is open, and until the sources are read, its lines of `entities` made ready to
-    compare (`Snapshot.warm`): work that would otherwise come while the pages of the largest
-    collection arrive, the plan's busiest time. (Opening's errors are `_diffed`'s to raise.)"""
-    try:
-        history = await asyncio.shield(opening)
-    except BaseException:
-        return
-    if history is not None and history.started and not reading.done():
-        await asyncio.to_thread(history.snapshot.warm, entities, reading.done, give_way)
 
 
 async def _diffed(
