@@ -95,23 +95,14 @@ def _check_acyclic(graph: RecordGraph) -> None:
     )
 
 
-class Scheduler:
-    """One walk of a RecordGraph. Not thread-safe; used from one event loop.
+class ReadyRecords:
+    """What a walk of records keeps: those ready by rank, in flight, finished and withdrawn."""
 
-    `next_ready()` gives a ref whose dependencies all succeeded (None when none is ready now);
-    report each dispatched ref back with `succeeded` or `failed`. `failed` withdraws the
-    dependants and returns them, so the caller can record them as skipped.
-    """
-
-    def __init__(self, graph: RecordGraph) -> None:
-        self._graph = graph
-        self._waiting = {ref: len(deps) for ref, deps in graph.depends_on.items()}
+    def __init__(self, ready: list[tuple[tuple[int, int], str]]) -> None:
+        self._ready = ready
+        heapq.heapify(self._ready)
         self._withdrawn: set[str] = set()
         self._finished: set[str] = set()
-        self._ready: list[tuple[tuple[int, int], str]] = [
-            (graph.rank[ref], ref) for ref, count in self._waiting.items() if count == 0
-        ]
-        heapq.heapify(self._ready)
         self._in_flight: set[str] = set()
 
     def next_ready(self) -> str | None:
@@ -125,6 +116,24 @@ class Scheduler:
     def ready_count(self) -> int:
         """How many refs may be ready now (at most: some may have been withdrawn since)."""
         return len(self._ready)
+
+    def _finish(self, ref: str) -> None:
+        self._in_flight.discard(ref)
+        self._finished.add(ref)
+
+
+class Scheduler(ReadyRecords):
+    """One walk of a RecordGraph. Not thread-safe; used from one event loop.
+
+    `next_ready()` gives a ref whose dependencies all succeeded (None when none is ready now);
+    report each dispatched ref back with `succeeded` or `failed`. `failed` withdraws the
+    dependants and returns them, so the caller can record them as skipped.
+    """
+
+    def __init__(self, graph: RecordGraph) -> None:
+        self._graph = graph
+        self._waiting = {ref: len(deps) for ref, deps in graph.depends_on.items()}
+        super().__init__([(graph.rank[ref], ref) for ref, count in self._waiting.items() if count == 0])
 
     def succeeded(self, ref: str) -> None:
         self._finish(ref)
@@ -151,7 +160,3 @@ class Scheduler:
         """Refs neither finished, in flight nor withdrawn, in plan order (e.g. left by an interruption)."""
         gone = self._finished | self._withdrawn | self._in_flight
         return tuple(ref for ref in self._graph.refs if ref not in gone)
-
-    def _finish(self, ref: str) -> None:
-        self._in_flight.discard(ref)
-        self._finished.add(ref)

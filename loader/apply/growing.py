@@ -13,11 +13,12 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 
+from loader.apply.graph import ReadyRecords
 from loader.errors import PlanError
 from loader.plan.model import RecordPlan
 
 
-class GrowingScheduler:
+class GrowingScheduler(ReadyRecords):
     """A Scheduler over records added as they are read. Not thread-safe; used from one event loop."""
 
     def __init__(self, creation_order: Iterable[str] = ()) -> None:
@@ -26,11 +27,8 @@ class GrowingScheduler:
         self._rank: dict[str, tuple[int, int]] = {}
         self._dependants: dict[str, list[str]] = {}
         self._waiting: dict[str, int] = {}
-        self._ready: list[tuple[tuple[int, int], str]] = []
-        self._in_flight: set[str] = set()
-        self._finished: set[str] = set()
+        super().__init__([])
         self._succeeded: set[str] = set()
-        self._withdrawn: set[str] = set()
         self.cause: dict[str, tuple[str, bool]] = {}  # ref ended or withdrawn -> (the ref that ended, it failed)
         self._when: dict[str, int] = {}  # ref in `cause` -> when it got there (the first end withdraws)
 
@@ -66,18 +64,6 @@ class GrowingScheduler:
             elif waiting == 0:
                 heapq.heappush(self._ready, (self._rank[ref], ref))
         return withdrawn
-
-    def next_ready(self) -> str | None:
-        while self._ready:
-            _, ref = heapq.heappop(self._ready)
-            if ref not in self._withdrawn:
-                self._in_flight.add(ref)
-                return ref
-        return None
-
-    def ready_count(self) -> int:
-        """How many refs may be ready now (at most: some may have been withdrawn since)."""
-        return len(self._ready)
 
     def succeeded(self, ref: str) -> None:
         self._finish(ref)
@@ -125,7 +111,3 @@ class GrowingScheduler:
         """Refs neither finished, in flight nor withdrawn, in plan order (e.g. left by an interruption)."""
         return tuple(ref for ref in self.refs
                      if ref not in self._finished and ref not in self._withdrawn and ref not in self._in_flight)
-
-    def _finish(self, ref: str) -> None:
-        self._in_flight.discard(ref)
-        self._finished.add(ref)
