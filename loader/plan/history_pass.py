@@ -126,7 +126,7 @@ class HistoryCompare:
             return None
         columns, owned = self._layout(plan.block, tables, block.context)
         marks = TextMarks(text, columns, owned)
-        if not untouched_since(marks.time, live) or not marks.all_marked(desired):
+        if not untouched_since(marks.time, live) or not all_marked(desired, marks):
             return None
         if (line_of.get(plan.live_id) != token if line_of is not None
                 else marks.id_token != self.history.digester.id_token(plan.entity, plan.live_id)):

@@ -8,8 +8,9 @@ marked fields, such a record needs no field-by-field compare (`loader.plan.histo
   that this block owns, whose W is live's digest, is the update drafted, each field's W once
   written computed (`three_way_record`'s "L = W, S != L: update"); a field holding an id this plan
   creates first is sent uncompared, as there.
-Anything else is compared in full. `untouched_record` reads the marks from a parsed line,
-`TextMarks` from a snapshot line's text, unparsed: most lines of a plan are never parsed.
+Anything else is compared in full. `Untouched.record` takes the marks from a parsed line
+(`parsed_marks`) or from a snapshot line's text, unparsed (`TextMarks`): most lines a plan
+compares are never parsed.
 """
 
 from __future__ import annotations
@@ -122,17 +123,8 @@ class TextMarks:
         at = self.columns.get(name)
         return at is not None and at < len(self._parts) and self._parts[at] != ""
 
-    def all_marked(self, desired: DesiredRecord | None) -> bool:
-        if desired is None:
-            return False
-        has = self.has
-        for name, value in desired.fields.items():
-            if name == CUSTOM:
-                if isinstance(value, Mapping) and not all(has(f"{CUSTOM}.{label}") for label in value):
-                    return False
-            elif not has(name):
-                return False
-        return True
+    def __contains__(self, name: object) -> bool:  # a Container of the fields marked (`all_marked`)
+        return isinstance(name, str) and self.has(name)
 
     def mark_of(self, name: str) -> tuple[bool, Written] | None:
         if not self.has(name):
