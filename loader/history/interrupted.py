@@ -17,9 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from loader.history.journal import ApplyInfo
+from loader.history.journal import ApplyInfo, first_and_last_line, info_from
 
-TAIL_BYTES = 4096  # an end line (counts) is far shorter
 # The window's edges widened by this much: the service stamps its records by its own clock, the
 # journals by the loader's machine's. (A write the next apply made is journaled: its line is live's.)
 CLOCK_MARGIN_MS = 60_000
@@ -52,14 +51,9 @@ def interrupted_applies(journals: Iterable[Path]) -> tuple[Interrupted, ...]:
 
 def _head(path: Path) -> tuple[ApplyInfo | None, bool]:
     """(the journal's header, whether it has an end line); a header that cannot be read: None."""
-    with path.open("rb") as handle:
-        first = handle.readline()
-        size = handle.seek(0, 2)
-        handle.seek(max(0, size - TAIL_BYTES))
-        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    first, last = first_and_last_line(path)
     try:
-        header = json.loads(first)
-        info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+        info = info_from(json.loads(first))
     except (ValueError, KeyError, TypeError):
         return None, True
     try:

@@ -200,7 +200,7 @@ def read_journal(path: Path) -> Journal:
         except ValueError:
             continue
         if "journal" in item:
-            info = _info_from(item)
+            info = info_from(item)
         elif "end" in item:
             counts = item["end"]
         else:
@@ -227,7 +227,7 @@ def replay(path: Path, base: Snapshot) -> Folding:
             if not isinstance(item, dict) or "end" in item:
                 continue
             if "journal" in item:
-                info = _info_from(item)
+                info = info_from(item)
                 continue
             entries += 1
             kinds.add(item["kind"])
@@ -242,7 +242,8 @@ def replay(path: Path, base: Snapshot) -> Folding:
     return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
 
 
-def _info_from(header: Mapping[str, Any]) -> ApplyInfo:
+def info_from(header: Mapping[str, Any]) -> ApplyInfo:
+    """The apply a journal's header line (parsed) names."""
     return ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
 
 
@@ -277,18 +278,24 @@ def fold(snapshot: Snapshot, entries: Sequence[JournalEntry]) -> Snapshot:
 TAIL_BYTES = 65536
 
 
-def read_journal_summary(path: Path) -> Journal:
-    """The journal in `path` with its header and counts but no entries (read whole when it has no
-    counts: an interrupted apply's, whose entries are counted instead)."""
+def first_and_last_line(path: Path) -> tuple[bytes, bytes]:
+    """A journal's header line and its last line (its end line when it has one), read alone."""
     with path.open("rb") as handle:
         first = handle.readline()
         size = handle.seek(0, os.SEEK_END)
         handle.seek(max(0, size - TAIL_BYTES))
         last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return first, last
+
+
+def read_journal_summary(path: Path) -> Journal:
+    """The journal in `path` with its header and counts but no entries (read whole when it has no
+    counts: an interrupted apply's, whose entries are counted instead)."""
+    first, last = first_and_last_line(path)
     try:
         header, end = json.loads(first), json.loads(last)
     except ValueError:
         return read_journal(path)
     if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
         return read_journal(path)
-    return Journal(_info_from(header), (), end["end"])
+    return Journal(info_from(header), (), end["end"])

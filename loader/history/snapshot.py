@@ -100,13 +100,6 @@ class Snapshot:
             self.key_for_id(entity, "")
         return frozenset(self._ids[entity])
 
-    def line_digest(self, entity: str, key: str) -> str:
-        """`line_digest(self.get(entity, key))`, made from the line's text where it is not parsed."""
-        line = self._lines.get(entity, {}).get(key)
-        if line is None or isinstance(line, HistoryLine):
-            return line_digest(line)
-        return raw_line_digest(line, self._tables[entity])
-
     def lines(self, entity: str) -> Iterator[HistoryLine]:
         """Every line of `entity`, in key order."""
         for key in self.keys(entity):

@@ -34,7 +34,7 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                 f"recorded are not live", where=str(history.folder),
                 hint="if the environment was reset or refreshed, run `loader history reset` and plan again")
     own = history.own_users(service_user_ids)
-    adopt_from = adoption_windows(history)
+    adopt_from = history.interrupted_applies
     for entity in entities:
         behind = _behind(indexed[entity], own, adopt_from)
         if behind:
@@ -42,11 +42,6 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                 f"the history is behind: {behind} {entity} record(s) hold writes of the loader that the history "
                 f"does not know", where=str(history.folder),
                 hint="fetch the latest history (git pull) and plan again; an apply's history must be committed")
-
-
-def adoption_windows(history: History) -> tuple[Interrupted, ...]:
-    """The interrupted applies whose unjournaled writes are adopted (`loader.history.interrupted`)."""
-    return history.interrupted_applies
 
 
 def is_adopted(live_time: int | None, live_user: str | None, own: frozenset[str],

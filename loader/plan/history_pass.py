@@ -20,11 +20,12 @@ from typing import Any, NamedTuple
 from loader.findings import Finding
 from loader.history.comparable import comparable
 from loader.history.lines import HistoryLine, Owner, line_digest
+from loader.history.snapshot import raw_line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.digest import HISTORY
-from loader.plan.history_checks import adoption_windows, is_adopted, live_user
+from loader.plan.history_checks import is_adopted, live_user
 from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
@@ -64,7 +65,8 @@ class HistoryCompare:
         self.history = history
         self.sheet_wins = sheet_wins  # the conflicts reviewers decided for the sheet: written over the platform edit
         self.own = history.own_users(service_user_ids)
-        self.adopt_from = adoption_windows(history)
+        self.adopt_from = history.interrupted_applies
+        self.state = history.state()  # what the plan names as compared against (lists the journals: once)
         self._inputs = {b.block: b for b in blocks}
         self._profile = profile
         self._blocks: dict[tuple[str, str], _Block] = {}  # by block name and entity (a name shared by two
@@ -131,10 +133,10 @@ class HistoryCompare:
         if (line_of.get(plan.live_id) != token if line_of is not None
                 else marks.id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
             return None
-        digester, snapshot = self.history.digester, self.history.snapshot
+        digester = self.history.digester
         return block.untouched.record(plan, live, desired, marks.mark_of,
                                       lambda: digester.record(plan.entity, plan.key),
-                                      lambda: snapshot.line_digest(plan.entity, token))
+                                      lambda: raw_line_digest(marks.parts, tables))
 
     def _layout(self, name: str, tables: Any, context: RecordContext) -> tuple[dict[str, int], frozenset[int]]:
         made = self._layouts.get(name)
@@ -163,7 +165,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
                        if (block.entity, n.id) not in matched and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
-    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: history.state()})
+    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compare.state})
 
 
 def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early: Mapping[int, Compared],

@@ -99,29 +99,30 @@ def parsed_marks(fields: Mapping[str, FieldMark], owns: Callable[[Any], bool]) -
 
 
 class TextMarks:
-    """A snapshot line's text, split once: its id token, time and marks, unparsed."""
+    """A snapshot line's text, split once (`parts`: `raw_line_digest` takes them): its id token,
+    time and marks, unparsed."""
 
-    __slots__ = ("_owned", "_parts", "columns")
+    __slots__ = ("_owned", "columns", "parts")
 
     def __init__(self, text: str, columns: Mapping[str, int], owned: Container[int]) -> None:
         """`columns`: each field's place in the split line (`line_columns`); `owned`: the indexes of
         the owners the record's block counts as its own."""
-        self._parts = text.split("\t")
+        self.parts = text.split("\t")
         self._owned = owned
         self.columns = columns
 
     @property
     def id_token(self) -> str:
-        return self._parts[1]
+        return self.parts[1]
 
     @property
     def time(self) -> int | None:
-        time = self._parts[2]
+        time = self.parts[2]
         return int(time) if time else None
 
     def has(self, name: str) -> bool:
         at = self.columns.get(name)
-        return at is not None and at < len(self._parts) and self._parts[at] != ""
+        return at is not None and at < len(self.parts) and self.parts[at] != ""
 
     def __contains__(self, name: object) -> bool:  # a Container of the fields marked (`all_marked`)
         return isinstance(name, str) and self.has(name)
@@ -129,7 +130,7 @@ class TextMarks:
     def mark_of(self, name: str) -> tuple[bool, Written] | None:
         if not self.has(name):
             return None
-        column = self._parts[self.columns[name]]
+        column = self.parts[self.columns[name]]
         dot = column.index(".")
         written = column[dot + 1:]
         owned = int(column[:dot]) in self._owned

@@ -30,19 +30,10 @@ entities:
 
 def campus_mapping(policy: str = "keep") -> str:
     """SCHOOLS_MAPPING with a `Campus` custom attribute, both fields under `on_platform_edit: policy`."""
-    return f"""version: 1
-source: schools.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: Code
-      name: {{column: Name, on_platform_edit: {policy}}}
+    return SCHOOLS_MAPPING.replace("      name: Name\n", f"""      name: {{column: Name, on_platform_edit: {policy}}}
       custom_attributes:
         Campus: {{column: Campus, on_platform_edit: {policy}}}
-"""
+""")
 
 
 def write_schools(path: Path, rows: list[tuple[str, str]]) -> None:

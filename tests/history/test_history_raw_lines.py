@@ -55,17 +55,3 @@ def test_a_line_of_tables_not_sorted_has_the_digest_of_the_line_parsed() -> None
     text = '["X1"]\tid1\t1700000000000\t0\t1.Wname\t0.[e2,e1'
     assert raw_line_digest(text, tables) == line_digest(parse_line(text, tables))
     assert raw_line_digest(text.split("\t"), tables) == raw_line_digest(text, tables)
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.lists(lines, min_size=1, max_size=5, unique_by=lambda line: line.key))
-def test_a_snapshot_gives_the_digest_of_each_line_parsed_or_not(made: list[HistoryLine]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        write_snapshot(Path(folder), Snapshot({"programs": {line.key: line for line in made}}))
-        read = read_snapshot(Path(folder))
-    for line in made:
-        assert read.line_digest("programs", line.key) == line_digest(line)
-        read.get("programs", line.key)
-    assert Snapshot({"programs": {line.key: line for line in made}}).line_digest("programs", made[0].key) \
-        == line_digest(made[0])
-    assert read.line_digest("programs", '["none"]') == "none"

@@ -68,21 +68,23 @@ def test_a_plan_laid_out_otherwise_is_parsed_whole_to_the_same_plan(tmp_path: Pa
     assert read_plan_json(tabs) == expected
 
 
-def test_a_record_broken_deep_in_the_file_is_named_as_parsing_it_whole_names_it(tmp_path: Path) -> None:
-    path = tmp_path / "plan.json"
+def _broken_late(path: Path, found: str, put: str) -> None:
+    """plan.json of 300 records with the last `found` in its text made `put`."""
     write_plan_json(many(300), path)
     text = path.read_text(encoding="utf-8")
-    at = text.rindex('"action": "create"')
-    path.write_text(text[:at] + '"action": "delete"' + text[at + len('"action": "create"'):], encoding="utf-8")
+    at = text.rindex(found)
+    path.write_text(text[:at] + put + text[at + len(found):], encoding="utf-8")
+
+
+def test_a_record_broken_deep_in_the_file_is_named_as_parsing_it_whole_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    _broken_late(path, '"action": "create"', '"action": "delete"')
     with pytest.raises(PlanError, match=r"not a valid plan:\n  blocks/\d+/records/\d+/action: 'delete' is not one of"):
         read_plan_json(path)
 
 
 def test_a_batch_that_does_not_parse_is_the_parsers_message_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "plan.json"
-    write_plan_json(many(300), path)
-    text = path.read_text(encoding="utf-8")
-    at = text.rindex('"row": ')
-    path.write_text(text[:at] + '"row": ,' + text[at + len('"row": '):], encoding="utf-8")
+    _broken_late(path, '"row": ', '"row": ,')
     with pytest.raises(PlanError, match=r"cannot be read: Expecting value: line \d+ column \d+"):
         read_plan_json(path)
