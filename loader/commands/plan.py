@@ -132,7 +132,8 @@ async def _plan(request: PlanRequest, config: Config, env: Environment, opened: 
         return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress,
                               history_opener=opener,
                               service_user_ids=env.service_user_ids,
-                              decisions=read_decisions(decisions_path(config.root)), today=date.today())
+                              decisions=read_decisions(decisions_path(config.root)), today=date.today(),
+                              keep_records=False)  # the plan alone is shown and written
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:

@@ -94,6 +94,12 @@ class Snapshot:
             ids = self._ids[entity] = {_id_of(line): key for key, line in self._lines.get(entity, {}).items()}
         return ids.get(id_token)
 
+    def id_tokens_by_key(self, entity: str) -> Iterator[tuple[str, str]]:
+        """(key token, id token) of every record of `entity`, in no order (the id tokens read off the
+        lines' text as they go, not kept)."""
+        for key, line in self._lines.get(entity, {}).items():
+            yield key, _id_of(line)
+
     def id_tokens(self, entity: str) -> frozenset[str]:
         """The id tokens of every record of `entity`."""
         if entity not in self._ids:

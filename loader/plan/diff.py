@@ -24,7 +24,7 @@ from loader.plan.fields import FieldRules
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
 from loader.plan.history_pass import with_history
-from loader.plan.merge import merged_entries
+from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import ReferenceCells, key_json, plan_record
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, unique_clashes
@@ -82,6 +82,7 @@ def plan_changes(
     *,
     header: PlanHeader,
     early: EarlyDrafts | None = None,
+    merged: Merged | None = None,
     give_way: GiveWay = never_give_way,
     history: History | None = None,
 ) -> Plan:
@@ -89,11 +90,13 @@ def plan_changes(
 
     `early`: the blocks' merged entries and the plans of those drafted while `live` was still arriving
     (`loader.plan.incremental.early`; the same plans: only a record whose code another record claims
-    is planned again, with that finding). `give_way` is called after each record planned here
+    is planned again, with that finding). `merged`: the blocks' merged entries, when made already
+    (`merged_entries(blocks)`; `early` holds its own). `give_way` is called after each record planned here
     (`loader.event_loop`: run in a worker thread). `history`: compared three-way against it
     (`loader.plan.history_pass`, after `loader.plan.history_checks` refused a wrong one); None: two-way.
     """
-    entries, merge_findings, owner = early.merged if early is not None else merged_entries(blocks)
+    merged = early.merged if early is not None else merged or merged_entries(blocks)
+    entries, merge_findings, owner, _ = merged
     resolver = Resolver(entries, live)
     clashes = _code_clashes(entries, resolver, profile, early)
     drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early, give_way)
@@ -118,7 +121,7 @@ def plan_changes(
         return made
     indexed = indexes(history, live, {b.entity for b in blocks})
     refuse_wrong_history(history, indexed)
-    return with_history(made, blocks, indexed, history, profile)
+    return with_history(made, blocks, indexed, history, profile, merged=merged)
 
 
 def _code_clashes(

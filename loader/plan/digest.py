@@ -87,25 +87,28 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def block_digest(
-    block: BlockPlan, known: Mapping[int, tuple[RecordPlan, bytes]] | None = None, give_way: GiveWay = never_give_way,
+    block: BlockPlan, known: Sequence[bytes | None] | None = None, give_way: GiveWay = never_give_way,
     *, with_history: bool = False,
 ) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
-    `known`: `record_hash` of records hashed before (by `id(record)`, with the record, which must be the
-    block's very object), not hashed again: those planned while pages still came in (loader.plan.incremental.early).
-    `give_way` is called after each record hashed here (`loader.event_loop`). `with_history`: the
-    plan was compared against a history (`HISTORY` in its `extra`; section 10's digest).
+    `known`: the `record_hash` of each of the block's records (in its order) hashed before, None for
+    the others: those planned while pages still came in are not hashed again
+    (`loader.plan.incremental.early`). `give_way` is called after each record hashed here
+    (`loader.event_loop`). `with_history`: the plan was compared against a history (`HISTORY` in
+    its `extra`; section 10's digest).
     """
     hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
     hashes = []
-    for record in sorted(block.records, key=_REF):
-        hit = known.get(id(record)) if known else None
-        if hit is not None and hit[0] is record:
-            hashes.append(hit[1])
-        else:
-            hashes.append(record_hash(record))
+    records = block.records
+    if known is not None and len(known) != len(records):
+        raise ValueError(f"{len(records)} records need as many known hashes, not {len(known)}")
+    for at in sorted(range(len(records)), key=list(map(_REF, records)).__getitem__):
+        made = known[at] if known is not None else None
+        if made is None:
+            made = record_hash(records[at])
             give_way()
+        hashes.append(made)
     hasher.update(b"".join(hashes))
     return hasher.hexdigest()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
@@ -30,6 +30,7 @@ from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
 from loader.plan.makers import record_plan_with
+from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.resolve import key_text
 from loader.plan.shown import dropped_seen, mark_seen
@@ -40,19 +41,28 @@ from loader.source.equality import same
 from loader.source.records import DesiredRecord
 
 
-class Compared(NamedTuple):
-    """A record compared while its part's pages still came in (`HistoryCompare.early`): its two-way
-    plan, its key token, whether the history has a line for it, and its three-way plan."""
+class EarlyCompared(Protocol):
+    """Records compared while their part's pages still came in (`loader.plan.incremental.early`)."""
 
-    plan: RecordPlan
-    token: str
-    has_line: bool
-    compared: RecordPlan
+    def compared_at(self, position: int, record: RecordPlan) -> tuple[bool, RecordPlan] | None:
+        """Whether the history has a line for the record at `position` of the part's merged entries
+        and its three-way plan, when `record` is the plan compared then; None: compare it now."""
+        ...
+
+
+class _Given:
+    """What the comparing reads of a block given (a `BlockInput`), without holding its records."""
+
+    __slots__ = ("history_rules", "mapping_file", "source_file")
+
+    def __init__(self, block: Any) -> None:
+        self.history_rules = getattr(block, "history_rules", None)
+        self.mapping_file: str | None = getattr(block, "mapping_file", None)
+        self.source_file: str = block.source_file
 
 
 class _Block(NamedTuple):
     context: RecordContext
-    desired: dict[tuple[str, Any], DesiredRecord]
     profile: EntityProfile
     untouched: Untouched
 
@@ -67,21 +77,26 @@ class HistoryCompare:
         self.own = history.own_users(service_user_ids)
         self.adopt_from = history.interrupted_applies
         self.state = history.state()  # what the plan names as compared against (lists the journals: once)
-        self._inputs = {b.block: b for b in blocks}
+        self._inputs = {b.block: _Given(b) for b in blocks}  # what the blocks' records are compared by, not them
         self._profile = profile
         self._blocks: dict[tuple[str, str], _Block] = {}  # by block name and entity (a name shared by two
         # blocks makes a plan that is refused, but each record is still compared as its entity's)
+        self._named: dict[str, set[str]] = {}  # per block name, the key tokens of the records its sheet names
         # per block, the owners of its entity's snapshot tables it counts as its own, and the
         # columns of their fields (made again when the tables are other ones)
         self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
 
+    def named(self, name: str) -> set[str]:
+        """The key tokens of block `name`'s records compared so far (what `_dropped` leaves out)."""
+        return self._named.setdefault(name, set())
+
     def block(self, name: str, entity: str, source_file: str) -> _Block:
-        """The block `name`'s context and desired records (`source_file`: its file, when no input names it)."""
+        """The block `name`'s context (`source_file`: its file, when no input names it)."""
         found = self._blocks.get((name, entity))
         if found is None:
             given = self._inputs.get(name)
-            rules = getattr(given, "history_rules", None)
-            mapping_file = getattr(given, "mapping_file", None) or source_file
+            rules = given.history_rules if given is not None else None
+            mapping_file = (given.mapping_file if given is not None else None) or source_file
             context = RecordContext(
                 Owner(mapping_file, name),
                 Owner(*rules.formerly) if rules is not None and rules.formerly else None,
@@ -89,29 +104,30 @@ class HistoryCompare:
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
                 self.sheet_wins)
             profile = self._profile.entity(entity)
-            found = self._blocks[name, entity] = _Block(
-                context, {(r.block, r.row): r for r in getattr(given, "records", ())}, profile, Untouched(profile))
+            found = self._blocks[name, entity] = _Block(context, profile, Untouched(profile))
         return found
 
-    def early(self, plan: RecordPlan, live: Mapping[str, Any] | None) -> Compared | None:
-        """The record's three-way plan as `plan` is drafted against `live`, its match, before its
-        collection is whole: None when that needs other live records (its line names another live id)."""
+    def early(self, plan: RecordPlan, live: Mapping[str, Any] | None,
+              desired: DesiredRecord) -> tuple[bool, RecordPlan] | None:
+        """Whether the history has a line for the record and its three-way plan, as `plan` is drafted
+        against `live`, its match, before its collection is whole (`desired`: its first row's record);
+        None when that needs other live records (its line names another live id)."""
         given = self._inputs.get(plan.block)
         if given is None:
             return None
         history = self.history
         token = history.digester.key_token(plan.entity, plan.key)
         block = self.block(plan.block, plan.entity, given.source_file)
-        desired = block.desired.get((plan.block, plan.source))
         untouched = self.untouched(plan, token, live, desired, block)
         if untouched is not None:
-            return Compared(plan, token, True, untouched)
+            self.named(plan.block).add(token)
+            return True, untouched
         line = history.snapshot.get(plan.entity, token)
         if line is not None and not (plan.errors or plan.blocked) and (
                 live is None or line.live_id != history.digester.id_token(plan.entity, str(live.get("id")))):
             return None
-        rec = _three_way(plan, line, desired, live, live if line is not None else None, self, block)
-        return Compared(plan, token, line is not None, rec)
+        self.named(plan.block).add(token)
+        return line is not None, _three_way(plan, line, desired, live, live if line is not None else None, self, block)
 
     def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
                   desired: DesiredRecord | None, block: _Block,
@@ -147,48 +163,50 @@ class HistoryCompare:
 
 
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
-                 profile: Profile, service_user_ids: Sequence[str] = (), *,
-                 early: Mapping[int, Compared] | None = None, compare: HistoryCompare | None = None) -> Plan:
+                 profile: Profile, service_user_ids: Sequence[str] = (), *, merged: Merged | None = None,
+                 early: EarlyCompared | None = None, compare: HistoryCompare | None = None) -> Plan:
     """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against
-    `history`. `early`: records compared before (by `id` of their two-way plan, which must be the
-    plan's very record), with the `compare` that compared them."""
+    `history`. `merged`: the blocks' merged entries the plan was made of (made again when not given).
+    `early`: the records compared before, with the `compare` that compared them."""
     compare = compare or HistoryCompare(history, blocks, profile, service_user_ids)
+    merged = merged or merged_entries(blocks)
     inputs = {b.block: b for b in blocks}
-    named: dict[str, set[str]] = {}  # per block, the key tokens its sheet names
-    planned = [_block(block, indexed[block.entity], compare, early or {}, named.setdefault(block.name, set()))
-               for block in plan.blocks]
+    planned = [_block(block, merged, at, indexed[block.entity], compare, early)
+               for block, at in zip(plan.blocks, merged.owner, strict=True)]
     matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
     final = []
     for block in planned:
         index = indexed[block.entity]
         absent = tuple(n for n in block.not_in_source_records
                        if (block.entity, n.id) not in matched and n.id not in index.line_of)
-        dropped = _dropped(block, inputs.get(block.name), index, history, matched, named[block.name])
+        dropped = _dropped(block, inputs.get(block.name), index, history, matched, compare.named(block.name))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
     return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compare.state})
 
 
-def _block(block: BlockPlan, entity: EntityIndex, compare: HistoryCompare, early: Mapping[int, Compared],
-           named: set[str]) -> BlockPlan:
+def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,
+           compare: HistoryCompare, early: EarlyCompared | None) -> BlockPlan:
+    """The block's records compared (`positions`: where each is in `merged`'s entries)."""
     found = compare.block(block.name, block.entity, block.source_file)
     records, with_line, others = [], 0, 0
     key_token = compare.history.digester.key_token
-    for plan in block.records:
-        hit = early.get(id(plan))
-        if hit is not None and hit.plan is plan:
-            token, has_line, rec = hit.token, hit.has_line, hit.compared
+    named = compare.named(block.name)
+    for position, plan in zip(positions, block.records, strict=True):
+        hit = early.compared_at(position, plan) if early is not None else None
+        if hit is not None:  # its token named as it was compared
+            has_line, rec = hit
         else:
             token = key_token(plan.entity, plan.key)
+            named.add(token)
             live = entity.by_id.get(plan.live_id) if plan.live_id else None
-            desired = found.desired.get((plan.block, plan.source))
+            desired = merged.first_record(position)
             untouched = compare.untouched(plan, token, live, desired, found, entity.line_of)
             if untouched is not None:
                 rec, has_line = untouched, True
             else:
                 line = entity.line(token)
-                by_line = entity.by_token.get(line.live_id) if line is not None else None
+                by_line = entity.by_key.get(token) if line is not None else None
                 rec, has_line = _three_way(plan, line, desired, live, by_line, compare, found), line is not None
-        named.add(token)
         with_line += has_line
         if not has_line and rec.live_id is not None \
                 and live_user(entity.by_id.get(rec.live_id, {})) not in compare.own:
@@ -299,7 +317,7 @@ def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History
         line = entity.line(token)
         if line is None or not any(mark.owner in owners for mark in line.fields.values()):
             continue
-        rec = entity.by_token.get(line.live_id)
+        rec = entity.by_key.get(token)
         if rec is None or (block.entity, str(rec.get("id"))) in matched:
             continue
         key = tuple(key_text(rec.get(f)) for f in block.key_fields)

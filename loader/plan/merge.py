@@ -27,6 +27,13 @@ class Merged(NamedTuple):
     entries: list[Entry]  # one per (entity, key), in source order
     findings: dict[str, list[Finding]]  # per entry ref: the values its rows disagree on
     owner: list[list[int]]  # per block: where its entries are in `entries`
+    firsts: dict[int, DesiredRecord]  # per entry merged of several rows: its first row's record, as read
+
+    def first_record(self, position: int) -> DesiredRecord:
+        """The record of the first row of the entry at `position`, as its block read it (the entry's
+        own record, unless rows merged into it)."""
+        first = self.firsts.get(position) if self.firsts else None
+        return first if first is not None else self.entries[position].record
 
 
 def merged_entries(blocks: Sequence[BlockInput]) -> Merged:
@@ -34,12 +41,16 @@ def merged_entries(blocks: Sequence[BlockInput]) -> Merged:
     return Merged(*_merge(blocks))
 
 
-def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Finding]], list[list[int]]]:
+def _merge(
+    blocks: Sequence[BlockInput],
+) -> tuple[list[Entry], dict[str, list[Finding]], list[list[int]], dict[int, DesiredRecord]]:
     """One entry per (entity, key): rows of several blocks that agree merge; disagreements are errors.
 
-    Returns the entries in source order, findings per entry ref, and where the entries of each block are.
+    Returns the entries in source order, findings per entry ref, where the entries of each block
+    are, and the first row's record of each entry rows merged into.
     """
     entries: list[Entry] = []
+    firsts: dict[int, DesiredRecord] = {}
     positions: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {}  # entity, key fields -> key -> index
     findings: dict[str, list[Finding]] = {}
     owner: list[list[int]] = []
@@ -75,10 +86,11 @@ def _merge(blocks: Sequence[BlockInput]) -> tuple[list[Entry], dict[str, list[Fi
                 entries.append(new_tuple(Entry, (prefix + shown, rec, key_fields, exact)))
                 continue
             first = entries[index]
+            firsts.setdefault(index, first.record)
             merged, conflicts = _merge_record(first.record, rec)
             entries[index] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
-    return entries, findings, owner
+    return entries, findings, owner, firsts
 
 
 def _texts_and_one_text_refs(key: tuple[Any, ...]) -> bool:

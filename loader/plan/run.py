@@ -85,6 +85,7 @@ async def run_plan(
     history_opener: Callable[[frozenset[str]], History | None] | None = None,
     decisions: Decisions | None = None,
     today: date | None = None,
+    keep_records: bool = True,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
@@ -96,6 +97,9 @@ async def run_plan(
     `history_opener`: opens it instead, given the entities the mappings mark personal fields of
     (the commands': the mapping files are read once, here). `decisions`: reviewers' decisions to
     honour (`loader.plan.decisions_pass`), as of `today` (required with them: no clock here).
+    `keep_records=False`: each part's desired records are let go of once it is planned (and
+    compared), and `PlanRun.sources` holds the blocks without them (what `loader plan` needs: the
+    plan's peak is its last part, with every other part's plans, no longer their records too).
     """
     profile = config.profile
     started = time.perf_counter()
@@ -110,10 +114,10 @@ async def run_plan(
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
-        reading = asyncio.create_task(_timed(_read(mappings, profile, bars, read_in_child, give_way)))
+        reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child, give_way))
         opening = asyncio.create_task(_opened(history, history_opener, mappings))
         done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
-                             _Deciding(decisions, today))
+                             _Deciding(decisions, today), keep_records)
         history = done.history
     plan = _joined(done, profile, client.environment or env.name, client.api_version)
     plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
@@ -214,19 +218,22 @@ async def _opened(history: History | None, opener: Callable[[frozenset[str]], Hi
 
 
 async def _diffed(
-    reading: asyncio.Task[tuple[SourceSet, float]], opening: asyncio.Task[History | None],
+    reading: asyncio.Task[_Read], opening: asyncio.Task[History | None],
     collections: LiveCollections, config: Config, env: Environment, client: ApiClient, give_way: GiveWay,
-    service_user_ids: Sequence[str], deciding: _Deciding,
+    service_user_ids: Sequence[str], deciding: _Deciding, keep_records: bool,
 ) -> _Diffed:
     """The sources once read, and each part diffed (and with a `history`, compared three-way) as soon as
     its collections are in; when one side fails (a missing mapping file, the service refusing, a history
-    refused), the rest is stopped quietly and it is raised."""
+    refused), the rest is stopped quietly and it is raised. `keep_records`: see `run_plan`."""
     planning: list[asyncio.Task[Plan]] = []
     try:
         history = await opening
         # A collection the service refuses stops the plan at once, not after the reading.
         await collections.until_read(reading)
-        sources, reading_s = reading.result()
+        sources, reading_s = reading.result().taken()
+        blocks = sources.blocks
+        if not keep_records:  # the parts hold the records (`PartDiffing`), each part's until it is planned
+            sources = replace(sources, blocks=tuple(replace(b, records=()) for b in blocks))
         header = PlanHeader(
             environment=client.environment or env.name,
             api_version=client.api_version,
@@ -238,16 +245,17 @@ async def _diffed(
             extra={"profile": config.profile.fingerprint},
         )
         # off the event loop's back: finding what the records refer to walks them all (0.4 s at 250,000)
-        parts = await asyncio.to_thread(plan_parts, sources.blocks, config.profile)
+        parts = await asyncio.to_thread(plan_parts, blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
         sheet_wins = compare = None
         if history is not None and history.started:  # nothing recorded yet: two-way
             sheet_wins = deciding.sheet_wins(history, env.name)
-            compare = HistoryCompare(history, sources.blocks, config.profile, service_user_ids, sheet_wins)
+            compare = HistoryCompare(history, blocks, config.profile, service_user_ids, sheet_wins)
         # each part's live records let go once it is planned (and compared): nothing after reads them
-        diffing = PartDiffing(sources.blocks, config.profile, header, give_way, compare, service_user_ids,
-                              keep_live=False)
+        diffing = PartDiffing(blocks, config.profile, header, give_way, compare, service_user_ids,
+                              keep_live=False, keep_records=keep_records)
+        del blocks
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
         live = await collections.all()
@@ -287,7 +295,23 @@ async def _read(
     return sources
 
 
-async def _timed(awaitable: Any) -> tuple[Any, float]:
+class _Read:
+    """The sources read and how long it took, handed over once: a task keeps its result, this lets
+    go of the sources when taken (`run_plan(keep_records=False)` lets go of them part by part)."""
+
+    def __init__(self, sources: SourceSet, seconds: float) -> None:
+        self._read: tuple[SourceSet, float] | None = (sources, seconds)
+
+    def taken(self) -> tuple[SourceSet, float]:
+        read, self._read = self._read, None
+        if read is None:
+            raise RuntimeError("the sources read were taken already")
+        return read
+
+
+async def _timed_read(
+    mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None, give_way: GiveWay
+) -> _Read:
     started = time.perf_counter()
-    result = await awaitable
-    return result, time.perf_counter() - started
+    sources = await _read(mappings, profile, bars, in_child, give_way)
+    return _Read(sources, time.perf_counter() - started)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import math
 import resource
@@ -163,12 +164,14 @@ def child(root: Path, base_url: str, history: bool = False) -> None:
 
     config = load_config(None)
     env = _environment(base_url)
-    opener = {"history_opener": _opener(root)} if history else {}
+    options: dict[str, Any] = {"history_opener": _opener(root)} if history else {}
+    if "keep_records" in inspect.signature(run_plan).parameters:  # as `loader plan` plans (a tree before: all kept)
+        options["keep_records"] = False
 
     async def go() -> Any:
         async with ApiClient(env, config.profile) as client:
             return await run_plan([Path(m) for m in MAPPINGS], config=config, env=env,
-                                  client=client, progress=False, **opener)
+                                  client=client, progress=False, **options)
 
     load = os.getloadavg()[0]
     started, cpu = time.perf_counter(), time.process_time()

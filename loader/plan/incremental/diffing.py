@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
 from loader.event_loop import GiveWay
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
@@ -20,6 +21,7 @@ from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import PlanPart
+from loader.plan.merge import merged_entries
 from loader.plan.model import Plan
 from loader.profile import Profile
 
@@ -30,13 +32,15 @@ class PartDiffing:
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader, give_way: GiveWay,
                  history: HistoryCompare | None = None, service_user_ids: Sequence[str] = (), *,
-                 keep_live: bool = True):
+                 keep_live: bool = True, keep_records: bool = True):
         """`history`: compare each part against it (refused first when it is of another database or
         behind the service, `service_user_ids` the environment's own users); the block digests are
         then section 10's. `keep_live=False`: each part's live records are let go once it is planned
-        (nothing after reads them)."""
+        (nothing after reads them). `keep_records=False`: so are its blocks' desired records (the
+        blocks, `BlockRecords`, are then held here only)."""
         self._keep_live = keep_live
-        self._blocks = blocks
+        self._keep_records = keep_records
+        self._blocks = list(blocks)
         self._history = history
         self._service_user_ids = service_user_ids
         self._profile = profile
@@ -72,6 +76,9 @@ class PartDiffing:
             plan = await asyncio.to_thread(self._diffed, part, live, drafter)
         if not self._keep_live:
             collections.release(part.entities)
+        if not self._keep_records:
+            for index in part.indexes:
+                self._blocks[index] = _without_records(self._blocks[index])
         return plan
 
     def _drafted(
@@ -91,17 +98,25 @@ class PartDiffing:
         early = drafter.settled(live) if drafter is not None else None
         self.early_records += len(early.plans) if early is not None else 0
         blocks = part.blocks_of(self._blocks)
-        plan = plan_changes(blocks, live, self._profile, header=self._header, early=early, give_way=self._give_way)
+        merged = early.merged if early is not None else merged_entries(blocks)
+        plan = plan_changes(blocks, live, self._profile, header=self._header, early=early, merged=merged,
+                            give_way=self._give_way)
         if self._history is not None:
             indexed = indexes(self._history.history, live, {b.entity for b in blocks})
             refuse_wrong_history(self._history.history, indexed, self._service_user_ids)
             plan = with_history(plan, blocks, indexed, self._history.history, self._profile, self._service_user_ids,
-                                early=drafter.compared if drafter is not None else None, compare=self._history)
+                                merged=merged, early=drafter, compare=self._history)
         diffed = time.perf_counter()
-        known = drafter.hashes if drafter is not None else None
         history = self._history is not None
-        for index, block in zip(part.indexes, plan.blocks, strict=True):
+        for at, (index, block) in enumerate(zip(part.indexes, plan.blocks, strict=True)):
+            known = drafter.block_hashes(at, block) if drafter is not None else None
             self.digests[index] = block_digest(block, known, self._give_way, with_history=history)
         self.seconds += diffed - started
         self.digesting_s += time.perf_counter() - diffed
         return plan
+
+
+def _without_records(block: BlockInput) -> BlockInput:
+    """The block without its records (a dataclass, as `BlockRecords` is: `keep_records=False` needs one)."""
+    made: BlockInput = replace(cast(Any, block), records=())
+    return made

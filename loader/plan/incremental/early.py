@@ -11,7 +11,7 @@ as pages come in), and `plan_changes(..., early=drafter.settled(live))` uses the
     ...
     drafter.draft(whole={...}, arrived={...}, nearly_whole={"subject"})   # few subjects still to come
     plan = plan_changes(blocks, live, profile, header=header, early=drafter.settled(live))
-    digests = [block_digest(block, known=drafter.hashes) for block in plan.blocks]
+    digests = [block_digest(block, drafter.block_hashes(i, block)) for i, block in enumerate(plan.blocks)]
 
 Each early plan is the one `plan_changes` would make of its record (tests/plan/incremental/test_early.py):
 - its match is the first live record with its key, as `Resolver.live_index` keeps the first of
@@ -41,15 +41,20 @@ from loader.event_loop import GiveWay, never_give_way
 from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
-from loader.plan.history_pass import Compared
 from loader.plan.merge import Merged, merged_entries
-from loader.plan.model import RecordPlan
+from loader.plan.model import BlockPlan, RecordPlan
 from loader.plan.record import ReferenceCells, plan_record
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
-from loader.source.records import Ref
+from loader.source.records import DesiredRecord, Ref
 
-Compare = Callable[[RecordPlan, LiveRecord | None], Compared | None]
+# A draft compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`), given its
+# match and its first row's record: whether the history has a line for it, and its three-way plan;
+# None when comparing it needs other live records (it is compared at the end).
+Compare = Callable[[RecordPlan, LiveRecord | None, DesiredRecord], tuple[bool, RecordPlan] | None]
+
+# What the drafter knows of each position's draft, with a history (a byte each).
+_NOT_COMPARED, _NO_LINE, _LINE = 0, 1, 2
 
 
 @dataclass
@@ -83,8 +88,12 @@ class EarlyDrafter:
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims)
-        self.hashes: dict[int, tuple[RecordPlan, bytes]] = {}  # the drafts' record_hash: block_digest's `known`
-        self.compared: dict[int, Compared] = {}  # with `compare`: the drafts compared, by id of the draft
+        # By position: the record_hash of each draft (with `compare`, of its three-way plan), for block_digest
+        self._hashes: list[bytes | None] = [None] * len(merged.entries)
+        # With `compare`, by position: whether the draft was compared (_NO_LINE, _LINE), and the three-way
+        # plans kept beside their drafts (most replace the draft: see `_noted`)
+        self._lines = bytearray(len(merged.entries) if compare is not None else 0)
+        self._aside: dict[int, RecordPlan] = {}
         self._compare = compare
         self._profile = profile
         self._give_way = give_way
@@ -180,12 +189,33 @@ class EarlyDrafter:
         self._looked_at[entity] = len(records)
 
     def _undo(self, position: int) -> None:
-        plan = self.drafts.plans.pop(position)
-        self.hashes.pop(id(plan), None)
-        compared = self.compared.pop(id(plan), None)
-        if compared is not None:
-            self.hashes.pop(id(compared.compared), None)
+        del self.drafts.plans[position]
+        self._hashes[position] = None
+        if self._lines:
+            self._lines[position] = _NOT_COMPARED
+            self._aside.pop(position, None)
         self.drafts.references.pop(position, None)
+
+    def compared_at(self, position: int, record: RecordPlan) -> tuple[bool, RecordPlan] | None:
+        """With `compare`: whether the history has a line for the record at `position` and its
+        three-way plan, when it was compared as drafted and `record` (the part's two-way plan's record
+        there) is what drafting gave; None: compare it now (`loader.plan.history_pass.with_history`)."""
+        state = self._lines[position] if self._lines else _NOT_COMPARED
+        if state == _NOT_COMPARED or self.drafts.plans.get(position) is not record:
+            return None
+        return state == _LINE, self._aside.get(position, record)
+
+    def block_hashes(self, index: int, block: BlockPlan) -> list[bytes | None]:
+        """`block_digest`'s `known` for the part's block `index` as finally planned: the hash of each
+        of its records made while drafting, None where the record is not the one hashed then."""
+        hashes, plans, aside = self._hashes, self.drafts.plans, self._aside
+        known: list[bytes | None] = []
+        for position, record in zip(self.drafts.merged.owner[index], block.records, strict=True):
+            made = hashes[position]
+            if made is not None and (aside.get(position) or plans.get(position)) is not record:
+                made = None
+            known.append(made)
+        return known
 
     def _draft_all(self, entity: str, positions: Sequence[int], records: Sequence[LiveRecord]) -> None:
         """Plan the records of `entity`, whose live records are all in (`records`)."""
@@ -201,7 +231,7 @@ class EarlyDrafter:
                     live = resolver.live_index(entity, entry.key_fields).get(entry.exact_key)
                 else:
                     live = resolver.match(entry)
-                self._noted(draft_early(self.drafts, position, live, resolver, rules), live)
+                self._noted(position, draft_early(self.drafts, position, live, resolver, rules), live)
 
     def _draft_matched(self, entity: str) -> None:
         """Plan the records whose match came in (the first live record with their key)."""
@@ -230,7 +260,7 @@ class EarlyDrafter:
                         self._undo(guessed)
                 position = positions.get(key)
                 if position is not None and position not in plans:
-                    self._noted(draft_early(self.drafts, position, record, resolver, rules), record)
+                    self._noted(position, draft_early(self.drafts, position, record, resolver, rules), record)
         self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
 
     def _draft_creates(self, entity: str, positions: Sequence[int]) -> None:
@@ -252,17 +282,30 @@ class EarlyDrafter:
             plan = draft_early(self.drafts, position, None, resolver, rules)
             if plan is not None:
                 by_fold[fold] = position
-                self._noted(plan, None)
+                self._noted(position, plan, None)
 
-    def _noted(self, plan: RecordPlan | None, live: LiveRecord | None) -> None:
-        compare = self._compare
-        if plan is not None and compare is None:  # its hash for the block's digest, while the pages come in
-            self.hashes[id(plan)] = (plan, record_hash(plan))
-        elif plan is not None and compare is not None:  # compared three-way, and that hashed (not the draft)
-            compared = compare(plan, live)
-            if compared is not None:
-                self.compared[id(plan)] = compared
-                self.hashes[id(compared.compared)] = (compared.compared, record_hash(compared.compared))
+    def _noted(self, position: int, plan: RecordPlan | None, live: LiveRecord | None) -> None:
+        """The draft at `position` hashed for the block's digest while the pages come in; with `compare`,
+        compared three-way first, and that hashed. The three-way plan takes the draft's place when the
+        end of `plan_changes` cannot tell them apart (no dependency, no error, the same match): it
+        keeps it as it is. Otherwise the draft stays, its three-way plan beside it (an error the
+        compare found, or a dependency, would block records at the end that the draft did not)."""
+        if plan is not None:
+            final = plan
+            compare = self._compare
+            if compare is not None:
+                compared = compare(plan, live, self.drafts.merged.first_record(position))
+                if compared is None:  # compared at the end
+                    self._give_way()
+                    return
+                has_line, final = compared
+                self._lines[position] = _LINE if has_line else _NO_LINE
+                if final is not plan:
+                    if plan.depends_on or final.depends_on or final.live_id != plan.live_id or _has_error(final):
+                        self._aside[position] = final
+                    else:
+                        self.drafts.plans[position] = final
+            self._hashes[position] = record_hash(final)
         self._give_way()
 
     def _rules_of(self, entity: str) -> FieldRules:
@@ -290,6 +333,10 @@ def draft_early(
     if references is not None:
         early.references[position] = references
     return plan
+
+
+def _has_error(plan: RecordPlan) -> bool:
+    return bool(plan.findings) and any(f.severity == "error" for f in plan.findings)
 
 
 def _reach(entity: str, refers: Mapping[str, frozenset[str]]) -> frozenset[str]:

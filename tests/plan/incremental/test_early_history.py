@@ -39,6 +39,7 @@ from loader.plan.history_index import indexes
 from loader.plan.history_pass import HistoryCompare, _three_way, with_history
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
+from loader.plan.merge import merged_entries
 from loader.plan.model import Plan
 from loader.plan.run import PlanRun, run_plan
 from loader.profile import load_profile
@@ -128,8 +129,9 @@ def _compared_early(blocks: list[Block], live: Live, history: History, draw: Cal
         plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
         indexed = indexes(history, collections, {b.entity for b in mine})
         refuse_wrong_history(history, indexed)
-        plan = with_history(plan, mine, indexed, history, PROFILE, early=drafter.compared, compare=compare)
-        digests += [block_digest(b, drafter.hashes, with_history=True) for b in plan.blocks]
+        plan = with_history(plan, mine, indexed, history, PROFILE, merged=drafter.drafts.merged, early=drafter,
+                            compare=compare)
+        digests += [block_digest(b, drafter.block_hashes(i, b), with_history=True) for i, b in enumerate(plan.blocks)]
         assert digests[-len(plan.blocks):] == [block_digest(b, with_history=True) for b in plan.blocks]
         plans.append(plan)
     joined = joined_plan(plans, parts)
@@ -190,8 +192,13 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
         rows[1 + 7][1] = rows[1 + 500][1] = "Renamed in the sheet"  # an update, and a conflict
         write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
         run = _planned(sandbox, History.open(tmp_path / "history"))
+        lean = _planned(sandbox, History.open(tmp_path / "history"), keep_records=False)  # as `loader plan` plans
         live = _fetched(sandbox, run.live_counts)
     assert run.early_records > 1100
+    # each part's records let go of once it is planned: the same plan, the blocks without their records
+    assert replace(lean.plan, created_at=run.plan.created_at) == run.plan and lean.plan.digest == run.plan.digest
+    assert [len(b.records) for b in run.sources.blocks] == [1200] and [b.records for b in lean.sources.blocks] == [()]
+    assert [replace(b, records=()) for b in run.sources.blocks] == list(lean.sources.blocks)
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                         run.plan.fingerprints, run.sources.findings, run.plan.created_at,
                         {k: v for k, v in run.plan.extra.items() if k != HISTORY})
@@ -217,14 +224,14 @@ def _fetched(sandbox: Any, entities: Iterable[str]) -> Live:
     return asyncio.run(go())
 
 
-def _planned(sandbox: Any, history: History) -> PlanRun:
+def _planned(sandbox: Any, history: History, *, keep_records: bool = True) -> PlanRun:
     config = load_config(None)
     env = environment_for(sandbox)
 
     async def go() -> PlanRun:
         async with ApiClient(env, config.profile) as client:
             return await run_plan([Path("subjects.yaml")], config=config, env=env, client=client, progress=False,
-                                  history=history)
+                                  history=history, keep_records=keep_records)
 
     return event_loop.run(go())
 
@@ -237,18 +244,19 @@ def test_the_untouched_record_made_from_the_line_text_is_the_one_compared_in_ful
     history = _history(data.draw, blocks, live)
     compare = HistoryCompare(history, blocks, PROFILE)
     indexed = indexes(history, live, {b.entity for b in blocks})
-    for block in plan_changes(blocks, live, PROFILE, header=HEADER).blocks:
+    merged = merged_entries(blocks)
+    for block, positions in zip(plan_changes(blocks, live, PROFILE, header=HEADER).blocks, merged.owner, strict=True):
         found = compare.block(block.name, block.entity, block.source_file)
         entity = indexed[block.entity]
-        for plan in block.records:
+        for position, plan in zip(positions, block.records, strict=True):
             token = history.digester.key_token(plan.entity, plan.key)
             live_record = entity.by_id.get(plan.live_id) if plan.live_id else None
-            desired = found.desired.get((plan.block, plan.source))
+            desired = merged.first_record(position)
             untouched = compare.untouched(plan, token, live_record, desired, found)
             if untouched is None:
                 continue
             line = entity.line(token)
             assert line is not None
-            by_line = entity.by_token.get(line.live_id)
+            by_line = entity.by_key.get(token)
             assert untouched == _three_way(plan, line, desired, live_record, by_line, compare, found)
             assert untouched.history_line == line_digest(line)
