@@ -242,7 +242,7 @@ def _plan_entries(
             draft = None
         if draft is not None:
             assert early is not None
-            references = early.references.get(position)
+            references = early.references.pop(position, None)  # held by `drafts.referring` from here
             if references is not None:
                 drafts.referring.add(e.ref, e.record, references)
         else:

@@ -177,7 +177,7 @@ def _one_reference(
         out.add_dependency(found.pending, ref, name, resolver.alone)
     elif found.planned is not None and found.planned not in out.refers_to:  # out.add_reference, without a call
         out.refers_to = (*out.refers_to, found.planned) if out.refers_to else resolver.alone(found.planned)
-    shaped: Any = {"id": value} if reference.shape == "object_id" else value
+    shaped: Any = resolver.id_object(value) if reference.shape == "object_id" else value
     if reference.is_list:
         shaped = [shaped]
     if live is None:

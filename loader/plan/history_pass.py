@@ -12,7 +12,7 @@ marked `seen` (`loader.plan.shown`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
@@ -81,14 +81,22 @@ class HistoryCompare:
         self._profile = profile
         self._blocks: dict[tuple[str, str], _Block] = {}  # by block name and entity (a name shared by two
         # blocks makes a plan that is refused, but each record is still compared as its entity's)
-        self._named: dict[str, set[str]] = {}  # per block name, the key tokens of the records its sheet names
+        # per block name, the key tokens of the lines of the records its sheet names (those of records
+        # without a line would never be looked for: `_dropped` looks for lines not named)
+        self._named: dict[str, set[str]] = {}
         # per block, the owners of its entity's snapshot tables it counts as its own, and the
         # columns of their fields (made again when the tables are other ones)
         self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
 
     def named(self, name: str) -> set[str]:
-        """The key tokens of block `name`'s records compared so far (what `_dropped` leaves out)."""
+        """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
+        leaves out)."""
         return self._named.setdefault(name, set())
+
+    def forget_named(self, names: Iterable[str]) -> None:
+        """Let go of the tokens named by blocks `names`, compared whole."""
+        for name in names:
+            self._named.pop(name, None)
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context (`source_file`: its file, when no input names it)."""
@@ -123,11 +131,13 @@ class HistoryCompare:
             self.named(plan.block).add(token)
             return True, untouched
         line = history.snapshot.get(plan.entity, token)
-        if line is not None and not (plan.errors or plan.blocked) and (
+        if line is None:
+            return False, _three_way(plan, line, desired, live, None, self, block)
+        if not (plan.errors or plan.blocked) and (
                 live is None or line.live_id != history.digester.id_token(plan.entity, str(live.get("id")))):
             return None
         self.named(plan.block).add(token)
-        return line is not None, _three_way(plan, line, desired, live, live if line is not None else None, self, block)
+        return True, _three_way(plan, line, desired, live, live, self, block)
 
     def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
                   desired: DesiredRecord | None, block: _Block,
@@ -181,6 +191,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
                        if (block.entity, n.id) not in matched and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, matched, compare.named(block.name))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
+    compare.forget_named(block.name for block in plan.blocks)
     return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compare.state})
 
 
@@ -197,7 +208,6 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
             has_line, rec = hit
         else:
             token = key_token(plan.entity, plan.key)
-            named.add(token)
             live = entity.by_id.get(plan.live_id) if plan.live_id else None
             desired = merged.first_record(position)
             untouched = compare.untouched(plan, token, live, desired, found, entity.line_of)
@@ -207,6 +217,8 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
                 line = entity.line(token)
                 by_line = entity.by_key.get(token) if line is not None else None
                 rec, has_line = _three_way(plan, line, desired, live, by_line, compare, found), line is not None
+            if has_line:
+                named.add(token)
         with_line += has_line
         if not has_line and rec.live_id is not None \
                 and live_user(entity.by_id.get(rec.live_id, {})) not in compare.own:

@@ -26,7 +26,7 @@ class Merged(NamedTuple):
 
     entries: list[Entry]  # one per (entity, key), in source order
     findings: dict[str, list[Finding]]  # per entry ref: the values its rows disagree on
-    owner: list[list[int]]  # per block: where its entries are in `entries`
+    owner: list[range]  # per block: where its entries are in `entries` (a block's new entries follow each other)
     firsts: dict[int, DesiredRecord]  # per entry merged of several rows: its first row's record, as read
 
     def first_record(self, position: int) -> DesiredRecord:
@@ -43,7 +43,7 @@ def merged_entries(blocks: Sequence[BlockInput]) -> Merged:
 
 def _merge(
     blocks: Sequence[BlockInput],
-) -> tuple[list[Entry], dict[str, list[Finding]], list[list[int]], dict[int, DesiredRecord]]:
+) -> tuple[list[Entry], dict[str, list[Finding]], list[range], dict[int, DesiredRecord]]:
     """One entry per (entity, key): rows of several blocks that agree merge; disagreements are errors.
 
     Returns the entries in source order, findings per entry ref, where the entries of each block
@@ -53,11 +53,10 @@ def _merge(
     firsts: dict[int, DesiredRecord] = {}
     positions: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], int]] = {}  # entity, key fields -> key -> index
     findings: dict[str, list[Finding]] = {}
-    owner: list[list[int]] = []
+    owner: list[range] = []
     new_tuple = tuple.__new__
     for b in blocks:
-        mine: list[int] = []
-        owner.append(mine)
+        start = len(entries)
         key_fields = tuple(b.key_fields)
         prefix = f"{b.block}/"
         entity: str | None = None
@@ -81,7 +80,6 @@ def _merge(
             new = len(entries)
             index = at.setdefault(identity, new)  # one lookup: the key's tuple hashed once, not twice
             if index == new:
-                mine.append(new)
                 # Entry(...), without its Python __new__
                 entries.append(new_tuple(Entry, (prefix + shown, rec, key_fields, exact)))
                 continue
@@ -90,6 +88,7 @@ def _merge(
             merged, conflicts = _merge_record(first.record, rec)
             entries[index] = first._replace(record=merged)
             findings.setdefault(first.ref, []).extend(conflicts)
+        owner.append(range(start, len(entries)))
     return entries, findings, owner, firsts
 
 

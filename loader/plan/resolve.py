@@ -105,6 +105,7 @@ class Resolver:
         self.label_misses = 0  # live ids no live record of `live` has (an early draft with one is not kept)
         self._resolved: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], Resolution] = {}
         self._alone: dict[str, tuple[str]] = {}
+        self._id_objects: dict[int, dict[str, Any]] = {}  # by the id of the value they hold (and keep alive)
 
     # ---- live side ---------------------------------------------------------------------------
 
@@ -220,6 +221,15 @@ class Resolver:
             if not self._matching:
                 self._resolved[memo] = found
         return found
+
+    def id_object(self, value: Any) -> dict[str, Any]:
+        """`{"id": value}`, one object for every record that refers to `value` (a live id or a
+        PendingId, as `resolve` gives it: one object per record referred to) in that shape. Never
+        changed: a payload is read, and copied where it is changed."""
+        made = self._id_objects.get(id(value))
+        if made is None or made["id"] is not value:
+            made = self._id_objects[id(value)] = {"id": value}
+        return made
 
     def alone(self, ref: str) -> tuple[str]:
         """`(ref,)`, one tuple for every record that refers to the record `ref` alone (a program's

@@ -33,8 +33,9 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from loader.event_loop import GiveWay, never_give_way
@@ -102,11 +103,12 @@ class EarlyDrafter:
             # Two records share a ref (two blocks share a name: the plan is refused for it): the
             # resolver remembers matches by ref, so a record's plan depends on which is matched first.
             self._needs = {}
-        self._positions: dict[str, list[int]] = {}  # entity -> its entries' positions
+        self._positions: dict[str, list[range]] = {}  # entity -> its entries' positions (its blocks')
+        for block, positions in zip(blocks, merged.owner, strict=True):
+            self._positions.setdefault(block.entity, []).append(positions)
         self._by_key: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], int]]] = {}  # entity, key fields, key
         for position, entry in enumerate(self.drafts.merged.entries):
             entity = entry.record.entity
-            self._positions.setdefault(entity, []).append(position)
             if entry.exact_key is not None:
                 keys = self._by_key.setdefault(entity, {}).setdefault(entry.key_fields, {})
                 keys.setdefault(entry.exact_key, position)
@@ -155,13 +157,13 @@ class EarlyDrafter:
             if entity in self._finished or needs is None or not needs <= self._whole:
                 continue
             if entity in whole:
-                self._draft_all(entity, positions, whole[entity])
+                self._draft_all(entity, chain.from_iterable(positions), whole[entity])
                 self._finished.add(entity)
             elif entity not in needs:  # a record referring to its own entity's live records waits for them all
                 self._draft_matched(entity)
                 if entity in nearly_whole and entity not in self._guessed:
                     self._guessed.add(entity)
-                    self._draft_creates(entity, positions)
+                    self._draft_creates(entity, chain.from_iterable(positions))
 
     def settled(self, live: Mapping[str, Sequence[LiveRecord]]) -> EarlyDrafts:
         """The drafts, for `plan_changes(..., early=...)` with these (whole) live collections: the
@@ -171,6 +173,7 @@ class EarlyDrafter:
         for entity in list(self._unsure):
             self._settle(entity, live.get(entity, ()))
         self._by_key.clear()
+        self._positions.clear()
         self._seen.clear()
         self._folded.clear()
         self._waiting.clear()
@@ -217,7 +220,7 @@ class EarlyDrafter:
             known.append(made)
         return known
 
-    def _draft_all(self, entity: str, positions: Sequence[int], records: Sequence[LiveRecord]) -> None:
+    def _draft_all(self, entity: str, positions: Iterable[int], records: Sequence[LiveRecord]) -> None:
         """Plan the records of `entity`, whose live records are all in (`records`)."""
         if entity in self._unsure:
             self._settle(entity, records)
@@ -263,7 +266,7 @@ class EarlyDrafter:
                     self._noted(position, draft_early(self.drafts, position, record, resolver, rules), record)
         self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
 
-    def _draft_creates(self, entity: str, positions: Sequence[int]) -> None:
+    def _draft_creates(self, entity: str, positions: Iterable[int]) -> None:
         """Plan as creates, unsure, the records with a key of plain values not matched yet and not
         near a live key come in (those are planned at the end, with the warning)."""
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
