@@ -56,7 +56,6 @@ class Creator:
 
     async def create(self, record: RecordPlan, entity: EntityProfile, payload: dict[str, Any]) -> Created:
         """POST, resolving lost answers and conflicts by key."""
-        key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
         last: ApiError | None = None
         last_unknown: OutcomeUnknown | None = None  # an earlier create of this run may have arrived
@@ -82,6 +81,7 @@ class Creator:
                 last = conflict = error
             except ApiError as error:
                 raise failure(error, attempts=attempts) from None
+            key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)  # once it is needed
             if key is None:
                 raise failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
             unexplained = conflict if last_unknown is None else None
