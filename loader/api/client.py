@@ -404,8 +404,8 @@ class ApiClient:
         # direct lane's answers hold no such cycle.)
         if isinstance(response, httpx.Response):
             response.stream = _READ
-        if isinstance(body, dict):
-            self._observe(body)
+        if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):
+            self._observe(body)  # until the environment is checked and the version and environment known
         return checked_answer(response, body, method, path)
 
     def _data(self, body: Mapping[str, Any], method: str, path: str, *, written: bool = False) -> dict[str, Any]:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from loader.api.errors import ApiError, Conflict, OutcomeUnknown
 from loader.apply.failures import failure, status_of
@@ -32,10 +31,10 @@ class WriteClient(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
-@dataclass(frozen=True)
-class Created:
+class Created(NamedTuple):
     """A record that exists now: its id, the writes sent for it, whether it was adopted (and after
-    an answer of this apply was lost, rather than met by a 409), its status."""
+    an answer of this apply was lost, rather than met by a 409), its status. (A named tuple: every
+    create makes one.)"""
 
     id: str
     attempts: int
