@@ -99,7 +99,7 @@ class TokenAuth(httpx.Auth):
                     token_response = yield self._token_request()
                     await token_response.aread()
                     self._accept(token_response, sent_at)
-        self._check_origin(request.url)
+        self.check_origin(request.url)
         generation = self._generation
         request.headers["Authorization"] = f"Bearer {self._token}"
         response = yield request
@@ -115,7 +115,7 @@ class TokenAuth(httpx.Auth):
         request.headers["Authorization"] = f"Bearer {self._token}"
         yield request
 
-    def _check_origin(self, url: httpx.URL) -> None:
+    def check_origin(self, url: httpx.URL) -> None:
         """Refuse to attach the token to a request for any other origin than the environment's."""
         # From the parsed URL's parts, not by parsing its text again (a page token makes it long).
         origin = _origin(url)
@@ -134,8 +134,12 @@ class TokenAuth(httpx.Auth):
         (no token yet, or time to renew). Refuses, as the flow does, any other origin."""
         if self._stale():
             return None
-        self._check_origin(url)
+        self.check_origin(url)
         return self._token
+
+    def unexpired_token(self) -> str | None:
+        """`fresh_token` for a URL whose origin the caller has checked (`check_origin`)."""
+        return None if self._stale() else self._token
 
     def refused(self, token: str) -> None:
         """The service answered 401 to `token` (sent without the flow): the next request renews it,

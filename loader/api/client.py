@@ -374,13 +374,20 @@ class ApiClient:
         if self._http is None or self._urls is None:
             raise RuntimeError("ApiClient used outside `async with`")
         async with self._semaphore:
-            url = self._urls.url(path, params)
+            # The direct lane when httpx would add nothing to this request (loader.api.lane), with the
+            # URL's text where the path is a plain path on base_url (no httpx.URL made), else the URL
+            # httpx builds; a path `url` leaves as text is one only httpx can tell.
+            lane = self._lane
+            text = None if params is not None or lane is None else self._urls.text(path)
+            url = self._urls.url(path, params) if text is None else None
+            target = text if url is None else None if isinstance(url, str) else url
             try:
-                # The direct lane when httpx would add nothing to this request (loader.api.lane).
-                response = Handover.HTTPX if self._lane is None or isinstance(url, str) else (
-                    await self._lane.send(method, url, json, attempt)
+                response = Handover.HTTPX if lane is None or target is None else (
+                    await lane.send(method, target, json, attempt)
                 )
                 if isinstance(response, Handover):
+                    if url is None:
+                        url = self._urls.url(path, params)
                     extensions = {ATTEMPT: attempt, REFUSED_ONCE: response is Handover.REFUSED}
                     request = self._http.build_request(method, url, json=json, extensions=extensions)
                     response = await self._http.send(request)
@@ -397,8 +404,8 @@ class ApiClient:
         # direct lane's answers hold no such cycle.)
         if isinstance(response, httpx.Response):
             response.stream = _READ
-        if isinstance(body, dict):
-            self._observe(body)
+        if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):
+            self._observe(body)  # until the environment is checked and the version and environment known
         return checked_answer(response, body, method, path)
 
     def _data(self, body: Mapping[str, Any], method: str, path: str, *, written: bool = False) -> dict[str, Any]:

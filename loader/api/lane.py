@@ -72,6 +72,7 @@ class DirectLane:
         # encodes exactly as httpx encodes `json=` (json.dumps with these options), made once
         self._encode = jsonlib.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
         self._heads: tuple[str, CIMultiDict[str], CIMultiDict[str]] | None = None  # per token: plain, JSON
+        self._base_checked = False  # whether base_url's origin may receive the token (checked once)
 
     def _head(self, token: str, json: bool) -> CIMultiDict[str]:
         """The headers sent with `token` (with a JSON body's Content-Type), made once per token."""
@@ -84,11 +85,20 @@ class DirectLane:
             heads = self._heads = (token, plain, with_body)
         return heads[2] if json else heads[1]
 
-    async def send(self, method: str, url: httpx.URL, json: Any, attempt: int) -> Answer | Handover:
-        """The answer to one request, or why httpx must send it (see the module docstring)."""
-        if self._http.cookies:
+    async def send(self, method: str, url: httpx.URL | str, json: Any, attempt: int) -> Answer | Handover:
+        """The answer to one request, or why httpx must send it (see the module docstring). `url` is
+        an httpx.URL, or the text of one on base_url (`loader.api.urls.RequestUrls.text`)."""
+        if _kept_cookies(self._http.cookies):
             return Handover.HTTPX
-        token = self._auth.fresh_token(url)
+        if isinstance(url, str):
+            if not self._base_checked:
+                self._auth.check_origin(self._http.base_url)
+                self._base_checked = True
+            token = self._auth.unexpired_token()
+            text = url
+        else:
+            token = self._auth.fresh_token(url)
+            text = str(url)
         if token is None:
             return Handover.HTTPX
         headers = self._head(token, json is not None)
@@ -100,7 +110,7 @@ class DirectLane:
             return httpx.Request(method, url, headers=headers, content=body, extensions=extensions)
 
         status, raw, content, reason, plain = await self._transport.exchange(
-            method, str(url), headers, body, self._timeout, request
+            method, text, headers, body, self._timeout, request
         )
         self._observer.answered(method, url, status, started, attempt)
         if status == 401:
@@ -111,3 +121,10 @@ class DirectLane:
             self._http.cookies.extract_cookies(response)
             return response
         return LaneAnswer(status, raw, content, reason)
+
+
+def _kept_cookies(cookies: httpx.Cookies) -> bool:
+    """Whether the jar may hold a cookie: its cookies by domain, as http.cookiejar keeps them, without
+    walking them (an empty jar's walk cost a microsecond a write); the jar's own answer otherwise."""
+    held = getattr(cookies.jar, "_cookies", None)
+    return bool(held) if type(held) is dict else bool(cookies)

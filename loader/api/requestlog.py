@@ -108,10 +108,11 @@ class RequestObserver:
         self.counts[method] += 1
         return perf_counter()
 
-    def answered(self, method: str, url: httpx.URL, status: int, started: float, attempt: int | None) -> None:
+    def answered(self, method: str, url: httpx.URL | str, status: int, started: float, attempt: int | None) -> None:
         """The line of a request sent without httpx's hooks (its path read only when it is logged)."""
         if self._log.isEnabledFor(logging.INFO):
-            log_request(self._log, method, url.path, str(status), perf_counter() - started, attempt)
+            path = httpx.URL(url).path if isinstance(url, str) else url.path
+            log_request(self._log, method, path, str(status), perf_counter() - started, attempt)
 
     async def on_response(self, response: httpx.Response) -> None:
         self._line(response.request, str(response.status_code))

@@ -13,6 +13,10 @@ import httpx
 # What an already quoted path can hold that httpx's parser leaves as it is (no dot segments, and
 # no leading // that would make it a network-path reference).
 _PLAIN_PATH = re.compile(r"(?!//)(?!.*/\.\.?(?:/|$))(?:/(?:[A-Za-z0-9\-._~:@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)+")
+_PLAIN_SEGMENT = re.compile(r"(?:[A-Za-z0-9\-._~:@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")  # one segment of such a path
+_UNQUOTED_SEGMENT = re.compile(r"[A-Za-z0-9\-._~:@!$&'()*+,;=]*")  # the same without escapes, matched faster
+_DOT_SEGMENTS = frozenset({".", ".."})
+_HEADS_KEPT = 256
 
 
 class RequestUrls:
@@ -22,6 +26,27 @@ class RequestUrls:
         self._http = http
         self._base = http.base_url
         self._collections: dict[str, httpx.URL] = {}  # paths merged with base_url once, by httpx
+        self._base_text = _base_text(self._base)
+        self._plain_heads: dict[str, bool] = {}  # per path up to its last '/', whether it is plain
+
+    def text(self, path: str) -> str | None:
+        """The text of the URL httpx builds for `path` (no query) on base_url, made without an
+        httpx.URL; None where only httpx can tell (as `joined`). Its origin is base_url's."""
+        if self._base_text is None:
+            return None
+        head, slash, last = path.rpartition("/")
+        plain = self._plain_heads.get(head)
+        if plain is None:
+            # what the plain check of the whole path says of every segment but the last ("/" alone:
+            # a path starting with "//", not a path on the base); the heads of a few templates
+            plain = head == "" or (head != "/" and _PLAIN_PATH.fullmatch(head) is not None)
+            if len(self._plain_heads) < _HEADS_KEPT:
+                self._plain_heads[head] = plain
+        if not plain or not slash or last in _DOT_SEGMENTS:
+            return None
+        if not _UNQUOTED_SEGMENT.fullmatch(last) and not ("%" in last and _PLAIN_SEGMENT.fullmatch(last)):
+            return None
+        return self._base_text + path[1:]
 
     def url(self, path: str, params: Mapping[str, str] | None) -> httpx.URL | str:
         """The URL for `path` (with `params`); `path` itself where only httpx can tell (`joined`)."""
@@ -73,6 +98,17 @@ def joined(base: httpx.URL, path: str) -> httpx.URL | None:
     url = httpx.URL(base)
     url._uri_reference = reference._replace(path=(reference.path or "/") + path.lstrip("/"))  # type: ignore[attr-defined]
     return url
+
+
+def _base_text(base: httpx.URL) -> str | None:
+    """The text `joined` URLs start with (up to the base's path and its '/'), when a plain path's URL
+    is that text followed by the path without its '/': read off a probe, so that any other layout
+    of httpx's URL leaves the URLs to `joined` and httpx."""
+    probe = joined(base, "/probe/x")
+    text = "" if probe is None else str(probe)
+    if not text.endswith("/probe/x"):
+        return None
+    return text[: -len("probe/x")]
 
 
 def fill_path(template: str, ident: str) -> str:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from loader.api.errors import ApiError, Conflict, OutcomeUnknown
 from loader.apply.failures import failure, status_of
@@ -32,10 +31,10 @@ class WriteClient(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
-@dataclass(frozen=True)
-class Created:
+class Created(NamedTuple):
     """A record that exists now: its id, the writes sent for it, whether it was adopted (and after
-    an answer of this apply was lost, rather than met by a 409), its status."""
+    an answer of this apply was lost, rather than met by a 409), its status. (A named tuple: every
+    create makes one.)"""
 
     id: str
     attempts: int
@@ -56,7 +55,6 @@ class Creator:
 
     async def create(self, record: RecordPlan, entity: EntityProfile, payload: dict[str, Any]) -> Created:
         """POST, resolving lost answers and conflicts by key."""
-        key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)
         attempts = 0
         last: ApiError | None = None
         last_unknown: OutcomeUnknown | None = None  # an earlier create of this run may have arrived
@@ -82,6 +80,7 @@ class Creator:
                 last = conflict = error
             except ApiError as error:
                 raise failure(error, attempts=attempts) from None
+            key = lookup_key(payload, self.key_fields.get(record.block, entity.key), entity)  # once it is needed
             if key is None:
                 raise failure(last, attempts=attempts, doing="creating (no key to look the record up by)")
             unexplained = conflict if last_unknown is None else None

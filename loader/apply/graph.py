@@ -27,7 +27,7 @@ class RecordGraph:
     refs: tuple[str, ...]
     depends_on: Mapping[str, frozenset[str]]
     dependants: Mapping[str, frozenset[str]]
-    rank: Mapping[str, tuple[int, int]]
+    rank: Mapping[str, int]  # dispatch priority: by creation order, then plan order (`rank_of`)
     missing: Mapping[str, tuple[str, ...]]
 
     def dependants_of(self, refs: Iterable[str]) -> frozenset[str]:
@@ -56,12 +56,12 @@ def build_graph(records: Iterable[RecordPlan], creation_order: Iterable[str] = (
     records = tuple(records)
     entity_rank = {name: i for i, name in enumerate(creation_order)}
     refs: list[str] = []
-    rank: dict[str, tuple[int, int]] = {}
+    rank: dict[str, int] = {}
     for position, record in enumerate(records):
         if record.ref in rank:
             raise PlanError(f"the plan holds record {record.ref!r} twice", where=record.source)
         refs.append(record.ref)
-        rank[record.ref] = (entity_rank.get(record.entity, len(entity_rank)), position)
+        rank[record.ref] = rank_of(entity_rank.get(record.entity, len(entity_rank)), position)
     depends_on: dict[str, frozenset[str]] = {}
     missing: dict[str, tuple[str, ...]] = {}
     dependants: dict[str, set[str]] = {ref: set() for ref in refs}
@@ -84,11 +84,28 @@ def build_graph(records: Iterable[RecordPlan], creation_order: Iterable[str] = (
     return graph
 
 
+def rank_of(entity_rank: int, position: int) -> int:
+    """A record's dispatch priority, lowest first: its entity's place in the creation order, then its
+    place in the plan (one int, which a heap compares faster than the pair)."""
+    return (entity_rank << _POSITION_BITS) | position
+
+
+_POSITION_BITS = 40  # places in a plan: far more records than any plan holds
+
+
 def _check_acyclic(graph: RecordGraph) -> None:
-    visited = graph.order()
-    if len(visited) == len(graph.refs):
+    """PlanError when some records depend on each other in a cycle: those that a walk in dependency
+    order never reaches (in any order: no ranks needed to find them)."""
+    waiting = {ref: len(deps) for ref, deps in graph.depends_on.items()}
+    reached = [ref for ref, count in waiting.items() if count == 0]
+    for ref in reached:  # grows as it goes
+        for child in graph.dependants[ref]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                reached.append(child)
+    if len(reached) == len(graph.refs):
         return
-    remaining = sorted(set(graph.refs) - set(visited), key=graph.rank.__getitem__)
+    remaining = sorted((ref for ref, count in waiting.items() if count), key=graph.rank.__getitem__)
     raise PlanError(
         "the plan's records depend on each other in a cycle: " + ", ".join(remaining[:5]),
         hint="a record cannot reference a record that references it; fix the references in the source",
@@ -98,7 +115,7 @@ def _check_acyclic(graph: RecordGraph) -> None:
 class ReadyRecords:
     """What a walk of records keeps: those ready by rank, in flight, finished and withdrawn."""
 
-    def __init__(self, ready: list[tuple[tuple[int, int], str]]) -> None:
+    def __init__(self, ready: list[tuple[int, str]]) -> None:
         self._ready = ready
         heapq.heapify(self._ready)
         self._withdrawn: set[str] = set()

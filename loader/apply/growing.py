@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 
-from loader.apply.graph import ReadyRecords
+from loader.apply.graph import ReadyRecords, rank_of
 from loader.errors import PlanError
 from loader.plan.model import RecordPlan
 
@@ -24,7 +24,7 @@ class GrowingScheduler(ReadyRecords):
     def __init__(self, creation_order: Iterable[str] = ()) -> None:
         self._entity_rank = {name: i for i, name in enumerate(creation_order)}
         self.refs: list[str] = []
-        self._rank: dict[str, tuple[int, int]] = {}
+        self._rank: dict[str, int] = {}
         self._dependants: dict[str, list[str]] = {}
         self._waiting: dict[str, int] = {}
         super().__init__([])
@@ -40,7 +40,7 @@ class GrowingScheduler(ReadyRecords):
             ref = record.ref
             if ref in self._rank:
                 raise PlanError(f"the plan holds record {ref!r} twice", where=record.source)
-            self._rank[ref] = (self._entity_rank.get(record.entity, len(self._entity_rank)), len(self.refs))
+            self._rank[ref] = rank_of(self._entity_rank.get(record.entity, len(self._entity_rank)), len(self.refs))
             self.refs.append(ref)
             self._dependants[ref] = []
             waiting = 0

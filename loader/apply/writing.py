@@ -38,8 +38,23 @@ def result_of(record: RecordPlan, outcome: Outcome, **values: Any) -> RecordResu
     return made
 
 
+def written_result(record: RecordPlan, outcome: Outcome, record_id: str | None, sent: tuple[str, ...], attempts: int,
+                   adopted: bool, reached: str | None, message: str | None) -> RecordResult:
+    """`result_of(record, outcome, id=record_id, fields=sent, attempts=attempts, adopted=adopted,
+    record_status=reached, message=message)`, the result of nearly every write, each field set
+    by name (half the CPU of `result_of`'s keywords)."""
+    made = object.__new__(RecordResult)
+    state = made.__dict__
+    state.update(_RESULT_DEFAULTS)
+    state["ref"], state["block"], state["entity"], state["key"] = record.ref, record.block, record.entity, record.key
+    state["outcome"], state["source"], state["row"], state["id"] = outcome, str(record.source), record.row, record_id
+    state["fields"], state["attempts"], state["adopted"] = sent, attempts, adopted
+    state["record_status"], state["message"] = reached, message
+    return made
+
+
 _RESULT_FIELDS = frozenset(f.name for f in fields(RecordResult))
-_RESULT_DEFAULTS = tuple((f.name, f.default) for f in fields(RecordResult) if f.default is not MISSING)
+_RESULT_DEFAULTS = {f.name: f.default for f in fields(RecordResult) if f.default is not MISSING}
 
 
 class RecordWriter:
@@ -79,8 +94,7 @@ class RecordWriter:
         outcome = Outcome.CREATED if record.action is Action.CREATE else Outcome.UPDATED
         adopted = created is not None and created.adopted
         message = ANSWER_LOST_ADOPTED if created is not None and created.answer_lost else None
-        return result_of(record, outcome, id=record_id, fields=sent, attempts=attempts, adopted=adopted,
-                         record_status=reached, message=message)
+        return written_result(record, outcome, record_id, sent, attempts, adopted, reached, message)
 
     async def _status_steps(
         self, record: RecordPlan, entity: EntityProfile, record_id: str | None, created: Created | None,

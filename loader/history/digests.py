@@ -151,8 +151,11 @@ class RecordDigests:
     def value(self, field: str, value: Any) -> str:
         # `_digest("v", field, _value_text(normalise(value)), DIGEST_BYTES)`, written out: an apply
         # digests every field it writes as the answer arrives
-        normalised = normalise(value)
-        text = "s" + normalised if type(normalised) is str else _value_text(normalised)
+        if type(value) is str and value and (len(value) < 10 or value[4] != "-"):
+            text = "s" + value  # text `normalise` leaves as it is (not empty, not a date)
+        else:
+            normalised = normalise(value)
+            text = "s" + normalised if type(normalised) is str else _value_text(normalised)
         prefix = self._prefixes.get(field)
         if prefix is None:
             name = canonical_json(field) if "\x1f" in field else field

@@ -129,9 +129,10 @@ class JournalWriter:
         key_token, digests = d.identity(entity, key)  # the entity and key hashed once for every field
         id_token = None if live_id is None else d.id_token(entity, live_id)
         marks: dict[str, Mark] = {}
+        value = digests.value
         for name, owner, after, before, as_set, written in fields:
             if written is None:
-                written = digests.elements(name, after) if as_set else digests.value(name, after)
+                written = digests.elements(name, after) if as_set else value(name, after)
             marks[name] = (owner, written, digests.written(name, before, as_set=as_set) if personal else before)
         self._append(self._text.line(kind, entity, key_token, id_token, updated, marks, personal))
         self._counts[kind] += 1

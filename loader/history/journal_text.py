@@ -48,22 +48,26 @@ class EntryText:
     def line(self, kind: str, entity: str, key: str, live_id: str | None,
              updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool) -> str:
         """An entry's line (with its line break). `marks` holds per field (owner, W, before)."""
-        fields = []
         names = tuple(marks)
         order = self._orders.get(names)
         if order is None:  # entries of one block name the same fields, in the same order
             order = self._orders[names] = tuple(sorted(names))
+        texts_of = self._texts
+        parts = ['{"entity":', encode_basestring(entity), ',"fields":{']  # joined once, at the end
         for name in order:
             owner, written, before = marks[name]
-            texts = self._texts.get(name)
+            texts = texts_of.get(name)
             if texts is None or (texts[0] is not owner and texts[0] != owner):
-                texts = self._texts[name] = (owner, f'{encode_basestring(name)}:{{"before":',
-                                             f',"owner":{json_text([owner.file, owner.block])},"w":')
-            before_text = written_text(before) if personal else "null" if before is None else json_text(before)
-            w_text = encode_basestring(written) if type(written) is str else written_text(written)
-            fields.append(texts[1] + before_text + texts[2] + w_text + "}")
-        text = (f'{{"entity":{encode_basestring(entity)},"fields":{{{",".join(fields)}}},"id":{json_text(live_id)},'
-                f'"key":{encode_basestring(key)},"kind":{encode_basestring(kind)}')
+                texts = texts_of[name] = (owner, f'{encode_basestring(name)}:{{"before":',
+                                          f',"owner":{json_text([owner.file, owner.block])},"w":')
+            parts += (texts[1], written_text(before) if personal else "null" if before is None else json_text(before),
+                      texts[2], encode_basestring(written) if type(written) is str else written_text(written), "},")
+        if order:
+            parts[-1] = "}"  # no comma after the last field
+        parts += ('},"id":', "null" if live_id is None else json_text(live_id), ',"key":', encode_basestring(key),
+                  ',"kind":', encode_basestring(kind))
         if updated is not None:
-            text += f',"updated":[{json_text(updated[0])},{json_text(updated[1])}]'
-        return text + "}\n"
+            time, user = updated
+            parts += (',"updated":[', str(time) if type(time) is int else json_text(time), ",", json_text(user), "]")
+        parts.append("}\n")
+        return "".join(parts)

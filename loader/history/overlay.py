@@ -73,16 +73,19 @@ class EntityOverlay:
         if live_id:
             columns[1] = live_id
         if updated is not None:
-            user = "" if updated[1] is None else self._user(updated[1])
+            time, updater = updated
+            user = "" if updater is None else self._user_index.get(updater) or self._user(updater)
             if columns[3] and columns[3] != user:
                 self.dropped_users.add(columns[3])
-            columns[2] = str(int(updated[0]))
+            columns[2] = str(time) if type(time) is int else str(int(time))
             columns[3] = user
+        at_of, index_of, size = self._columns, self._owner_index, len(columns)
         for name, (owner, written, _) in marks.items():
-            at = self._columns.get(name) or self._field(name)
-            if at >= len(columns):
-                columns += [""] * (at + 1 - len(columns))
-            index = self._owner_index.get(owner) or self._owner(owner)
+            at = at_of.get(name) or self._field(name)
+            if at >= size:
+                columns += [""] * (at + 1 - size)
+                size = at + 1
+            index = index_of.get(owner) or self._owner(owner)
             old_column = columns[at]
             if old_column and old_column[:old_column.index(".")] != index:
                 self.dropped_owners.add(old_column[:old_column.index(".")])

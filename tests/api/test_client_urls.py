@@ -6,7 +6,7 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.api.urls import fill_path, joined, with_query
+from loader.api.urls import RequestUrls, fill_path, joined, with_query
 
 BASES = ("http://127.0.0.1:8080/institution", "http://127.0.0.1:8080", "https://service.example/api/v5/", "http://[::1]:9/")
 PATH = "/catalogue/schools"
@@ -74,3 +74,25 @@ def test_joined_leaves_dot_segments_and_bad_escapes_to_httpx():
         assert joined(base, path) is None
     query_base = _client("http://127.0.0.1:8080/x?k=v").base_url
     assert joined(query_base, "/a") is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    base=st.sampled_from((*BASES, "http://127.0.0.1:8080/a%20b/", "https://service.example/api?x=1")),
+    path=st.one_of(
+        st.builds(fill_path, st.sampled_from(("/catalogue/schools", "/catalogue/schools/{id}", "/a/{id}/status",
+                                              "/x;v=1/{id}", "//{id}", "/{id}", "{id}", "/a/./{id}")),
+                  st.text(max_size=40) | st.sampled_from((".", "..", "", "a.b", ".x", "%41"))),
+        st.text(alphabet="/.%abAB09-_~:@;=?#", max_size=20).map(lambda text: "/" + text),
+        st.text(max_size=20),
+    ),
+)
+def test_url_text_is_the_text_of_the_url_httpx_builds(base, path):
+    http = _client(base)
+    text = RequestUrls(http).text(path)
+    built = joined(http.base_url, path)
+    assert (text is None) == (built is None)  # where only httpx can tell, the text is left to httpx too
+    if built is None:
+        return
+    assert text == str(built) == str(http.build_request("GET", path).url)
+    assert httpx.URL(text) == http.build_request("GET", path).url

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 from helpers.apply import record
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loader.apply.results import Outcome, RecordResult
-from loader.apply.writing import result_of
+from loader.apply.writing import result_of, written_result
 from loader.places import CellRef
 
 
@@ -35,3 +37,24 @@ def test_a_field_a_result_does_not_have_is_refused() -> None:
     planned = record("schools", "school", "S1", {"code": "S1"})
     with pytest.raises(TypeError, match="'attempt'"):
         result_of(planned, Outcome.CREATED, attempt=1)
+
+
+@given(
+    outcome=st.sampled_from(Outcome),
+    record_id=st.none() | st.text(max_size=8),
+    sent=st.lists(st.text(max_size=5), max_size=3).map(tuple),
+    attempts=st.integers(0, 9),
+    adopted=st.booleans(),
+    reached=st.none() | st.sampled_from(("READY", "ACTIVE")),
+    message=st.none() | st.just("sent, answer lost, adopted"),
+)
+def test_a_write_s_result_equals_the_one_result_of_makes(
+    outcome: Outcome, record_id: str | None, sent: tuple[str, ...], attempts: int, adopted: bool,
+    reached: str | None, message: str | None,
+) -> None:
+    planned = record("schools", "school", "S1", {"code": "S1"}, row=7)
+    made = written_result(planned, outcome, record_id, sent, attempts, adopted, reached, message)
+    expected = result_of(planned, outcome, id=record_id, fields=sent, attempts=attempts, adopted=adopted,
+                         record_status=reached, message=message)
+    assert made == expected and repr(made) == repr(expected) and hash(made) == hash(expected)
+    assert made.__dict__ == expected.__dict__

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from loader.history.digests import Digester, compact_id, expand_id
+from loader.history.digests import DIGEST_BYTES, Digester, _value_text, compact_id, expand_id
+from loader.source.equality import normalise
 
 PLAIN = Digester()
 KEYED = Digester(frozenset({"applicants"}), b"k" * 32)
@@ -69,3 +72,17 @@ def test_a_value_digest_is_the_documented_hash_each_time_its_field_comes_again(f
         expected = base64.urlsafe_b64encode(hashlib.sha256(data).digest()[:9]).decode()
         assert digester.value("programs", (code,), field, value) == expected
         assert digester.record("programs", (code,)).value(field, value) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    | st.sampled_from(("", "2024-05-01", "2024-05-01T00:00:00Z", "2024-05-01T10:00", "1234-", "12345-7890"))
+    | st.lists(st.text(max_size=3), max_size=2) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    field=st.sampled_from(("name", "odd\x1fname")),
+    keyed=st.booleans(),
+)
+def test_a_value_digest_is_the_plain_digest_of_the_normalised_value(value: object, field: str, keyed: bool) -> None:
+    digester, entity = (KEYED, "applicants") if keyed else (PLAIN, "programs")
+    record = digester.record(entity, ("P1",))
+    assert record.value(field, value) == record._digest("v", field, _value_text(normalise(value)), DIGEST_BYTES)
