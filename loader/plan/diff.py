@@ -139,6 +139,8 @@ def _code_clashes(
             found = unique_clashes(entries, resolver, group, _describe)
         for ref, messages in found.items():
             clashes.setdefault(ref, []).extend(messages)
+    if early is not None:
+        early.claims.clear()  # every desired record's claim: used
     return clashes
 
 
@@ -235,9 +237,9 @@ def _plan_entries(
     planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
-    drafted = early.plans if early is not None else {}
+    drafted = early.plans if early is not None else None
     for position, e in enumerate(entries):
-        draft = drafted.get(position) if drafted else None
+        draft = drafted[position] if drafted is not None else None
         if draft is not None and clashes and e.ref in clashes:
             draft = None
         if draft is not None:

@@ -10,6 +10,7 @@ comparison gives is a `loader.plan.field_plan.FieldPlan`.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -335,16 +336,18 @@ def _custom_attributes(
 
 
 def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: FieldPlan) -> None:
-    """The labels of a record to create: those with a value (as merge_labels gives them against no live map)."""
+    """The labels of a record to create: those with a value (as merge_labels gives them against no live map).
+    Where every label has one, the payload sends the desired labels' own object (shared by the records
+    with the same labels, `loader.shared_values`; never changed), not a copy of it."""
     merged = {}
     for label, value in desired.items():
         if value == "" if type(value) is str else same(value, None):  # a text is empty only when it is ""
             continue
         merged[label] = value
-        field = f"{CUSTOM}.{label}"  # made once for both
+        field = sys.intern(f"{CUSTOM}.{label}")  # made once for both; one object for every record's change
         out.changes.append(field_change(field, None, value, field in record.pii or CUSTOM in record.pii))
     if merged:
-        out.payload[CUSTOM] = merged
+        out.payload[CUSTOM] = desired if type(desired) is dict and len(merged) == len(desired) else merged
 
 
 def _labels_unchanged(desired: Mapping[str, Any], live_labels: Mapping[str, Any]) -> bool:

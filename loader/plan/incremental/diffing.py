@@ -96,7 +96,7 @@ class PartDiffing:
         """In the worker thread: the part's plan, and its blocks' digests (see loader.plan.digest)."""
         started = time.perf_counter()
         early = drafter.settled(live) if drafter is not None else None
-        self.early_records += len(early.plans) if early is not None else 0
+        self.early_records += early.count() if early is not None else 0
         blocks = part.blocks_of(self._blocks)
         merged = early.merged if early is not None else merged_entries(blocks)
         plan = plan_changes(blocks, live, self._profile, header=self._header, early=early, merged=merged,

@@ -61,14 +61,24 @@ _NOT_COMPARED, _NO_LINE, _LINE = 0, 1, 2
 @dataclass
 class EarlyDrafts:
     """Record plans made before the plan's last live records came in, each one the plan
-    `plan_changes` makes of its entry: by entry position in `merged.entries`."""
+    `plan_changes` makes of its entry: by entry position in `merged.entries` (None: not drafted;
+    a list, not a dict: an int and a slot a record less). `plan_changes` takes the claims and the
+    references (it lets go of them once used)."""
 
     merged: Merged
     # The claims on each unique group's values (profile.unique_groups, in order), live records added
     # as they came in.
     claims: list[UniqueClaims]
-    plans: dict[int, RecordPlan] = field(default_factory=dict)
+    plans: list[RecordPlan | None]
     references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
+
+    def drafted(self) -> list[int]:
+        """The positions drafted, in order."""
+        return [position for position, plan in enumerate(self.plans) if plan is not None]
+
+    def count(self) -> int:
+        """How many are drafted."""
+        return len(self.plans) - self.plans.count(None)
 
 
 class EarlyDrafter:
@@ -88,7 +98,7 @@ class EarlyDrafter:
         and the compared record is hashed in place of the draft."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
-        self.drafts = EarlyDrafts(merged, claims)
+        self.drafts = EarlyDrafts(merged, claims, [None] * len(merged.entries))
         # By position: the record_hash of each draft (with `compare`, of its three-way plan), for block_digest
         self._hashes: list[bytes | None] = [None] * len(merged.entries)
         # With `compare`, by position: whether the draft was compared (_NO_LINE, _LINE), and the three-way
@@ -192,7 +202,7 @@ class EarlyDrafter:
         self._looked_at[entity] = len(records)
 
     def _undo(self, position: int) -> None:
-        del self.drafts.plans[position]
+        self.drafts.plans[position] = None
         self._hashes[position] = None
         if self._lines:
             self._lines[position] = _NOT_COMPARED
@@ -204,7 +214,7 @@ class EarlyDrafter:
         three-way plan, when it was compared as drafted and `record` (the part's two-way plan's record
         there) is what drafting gave; None: compare it now (`loader.plan.history_pass.with_history`)."""
         state = self._lines[position] if self._lines else _NOT_COMPARED
-        if state == _NOT_COMPARED or self.drafts.plans.get(position) is not record:
+        if state == _NOT_COMPARED or self.drafts.plans[position] is not record:
             return None
         return state == _LINE, self._aside.get(position, record)
 
@@ -215,7 +225,7 @@ class EarlyDrafter:
         known: list[bytes | None] = []
         for position, record in zip(self.drafts.merged.owner[index], block.records, strict=True):
             made = hashes[position]
-            if made is not None and (aside.get(position) or plans.get(position)) is not record:
+            if made is not None and (aside.get(position) or plans[position]) is not record:
                 made = None
             known.append(made)
         return known
@@ -228,7 +238,7 @@ class EarlyDrafter:
         assert resolver is not None
         entries = self.drafts.merged.entries
         for position in positions:
-            if position not in plans:
+            if plans[position] is None:
                 entry = entries[position]
                 if entry.exact_key is not None:
                     live = resolver.live_index(entity, entry.key_fields).get(entry.exact_key)
@@ -262,7 +272,7 @@ class EarlyDrafter:
                     if guessed is not None:  # planned as a create: its match, or a near duplicate, came in
                         self._undo(guessed)
                 position = positions.get(key)
-                if position is not None and position not in plans:
+                if position is not None and plans[position] is None:
                     self._noted(position, draft_early(self.drafts, position, record, resolver, rules), record)
         self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
 
@@ -276,7 +286,7 @@ class EarlyDrafter:
         unsure = self._unsure.setdefault(entity, {})
         for position in positions:
             entry = entries[position]
-            if position in plans or entry.exact_key is None:
+            if plans[position] is not None or entry.exact_key is None:
                 continue
             fold = fold_key(entry.exact_key)
             by_fold = unsure.setdefault(entry.key_fields, {})

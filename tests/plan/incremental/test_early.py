@@ -20,7 +20,7 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
 from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
-from loader.plan.model import Action, Plan
+from loader.plan.model import Action, Plan, RecordPlan
 from loader.profile import load_profile
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
 from loader.source.records import Ref
@@ -70,7 +70,7 @@ def _planned_early(blocks: list[Block], live: Live, draw: st.DrawFn) -> tuple[Pl
             else:  # now and then with the word that few of its records are still to come
                 nearly = {entity} if draw(st.booleans()) else set()
                 drafter.draft(dict(whole), {entity: arrived} if arrived else {}, nearly_whole=nearly)
-        drafted += len(drafter.drafts.plans)
+        drafted += drafter.drafts.count()
         plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
         # the hashes of the drafts, made as they were drafted, give the blocks' digests
         assert [block_digest(b, drafter.block_hashes(i, b)) for i, b in enumerate(plan.blocks)] \
@@ -115,10 +115,10 @@ def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -
     drafter = EarlyDrafter(blocks, PROFILE, part.refers, give_way=lambda: gave_way.update(["draft"]))
     whole = {e: live.get(e, []) for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:1]})
-    assert sorted(drafter.drafts.plans) == [0, 1]  # the program (its collection whole) and U1 (its match in)
+    assert drafter.drafts.drafted() == [0, 1]  # the program (its collection whole) and U1 (its match in)
     drafter.draft(whole, {"subject": live["subject"][1:]})
-    assert sorted(drafter.drafts.plans) == [0, 1, 2]  # U2; U1's repeat is not its match; U3 waits to be created
-    assert drafter.drafts.plans[1].action is Action.UPDATE and drafter.drafts.plans[1].live_id == "u1"
+    assert drafter.drafts.drafted() == [0, 1, 2]  # U2; U1's repeat is not its match; U3 waits to be created
+    assert _drafted(drafter, 1).action is Action.UPDATE and _drafted(drafter, 1).live_id == "u1"
     live = {**live, "school": [], "course": []}
     plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live),
                         give_way=lambda: gave_way.update(["plan"]))
@@ -138,9 +138,9 @@ def test_a_record_waits_while_a_collection_its_references_reach_is_still_arrivin
     (part,) = plan_parts([subjects], PROFILE)
     drafter = EarlyDrafter([subjects], PROFILE, part.refers)
     drafter.draft({"school": [], "course": []}, {"subject": live_subject, "program": []})
-    assert drafter.drafts.plans == {}  # its parent, a program, could not be resolved yet
+    assert drafter.drafts.drafted() == []  # its parent, a program, could not be resolved yet
     drafter.draft({"school": [], "course": [], "program": []}, {})
-    assert drafter.drafts.plans[0].live_id == "u1"  # the match that came in before is still its match
+    assert _drafted(drafter, 0).live_id == "u1"  # the match that came in before is still its match
 
 
 def test_a_draft_showing_an_unknown_live_id_is_not_kept_and_a_repeat_of_its_key_is_not_its_match() -> None:
@@ -159,7 +159,7 @@ def test_a_draft_showing_an_unknown_live_id_is_not_kept_and_a_repeat_of_its_key_
     drafter = EarlyDrafter([subjects], PROFILE, part.refers)
     whole = {e: live[e] for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:2]})
-    assert drafter.drafts.plans == {}
+    assert drafter.drafts.drafted() == []
     plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=drafter.settled(live))
     assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
     (record,) = plan.blocks[0].records
@@ -179,13 +179,14 @@ def test_records_not_matched_when_few_are_to_come_are_planned_as_creates_until_a
     drafter = EarlyDrafter([subjects], PROFILE, part.refers)
     whole = {e: live[e] for e in ("school", "course", "program")}
     drafter.draft(whole, {"subject": live["subject"][:1]}, nearly_whole={"subject"})
-    plans = drafter.drafts.plans
-    assert sorted(plans) == [0, 1, 2] and plans[1].action is plans[2].action is Action.CREATE
+    assert drafter.drafts.drafted() == [0, 1, 2]
+    assert _drafted(drafter, 1).action is _drafted(drafter, 2).action is Action.CREATE
     drafter.draft(whole, {"subject": live["subject"][1:2]})
-    assert plans[1].live_id == "u2" and plans[2].action is Action.CREATE  # U2's match came after all
+    # U2's match came after all
+    assert _drafted(drafter, 1).live_id == "u2" and _drafted(drafter, 2).action is Action.CREATE
     # U3's near duplicate 'u3' comes in last: U3 is planned again at the end, with the warning
     early = drafter.settled(live)
-    assert sorted(early.plans) == [0, 1]
+    assert early.drafted() == [0, 1]
     plan = plan_changes([subjects], live, PROFILE, header=HEADER, early=early)
     assert plan == plan_changes([subjects], live, PROFILE, header=HEADER)
     assert [f.code for f in plan.blocks[0].records[2].findings] == ["near-duplicate-key"]
@@ -254,3 +255,9 @@ def test_records_sharing_a_ref_are_planned_at_the_end() -> None:
     drafter.draft({"applicant": live["applicant"], "application": []}, {"credential": live["credential"]})
     plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live))
     assert plan == plan_changes(blocks, live, PROFILE, header=HEADER)
+
+
+def _drafted(drafter: EarlyDrafter, position: int) -> RecordPlan:
+    plan = drafter.drafts.plans[position]
+    assert plan is not None, f"entry {position} is not drafted"
+    return plan
