@@ -37,7 +37,8 @@ class PartDiffing:
         behind the service, `service_user_ids` the environment's own users); the block digests are
         then section 10's. `keep_live=False`: each part's live records are let go once it is planned
         (nothing after reads them). `keep_records=False`: so are its blocks' desired records (the
-        blocks, `BlockRecords`, are then held here only)."""
+        blocks, `BlockRecords`, are then held here only) and the history's lines of its entities
+        (`History.let_go_of`)."""
         self._keep_live = keep_live
         self._keep_records = keep_records
         self._blocks = list(blocks)
@@ -79,6 +80,8 @@ class PartDiffing:
         if not self._keep_records:
             for index in part.indexes:
                 self._blocks[index] = _without_records(self._blocks[index])
+            if self._history is not None:
+                self._history.history.let_go_of(part.entities)  # compared: its lines are read no more
         return plan
 
     def _drafted(

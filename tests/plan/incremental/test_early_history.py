@@ -192,13 +192,16 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
         rows[1 + 7][1] = rows[1 + 500][1] = "Renamed in the sheet"  # an update, and a conflict
         write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
         run = _planned(sandbox, History.open(tmp_path / "history"))
-        lean = _planned(sandbox, History.open(tmp_path / "history"), keep_records=False)  # as `loader plan` plans
+        planned_with = History.open(tmp_path / "history")
+        lean = _planned(sandbox, planned_with, keep_records=False)  # as `loader plan` plans
         live = _fetched(sandbox, run.live_counts)
     assert run.early_records > 1100
     # each part's records let go of once it is planned: the same plan, the blocks without their records
     assert replace(lean.plan, created_at=run.plan.created_at) == run.plan and lean.plan.digest == run.plan.digest
     assert [len(b.records) for b in run.sources.blocks] == [1200] and [b.records for b in lean.sources.blocks] == [()]
     assert [replace(b, records=()) for b in run.sources.blocks] == list(lean.sources.blocks)
+    with pytest.raises(HistoryError, match="opened for a plan"):  # its compared lines let go of too
+        planned_with.begin_apply("sandbox", plan_digest=None, by=None)
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                         run.plan.fingerprints, run.sources.findings, run.plan.created_at,
                         {k: v for k, v in run.plan.extra.items() if k != HISTORY})
