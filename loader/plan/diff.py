@@ -13,12 +13,13 @@ dependants of records with errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
+from loader.places import CellRef
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
 from loader.plan.history_checks import refuse_wrong_history
@@ -26,7 +27,7 @@ from loader.plan.history_index import indexes
 from loader.plan.history_pass import with_history
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
-from loader.plan.record import ReferenceCells, key_json, plan_record
+from loader.plan.record import key_json, plan_record, reference_cells
 from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref
@@ -102,7 +103,8 @@ def plan_changes(
     drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early, give_way)
     planned = drafts.planned
     if drafts.linked:  # both keep the order of the records they are given
-        settled = block_dependents(refuse_cycles(drafts.linked, drafts.referring.cells))
+        settled = block_dependents(refuse_cycles(drafts.linked, _reference_cells(entries, drafts.linked_at,
+                                                                                  resolver, profile)))
         for ref, plan in settled.items():
             for at in drafts.linked_at[ref]:
                 planned[at] = plan
@@ -194,6 +196,18 @@ def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple
     return tuple(rows)
 
 
+def _reference_cells(entries: Sequence[Entry], at: Mapping[str, Sequence[int]], resolver: Resolver,
+                     profile: Profile) -> Callable[[str], Mapping[str, CellRef]]:
+    """`refuse_cycles`' `cells_of`: the cells of a record's references to records this plan creates
+    (`at`: where each record asked of is among the entries), worked out again when asked."""
+    def cells_of(ref: str) -> Mapping[str, CellRef]:
+        entry = entries[at[ref][0]]
+        live = resolver.live_index(entry.record.entity, entry.key_fields).get(entry.exact_key) \
+            if entry.exact_key is not None else resolver.match(entry)
+        return reference_cells(entry.record, live, resolver, FieldRules(profile.entity(entry.record.entity)))
+    return cells_of
+
+
 def _repeated_block_names(blocks: Sequence[BlockInput]) -> list[Finding]:
     """Record refs start with the block name, so names must be unique across the files planned together."""
     seen: set[str] = set()
@@ -218,7 +232,6 @@ class _Drafts(NamedTuple):
     # all that refuse_cycles and block_dependents need to see (a dict of every record took 5% of the diff).
     linked: dict[str, RecordPlan]
     linked_at: dict[str, list[int]]  # several places only when two blocks share a name (an error of its own)
-    referring: ReferenceCells
     matched: set[str]  # the live ids matched
 
 
@@ -233,7 +246,7 @@ def _plan_entries(
     call and lookups, was 6% of the diff). What the rest of the plan needs of each record is noted
     here too, while it is at hand (a second pass over 250,000 records misses the cache on each).
     """
-    drafts = _Drafts([], {}, {}, ReferenceCells(), set())
+    drafts = _Drafts([], {}, {}, set())
     planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
@@ -242,12 +255,7 @@ def _plan_entries(
         draft = drafted[position] if drafted is not None else None
         if draft is not None and clashes and e.ref in clashes:
             draft = None
-        if draft is not None:
-            assert early is not None
-            references = early.references.pop(position, None)  # held by `drafts.referring` from here
-            if references is not None:
-                drafts.referring.add(e.ref, e.record, references)
-        else:
+        if draft is None:
             if e.record.entity != entity or e.key_fields is not key_fields:
                 entity, key_fields = e.record.entity, e.key_fields
                 index = resolver.live_index(entity, key_fields)
@@ -259,7 +267,6 @@ def _plan_entries(
             draft = plan_record(
                 e, live, resolver, entity_rules,
                 merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
-                drafts.referring,
             )
             give_way()
         if draft.depends_on or draft.findings:

@@ -23,9 +23,9 @@ from loader.source.records import DesiredRecord, Ref, display_value
 
 def plan_record(
     entry: Entry, live: LiveRecord | None, resolver: Resolver, rules: FieldRules, merge_findings: Sequence[Finding],
-    clashes: Sequence[str], referring: ReferenceCells,
+    clashes: Sequence[str],
 ) -> RecordPlan:
-    """The record's plan against `live`, its match; its references to records this plan creates noted in `referring`."""
+    """The record's plan against `live`, its match."""
     rec = entry.record
     findings = _source_findings(entry, merge_findings, clashes) if merge_findings or clashes else None
     if live is None:
@@ -33,8 +33,6 @@ def plan_record(
         if near is not None:
             findings = [*(findings or ()), _near_duplicate(entry, near)]
     fp = plan_fields(rec, live, rules, resolver)
-    if fp.depends_at:
-        referring.add(entry.ref, rec, fp.depends_at)
     if fp.findings:
         findings = [*(findings or ()), *fp.findings]
     if live is None:
@@ -65,27 +63,13 @@ def plan_record(
     )
 
 
-class ReferenceCells:
-    """The cell of each reference to a record this plan creates, per record, as refuse_cycles asks for them.
-
-    The cells are worked out when asked for, and it asks only for records on a reference cycle.
-    """
-
-    def __init__(self) -> None:
-        self._references: dict[str, tuple[DesiredRecord, Mapping[str, tuple[Ref, str]]]] = {}
-
-    def add(self, ref: str, record: DesiredRecord, references: Mapping[str, tuple[Ref, str]]) -> None:
-        self._references[ref] = (record, references)
-
-    def taken(self, ref: str) -> Mapping[str, tuple[Ref, str]] | None:
-        """The references noted for `ref` (None: none), no longer noted here."""
-        noted = self._references.pop(ref, None)
-        return None if noted is None else noted[1]
-
-    def cells(self, ref: str) -> Mapping[str, CellRef]:
-        """Dependency ref -> the cell of the record's reference to it (asked only of a record that has one)."""
-        record, references = self._references[ref]
-        return {dep: reference_cell(reference, record, name) for dep, (reference, name) in references.items()}
+def reference_cells(record: DesiredRecord, live: LiveRecord | None, resolver: Resolver,
+                    rules: FieldRules) -> dict[str, CellRef]:
+    """Dependency ref -> the cell of the record's first reference to that record, which this plan
+    creates: worked out again from its fields (as `plan_fields` notes them) when `refuse_cycles`
+    asks, which it does only of records on a reference cycle."""
+    references = plan_fields(record, live, rules, resolver).depends_at
+    return {dep: reference_cell(reference, record, name) for dep, (reference, name) in references.items()}
 
 
 # The payload of every record that sends nothing. Never changed: a plan's payloads are read, and

@@ -54,35 +54,50 @@ class PartDiffing:
         self.early_records = 0
 
     async def part(self, part: PlanPart, collections: LiveCollections) -> Plan:
-        drafter = None
-        if not collections.done(part.entities):
-            # Records planned while the part's last pages come in (loader.plan.incremental.early), each time some came.
-            changed = collections.watch()
-            blocks = part.blocks_of(self._blocks)
-            async with self._one_at_a_time:
-                compare = self._history.early if self._history is not None else None
-                drafter = await asyncio.to_thread(EarlyDrafter, blocks, self._profile, part.refers, self._give_way,
-                                                  compare)
-            since: dict[str, int] = {}
-            while not collections.done(part.entities):
-                changed.clear()
-                whole, arrived = collections.whole(part.entities), collections.arrived(part.entities, since)
-                nearly = collections.nearly_whole(part.entities)
-                async with self._one_at_a_time:
-                    await asyncio.to_thread(self._drafted, drafter, whole, arrived, nearly)
-                if not collections.done(part.entities):
-                    await changed.wait()
+        drafter = await self._drafting(part, collections)
         live = await collections.of(part.entities)
         async with self._one_at_a_time:
-            plan = await asyncio.to_thread(self._diffed, part, live, drafter)
+            plan, known = await asyncio.to_thread(self._diffed, part, live, drafter)
+            del drafter, live  # what drafting kept: the hashes it made are in `known`
+            self._let_go(part, collections)  # before the digests: nothing of it is read again
+            await asyncio.to_thread(self._digested, part, plan, known)
+        return plan
+
+    async def _drafting(self, part: PlanPart, collections: LiveCollections) -> EarlyDrafter | None:
+        """Records planned while the part's last pages come in (loader.plan.incremental.early), each
+        time some came: the drafter once its collections are in (None: they were in at once)."""
+        if collections.done(part.entities):
+            return None
+        changed = collections.watch()
+        async with self._one_at_a_time:
+            compare = self._history.early if self._history is not None else None
+            drafter = await asyncio.to_thread(EarlyDrafter, part.blocks_of(self._blocks), self._profile, part.refers,
+                                              self._give_way, compare)
+        since: dict[str, int] = {}
+        while not collections.done(part.entities):
+            changed.clear()
+            whole, arrived = collections.whole(part.entities), collections.arrived(part.entities, since)
+            nearly = collections.nearly_whole(part.entities)
+            async with self._one_at_a_time:
+                await asyncio.to_thread(self._drafted, drafter, whole, arrived, nearly)
+            if not collections.done(part.entities):
+                await changed.wait()
+        return drafter
+
+    def _let_go(self, part: PlanPart, collections: LiveCollections) -> None:
+        """What the part's plan was made of, let go of as asked (`keep_live`, `keep_records`)."""
         if not self._keep_live:
             collections.release(part.entities)
         if not self._keep_records:
-            for index in part.indexes:
-                self._blocks[index] = _without_records(self._blocks[index])
+            self._records_let_go(part)
             if self._history is not None:
                 self._history.history.let_go_of(part.entities)  # compared: its lines are read no more
-        return plan
+
+    def _records_let_go(self, part: PlanPart) -> list[BlockInput]:
+        """The part's blocks without their records, from now on."""
+        for index in part.indexes:
+            self._blocks[index] = _without_records(self._blocks[index])
+        return part.blocks_of(self._blocks)
 
     def _drafted(
         self,
@@ -95,8 +110,10 @@ class PartDiffing:
         drafter.draft(whole, arrived, nearly)
         self.seconds += time.perf_counter() - started
 
-    def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]], drafter: EarlyDrafter | None) -> Plan:
-        """In the worker thread: the part's plan, and its blocks' digests (see loader.plan.digest)."""
+    def _diffed(self, part: PlanPart, live: dict[str, list[dict[str, Any]]],
+                drafter: EarlyDrafter | None) -> tuple[Plan, list[list[bytes | None]] | None]:
+        """In the worker thread: the part's plan, and the hashes of its blocks' records made while
+        drafting (`block_digest`'s `known`, per block)."""
         started = time.perf_counter()
         early = drafter.settled(live) if drafter is not None else None
         self.early_records += early.count() if early is not None else 0
@@ -105,18 +122,26 @@ class PartDiffing:
         plan = plan_changes(blocks, live, self._profile, header=self._header, early=early, merged=merged,
                             give_way=self._give_way)
         if self._history is not None:
+            if not self._keep_records and drafter is not None:
+                # the compare reads the desired records of those not compared as drafted, and no other
+                merged = drafter.records_let_go(plan, merged)
+                blocks = self._records_let_go(part)
             indexed = indexes(self._history.history, live, {b.entity for b in blocks})
             refuse_wrong_history(self._history.history, indexed, self._service_user_ids)
             plan = with_history(plan, blocks, indexed, self._history.history, self._profile, self._service_user_ids,
                                 merged=merged, early=drafter, compare=self._history)
-        diffed = time.perf_counter()
+        known = None if drafter is None else [drafter.block_hashes(at, block) for at, block in enumerate(plan.blocks)]
+        self.seconds += time.perf_counter() - started
+        return plan, known
+
+    def _digested(self, part: PlanPart, plan: Plan, known: list[list[bytes | None]] | None) -> None:
+        """In the worker thread: the part's blocks' digests (see loader.plan.digest)."""
+        started = time.perf_counter()
         history = self._history is not None
         for at, (index, block) in enumerate(zip(part.indexes, plan.blocks, strict=True)):
-            known = drafter.block_hashes(at, block) if drafter is not None else None
-            self.digests[index] = block_digest(block, known, self._give_way, with_history=history)
-        self.seconds += diffed - started
-        self.digesting_s += time.perf_counter() - diffed
-        return plan
+            self.digests[index] = block_digest(block, known[at] if known is not None else None, self._give_way,
+                                               with_history=history)
+        self.digesting_s += time.perf_counter() - started
 
 
 def _without_records(block: BlockInput) -> BlockInput:

@@ -34,7 +34,7 @@ Each early plan is the one `plan_changes` would make of its record (tests/plan/i
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -43,11 +43,11 @@ from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
 from loader.plan.merge import Merged, merged_entries
-from loader.plan.model import BlockPlan, RecordPlan
-from loader.plan.record import ReferenceCells, plan_record
+from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.plan.record import plan_record
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
-from loader.source.records import DesiredRecord, Ref
+from loader.source.records import DesiredRecord
 
 # A draft compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`), given its
 # match and its first row's record: whether the history has a line for it, and its three-way plan;
@@ -62,15 +62,14 @@ _NOT_COMPARED, _NO_LINE, _LINE = 0, 1, 2
 class EarlyDrafts:
     """Record plans made before the plan's last live records came in, each one the plan
     `plan_changes` makes of its entry: by entry position in `merged.entries` (None: not drafted;
-    a list, not a dict: an int and a slot a record less). `plan_changes` takes the claims and the
-    references (it lets go of them once used)."""
+    a list, not a dict: an int and a slot a record less). `plan_changes` takes the claims (it lets
+    go of them once used)."""
 
     merged: Merged
     # The claims on each unique group's values (profile.unique_groups, in order), live records added
     # as they came in.
     claims: list[UniqueClaims]
     plans: list[RecordPlan | None]
-    references: dict[int, Mapping[str, tuple[Ref, str]]] = field(default_factory=dict)  # to records created
 
     def drafted(self) -> list[int]:
         """The positions drafted, in order."""
@@ -122,7 +121,9 @@ class EarlyDrafter:
             if entry.exact_key is not None:
                 keys = self._by_key.setdefault(entity, {}).setdefault(entry.key_fields, {})
                 keys.setdefault(entry.exact_key, position)
-        self._seen: dict[str, dict[tuple[str, ...], set[tuple[Any, ...]]]] = {}  # live keys come in so far
+        # By position: whether the first live record with the record's key came in (its match: a live
+        # record with the key after it is a repeat)
+        self._matched = bytearray(len(merged.entries))
         self._waiting: dict[str, list[LiveRecord]] = {}  # come in, not yet looked at
         self._whole: frozenset[str] | None = None
         self._resolver: Resolver | None = None
@@ -184,7 +185,6 @@ class EarlyDrafter:
             self._settle(entity, live.get(entity, ()))
         self._by_key.clear()
         self._positions.clear()
-        self._seen.clear()
         self._folded.clear()
         self._waiting.clear()
         self._resolver = None
@@ -207,7 +207,6 @@ class EarlyDrafter:
         if self._lines:
             self._lines[position] = _NOT_COMPARED
             self._aside.pop(position, None)
-        self.drafts.references.pop(position, None)
 
     def compared_at(self, position: int, record: RecordPlan) -> tuple[bool, RecordPlan] | None:
         """With `compare`: whether the history has a line for the record at `position` and its
@@ -217,6 +216,19 @@ class EarlyDrafter:
         if state == _NOT_COMPARED or self.drafts.plans[position] is not record:
             return None
         return state == _LINE, self._aside.get(position, record)
+
+    def records_let_go(self, plan: Plan, merged: Merged) -> Merged:
+        """With `compare`, once `plan_changes` made `plan` of the drafts: the merged entries (`merged`,
+        the drafts' own) let go of, and in their place what the three-way compare still reads of them,
+        the first row's record of each entry not compared as drafted (`Merged.first_record`)."""
+        needed: dict[int, DesiredRecord] = {}
+        for block, positions in zip(plan.blocks, merged.owner, strict=True):
+            for position, record in zip(positions, block.records, strict=True):
+                if self.compared_at(position, record) is None:
+                    needed[position] = merged.first_record(position)
+        merged.entries.clear()
+        merged.firsts.clear()
+        return Merged([], {}, merged.owner, needed)
 
     def block_hashes(self, index: int, block: BlockPlan) -> list[bytes | None]:
         """`block_digest`'s `known` for the part's block `index` as finally planned: the hash of each
@@ -253,25 +265,25 @@ class EarlyDrafter:
             return
         resolver, rules, plans = self._resolver, self._rules_of(entity), self.drafts.plans
         assert resolver is not None
-        seen = self._seen.setdefault(entity, {})
+        matched = self._matched
         folded = self._folded.setdefault(entity, {})
         unsure = self._unsure.get(entity, {})
         for key_fields, positions in self._by_key.get(entity, {}).items():
-            keys = seen.setdefault(key_fields, set())
             folds = folded.setdefault(key_fields, set())
             by_fold = unsure.get(key_fields)
             for record in waiting:
                 key = live_key(record, key_fields)
-                if key in keys:
-                    continue  # a repeat: the first live record with the key is the match
-                keys.add(key)
+                position = positions.get(key)
+                if position is not None:
+                    if matched[position]:
+                        continue  # a repeat: the first live record with the key is the match
+                    matched[position] = 1
                 fold = fold_key(key)
                 folds.add(fold)
                 if by_fold:
                     guessed = by_fold.pop(fold, None)
                     if guessed is not None:  # planned as a create: its match, or a near duplicate, came in
                         self._undo(guessed)
-                position = positions.get(key)
                 if position is not None and plans[position] is None:
                     self._noted(position, draft_early(self.drafts, position, record, resolver, rules), record)
         self._looked_at[entity] = self._looked_at.get(entity, 0) + len(waiting)
@@ -336,15 +348,11 @@ def draft_early(
     draft that showed a live id no record of `resolver` has (one of a collection still arriving) is
     not noted: it is planned at the end (None)."""
     entry = early.merged.entries[position]
-    referring = ReferenceCells()
     misses = resolver.label_misses
-    plan = plan_record(entry, live, resolver, rules, early.merged.findings.get(entry.ref, ()), (), referring)
+    plan = plan_record(entry, live, resolver, rules, early.merged.findings.get(entry.ref, ()), ())
     if resolver.label_misses != misses:
         return None
     early.plans[position] = plan
-    references = referring.taken(entry.ref)
-    if references is not None:
-        early.references[position] = references
     return plan
 
 
