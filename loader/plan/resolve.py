@@ -7,7 +7,7 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from loader.plan.compare import fold, normalise
@@ -87,14 +87,8 @@ class Resolver:
     """Exact lookups over desired entries and live records; memoises key matches."""
 
     def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]]):
-        self._entries_by_entity: dict[str, list[Entry]] = {}
-        group: list[Entry] = []
-        entity = None
-        for entry in entries:  # a block's entries are of one entity and together: a group looked up once a block
-            if entry.record.entity != entity:
-                entity = entry.record.entity
-                group = self._entries_by_entity.setdefault(entity, [])
-            group.append(entry)
+        self._entries = entries
+        self._entries_by_entity: dict[str, list[Entry]] = {}  # those of the entities referred to, when first asked
         self._live = live
         self._live_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], LiveRecord]] = {}
         self._desired_index: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], Entry]] = {}
@@ -146,7 +140,11 @@ class Resolver:
     # ---- desired side ------------------------------------------------------------------------
 
     def entries(self, entity: str) -> Sequence[Entry]:
-        return self._entries_by_entity.get(entity, ())
+        """The entries of `entity`, in order (gathered when first asked: only records referred to are)."""
+        group = self._entries_by_entity.get(entity)
+        if group is None:
+            group = self._entries_by_entity[entity] = [e for e in self._entries if e.record.entity == entity]
+        return group
 
     def _desired_index_for(self, entity: str, by: tuple[str, ...]) -> dict[tuple[Any, ...], Entry]:
         index = self._desired_index.get((entity, by))
@@ -355,6 +353,25 @@ class UniqueClaims:
             if claimant is not None and (claimant.record.entity != entity or value in repeated):
                 self._live_by_value.setdefault(value, []).append((entity, rec))
         self._added[entity] = self._added.get(entity, 0) + len(records)
+
+    def can_clash(self, entry: Entry, whole: Collection[str]) -> bool:
+        """Whether `entry`'s value can still be claimed by another record, desired or live (`whole`: the
+        members whose live records are all in, and added): `clashes` can name it, now or later."""
+        record = entry.record
+        if record.entity not in self.members or self.field not in record.fields:
+            return False
+        value = record.fields[self.field]
+        value = value if type(value) is str else key_text(value)
+        if value in self._repeated or value in self._live_by_value:
+            return True
+        return any(member not in whole for member in self.members if member != record.entity)
+
+    def replace(self, entry: Entry, by: Entry) -> None:
+        """`by` claims what `entry` claimed (the same record, made again), alone: `can_clash` was false."""
+        value = entry.record.fields[self.field] if self.field in entry.record.fields else None
+        value = value if value is None or type(value) is str else key_text(value)
+        if value is not None and self._claimed.get(value) is entry:
+            self._claimed[value] = by
 
     def catch_up(self, entity: str, records: Sequence[LiveRecord]) -> None:
         """`records`, all of `entity`'s live records so far: those not added yet are added."""

@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, cast
 
 from loader.event_loop import GiveWay
@@ -71,8 +72,11 @@ class PartDiffing:
         changed = collections.watch()
         async with self._one_at_a_time:
             compare = self._history.early if self._history is not None else None
-            drafter = await asyncio.to_thread(EarlyDrafter, part.blocks_of(self._blocks), self._profile, part.refers,
-                                              self._give_way, compare)
+            let_go = not self._keep_records
+            drafter = await asyncio.to_thread(partial(EarlyDrafter, let_go=let_go), part.blocks_of(self._blocks),
+                                              self._profile, part.refers, self._give_way, compare)
+            if let_go:  # merged, the drafter holds them: each let go of once nothing reads it again
+                self._records_let_go(part)
         since: dict[str, int] = {}
         while not collections.done(part.entities):
             changed.clear()

@@ -47,6 +47,7 @@ from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.record import plan_record
 from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
 from loader.profile import Profile
+from loader.source.makers import desired_record
 from loader.source.records import DesiredRecord
 
 # A draft compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`), given its
@@ -90,11 +91,15 @@ class EarlyDrafter:
         refers: Mapping[str, frozenset[str]],
         give_way: GiveWay = never_give_way,
         compare: Compare | None = None,
+        *,
+        let_go: bool = False,
     ):
         """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
         worker thread beside the event loop that brings the pages). `compare`: with a history, each
         draft is compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`),
-        and the compared record is hashed in place of the draft."""
+        and the compared record is hashed in place of the draft. `let_go`: the desired records are
+        held here alone (the blocks were let go of), and those nothing reads again are let go of as
+        they are drafted (`_let_go_of`)."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims, [None] * len(merged.entries))
@@ -108,6 +113,8 @@ class EarlyDrafter:
         self._profile = profile
         self._give_way = give_way
         self._needs = {entity: _reach(entity, refers) for entity in refers}
+        self._let_go = let_go
+        self._referred = frozenset().union(*refers.values())  # the entities some record of the part refers to
         if len({entry.ref for entry in merged.entries}) < len(merged.entries):
             # Two records share a ref (two blocks share a name: the plan is refused for it): the
             # resolver remembers matches by ref, so a record's plan depends on which is matched first.
@@ -331,7 +338,29 @@ class EarlyDrafter:
                     else:
                         self.drafts.plans[position] = final
             self._hashes[position] = record_hash(final)
+            if self._let_go and live is not None and position not in self._aside:
+                self._let_go_of(position, final)
         self._give_way()
+
+    def _let_go_of(self, position: int, final: RecordPlan) -> None:
+        """The desired record at `position`, drafted against its match (never undone), as its plan is
+        final (`final`: no dependency, no error), let go of where nothing reads it again: its entity
+        referred to by no record of the part, its value of each unique group claimed by it alone for
+        good, no row merged into it. Its entry keeps the record's place, key and row, no fields."""
+        entries = self.drafts.merged.entries
+        entry = entries[position]
+        record = entry.record
+        if record.entity in self._referred or final.depends_on or _has_error(final) or record.also_rows:
+            return
+        whole = self._whole or frozenset()
+        claims = self.drafts.claims
+        if any(group.can_clash(entry, whole) for group in claims):
+            return
+        slim = entry._replace(record=desired_record(record.block, record.entity, record.key, _NO_FIELDS, record.row,
+                                                     _NO_FIELDS, record.pii))
+        for group in claims:
+            group.replace(entry, slim)
+        entries[position] = slim
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)
@@ -354,6 +383,10 @@ def draft_early(
         return None
     early.plans[position] = plan
     return plan
+
+
+# The fields and cells of a record let go of (`EarlyDrafter._let_go_of`); never changed
+_NO_FIELDS: Mapping[str, Any] = {}
 
 
 def _has_error(plan: RecordPlan) -> bool:

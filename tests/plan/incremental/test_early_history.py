@@ -113,7 +113,8 @@ def _compared_early(blocks: list[Block], live: Live, history: History, draw: Cal
         mine = part.blocks_of(blocks)
         collections = {e: live.get(e, []) for e in part.entities}
         compare = HistoryCompare(history, mine, PROFILE)
-        drafter = EarlyDrafter(mine, PROFILE, part.refers, compare=compare.early)
+        let_go = draw(st.booleans())  # as `loader plan` drafts: desired records let go of once read no more
+        drafter = EarlyDrafter(mine, PROFILE, part.refers, compare=compare.early, let_go=let_go)
         so_far = dict.fromkeys(part.entities, 0)
         whole: Live = {}
         for entity, upto, last in _arrivals(draw, live, part.entities):
@@ -129,8 +130,8 @@ def _compared_early(blocks: list[Block], live: Live, history: History, draw: Cal
         plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
         indexed = indexes(history, collections, {b.entity for b in mine})
         refuse_wrong_history(history, indexed)
-        plan = with_history(plan, mine, indexed, history, PROFILE, merged=drafter.drafts.merged, early=drafter,
-                            compare=compare)
+        merged = drafter.records_let_go(plan, drafter.drafts.merged) if let_go else drafter.drafts.merged
+        plan = with_history(plan, mine, indexed, history, PROFILE, merged=merged, early=drafter, compare=compare)
         digests += [block_digest(b, drafter.block_hashes(i, b), with_history=True) for i, b in enumerate(plan.blocks)]
         assert digests[-len(plan.blocks):] == [block_digest(b, with_history=True) for b in plan.blocks]
         plans.append(plan)
