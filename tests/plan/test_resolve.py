@@ -212,6 +212,26 @@ def test_a_code_of_one_entity_desired_and_live_is_no_clash() -> None:
     assert unique_clashes([school], resolver([school], school=[{"id": "s-1", "code": "X1"}]), GROUP, describe) == {}
 
 
+def test_a_value_can_clash_while_another_member_may_still_claim_it_and_never_once_all_are_in() -> None:
+    subject, twin = entry("subjects", "subject", ("U1",)), entry("programs", "program", ("U2",))
+    other = entry("subjects", "subject", ("U2",))
+    claims = UniqueClaims([subject, twin, other], GROUP)
+    everyone = frozenset(GROUP[1])
+    assert claims.can_clash(subject, everyone - {"program"})  # programs still arriving: one may hold U1
+    assert not claims.can_clash(subject, everyone)  # all in, none holds U1: it is the subject's for good
+    assert claims.can_clash(other, everyone)  # U2 is claimed by a program too
+    claims.add("school", [{"id": "s-1", "code": "U1", "type": "SCHOOL"}])
+    assert claims.can_clash(subject, everyone)  # a live school holds U1
+    # a claim passed on to the same record made again is the one the clashes name
+    again = subject._replace(record=subject.record)
+    claims.replace(subject, again)
+    assert claims.clashes(describe) == {"subjects/U1": ["code 'U1' is already used live by SCHOOL s-1"],
+                                        "programs/U2": ["code 'U2' is also claimed by subject subjects/U2 "
+                                                        "(intake.xlsx › subjects › row 2)"],
+                                        "subjects/U2": ["code 'U2' is also claimed by program programs/U2 "
+                                                        "(intake.xlsx › programs › row 2)"]}
+
+
 _codes = st.sampled_from(["A", "B", "C"])
 _members = st.sampled_from(GROUP[1])
 
