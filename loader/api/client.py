@@ -18,7 +18,7 @@ import asyncio
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from functools import partial
 from types import TracebackType
 from typing import Any
@@ -31,7 +31,7 @@ from loader import __version__
 from loader.api.answers import Answer, answer_body, checked_answer
 from loader.api.auth import REFUSED_ONCE, TokenAuth
 from loader.api.cookies import HttpClient
-from loader.api.errors import EnvironmentMismatch, MalformedAnswer, NotFound
+from loader.api.errors import EnvironmentMismatch, MalformedAnswer, NotFound, RateLimited
 from loader.api.lane import DirectLane, Handover
 from loader.api.paging import (
     MALFORMED_HINT,
@@ -52,6 +52,7 @@ from loader.api.requestlog import (
 )
 from loader.api.retry import retry_hook
 from loader.api.shapes import record_problem
+from loader.api.slots import Slots
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
@@ -94,7 +95,7 @@ class ApiClient:
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
-        self._semaphore = asyncio.Semaphore(concurrency)
+        self._slots = Slots(concurrency)
         self._pacer = Pacer()
         self._first_lock = asyncio.Lock()
         # With nothing to expect there is nothing to check before a write.
@@ -296,7 +297,7 @@ class ApiClient:
 
     # -- one request ------------------------------------------------------------------------------
 
-    async def _call(
+    def _call(
         self,
         method: str,
         path: str,
@@ -304,7 +305,21 @@ class ApiClient:
         params: Mapping[str, str] | None = None,
         json: dict[str, Any] | None = None,
         probe: EntityProfile | None = None,
+    ) -> Awaitable[dict[str, Any]]:
+        """The envelope of the answer to one request, retried as the policy says (awaited at once)."""
+        if self._checked and self._mismatch is None:  # every request once the environment is checked
+            return self._with_retries(method, path, params, json)
+        return self._first_calls(method, path, params, json, probe)
+
+    async def _first_calls(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, str] | None,
+        json: dict[str, Any] | None,
+        probe: EntityProfile | None,
     ) -> dict[str, Any]:
+        """A request before the environment is checked (or after it did not match)."""
         if self._mismatch is not None:
             raise self._mismatch
         if not self._checked:
@@ -330,10 +345,18 @@ class ApiClient:
         # The first attempt goes out without the retry machinery: setting up stamina's context costs
         # ~0.15 ms a request, on every page's round trip. Its failure is handed to that context as
         # its first attempt, so what is retried, the waits and the logging are stamina's as before.
-        # 429s are waited out by the pacer, on a budget of their own: they spend no attempt.
+        # 429s are waited out by the pacer, on a budget of their own: they spend no attempt. The
+        # pacer's loop (`Pacer.paced`) is entered at the first 429; until then the request is sent
+        # from here, as that loop sends it (after the pacer's pause, if one is on).
         started = time.monotonic()
+        pacer = self._pacer
         try:
-            return await self._pacer.paced(partial(self._send_once, method, path, params, json, 1))
+            try:
+                if pacer.holding():
+                    await pacer.hold()
+                return await self._send_once(method, path, params, json, 1)
+            except RateLimited as limited:
+                return await pacer.paced_after(limited, partial(self._send_once, method, path, params, json, 1))
         except Exception as error:
             first = error
         return await self._retry(first, time.monotonic() - started, method, path, params, json)
@@ -373,7 +396,10 @@ class ApiClient:
     ) -> dict[str, Any]:
         if self._http is None or self._urls is None:
             raise RuntimeError("ApiClient used outside `async with`")
-        async with self._semaphore:
+        slots = self._slots
+        if not slots.take_now():
+            await slots.take()
+        try:
             # The direct lane when httpx would add nothing to this request (loader.api.lane), with the
             # URL's text where the path is a plain path on base_url (no httpx.URL made), else the URL
             # httpx builds; a path `url` leaves as text is one only httpx can tell.
@@ -394,6 +420,8 @@ class ApiClient:
             except httpx.TransportError as error:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
+        finally:
+            slots.give()
         return self._decode(response, method, path)
 
     def _decode(self, response: Answer, method: str, path: str) -> dict[str, Any]:

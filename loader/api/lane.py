@@ -16,7 +16,6 @@ that httpx must still process (a compressed body, a cookie to keep), httpx does 
 
 from __future__ import annotations
 
-import json as jsonlib
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -26,6 +25,7 @@ from multidict import CIMultiDict
 
 from loader.api.answers import Answer
 from loader.api.auth import TokenAuth
+from loader.api.json_body import encoded
 from loader.api.requestlog import ATTEMPT, STARTED, RequestObserver
 from loader.api.transport import AiohttpTransport
 
@@ -69,8 +69,6 @@ class DirectLane:
         self._observer = observer
         self._headers = dict(http.headers.items())  # Accept, Accept-Encoding, Connection, User-Agent
         self._timeout = transport.timeout_of(http.timeout.as_dict())
-        # encodes exactly as httpx encodes `json=` (json.dumps with these options), made once
-        self._encode = jsonlib.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
         self._heads: tuple[str, CIMultiDict[str], CIMultiDict[str]] | None = None  # per token: plain, JSON
         self._base_checked = False  # whether base_url's origin may receive the token (checked once)
 
@@ -102,7 +100,7 @@ class DirectLane:
         if token is None:
             return Handover.HTTPX
         headers = self._head(token, json is not None)
-        body = None if json is None else self._encode(json).encode("utf-8")
+        body = None if json is None else encoded(json)  # the bytes httpx's `json=` makes
         started = self._observer.sent(method)
 
         def request() -> httpx.Request:

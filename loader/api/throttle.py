@@ -60,25 +60,40 @@ class Pacer:
         if delay > 0:
             await asyncio.sleep(delay)
 
+    def holding(self) -> bool:
+        """Whether requests must wait before they are sent (`hold`)."""
+        return self._resume_at > self._clock()
+
     async def paced(self, send: Callable[[], Awaitable[T]]) -> T:
         """`send()`, sent again after each 429 while the budget lasts."""
+        if self.holding():
+            await self.hold()
+        try:
+            return await send()
+        except RateLimited as error:
+            return await self.paced_after(error, send)
+
+    async def paced_after(self, error: RateLimited, send: Callable[[], Awaitable[T]]) -> T:
+        """`paced(send)` once the first `send()` met the 429 `error` (the client sends its first
+        attempt itself, with no coroutine of the pacer's between it and the request)."""
         met = 0
         waited = 0.0
         while True:
-            if self._resume_at > self._clock():
+            met += 1
+            delay = self._delay(error.retry_after, met)
+            budget = self.budget
+            if met > budget.max_waits or waited + delay > budget.max_wait_s:
+                raise _spent(error, met, waited) from None
+            waited += delay
+            self.waits += 1
+            log.info("  sent again in %.1f s: the service is limiting the rate (HTTP 429)", delay)
+            self._resume_at = max(self._resume_at, self._clock() + delay)
+            if self.holding():
                 await self.hold()
             try:
                 return await send()
-            except RateLimited as error:
-                met += 1
-                delay = self._delay(error.retry_after, met)
-                budget = self.budget
-                if met > budget.max_waits or waited + delay > budget.max_wait_s:
-                    raise _spent(error, met, waited) from None
-                waited += delay
-                self.waits += 1
-                log.info("  sent again in %.1f s: the service is limiting the rate (HTTP 429)", delay)
-                self._resume_at = max(self._resume_at, self._clock() + delay)
+            except RateLimited as again:
+                error = again
 
     def _delay(self, retry_after: float | None, met: int) -> float:
         if retry_after is not None:

@@ -27,6 +27,8 @@ import aiohttp
 import httpx
 from yarl import URL
 
+from loader.api.read_timer import lazy_read_timer
+
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 
@@ -58,6 +60,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             limit=self._limits.max_connections or 0,
             keepalive_timeout=self._limits.keepalive_expiry if self._limits.keepalive_expiry is not None else 5.0,
         )
+        lazy_read_timer(connector)  # the read timeout without two timers made and cancelled a request
         # No cookies (httpx's client keeps none we rely on), no default headers: httpx sends its own.
         return aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False

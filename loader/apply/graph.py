@@ -9,6 +9,7 @@ everything that depends on it.
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -64,19 +65,22 @@ def build_graph(records: Iterable[RecordPlan], creation_order: Iterable[str] = (
         rank[record.ref] = rank_of(entity_rank.get(record.entity, len(entity_rank)), position)
     depends_on: dict[str, frozenset[str]] = {}
     missing: dict[str, tuple[str, ...]] = {}
-    dependants: dict[str, set[str]] = {ref: set() for ref in refs}
+    dependants: dict[str, set[str]] = {}
     for record in records:
+        if not record.depends_on:  # most records: no generator, no set of their own
+            depends_on[record.ref] = _NONE
+            continue
         present = frozenset(d for d in record.depends_on if d in rank and d != record.ref)
         absent = tuple(d for d in record.depends_on if d not in rank)
         depends_on[record.ref] = present
         if absent:
             missing[record.ref] = absent
         for dep in present:
-            dependants[dep].add(record.ref)
+            dependants.setdefault(dep, set()).add(record.ref)
     graph = RecordGraph(
         refs=tuple(refs),
         depends_on=depends_on,
-        dependants={ref: frozenset(children) for ref, children in dependants.items()},
+        dependants={ref: frozenset(dependants[ref]) if ref in dependants else _NONE for ref in refs},
         rank=rank,
         missing=missing,
     )
@@ -91,6 +95,7 @@ def rank_of(entity_rank: int, position: int) -> int:
 
 
 _POSITION_BITS = 40  # places in a plan: far more records than any plan holds
+_NONE: frozenset[str] = frozenset()
 
 
 def _check_acyclic(graph: RecordGraph) -> None:
@@ -113,26 +118,46 @@ def _check_acyclic(graph: RecordGraph) -> None:
 
 
 class ReadyRecords:
-    """What a walk of records keeps: those ready by rank, in flight, finished and withdrawn."""
+    """What a walk of records keeps: those ready by rank, in flight, finished and withdrawn.
+
+    The ready records are handed out lowest rank first. Most arrive in rank order (every record
+    with no dependency at the start, sorted once, and then each record made ready after those):
+    they wait in a queue taken from the front; the others wait on a heap, and the lower of the two
+    fronts comes first. (A heap of them all cost a pop of ~log2(n) comparisons per write, ~2 µs at
+    6,000 records, `loader.apply.pool`'s share of a write; the order is the same.)
+    """
 
     def __init__(self, ready: list[tuple[int, str]]) -> None:
-        self._ready = ready
-        heapq.heapify(self._ready)
+        ready.sort()
+        self._in_order: deque[tuple[int, str]] = deque(ready)
+        self._ready: list[tuple[int, str]] = []  # a heap: the records made ready out of rank order
         self._withdrawn: set[str] = set()
         self._finished: set[str] = set()
         self._in_flight: set[str] = set()
 
     def next_ready(self) -> str | None:
-        while self._ready:
-            _, ref = heapq.heappop(self._ready)
-            if ref not in self._withdrawn:
+        in_order, ready, withdrawn = self._in_order, self._ready, self._withdrawn
+        while in_order or ready:
+            if ready and (not in_order or ready[0][0] < in_order[0][0]):
+                ref = heapq.heappop(ready)[1]
+            else:
+                ref = in_order.popleft()[1]
+            if ref not in withdrawn:
                 self._in_flight.add(ref)
                 return ref
         return None
 
     def ready_count(self) -> int:
         """How many refs may be ready now (at most: some may have been withdrawn since)."""
-        return len(self._ready)
+        return len(self._in_order) + len(self._ready)
+
+    def _push(self, rank: int, ref: str) -> None:
+        """`ref` (of `rank`) is ready: queued when it comes after every queued record, else on the heap."""
+        in_order = self._in_order
+        if not in_order or in_order[-1][0] < rank:
+            in_order.append((rank, ref))
+        else:
+            heapq.heappush(self._ready, (rank, ref))
 
     def _finish(self, ref: str) -> None:
         self._in_flight.discard(ref)
@@ -157,7 +182,7 @@ class Scheduler(ReadyRecords):
         for child in self._graph.dependants.get(ref, ()):
             self._waiting[child] -= 1
             if self._waiting[child] == 0 and child not in self._withdrawn:
-                heapq.heappush(self._ready, (self._graph.rank[child], child))
+                self._push(self._graph.rank[child], child)
 
     def failed(self, ref: str) -> frozenset[str]:
         """Mark `ref` as not done; returns the dependants newly withdrawn because of it."""

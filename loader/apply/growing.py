@@ -10,7 +10,6 @@ have had had it been there from the start.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable, Sequence
 
 from loader.apply.graph import ReadyRecords, rank_of
@@ -62,7 +61,7 @@ class GrowingScheduler(ReadyRecords):
                 self._caused(ref, self.cause[first])
                 withdrawn[ref] = self.cause[first]
             elif waiting == 0:
-                heapq.heappush(self._ready, (self._rank[ref], ref))
+                self._push(self._rank[ref], ref)
         return withdrawn
 
     def succeeded(self, ref: str) -> None:
@@ -71,7 +70,7 @@ class GrowingScheduler(ReadyRecords):
         for child in self._dependants.get(ref, ()):
             self._waiting[child] -= 1
             if self._waiting[child] == 0 and child not in self._withdrawn:
-                heapq.heappush(self._ready, (self._rank[child], child))
+                self._push(self._rank[child], child)
 
     def failed(self, ref: str) -> frozenset[str]:
         """Mark `ref` as not done; returns the dependants newly withdrawn because of it."""

@@ -82,8 +82,10 @@ class RecordWriter:
                 answer = await self._update(record, entity, record_id, payload, attempts=attempts)
                 if self.journal is not None:
                     self.journal.written(record, record_id, payload, answer, kind="update")
-            reached, steps = await self._status_steps(record, entity, record_id, created, attempts)
-            attempts += steps
+            reached: str | None = None
+            if record.status_path and entity.status is not None:  # no coroutine for the records without
+                reached, steps = await self._status_steps(record, entity, record_id, created, attempts)
+                attempts += steps
         except LoaderError as error:  # e.g. the profile cannot write this entity: this record fails, not the run
             return result_of(record, Outcome.FAILED, id=record_id, message=str(error), attempts=attempts)
         except WriteFailure as failed:

@@ -7,9 +7,11 @@ import asyncio
 import socket
 from collections.abc import Awaitable, Callable
 
+import aiohttp
 import httpx
 import pytest
 
+from loader.api.read_timer import lazy_read_timer
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -103,3 +105,44 @@ def test_a_proxy_in_the_environment_keeps_httpx_s_own_transport() -> None:
     assert environment_names_a_proxy({"HTTPS_PROXY": "http://proxy:3128"})
     assert environment_names_a_proxy({"all_proxy": "socks5://proxy"})
     assert not environment_names_a_proxy({"NO_PROXY": "*", "HTTPS_PROXY": ""})
+
+
+def _trickle(pause: float, chunks: int) -> Serve:
+    """A server answering a chunk of the body every `pause` seconds."""
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await _read_request(reader)
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % chunks)
+            await writer.drain()
+            for _ in range(chunks):
+                await asyncio.sleep(pause)
+                writer.write(b"x")
+                await writer.drain()
+        finally:
+            writer.close()
+
+    return serve
+
+
+def test_an_answer_whose_bytes_keep_coming_is_read_past_the_read_timeout() -> None:
+    answer = asyncio.run(_send(_trickle(0.1, 8), "GET", read_timeout=0.3))  # 0.8 s in all, no gap of 0.3 s
+    assert answer.content == b"x" * 8
+
+
+def test_a_pause_longer_than_the_read_timeout_after_some_bytes_is_a_read_timeout() -> None:
+    with pytest.raises(httpx.ReadTimeout):
+        asyncio.run(_send(_trickle(0.5, 2), "GET", read_timeout=0.2))
+
+
+def test_the_read_timer_is_kept_lazily_with_this_aiohttp() -> None:
+    async def check() -> tuple[bool, bool]:
+        laid_out = aiohttp.TCPConnector()
+        other = aiohttp.TCPConnector()
+        other._factory = lambda: None  # type: ignore[assignment]  # an aiohttp laid out otherwise
+        try:
+            return lazy_read_timer(laid_out), lazy_read_timer(other)
+        finally:
+            await laid_out.close()
+            await other.close()
+
+    assert asyncio.run(check()) == (True, False)

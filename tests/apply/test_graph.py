@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import heapq
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.apply.graph import Scheduler, build_graph
+from loader.apply.graph import ReadyRecords, Scheduler, build_graph
 from loader.errors import PlanError
 from loader.places import CellRef
 from loader.plan.model import Action, RecordPlan
@@ -114,3 +116,25 @@ def test_pending_lists_what_was_never_dispatched_in_plan_order() -> None:
     scheduler = Scheduler(graph)
     assert scheduler.next_ready() == "a"
     assert scheduler.pending() == ("b", "c")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.sets(st.integers(0, 200), max_size=30),
+    steps=st.lists(st.one_of(st.none(), st.integers(0, 200)), max_size=60),
+)
+def test_ready_records_come_lowest_rank_first_as_from_one_heap(start: set[int], steps: list[int | None]) -> None:
+    """The queue-and-heap hands out exactly what one heap of every ready record would (None: take one)."""
+    walk = ReadyRecords([(rank, f"r{rank}") for rank in start])
+    heap = [(rank, f"r{rank}") for rank in start]
+    heapq.heapify(heap)
+    seen = set(start)
+    for step in steps:
+        if step is None:
+            assert walk.next_ready() == (heapq.heappop(heap)[1] if heap else None)
+        elif step not in seen:  # ranks are unique in a walk
+            seen.add(step)
+            walk._push(step, f"r{step}")
+            heapq.heappush(heap, (step, f"r{step}"))
+        assert walk.ready_count() == len(heap)
+    assert [walk.next_ready() for _ in heap] == [ref for _, ref in sorted(heap)]

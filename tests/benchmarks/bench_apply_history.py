@@ -8,12 +8,12 @@ service's. Records are schools with six fields (code, name, two labels, type, pa
 are journaled one after the other into one history: the first creates every record (an empty
 history), the second updates the name of `--touch` of them (a history of every record). Each tree
 runs in a child process of its own (its peak memory is its own), `--rounds` times, the trees
-taking turns; the machine's load average is printed beside every figure. The last lines give the
-history's share of an apply's wall time (`--apply-wall`: an apply of 250,000 records against the
-sandbox at concurrency 64 takes about 160 s, `tests/benchmarks/bench_apply_memory.py`).
+taking turns; the machine's load average is printed beside every figure. The history's share of
+a real apply's wall time is `bench_apply_history_share.py`'s: the same apply with the history on
+and off, side by side.
 
     python tests/benchmarks/bench_apply_history.py [--records 250000] [--touch 0.1] [--personal]
-        [--before /tmp/before_tree] [--rounds 1] [--apply-wall 160]
+        [--before /tmp/before_tree] [--rounds 1]
 
 `--before DIR` is a tree of the loader to compare with (its `loader/` package is imported from
 DIR); without it only this tree runs.
@@ -147,7 +147,6 @@ def main() -> None:
     parser.add_argument("--personal", action="store_true", help="keyed digests (school taken as personal)")
     parser.add_argument("--before", type=Path, help="a tree of the loader to compare with")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--apply-wall", type=float, default=160.0, help="an apply's wall seconds at --records")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -164,8 +163,8 @@ def main() -> None:
             cost = figures["create"]["journal_cpu"] + figures["create"]["finish_cpu"]
             best[name] = min(best.get(name, cost), cost)
     for name, cost in best.items():
-        print(f"{name}: the history's cost to the create apply {cost:.1f} s CPU, "
-              f"{cost / args.apply_wall:.1%} of an apply of {args.apply_wall:.0f} s wall")
+        print(f"{name}: the history's cost to the create apply {cost:.1f} s CPU (its share of an apply's wall "
+              "time: bench_apply_history_share.py)")
 
 
 if __name__ == "__main__":
