@@ -138,12 +138,14 @@ class EarlyDrafter:
         self._finished: set[str] = set()  # entities whose every record is planned
         self._guessed: set[str] = set()  # entities whose records not matched yet are planned as creates
         self._looked_at: dict[str, int] = {}  # entity -> its live records come in and looked at
-        # Live keys come in but for case and spaces (`near_duplicate`'s), per entity and key fields.
-        self._folded: dict[str, dict[tuple[str, ...], set[tuple[Any, ...]]]] = {}
+        # Live keys come in but for case and spaces (`near_duplicate`'s), per entity and key fields, by
+        # `_folded_mark`: a number, not the key, for each of hundreds of thousands of live records.
+        self._folded: dict[str, dict[tuple[str, ...], set[int]]] = {}
         # Records planned as creates while their collection still arrived, by entity, key fields and
-        # folded key: a live record that comes in with that folded key (their match, or a near
-        # duplicate) undoes the plan (planned again as its match, or at the end).
-        self._unsure: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], int]]] = {}
+        # folded key's mark: a live record that comes in with that mark (their match, a near duplicate,
+        # or rarely another key with the same mark) undoes the plan (planned again as its match, or at
+        # the end, where each is planned as plan_changes plans it).
+        self._unsure: dict[str, dict[tuple[str, ...], dict[int, int]]] = {}
 
     def draft(
         self,
@@ -203,7 +205,7 @@ class EarlyDrafter:
         unsure = self._unsure.pop(entity, {})
         for record in records[self._looked_at.get(entity, 0):]:
             for key_fields, by_fold in unsure.items():
-                position = by_fold.pop(fold_key(live_key(record, key_fields)), None)
+                position = by_fold.pop(_folded_mark(live_key(record, key_fields)), None)
                 if position is not None:
                     self._undo(position)
         self._looked_at[entity] = len(records)
@@ -285,7 +287,7 @@ class EarlyDrafter:
                     if matched[position]:
                         continue  # a repeat: the first live record with the key is the match
                     matched[position] = 1
-                fold = fold_key(key)
+                fold = _folded_mark(key)
                 folds.add(fold)
                 if by_fold:
                     guessed = by_fold.pop(fold, None)
@@ -307,7 +309,7 @@ class EarlyDrafter:
             entry = entries[position]
             if plans[position] is not None or entry.exact_key is None:
                 continue
-            fold = fold_key(entry.exact_key)
+            fold = _folded_mark(entry.exact_key)
             by_fold = unsure.setdefault(entry.key_fields, {})
             if fold in folded.get(entry.key_fields, ()) or fold in by_fold:
                 continue
@@ -387,6 +389,16 @@ def draft_early(
 
 # The fields and cells of a record let go of (`EarlyDrafter._let_go_of`); never changed
 _NO_FIELDS: Mapping[str, Any] = {}
+
+
+def _folded_mark(key: Sequence[Any]) -> int:
+    """A key but for case and spaces (`fold_key`) as a number: equal folded keys have equal marks;
+    two others rarely do, which only leaves a record to be planned at the end. Below 2**60, so a
+    mark is one small int object."""
+    return hash(fold_key(key)) & _MARK_BITS
+
+
+_MARK_BITS = (1 << 60) - 1
 
 
 def _has_error(plan: RecordPlan) -> bool:
