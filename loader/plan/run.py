@@ -97,9 +97,10 @@ async def run_plan(
     `history_opener`: opens it instead, given the entities the mappings mark personal fields of
     (the commands': the mapping files are read once, here). `decisions`: reviewers' decisions to
     honour (`loader.plan.decisions_pass`), as of `today` (required with them: no clock here).
-    `keep_records=False`: each part's desired records are let go of once it is planned (and
-    compared), and `PlanRun.sources` holds the blocks without them (what `loader plan` needs: the
-    plan's peak is its last part, with every other part's plans, no longer their records too).
+    `keep_records=False`: each desired record is let go of once nothing reads it again (a part's
+    last ones once it is planned), `PlanRun.sources` holds the blocks without them, and the history's
+    lines of each part compared are let go of too (`History.let_go_of`: the history opened is then
+    read-only). What `loader plan` needs: the plan alone is shown and written.
     """
     profile = config.profile
     started = time.perf_counter()
