@@ -38,7 +38,7 @@ USER = "6d0c713c-4272-5942-ba1c-ab2e52d9f6b8"
 
 def _plan(n: int, touch: float | None) -> tuple[Any, list[dict[str, Any]]]:
     """The creates of `n` schools, or (with `touch`) updates of the name of that share of them."""
-    from helpers.apply import make_plan, record
+    from helpers.apply import created_changes, make_plan, record
 
     from loader.plan.model import Action, FieldChange
 
@@ -56,11 +56,7 @@ def _plan(n: int, touch: float | None) -> tuple[Any, list[dict[str, Any]]]:
         payload = {"code": code, "name": f"School of things {i}", "type": "SCHOOL",
                    "parent": {"id": f"00000000-0000-4000-8000-{i % 1000:012d}"},
                    "custom_attributes": {"Faculty": f"Faculty {i % 40}", "Campus": "North"}}
-        changes = tuple(FieldChange(name, None, value) for name, value in payload.items()
-                        if name != "custom_attributes")
-        changes += (FieldChange("custom_attributes.Faculty", None, f"Faculty {i % 40}"),
-                    FieldChange("custom_attributes.Campus", None, "North"))
-        records.append(record("schools", "school", code, payload, row=i + 2, changes=changes))
+        records.append(record("schools", "school", code, payload, row=i + 2, changes=created_changes(payload)))
         payloads.append(payload)
     return make_plan(("schools", "school", records)), payloads
 

@@ -49,9 +49,8 @@ def _seed() -> dict[str, Any]:
 
 
 def _plan(n: int) -> Any:
-    from helpers.apply import make_plan, record
+    from helpers.apply import created_changes, make_plan, record
 
-    from loader.plan.model import FieldChange
 
     records = []
     for i in range(n):
@@ -59,11 +58,7 @@ def _plan(n: int) -> Any:
         payload = {"code": code, "name": f"School of things {i}", "description": f"The school of things {i}",
                    "parent": {"id": _parent_id(i % PARENTS)},
                    "custom_attributes": {"Faculty": f"Faculty {i % 40}", "Campus": "North"}}
-        changes = tuple(FieldChange(name, None, value) for name, value in payload.items()
-                        if name != "custom_attributes")
-        changes += (FieldChange("custom_attributes.Faculty", None, f"Faculty {i % 40}"),
-                    FieldChange("custom_attributes.Campus", None, "North"))
-        records.append(record("schools", "school", code, payload, row=i + 2, changes=changes))
+        records.append(record("schools", "school", code, payload, row=i + 2, changes=created_changes(payload)))
     return make_plan(("schools", "school", records))
 
 

@@ -11,7 +11,7 @@ from loader.api.client import ApiClient
 from loader.config import Environment, RetrySettings
 from loader.environments import sandbox_environment
 from loader.places import CellRef
-from loader.plan.model import Action, BlockPlan, PendingId, Plan, RecordPlan
+from loader.plan.model import Action, BlockPlan, FieldChange, PendingId, Plan, RecordPlan
 from loader.profile import Profile, load_profile
 
 PROFILE: Profile = load_profile()
@@ -47,6 +47,14 @@ def record(
         row=row,
         **values,
     )
+
+
+def created_changes(payload: Mapping[str, Any]) -> tuple[FieldChange, ...]:
+    """The changes of a record created with `payload`: each field from nothing to its value, then each
+    custom attribute label."""
+    labels = payload.get("custom_attributes") or {}
+    return (*(FieldChange(name, None, value) for name, value in payload.items() if name != "custom_attributes"),
+            *(FieldChange(f"custom_attributes.{label}", None, value) for label, value in labels.items()))
 
 
 def make_plan(*blocks: tuple[str, str, Iterable[RecordPlan]], environment: str = "sandbox") -> Plan:

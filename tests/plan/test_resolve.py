@@ -222,10 +222,10 @@ def test_a_value_can_clash_while_another_member_may_still_claim_it_and_never_onc
     assert claims.can_clash(other, everyone)  # U2 is claimed by a program too
     claims.add("school", [{"id": "s-1", "code": "U1", "type": "SCHOOL"}])
     assert claims.can_clash(subject, everyone)  # a live school holds U1
-    # a claim passed on to the same record made again is the one the clashes name
-    again = subject._replace(record=subject.record)
-    claims.replace(subject, again)
-    assert claims.clashes(describe) == {"subjects/U1": ["code 'U1' is already used live by SCHOOL s-1"],
+    # the claim passed on to the entry made again is the one the clashes name (a ref of its own here,
+    # to tell the two apart)
+    claims.replace(subject, subject._replace(ref="subjects/U1 again"))
+    assert claims.clashes(describe) == {"subjects/U1 again": ["code 'U1' is already used live by SCHOOL s-1"],
                                         "programs/U2": ["code 'U2' is also claimed by subject subjects/U2 "
                                                         "(intake.xlsx › subjects › row 2)"],
                                         "subjects/U2": ["code 'U2' is also claimed by program programs/U2 "
