@@ -21,6 +21,7 @@ from typing import NoReturn, TextIO
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
 from loader.files.private import create_private, private_folder
+from loader.memory import return_freed_memory
 from loader.redaction import redact
 
 COMMANDS: dict[str, str] = {
@@ -163,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return exit_code_for(UsageError("no command given"))
         handler = _start_logging(args.verbose)
+        return_freed_memory()  # a plan's large blocks, once freed, go back to the system (loader.memory)
         try:
             return _dispatch(args._module, args)
         finally:

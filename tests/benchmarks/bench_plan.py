@@ -139,6 +139,16 @@ def _run(main: Any) -> Any:
     return run(main)
 
 
+def _as_the_command_line() -> None:
+    """What `loader`'s command line does before a command (`loader.cli.main`): the allocator told to
+    give freed memory back (a baseline tree older than loader.memory: nothing)."""
+    try:
+        from loader.memory import return_freed_memory
+    except ImportError:
+        return
+    return_freed_memory()
+
+
 def _environment(base_url: str) -> Any:
     from loader.config import Environment, Secret
 
@@ -162,6 +172,7 @@ def child(root: Path, base_url: str, history: bool = False) -> None:
     from loader.config import load_config
     from loader.plan.run import run_plan
 
+    _as_the_command_line()
     config = load_config(None)
     env = _environment(base_url)
     options: dict[str, Any] = {"history_opener": _opener(root)} if history else {}
