@@ -28,7 +28,7 @@ from loader.plan.history_pass import with_history
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import key_json, plan_record, reference_cells
-from loader.plan.resolve import Entry, LiveRecord, Resolver, key_text, unique_clashes
+from loader.plan.resolve import Entry, LiveRecord, Resolver, index_key, key_text, unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref
 
@@ -188,7 +188,7 @@ def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple
     for left in left_out:
         live_id = None
         if left.key is not None and not any(isinstance(p, Ref) for p in left.key):
-            live = index.get(tuple(key_text(p) for p in left.key))
+            live = index.get(index_key(tuple(key_text(p) for p in left.key)))
             if live is not None and live.get("id") and str(live["id"]) not in matched:
                 live_id = str(live["id"])
         key = None if left.key is None else tuple(key_json(p) for p in left.key)
@@ -202,7 +202,7 @@ def _reference_cells(entries: Sequence[Entry], at: Mapping[str, Sequence[int]], 
     (`at`: where each record asked of is among the entries), worked out again when asked."""
     def cells_of(ref: str) -> Mapping[str, CellRef]:
         entry = entries[at[ref][0]]
-        live = resolver.live_index(entry.record.entity, entry.key_fields).get(entry.exact_key) \
+        live = resolver.live_index(entry.record.entity, entry.key_fields).get(index_key(entry.exact_key)) \
             if entry.exact_key is not None else resolver.match(entry)
         return reference_cells(entry.record, live, resolver, FieldRules(profile.entity(entry.record.entity)))
     return cells_of
@@ -263,7 +263,8 @@ def _plan_entries(
                 if entity_rules is None:
                     entity_rules = rules[entity] = FieldRules(profile.entity(entity))
             assert index is not None and entity_rules is not None  # set by the first entry
-            live = index.get(e.exact_key) if e.exact_key is not None else resolver.match(e)
+            key = e.exact_key  # as the live index keys it (`index_key`, inline: this runs for every record)
+            live = index.get(key[0] if len(key) == 1 else key) if key is not None else resolver.match(e)
             draft = plan_record(
                 e, live, resolver, entity_rules,
                 merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),

@@ -45,7 +45,7 @@ from loader.plan.fields import FieldRules
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.record import plan_record
-from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, live_key
+from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, index_key, live_key
 from loader.profile import Profile
 from loader.source.makers import desired_record
 from loader.source.records import DesiredRecord
@@ -93,13 +93,16 @@ class EarlyDrafter:
         compare: Compare | None = None,
         *,
         let_go: bool = False,
+        referred_by: Mapping[str, frozenset[str]] | None = None,
     ):
         """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
         worker thread beside the event loop that brings the pages). `compare`: with a history, each
         draft is compared three-way as it is made (`loader.plan.history_pass.HistoryCompare.early`),
         and the compared record is hashed in place of the draft. `let_go`: the desired records are
         held here alone (the blocks were let go of), and those nothing reads again are let go of as
-        they are drafted (`_let_go_of`)."""
+        they are drafted (`_let_go_of`). `referred_by`: the fields the part's references look each
+        entity's records up by (`PlanPart.referred_by`); a record of an entity referred to is let go of
+        but for those (None: not let go of)."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims, [None] * len(merged.entries))
@@ -115,6 +118,7 @@ class EarlyDrafter:
         self._needs = {entity: _reach(entity, refers) for entity in refers}
         self._let_go = let_go
         self._referred = frozenset().union(*refers.values())  # the entities some record of the part refers to
+        self._looked_up_by = referred_by
         if len({entry.ref for entry in merged.entries}) < len(merged.entries):
             # Two records share a ref (two blocks share a name: the plan is refused for it): the
             # resolver remembers matches by ref, so a record's plan depends on which is matched first.
@@ -262,7 +266,7 @@ class EarlyDrafter:
             if plans[position] is None:
                 entry = entries[position]
                 if entry.exact_key is not None:
-                    live = resolver.live_index(entity, entry.key_fields).get(entry.exact_key)
+                    live = resolver.live_index(entity, entry.key_fields).get(index_key(entry.exact_key))
                 else:
                     live = resolver.match(entry)
                 self._noted(position, draft_early(self.drafts, position, live, resolver, rules), live)
@@ -346,19 +350,26 @@ class EarlyDrafter:
 
     def _let_go_of(self, position: int, final: RecordPlan) -> None:
         """The desired record at `position`, drafted against its match (never undone), as its plan is
-        final (`final`: no dependency, no error), let go of where nothing reads it again: its entity
-        referred to by no record of the part, its value of each unique group claimed by it alone for
-        good, no row merged into it. Its entry keeps the record's place, key and row, no fields."""
+        final (`final`: no dependency, no error), let go of where nothing reads it again: its value of
+        each unique group claimed by it alone for good, no row merged into it. Its entry keeps the
+        record's place, key and row, and of a record of an entity the part refers to, the fields the
+        references look it up by (`Resolver.resolve` finds it by them; its match, by its key)."""
         entries = self.drafts.merged.entries
         entry = entries[position]
         record = entry.record
-        if record.entity in self._referred or final.depends_on or _has_error(final) or record.also_rows:
+        if final.depends_on or _has_error(final) or record.also_rows:
             return
+        kept = _NO_FIELDS
+        if record.entity in self._referred:
+            looked_up = self._looked_up_by.get(record.entity) if self._looked_up_by is not None else None
+            if looked_up is None:
+                return
+            kept = {name: record.fields[name] for name in looked_up if name in record.fields} or _NO_FIELDS
         whole = self._whole or frozenset()
         claims = self.drafts.claims
         if any(group.can_clash(entry, whole) for group in claims):
             return
-        slim = entry._replace(record=desired_record(record.block, record.entity, record.key, _NO_FIELDS, record.row,
+        slim = entry._replace(record=desired_record(record.block, record.entity, record.key, kept, record.row,
                                                      _NO_FIELDS, record.pii))
         for group in claims:
             group.replace(entry, slim)

@@ -30,12 +30,14 @@ B = TypeVar("B", bound=BlockInput)
 
 @dataclass(frozen=True)
 class PlanPart:
-    """Blocks (by their index, in order) planned together, the live collections their plan reads, and
-    the entities each of its blocks' entities refers to (what `loader.plan.incremental.early` waits for)."""
+    """Blocks (by their index, in order) planned together, the live collections their plan reads, the
+    entities each of its blocks' entities refers to (what `loader.plan.incremental.early` waits for),
+    and the fields the part's references look each entity's records up by (their `Ref.by`)."""
 
     indexes: tuple[int, ...]
     entities: tuple[str, ...]
     refers: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    referred_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def blocks_of(self, blocks: Sequence[B]) -> list[B]:
         return [blocks[i] for i in self.indexes]
@@ -47,14 +49,19 @@ def plan_parts(blocks: Sequence[BlockInput], profile: Profile) -> list[PlanPart]
     Blocks with a repeated name stay in one part: a plan refers to records by block name, so such
     blocks are not independent (and the plan is refused for the repeated name anyway).
     """
-    targets = [_targets(b) for b in blocks]
+    looked_up = [_looked_up(b) for b in blocks]
+    targets = [frozenset(entity for entity, _ in pairs) for pairs in looked_up]
     needs = [with_groups([b.entity, *sorted(t)], profile) for b, t in zip(blocks, targets, strict=True)]
 
     def part(indexes: Sequence[int]) -> PlanPart:
         refers: dict[str, frozenset[str]] = {}
+        referred_by: dict[str, set[str]] = {}
         for i in indexes:
             refers[blocks[i].entity] = refers.get(blocks[i].entity, frozenset()) | targets[i]
-        return PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])), refers)
+            for entity, by in looked_up[i]:
+                referred_by.setdefault(entity, set()).update(by)
+        return PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])), refers,
+                        {entity: frozenset(by) for entity, by in referred_by.items()})
 
     if len({b.block for b in blocks}) < len(blocks):
         return [part(range(len(blocks)))]
@@ -87,13 +94,13 @@ def joined_plan(parts: Sequence[Plan], order: Sequence[PlanPart]) -> Plan:
     return replace(parts[0], blocks=tuple(at[i] for i in sorted(at)))
 
 
-def _targets(block: BlockInput) -> frozenset[str]:
-    """The entities the block's records refer to, in their fields or keys."""
-    targets: set[str] = set()
+def _looked_up(block: BlockInput) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """(entity, `Ref.by`) of each reference of the block's records, in their fields or keys."""
+    refs: set[tuple[str, tuple[str, ...]]] = set()
     for rec in block.records:
-        _add_refs(targets, rec.fields.values())
-        _add_refs(targets, rec.key)
-    return frozenset(targets)
+        _add_refs(refs, rec.fields.values())
+        _add_refs(refs, rec.key)
+    return frozenset(refs)
 
 
 def with_groups(entities: Iterable[str], profile: Profile) -> list[str]:
@@ -107,11 +114,11 @@ def with_groups(entities: Iterable[str], profile: Profile) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _add_refs(targets: set[str], values: Iterable[Any]) -> None:
+def _add_refs(refs: set[tuple[str, tuple[str, ...]]], values: Iterable[Any]) -> None:
     for value in values:
         if type(value) is str:  # the common case, first
             continue
         if isinstance(value, Ref):
-            targets.add(value.entity)
+            refs.add((value.entity, value.by))
         elif isinstance(value, (list, tuple)):
-            targets.update(v.entity for v in value if isinstance(v, Ref))
+            refs.update((v.entity, v.by) for v in value if isinstance(v, Ref))
