@@ -386,6 +386,12 @@ class UniqueClaims:
             return True
         return any(member not in whole for member in self.members if member != record.entity)
 
+    def holds(self, record: LiveRecord) -> bool:
+        """Whether the live `record` is a claim that can clash (`clashes` describes it)."""
+        value = record.get(self.field)
+        claims = self._live_by_value.get(value if type(value) is str else key_text(value))
+        return claims is not None and any(rec is record for _, rec in claims)
+
     def replace(self, entry: Entry, by: Entry) -> None:
         """`by` claims what `entry` claimed (the same record, made again), alone: `can_clash` was false."""
         value = key_text(entry.record.fields.get(self.field))

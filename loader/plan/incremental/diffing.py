@@ -73,7 +73,8 @@ class PartDiffing:
         async with self._one_at_a_time:
             compare = self._history.early if self._history is not None else None
             let_go = not self._keep_records
-            drafter = await asyncio.to_thread(partial(EarlyDrafter, let_go=let_go, referred_by=part.referred_by),
+            drafter = await asyncio.to_thread(partial(EarlyDrafter, let_go=let_go, referred_by=part.referred_by,
+                                                      let_go_live=not self._keep_live),
                                               part.blocks_of(self._blocks),
                                               self._profile, part.refers, self._give_way, compare)
             if let_go:  # merged, the drafter holds them: each let go of once nothing reads it again

@@ -94,6 +94,7 @@ class EarlyDrafter:
         *,
         let_go: bool = False,
         referred_by: Mapping[str, frozenset[str]] | None = None,
+        let_go_live: bool = False,
     ):
         """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
         worker thread beside the event loop that brings the pages). `compare`: with a history, each
@@ -102,7 +103,9 @@ class EarlyDrafter:
         held here alone (the blocks were let go of), and those nothing reads again are let go of as
         they are drafted (`_let_go_of`). `referred_by`: the fields the part's references look each
         entity's records up by (`PlanPart.referred_by`); a record of an entity referred to is let go of
-        but for those (None: not let go of)."""
+        but for those (None: not let go of). `let_go_live`, with `let_go`: the live records are read by
+        this part alone, and not once it is planned (`PartDiffing(keep_live=False)`): the match of a
+        record let go of keeps only what the part's end reads of it (`_live_let_go_of`)."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims, [None] * len(merged.entries))
@@ -127,11 +130,21 @@ class EarlyDrafter:
         for block, positions in zip(blocks, merged.owner, strict=True):
             self._positions.setdefault(block.entity, []).append(positions)
         self._by_key: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], int]]] = {}  # entity, key fields, key
+        resolved_keys: set[str] = set()  # entities with a record whose key holds a reference
         for position, entry in enumerate(self.drafts.merged.entries):
             entity = entry.record.entity
             if entry.exact_key is not None:
                 keys = self._by_key.setdefault(entity, {}).setdefault(entry.key_fields, {})
                 keys.setdefault(entry.exact_key, position)
+            else:
+                resolved_keys.add(entity)
+        # entity -> the fields of a live record the part's end reads once its desired record is let go of
+        self._live_kept: dict[str, frozenset[str]] = {}
+        if let_go and let_go_live:
+            for entity, by_fields in self._by_key.items():
+                if len(by_fields) == 1 and entity not in resolved_keys:  # else two records could match one
+                    (key_fields,) = by_fields
+                    self._live_kept[entity] = _read_at_the_end(entity, key_fields, profile, referred_by or {})
         # By position: whether the first live record with the record's key came in (its match: a live
         # record with the key after it is a repeat)
         self._matched = bytearray(len(merged.entries))
@@ -345,15 +358,16 @@ class EarlyDrafter:
                         self.drafts.plans[position] = final
             self._hashes[position] = record_hash(final)
             if self._let_go and live is not None and position not in self._aside:
-                self._let_go_of(position, final)
+                self._let_go_of(position, final, live)
         self._give_way()
 
-    def _let_go_of(self, position: int, final: RecordPlan) -> None:
-        """The desired record at `position`, drafted against its match (never undone), as its plan is
-        final (`final`: no dependency, no error), let go of where nothing reads it again: its value of
-        each unique group claimed by it alone for good, no row merged into it. Its entry keeps the
-        record's place, key and row, and of a record of an entity the part refers to, the fields the
-        references look it up by (`Resolver.resolve` finds it by them; its match, by its key)."""
+    def _let_go_of(self, position: int, final: RecordPlan, live: LiveRecord) -> None:
+        """The desired record at `position`, drafted against its match (`live`, never undone), as its
+        plan is final (`final`: no dependency, no error), let go of where nothing reads it again: its
+        value of each unique group claimed by it alone for good, no row merged into it. Its entry keeps
+        the record's place, key and row, and of a record of an entity the part refers to, the fields the
+        references look it up by (`Resolver.resolve` finds it by them; its match, by its key). With
+        `let_go_live`, its match is let go of too (`_live_let_go_of`)."""
         entries = self.drafts.merged.entries
         entry = entries[position]
         record = entry.record
@@ -374,6 +388,9 @@ class EarlyDrafter:
         for group in claims:
             group.replace(entry, slim)
         entries[position] = slim
+        kept_fields = self._live_kept.get(record.entity)
+        if kept_fields is not None and not any(group.holds(live) for group in claims):
+            _live_let_go_of(live, kept_fields)
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)
@@ -400,6 +417,30 @@ def draft_early(
 
 # The fields and cells of a record let go of (`EarlyDrafter._let_go_of`); never changed
 _NO_FIELDS: Mapping[str, Any] = {}
+
+
+def _read_at_the_end(entity: str, key_fields: tuple[str, ...], profile: Profile,
+                     referred_by: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """What the part's end reads of a live record matched by a record let go of, whose plan is made:
+    its id; its key, to match it (`Resolver.live_index`, the near-duplicate warning, `NotInSource`,
+    dropped records); the fields references look it up by; its unique groups' values (the claims);
+    its label (`Resolver.live_label`: code, external id, else name); its metadata (the history's
+    checks read who last updated it, and when: `loader.plan.history_checks`)."""
+    groups = {field for field, members in profile.unique_groups.values() if entity in members}
+    return frozenset({"id", "metadata", "code", "external_id", *key_fields, *referred_by.get(entity, ()), *groups})
+
+
+def _live_let_go_of(live: LiveRecord, kept: frozenset[str]) -> None:
+    """The live record, in place (every index holding it holds it still), but for the fields `kept`
+    and, when it has neither code nor external id, its name (its label)."""
+    if not isinstance(live, dict):
+        return
+    if not live.get("code") and not live.get("external_id"):
+        kept = kept | {"name"}
+    held = [(name, value) for name, value in live.items() if name in kept]
+    if len(held) < len(live):
+        live.clear()  # its table freed: one made for the fields held is smaller
+        live.update(held)
 
 
 def _folded_mark(key: Sequence[Any]) -> int:

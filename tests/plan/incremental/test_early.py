@@ -56,8 +56,10 @@ def _planned_early(blocks: list[Block], live: Live, draw: st.DrawFn) -> tuple[Pl
     for part in parts:
         mine = part.blocks_of(blocks)
         collections = {e: live.get(e, []) for e in part.entities}
-        # as `loader plan` drafts them or not: each desired record let go of once nothing reads it again
-        drafter = EarlyDrafter(mine, PROFILE, part.refers, let_go=draw(st.booleans()), referred_by=part.referred_by)
+        # as `loader plan` drafts them or not: each desired record let go of once nothing reads it again,
+        # and its match but for what the end reads (the live records are changed: the plan at once was made)
+        drafter = EarlyDrafter(mine, PROFILE, part.refers, let_go=draw(st.booleans()), referred_by=part.referred_by,
+                               let_go_live=draw(st.booleans()))
         given_so_far = dict.fromkeys(part.entities, 0)
         whole: Live = {}
         for entity, upto, last in _arrivals(draw, live, part.entities):

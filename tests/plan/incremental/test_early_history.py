@@ -115,7 +115,7 @@ def _compared_early(blocks: list[Block], live: Live, history: History, draw: Cal
         compare = HistoryCompare(history, mine, PROFILE)
         let_go = draw(st.booleans())  # as `loader plan` drafts: desired records let go of once read no more
         drafter = EarlyDrafter(mine, PROFILE, part.refers, compare=compare.early, let_go=let_go,
-                               referred_by=part.referred_by)
+                               referred_by=part.referred_by, let_go_live=draw(st.booleans()))
         so_far = dict.fromkeys(part.entities, 0)
         whole: Live = {}
         for entity, upto, last in _arrivals(draw, live, part.entities):
