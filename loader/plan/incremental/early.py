@@ -156,8 +156,9 @@ class EarlyDrafter:
         self._guessed: set[str] = set()  # entities whose records not matched yet are planned as creates
         self._looked_at: dict[str, int] = {}  # entity -> its live records come in and looked at
         # Live keys come in but for case and spaces (`near_duplicate`'s), per entity and key fields, by
-        # `_folded_mark`: a number, not the key, for each of hundreds of thousands of live records.
-        self._folded: dict[str, dict[tuple[str, ...], set[int]]] = {}
+        # `_folded_mark`, in `FoldedMarks`: two bits, not the key, for each of hundreds of thousands of
+        # live records.
+        self._folded: dict[str, dict[tuple[str, ...], FoldedMarks]] = {}
         # Records planned as creates while their collection still arrived, by entity, key fields and
         # folded key's mark: a live record that comes in with that mark (their match, a near duplicate,
         # or rarely another key with the same mark) undoes the plan (planned again as its match, or at
@@ -295,7 +296,9 @@ class EarlyDrafter:
         folded = self._folded.setdefault(entity, {})
         unsure = self._unsure.get(entity, {})
         for key_fields, positions in self._by_key.get(entity, {}).items():
-            folds = folded.setdefault(key_fields, set())
+            folds = folded.get(key_fields)
+            if folds is None:
+                folds = folded[key_fields] = FoldedMarks(len(positions))
             by_fold = unsure.get(key_fields)
             for record in waiting:
                 key = live_key(record, key_fields)
@@ -328,7 +331,8 @@ class EarlyDrafter:
                 continue
             fold = _folded_mark(entry.exact_key)
             by_fold = unsure.setdefault(entry.key_fields, {})
-            if fold in folded.get(entry.key_fields, ()) or fold in by_fold:
+            marks = folded.get(entry.key_fields)
+            if (marks is not None and fold in marks) or fold in by_fold:
                 continue
             plan = draft_early(self.drafts, position, None, resolver, rules)
             if plan is not None:
@@ -451,6 +455,32 @@ def _folded_mark(key: Sequence[Any]) -> int:
 
 
 _MARK_BITS = (1 << 60) - 1
+
+
+class FoldedMarks:
+    """The marks (`_folded_mark`) of the live keys come in, to ask whether a mark may be among them: two
+    bits a mark in a bit array (a Bloom filter). "Maybe" for a mark not added is rare (0.1-0.3% when as
+    many keys came in as there are records) and only leaves a record to be planned at the end. A set
+    of the marks held about 84 bytes a key at 350,000 keys (a 32-byte int and its slots)."""
+
+    __slots__ = ("_bits", "_mask")
+
+    def __init__(self, records: int):
+        """`records`: the desired records whose keys are looked for (the live keys are about as many)."""
+        size = 1 << max(16, (records * 32).bit_length())  # bits: 32 to 64 a record, at least 8 KiB
+        self._bits = bytearray(size >> 3)
+        self._mask = size - 1
+
+    def add(self, mark: int) -> None:
+        bits, mask = self._bits, self._mask
+        first, second = mark & mask, (mark >> 30) & mask
+        bits[first >> 3] |= 1 << (first & 7)
+        bits[second >> 3] |= 1 << (second & 7)
+
+    def __contains__(self, mark: int) -> bool:
+        bits, mask = self._bits, self._mask
+        first, second = mark & mask, (mark >> 30) & mask
+        return bool(bits[first >> 3] & (1 << (first & 7))) and bool(bits[second >> 3] & (1 << (second & 7)))
 
 
 def _has_error(plan: RecordPlan) -> bool:
