@@ -183,13 +183,16 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
     inputs = {b.block: b for b in blocks}
     planned = [_block(block, merged, at, indexed[block.entity], compare, early)
                for block, at in zip(plan.blocks, merged.owner, strict=True)]
-    matched = {(b.entity, r.live_id) for b in planned for r in b.records if r.live_id}
+    matched: dict[str, set[str]] = {}  # entity -> the live ids its records match (no tuple per record)
+    for b in planned:
+        ids = matched.setdefault(b.entity, set())
+        ids.update(r.live_id for r in b.records if r.live_id)
     final = []
     for block in planned:
         index = indexed[block.entity]
-        absent = tuple(n for n in block.not_in_source_records
-                       if (block.entity, n.id) not in matched and n.id not in index.line_of)
-        dropped = _dropped(block, inputs.get(block.name), index, history, matched, compare.named(block.name))
+        ids = matched[block.entity]
+        absent = tuple(n for n in block.not_in_source_records if n.id not in ids and n.id not in index.line_of)
+        dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
     compare.forget_named(block.name for block in plan.blocks)
     return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compare.state})
@@ -315,8 +318,9 @@ def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile
 
 
 def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History,
-             matched: set[tuple[str, str]], named: set[str]) -> tuple[DroppedRecord, ...]:
-    """Records this block loaded before (a line with a field it owns) that its sheet no longer names."""
+             matched: set[str], named: set[str]) -> tuple[DroppedRecord, ...]:
+    """Records this block loaded before (a line with a field it owns) that its sheet no longer names
+    (`matched`: the live ids the plan's records of its entity match)."""
     mapping_file = block.mapping_file or block.source_file
     rules = getattr(given, "history_rules", None)
     owners = {Owner(mapping_file, block.name)}
@@ -330,7 +334,7 @@ def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History
         if line is None or not any(mark.owner in owners for mark in line.fields.values()):
             continue
         rec = entity.by_key.get(token)
-        if rec is None or (block.entity, str(rec.get("id"))) in matched:
+        if rec is None or str(rec.get("id")) in matched:
             continue
         key = tuple(key_text(rec.get(f)) for f in block.key_fields)
         last = None if line.updated_time is None else _iso(line.updated_time)
