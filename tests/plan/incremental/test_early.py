@@ -134,6 +134,36 @@ def test_a_subject_is_planned_on_its_match_and_the_first_repeat_is_its_match() -
     assert gave_way == {"draft": 3, "plan": 1, "hash": 1}  # U3 alone is planned and hashed at the end
 
 
+def test_the_match_of_a_record_let_go_of_keeps_what_the_end_reads_and_the_plan_is_the_same() -> None:
+    """As `loader plan` drafts (`let_go`, `let_go_live`): a subject's match, once the subject is let go
+    of, keeps its id, code (key, unique group, label) and metadata; its name and parent go. The program's
+    match stays whole: a live subject still to come could claim its code, and be described by it."""
+    parent = Ref("program", ("P1",))
+    subjects = Block("subjects", "subject", ("code",), (
+        desired("subjects", "subject", 2, ("U1",), {"code": "U1", "name": "New name", "parent": parent}),))
+    programs = Block("programs", "program", ("code",), (
+        desired("programs", "program", 2, ("P1",), {"code": "P1", "name": "P"}),))
+    stamp = {"updated": {"time": 1_700_000_000_000, "user": {"id": "staff"}}}
+    live: Live = {
+        "school": [], "course": [],
+        "program": [{"id": "p1", "code": "P1", "name": "P", "type": "PROGRAM"}],
+        "subject": [{"id": "u1", "code": "U1", "name": "Old", "type": "SUBJECT", "parent": {"id": "p1"},
+                     "metadata": stamp}],
+    }
+    blocks = [programs, subjects]
+    at_once = plan_changes(blocks, json.loads(json.dumps(live)), PROFILE, header=HEADER)
+    (part,) = plan_parts(blocks, PROFILE)
+    drafter = EarlyDrafter(blocks, PROFILE, part.refers, let_go=True, referred_by=part.referred_by,
+                           let_go_live=True)
+    drafter.draft({e: live[e] for e in ("school", "course", "program")}, {"subject": live["subject"]})
+    assert drafter.drafts.drafted() == [0, 1]
+    assert live["subject"] == [{"id": "u1", "code": "U1", "metadata": stamp}]
+    assert live["program"] == [{"id": "p1", "code": "P1", "name": "P", "type": "PROGRAM"}]
+    plan = plan_changes(blocks, live, PROFILE, header=HEADER, early=drafter.settled(live))
+    assert plan == at_once
+    assert [r.action for r in plan.blocks[1].records] == [Action.UPDATE]
+
+
 def test_a_record_waits_while_a_collection_its_references_reach_is_still_arriving() -> None:
     subjects = Block("subjects", "subject", ("code",), (
         desired("subjects", "subject", 2, ("U1",), {"code": "U1", "name": "U", "parent": Ref("program", ("P1",))}),
