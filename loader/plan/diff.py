@@ -270,9 +270,9 @@ def _plan_entries(
                 merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
             )
             give_way()
-        if draft.depends_on or draft.findings:
-            linked[e.ref] = draft
-            linked_at.setdefault(e.ref, []).append(len(planned))
+        if draft.depends_on or draft.findings:  # by the draft's ref: an entry let go of may stand for several
+            linked[draft.ref] = draft
+            linked_at.setdefault(draft.ref, []).append(len(planned))
         planned.append(draft)
         if draft.live_id is not None:
             matched.add(draft.live_id)

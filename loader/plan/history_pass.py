@@ -30,6 +30,7 @@ from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
 from loader.plan.makers import record_plan_with
+from loader.plan.marks import Marks, mark_of
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.resolve import key_text
@@ -84,6 +85,7 @@ class HistoryCompare:
         # per block name, the key tokens of the lines of the records its sheet names (those of records
         # without a line would never be looked for: `_dropped` looks for lines not named)
         self._named: dict[str, set[str]] = {}
+        self._named_twice: dict[str, set[int]] = {}  # entity -> marks of id tokens more than one line names
         # per block, the owners of its entity's snapshot tables it counts as its own, and the
         # columns of their fields (made again when the tables are other ones)
         self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
@@ -114,6 +116,24 @@ class HistoryCompare:
             profile = self._profile.entity(entity)
             found = self._blocks[name, entity] = _Block(context, profile, Untouched(profile))
         return found
+
+    def named_more_than_once(self, entity: str, live_id: str) -> bool:
+        """Whether more than one line of the history may name the live record `live_id` by its id. One
+        does when a record's code changed in the platform: the record whose line names it but whose key
+        matches another is compared at the end against it, whole (`_three_way`'s `by_line`). "Maybe"
+        where two id tokens share a mark (`loader.plan.marks`): the answer that keeps a record whole."""
+        twice = self._named_twice.get(entity)
+        if twice is None:
+            twice = self._named_twice[entity] = set()
+            snapshot = self.history.snapshot
+            seen = Marks(snapshot.count(entity))
+            for _, token in snapshot.id_tokens_by_key(entity):
+                mark = mark_of(token)
+                if mark in seen:
+                    twice.add(mark)
+                else:
+                    seen.add(mark)
+        return bool(twice) and mark_of(self.history.digester.id_token(entity, live_id)) in twice
 
     def early(self, plan: RecordPlan, live: Mapping[str, Any] | None,
               desired: DesiredRecord) -> tuple[bool, RecordPlan] | None:

@@ -71,10 +71,13 @@ class PartDiffing:
             return None
         changed = collections.watch()
         async with self._one_at_a_time:
-            compare = self._history.early if self._history is not None else None
+            history = self._history
+            compare = history.early if history is not None else None
             let_go = not self._keep_records
             drafter = await asyncio.to_thread(partial(EarlyDrafter, let_go=let_go, referred_by=part.referred_by,
-                                                      let_go_live=not self._keep_live),
+                                                      let_go_live=not self._keep_live,
+                                                      named_more_than_once=history.named_more_than_once
+                                                      if history is not None else None),
                                               part.blocks_of(self._blocks),
                                               self._profile, part.refers, self._give_way, compare)
             if let_go:  # merged, the drafter holds them: each let go of once nothing reads it again

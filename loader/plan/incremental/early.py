@@ -39,13 +39,15 @@ from itertools import chain
 from typing import Any
 
 from loader.event_loop import GiveWay, never_give_way
+from loader.places import CellRef
 from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
-from loader.plan.merge import Merged, merged_entries
+from loader.plan.marks import MARK_BITS, Marks
+from loader.plan.merge import Merged, RecordsByPosition, merged_entries
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.record import plan_record
-from loader.plan.resolve import LiveRecord, Resolver, UniqueClaims, fold_key, index_key, live_key
+from loader.plan.resolve import Entry, LiveRecord, Resolver, UniqueClaims, fold_key, index_key, live_key
 from loader.profile import Profile
 from loader.source.makers import desired_record
 from loader.source.records import DesiredRecord
@@ -95,6 +97,7 @@ class EarlyDrafter:
         let_go: bool = False,
         referred_by: Mapping[str, frozenset[str]] | None = None,
         let_go_live: bool = False,
+        named_more_than_once: Callable[[str, str], bool] | None = None,
     ):
         """`give_way` is called after each record is planned (`loader.event_loop`: drafting runs in a
         worker thread beside the event loop that brings the pages). `compare`: with a history, each
@@ -105,7 +108,10 @@ class EarlyDrafter:
         entity's records up by (`PlanPart.referred_by`); a record of an entity referred to is let go of
         but for those (None: not let go of). `let_go_live`, with `let_go`: the live records are read by
         this part alone, and not once it is planned (`PartDiffing(keep_live=False)`): the match of a
-        record let go of keeps only what the part's end reads of it (`_live_let_go_of`)."""
+        record let go of keeps only what the part's end reads of it (`_live_let_go_of`). With `compare`,
+        only a match its record's history line names, and no other line may name
+        (`named_more_than_once`, `HistoryCompare.named_more_than_once`; None: no match is let go of):
+        the record whose line names a live record it does not match is compared against it whole."""
         merged = merged_entries(blocks)
         claims = [UniqueClaims(merged.entries, group) for group in profile.unique_groups.values()]
         self.drafts = EarlyDrafts(merged, claims, [None] * len(merged.entries))
@@ -116,12 +122,14 @@ class EarlyDrafter:
         self._lines = bytearray(len(merged.entries) if compare is not None else 0)
         self._aside: dict[int, RecordPlan] = {}
         self._compare = compare
+        self._named_more_than_once = named_more_than_once
         self._profile = profile
         self._give_way = give_way
         self._needs = {entity: _reach(entity, refers) for entity in refers}
         self._let_go = let_go
         self._referred = frozenset().union(*refers.values())  # the entities some record of the part refers to
         self._looked_up_by = referred_by
+        self._let_go_entries: dict[str, Entry] = {}  # entity -> the entry in the place of each let go of
         if len({entry.ref for entry in merged.entries}) < len(merged.entries):
             # Two records share a ref (two blocks share a name: the plan is refused for it): the
             # resolver remembers matches by ref, so a record's plan depends on which is matched first.
@@ -156,9 +164,9 @@ class EarlyDrafter:
         self._guessed: set[str] = set()  # entities whose records not matched yet are planned as creates
         self._looked_at: dict[str, int] = {}  # entity -> its live records come in and looked at
         # Live keys come in but for case and spaces (`near_duplicate`'s), per entity and key fields, by
-        # `_folded_mark`, in `FoldedMarks`: two bits, not the key, for each of hundreds of thousands of
-        # live records.
-        self._folded: dict[str, dict[tuple[str, ...], FoldedMarks]] = {}
+        # `_folded_mark`, in `Marks` (`loader.plan.marks`): two bits, not the key, for each of hundreds
+        # of thousands of live records.
+        self._folded: dict[str, dict[tuple[str, ...], Marks]] = {}
         # Records planned as creates while their collection still arrived, by entity, key fields and
         # folded key's mark: a live record that comes in with that mark (their match, a near duplicate,
         # or rarely another key with the same mark) undoes the plan (planned again as its match, or at
@@ -248,14 +256,15 @@ class EarlyDrafter:
         """With `compare`, once `plan_changes` made `plan` of the drafts: the merged entries (`merged`,
         the drafts' own) let go of, and in their place what the three-way compare still reads of them,
         the first row's record of each entry not compared as drafted (`Merged.first_record`)."""
-        needed: dict[int, DesiredRecord] = {}
+        needed: list[DesiredRecord | None] = [None] * len(merged.entries)
         for block, positions in zip(plan.blocks, merged.owner, strict=True):
             for position, record in zip(positions, block.records, strict=True):
                 if self.compared_at(position, record) is None:
                     needed[position] = merged.first_record(position)
         merged.entries.clear()
-        merged.firsts.clear()
-        return Merged([], {}, merged.owner, needed)
+        if isinstance(merged.firsts, dict):
+            merged.firsts.clear()
+        return Merged([], {}, merged.owner, RecordsByPosition(needed))
 
     def block_hashes(self, index: int, block: BlockPlan) -> list[bytes | None]:
         """`block_digest`'s `known` for the part's block `index` as finally planned: the hash of each
@@ -298,7 +307,7 @@ class EarlyDrafter:
         for key_fields, positions in self._by_key.get(entity, {}).items():
             folds = folded.get(key_fields)
             if folds is None:
-                folds = folded[key_fields] = FoldedMarks(len(positions))
+                folds = folded[key_fields] = Marks(len(positions))
             by_fold = unsure.get(key_fields)
             for record in waiting:
                 key = live_key(record, key_fields)
@@ -362,23 +371,36 @@ class EarlyDrafter:
                         self.drafts.plans[position] = final
             self._hashes[position] = record_hash(final)
             if self._let_go and live is not None and position not in self._aside:
-                self._let_go_of(position, final, live)
+                self._let_go_of(position, final, live if self._live_read_no_more(position, live) else None)
         self._give_way()
 
-    def _let_go_of(self, position: int, final: RecordPlan, live: LiveRecord) -> None:
-        """The desired record at `position`, drafted against its match (`live`, never undone), as its
+    def _live_read_no_more(self, position: int, live: LiveRecord) -> bool:
+        """Whether the part's end reads no more than `_read_at_the_end` of `live`, the match of the record
+        at `position`: so without a history; with one, when the record's line names it and no other
+        line may (another line's record would be compared against it whole)."""
+        if self._compare is None:
+            return True
+        if self._lines[position] != _LINE or self._named_more_than_once is None:
+            return False
+        entity = self.drafts.merged.entries[position].record.entity
+        return not self._named_more_than_once(entity, str(live.get("id")))
+
+    def _let_go_of(self, position: int, final: RecordPlan, live: LiveRecord | None) -> None:
+        """The desired record at `position`, drafted against its match (never undone), as its
         plan is final (`final`: no dependency, no error), let go of where nothing reads it again: its
-        value of each unique group claimed by it alone for good, no row merged into it. Its entry keeps
-        the record's place, key and row, and of a record of an entity the part refers to, the fields the
-        references look it up by (`Resolver.resolve` finds it by them; its match, by its key). With
-        `let_go_live`, its match is let go of too (`_live_let_go_of`)."""
+        value of each unique group claimed by it alone for good, no row merged into it. The entry of a
+        record of an entity the part refers to keeps its ref, key, row and the fields the references look
+        it up by (`Resolver.resolve` finds it by them; its match, by its key); any other's is one entry
+        of its entity (`_let_go_entry`): its plan says the rest. With `let_go_live`, its match (`live`;
+        None: read whole at the end) is let go of too (`_live_let_go_of`)."""
         entries = self.drafts.merged.entries
         entry = entries[position]
         record = entry.record
         if final.depends_on or _has_error(final) or record.also_rows:
             return
         kept = _NO_FIELDS
-        if record.entity in self._referred:
+        referred = record.entity in self._referred
+        if referred:
             looked_up = self._looked_up_by.get(record.entity) if self._looked_up_by is not None else None
             if looked_up is None:
                 return
@@ -387,14 +409,26 @@ class EarlyDrafter:
         claims = self.drafts.claims
         if any(group.can_clash(entry, whole) for group in claims):
             return
-        slim = entry._replace(record=desired_record(record.block, record.entity, record.key, kept, record.row,
-                                                     _NO_FIELDS, record.pii))
+        if referred:
+            slim = entry._replace(record=desired_record(record.block, record.entity, record.key, kept, record.row,
+                                                         _NO_FIELDS, record.pii))
+        else:
+            slim = self._let_go_entry(record.entity)
         for group in claims:
             group.replace(entry, slim)
         entries[position] = slim
         kept_fields = self._live_kept.get(record.entity)
-        if kept_fields is not None and not any(group.holds(live) for group in claims):
+        if kept_fields is not None and live is not None and not any(group.holds(live) for group in claims):
             _live_let_go_of(live, kept_fields)
+
+    def _let_go_entry(self, entity: str) -> Entry:
+        """The entry in the place of each record of `entity` let go of, when no record of the part refers
+        to the entity: read for its entity alone (`UniqueClaims.add`, of a value it claimed), one for all."""
+        entry = self._let_go_entries.get(entity)
+        if entry is None:
+            record = desired_record("", entity, (), _NO_FIELDS, _NOWHERE, _NO_FIELDS, frozenset())
+            entry = self._let_go_entries[entity] = Entry("", record, ())
+        return entry
 
     def _rules_of(self, entity: str) -> FieldRules:
         rules = self._rules.get(entity)
@@ -421,6 +455,7 @@ def draft_early(
 
 # The fields and cells of a record let go of (`EarlyDrafter._let_go_of`); never changed
 _NO_FIELDS: Mapping[str, Any] = {}
+_NOWHERE = CellRef("")
 
 
 def _read_at_the_end(entity: str, key_fields: tuple[str, ...], profile: Profile,
@@ -451,36 +486,7 @@ def _folded_mark(key: Sequence[Any]) -> int:
     """A key but for case and spaces (`fold_key`) as a number: equal folded keys have equal marks;
     two others rarely do, which only leaves a record to be planned at the end. Below 2**60, so a
     mark is one small int object."""
-    return hash(fold_key(key)) & _MARK_BITS
-
-
-_MARK_BITS = (1 << 60) - 1
-
-
-class FoldedMarks:
-    """The marks (`_folded_mark`) of the live keys come in, to ask whether a mark may be among them: two
-    bits a mark in a bit array (a Bloom filter). "Maybe" for a mark not added is rare (0.1-0.3% when as
-    many keys came in as there are records) and only leaves a record to be planned at the end. A set
-    of the marks held about 84 bytes a key at 350,000 keys (a 32-byte int and its slots)."""
-
-    __slots__ = ("_bits", "_mask")
-
-    def __init__(self, records: int):
-        """`records`: the desired records whose keys are looked for (the live keys are about as many)."""
-        size = 1 << max(16, (records * 32).bit_length())  # bits: 32 to 64 a record, at least 8 KiB
-        self._bits = bytearray(size >> 3)
-        self._mask = size - 1
-
-    def add(self, mark: int) -> None:
-        bits, mask = self._bits, self._mask
-        first, second = mark & mask, (mark >> 30) & mask
-        bits[first >> 3] |= 1 << (first & 7)
-        bits[second >> 3] |= 1 << (second & 7)
-
-    def __contains__(self, mark: int) -> bool:
-        bits, mask = self._bits, self._mask
-        first, second = mark & mask, (mark >> 30) & mask
-        return bool(bits[first >> 3] & (1 << (first & 7))) and bool(bits[second >> 3] & (1 << (second & 7)))
+    return hash(fold_key(key)) & MARK_BITS
 
 
 def _has_error(plan: RecordPlan) -> bool:

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from loader.api.client import ApiClient
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
-from loader.plan.incremental.early import EarlyDrafter, FoldedMarks
+from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
+from loader.plan.marks import Marks
 from loader.plan.model import Action, Plan, RecordPlan
 from loader.profile import load_profile
 from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
@@ -298,12 +299,12 @@ def _drafted(drafter: EarlyDrafter, position: int) -> RecordPlan:
 
 
 def test_the_marks_of_live_keys_come_in_are_all_found_and_few_others_are() -> None:
-    """`FoldedMarks` answers "maybe" for every mark added; for another, rarely (a record then waits to be
+    """`Marks` answers "maybe" for every mark added; for another, rarely (a record then waits to be
     planned at the end, as it would if the mark were there)."""
     marks = random.Random(7)
     added = [marks.getrandbits(60) for _ in range(50_000)]
     others = [marks.getrandbits(60) for _ in range(50_000)]
-    folded = FoldedMarks(len(added))
+    folded = Marks(len(added))
     for mark in added:
         folded.add(mark)
     assert all(mark in folded for mark in added)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from helpers.plan import Block, environment_for, plan_against, write_workbook
 from helpers.sandbox import Caller, fetch_token
-from helpers.worlds import worlds
+from helpers.worlds import desired, worlds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_early import Live, _arrivals
@@ -115,7 +115,8 @@ def _compared_early(blocks: list[Block], live: Live, history: History, draw: Cal
         compare = HistoryCompare(history, mine, PROFILE)
         let_go = draw(st.booleans())  # as `loader plan` drafts: desired records let go of once read no more
         drafter = EarlyDrafter(mine, PROFILE, part.refers, compare=compare.early, let_go=let_go,
-                               referred_by=part.referred_by, let_go_live=draw(st.booleans()))
+                               referred_by=part.referred_by, let_go_live=draw(st.booleans()),
+                               named_more_than_once=compare.named_more_than_once)
         so_far = dict.fromkeys(part.entities, 0)
         whole: Live = {}
         for entity, upto, last in _arrivals(draw, live, part.entities):
@@ -163,6 +164,45 @@ def test_records_compared_as_they_are_drafted_get_the_three_way_plan_made_at_onc
     assert early.digest == plan_digest(at_once)
 
 
+
+def test_a_live_record_another_line_names_is_kept_whole_when_its_match_is_let_go_of() -> None:
+    """A2's match, a-2, is also named by A1's line (A1's code changed in the platform: A1 is compared at
+    the end against a-2, whole). A2 is let go of once compared; a-2 is not trimmed, and the plan is the
+    one made at once. A3's match, which only its own line names, is trimmed."""
+    people = Block("applicants", "applicant", ("external_id",), tuple(
+        desired("applicants", "applicant", row, (code,), {"external_id": code, "first_name": "F", "last_name": "x"})
+        for row, code in enumerate(["A1", "A2", "A3"], start=2)))
+    stamp = {"updated": {"time": 1000, "user": LOADER_USER}}
+    live: Live = {"applicant": [
+        {"id": f"a-{n}", "external_id": f"A{n}", "first_name": "F", "last_name": "y", "metadata": stamp}
+        for n in (1, 2, 3)], "credential": []}
+    digester = Digester(frozenset({"applicant", "credential"}), b"k" * 32)
+    lines: dict[str, str | HistoryLine] = {}
+    for code, live_id in (("A1", "a-2"), ("A2", "a-2"), ("A3", "a-3")):
+        digests = digester.record("applicant", (code,))
+        marks = {"last_name": FieldMark(Owner("intake.xlsx", "applicants"), digests.written("last_name", "y"))}
+        line = HistoryLine(digester.key_token("applicant", (code,)), digester.id_token("applicant", live_id),
+                           1000, LOADER_USER, marks)
+        lines[line.key] = line
+    history = History(Path("history"), replace(new_head(), service_user_ids=(LOADER_USER,)), True, digester,
+                      Snapshot({"applicant": lines}), None)
+    at_once = plan_changes([people], json.loads(json.dumps(live)), PROFILE, header=HEADER, history=history)
+    (part,) = plan_parts([people], PROFILE)
+    compare = HistoryCompare(history, [people], PROFILE)
+    drafter = EarlyDrafter([people], PROFILE, part.refers, compare=compare.early, let_go=True,
+                           referred_by=part.referred_by, let_go_live=True,
+                           named_more_than_once=compare.named_more_than_once)
+    drafter.draft({"credential": []}, {"applicant": live["applicant"]})
+    assert [sorted(r) for r in live["applicant"]] == [
+        ["external_id", "first_name", "id", "last_name", "metadata"],  # A1's: its line names another
+        ["external_id", "first_name", "id", "last_name", "metadata"],  # named by A1's line too
+        ["external_id", "id", "metadata"]]
+    plan = plan_changes([people], live, PROFILE, header=HEADER, early=drafter.settled(live))
+    indexed = indexes(history, live, {"applicant"})
+    merged = drafter.records_let_go(plan, drafter.drafts.merged)
+    plan = with_history(plan, [people], indexed, history, PROFILE, merged=merged, early=drafter, compare=compare)
+    assert plan == at_once
+    assert plan.blocks[0].records[0].live_id == "a-2"  # A1: an update of the record its line names
 
 def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
