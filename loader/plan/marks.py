@@ -12,10 +12,12 @@ the end (`loader.plan.incremental.early`), the history keeps a live record whole
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 
 class Marks:
     """Two bits a mark in a bit array (a Bloom filter). "Maybe" for a mark not added is rare: 0.1-0.3%
-    when as many marks were added as `expected`, 2.7% with three times as many."""
+    when as many marks were added as `expected`, 1-2.7% with three times as many."""
 
     __slots__ = ("_bits", "_mask")
 
@@ -36,10 +38,10 @@ class Marks:
         return bool(bits[first >> 3] & (1 << (first & 7))) and bool(bits[second >> 3] & (1 << (second & 7)))
 
 
-def mark_of(text: str) -> int:
-    """A text as a mark: equal texts have equal marks; two others rarely do. Below 2**60, so a mark
-    is one small int object."""
-    return hash(text) & MARK_BITS
+def mark_of(value: Hashable) -> int:
+    """A value (a text, a key) as a mark: equal values have equal marks; two others rarely do. Below
+    2**60, so a mark is one small int object."""
+    return hash(value) & _MARK_BITS
 
 
-MARK_BITS = (1 << 60) - 1
+_MARK_BITS = (1 << 60) - 1

@@ -43,7 +43,7 @@ from loader.places import CellRef
 from loader.plan.diff import BlockInput
 from loader.plan.digest import record_hash
 from loader.plan.fields import FieldRules
-from loader.plan.marks import MARK_BITS, Marks
+from loader.plan.marks import Marks, mark_of
 from loader.plan.merge import Merged, RecordsByPosition, merged_entries
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.record import plan_record
@@ -371,28 +371,17 @@ class EarlyDrafter:
                         self.drafts.plans[position] = final
             self._hashes[position] = record_hash(final)
             if self._let_go and live is not None and position not in self._aside:
-                self._let_go_of(position, final, live if self._live_read_no_more(position, live) else None)
+                self._let_go_of(position, final, live)
         self._give_way()
 
-    def _live_read_no_more(self, position: int, live: LiveRecord) -> bool:
-        """Whether the part's end reads no more than `_read_at_the_end` of `live`, the match of the record
-        at `position`: so without a history; with one, when the record's line names it and no other
-        line may (another line's record would be compared against it whole)."""
-        if self._compare is None:
-            return True
-        if self._lines[position] != _LINE or self._named_more_than_once is None:
-            return False
-        entity = self.drafts.merged.entries[position].record.entity
-        return not self._named_more_than_once(entity, str(live.get("id")))
-
-    def _let_go_of(self, position: int, final: RecordPlan, live: LiveRecord | None) -> None:
+    def _let_go_of(self, position: int, final: RecordPlan, live: LiveRecord) -> None:
         """The desired record at `position`, drafted against its match (never undone), as its
         plan is final (`final`: no dependency, no error), let go of where nothing reads it again: its
         value of each unique group claimed by it alone for good, no row merged into it. The entry of a
         record of an entity the part refers to keeps its ref, key, row and the fields the references look
         it up by (`Resolver.resolve` finds it by them; its match, by its key); any other's is one entry
-        of its entity (`_let_go_entry`): its plan says the rest. With `let_go_live`, its match (`live`;
-        None: read whole at the end) is let go of too (`_live_let_go_of`)."""
+        of its entity (`_let_go_entry`): its plan says the rest. With `let_go_live`, its match (`live`)
+        is let go of too, where nothing reads it whole again (`_live_read_no_more`, `_live_let_go_of`)."""
         entries = self.drafts.merged.entries
         entry = entries[position]
         record = entry.record
@@ -418,8 +407,21 @@ class EarlyDrafter:
             group.replace(entry, slim)
         entries[position] = slim
         kept_fields = self._live_kept.get(record.entity)
-        if kept_fields is not None and live is not None and not any(group.holds(live) for group in claims):
+        if kept_fields is not None and self._live_read_no_more(position, record.entity, live):
             _live_let_go_of(live, kept_fields)
+
+    def _live_read_no_more(self, position: int, entity: str, live: LiveRecord) -> bool:
+        """Whether the part's end reads no more than `_read_at_the_end` of `live`, the match of the record
+        of `entity` at `position`: not when it is a live claim that can clash (a clash message describes
+        it); with a history, only when the record's line names it and no other line may (another line's
+        record would be compared against it whole)."""
+        if any(group.holds(live) for group in self.drafts.claims):
+            return False
+        if self._compare is None:
+            return True
+        if self._lines[position] != _LINE or self._named_more_than_once is None:
+            return False
+        return not self._named_more_than_once(entity, str(live.get("id")))
 
     def _let_go_entry(self, entity: str) -> Entry:
         """The entry in the place of each record of `entity` let go of, when no record of the part refers
@@ -483,10 +485,9 @@ def _live_let_go_of(live: LiveRecord, kept: frozenset[str]) -> None:
 
 
 def _folded_mark(key: Sequence[Any]) -> int:
-    """A key but for case and spaces (`fold_key`) as a number: equal folded keys have equal marks;
-    two others rarely do, which only leaves a record to be planned at the end. Below 2**60, so a
-    mark is one small int object."""
-    return hash(fold_key(key)) & MARK_BITS
+    """A key but for case and spaces (`fold_key`) as a mark (`mark_of`): two keys rarely share one,
+    which only leaves a record to be planned at the end."""
+    return mark_of(fold_key(key))
 
 
 def _has_error(plan: RecordPlan) -> bool:
