@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,7 +35,6 @@ from loader.config import Config, Environment
 from loader.console import BlockAdvance, ask_yes, block_progress
 from loader.errors import LoaderError, PlanError
 from loader.history.opening import open_history
-from loader.history.revert_decisions import record_revert_decisions
 from loader.history.store import History
 from loader.plan.model import Plan
 from loader.plan.plan_stream import SealedPlan
@@ -102,9 +100,6 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
                 settings.confirm(changes, client.environment or plan.environment)
         results = await _write(settings, config, plan, client, stale, history, reading)
         plan = plan if reading is None else reading.sealed.plan
-        if saved is not None:  # an applied revert: what it undid is skipped until the sheet changes
-            by = applied_by(settings.by, os.environ, config.root) or "loader"
-            record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
         return SessionOutcome(results, plan, sources)
 
 

@@ -8,23 +8,28 @@ plan it makes has that digest (the reviewed report's). `--results FILE` (repeata
 results.xlsx (.xlsx) or results.json (.json). `--format json` prints one JSON document on stdout
 (the human text goes to stderr); `--format github` adds annotations and a job summary. The apply
 itself, and its journal in the environment's history (`--by NAME` says who applied), is
-`loader.apply.session`.
+`loader.apply.session`. An applied revert plan leaves skip decisions for what it undid
+(`loader.commands.revert_decisions`).
 Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
+from datetime import date
 from functools import partial
 from pathlib import Path
 
 from loader import event_loop
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
+from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
 from loader.apply.session import SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
+from loader.commands.revert_decisions import record_revert_decisions
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -124,6 +129,9 @@ def run(request: ApplyRequest, config: Config) -> int:
     with open_environment(config, env_name) as env:
         outcome = event_loop.run(apply_session(_settings(request), config, env, plan_file))
     results, plan = outcome.results, outcome.plan
+    if plan_file is not None and results is not None:  # an applied revert: its undoing is not redone
+        by = applied_by(request.by, os.environ, config.root) or "loader"
+        record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
     if results is None:
         print_apply_output(request.output, None, EXIT_OK, plan)
         return EXIT_OK

@@ -1,7 +1,8 @@
 """The actions of `loader history` (loader/commands/history.py parses; these print and act).
 
-Library code lives in loader/history/: listing (the applies, one record's loads), baseline,
-maintenance (reset), store.rekey, opening (where a history is and its key).
+Library code lives in loader/history/: listing (the applies, one record's loads), baseline (its
+recording; loader/plan/baseline.py works out what it records), maintenance (reset), store.rekey,
+opening (where a history is and its key).
 """
 
 from __future__ import annotations
@@ -222,8 +223,9 @@ def _confirm(request: HistoryRequest, question: str, nothing_done: str) -> None:
 
 def baseline(request: HistoryRequest, config: Config) -> int:
     from loader.environments import open_environment
-    from loader.history.baseline import baseline_of, record_baseline
+    from loader.history.baseline import record_baseline
     from loader.history.personal import personal_entities
+    from loader.plan.baseline import baseline_of
     from loader.source.sources import load_mappings
 
     personal = personal_entities(load_mappings(request.mappings, config.profile))

@@ -1,7 +1,7 @@
 """`loader revert [--apply ID]`: a plan that undoes one apply (default: the last), to review and apply.
 
 The service has no delete and no undo, so a revert is a plan, never a button: made from the apply's
-journal in the environment's history and the live records fetched now (`loader.history.revert`),
+journal in the environment's history and the live records fetched now (`loader.plan.revert`),
 shown, and written like any plan (`--out revert.json` for `loader apply --plan`, `--report`,
 `--html`), bound to the journal by its fingerprint. Exit codes: 1 when the plan has errors, else 0.
 """
@@ -89,10 +89,10 @@ async def make_revert(request: RevertRequest, config: Config, env: Environment) 
     from loader.errors import ConfigError
     from loader.files.fingerprints import fingerprint_inputs
     from loader.history.opening import open_history
-    from loader.history.revert import revert_plan
-    from loader.history.revert_writes import pick_journal, records_written
     from loader.history.store import DONE_SUFFIX, JOURNALS
     from loader.plan.diff import PlanHeader
+    from loader.plan.revert import revert_plan
+    from loader.plan.revert_writes import pick_journal, records_written
 
     history = open_history(config, env.name, ())
     if history is None:

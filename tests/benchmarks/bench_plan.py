@@ -217,8 +217,9 @@ def child_history(root: Path, base_url: str) -> None:
     os.chdir(root)
     from loader.api.client import ApiClient
     from loader.config import load_config
-    from loader.history.baseline import baseline_of, record_baseline
+    from loader.history.baseline import record_baseline
     from loader.history.personal import personal_entities
+    from loader.plan.baseline import baseline_of
     from loader.plan.run import run_plan
     from loader.sandbox.options import REALM
     from loader.source.sources import load_mappings

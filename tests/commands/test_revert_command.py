@@ -24,9 +24,9 @@ from loader.api.client import ApiClient
 from loader.cli import main
 from loader.config import Secret
 from loader.history.decisions import read_decisions
-from loader.history.revert import CREATED, KEPT
 from loader.history.store import History
 from loader.plan.plan_file import read_plan_json
+from loader.plan.revert import CREATED, KEPT
 from loader.report.review_rows import review_rows
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 

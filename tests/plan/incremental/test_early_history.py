@@ -23,7 +23,7 @@ from test_early import Live, _arrivals
 from loader import event_loop
 from loader.api.client import ApiClient
 from loader.config import load_config
-from loader.history.baseline import baseline_of, record_baseline
+from loader.history.baseline import record_baseline
 from loader.history.comparable import comparable
 from loader.history.digests import Digester
 from loader.history.errors import HistoryError
@@ -32,6 +32,7 @@ from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 from loader.history.snapshot import Snapshot
 from loader.history.store import History
 from loader.live_records import updated_time
+from loader.plan.baseline import baseline_of
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import HISTORY, block_digest, plan_digest
 from loader.plan.history_checks import refuse_wrong_history

@@ -10,18 +10,18 @@ from typing import Any
 import pytest
 
 from loader.apply.results import Outcome, RecordResult, Results
+from loader.commands.revert_decisions import record_revert_decisions, revert_decisions
 from loader.history.decisions import Decisions, Kind, ProposedChange, match_decisions, read_decisions, sort_key
 from loader.history.digests import Digester
 from loader.history.errors import HistoryError
 from loader.history.journal import FieldWrite
 from loader.history.lines import Owner, line_digest
-from loader.history.revert import CREATED, KEPT, PERSONAL, revert_plan
-from loader.history.revert_decisions import record_revert_decisions, revert_decisions
-from loader.history.revert_writes import pick_journal
 from loader.history.store import History
 from loader.plan.diff import PlanHeader
 from loader.plan.model import Action, Plan
 from loader.plan.plan_file import write_plan_json
+from loader.plan.revert import CREATED, KEPT, PERSONAL, revert_plan
+from loader.plan.revert_writes import pick_journal
 from loader.profile import load_profile
 
 PROFILE = load_profile()

@@ -20,13 +20,13 @@ from loader.history.comparable import comparable
 from loader.history.digests import Digester, RecordDigests, Written, expand_id
 from loader.history.journal import Journal
 from loader.history.lines import line_digest
-from loader.history.revert_writes import FieldUndo, RecordWrites, records_written
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.places import CellRef
 from loader.plan.diff import PlanHeader
 from loader.plan.digest import plan_digest
 from loader.plan.model import Action, BlockPlan, FieldChange, FieldRule, Plan, RecordPlan
+from loader.plan.revert_writes import FieldUndo, RecordWrites, records_written
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 

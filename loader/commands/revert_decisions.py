@@ -10,7 +10,8 @@ for a status the first step the next plan would take back towards it.
 
     record_revert_decisions(plan, results, profile, project_dir=config.root, by="Ann", today=date.today())
 
-(the apply session calls it after applying a saved plan; it does nothing for a plan that is no revert).
+(`loader apply --plan` calls it after applying a saved plan; it does nothing for a plan that is no
+revert). It turns apply's results into decisions, so it sits above apply, with the command.
 """
 
 from __future__ import annotations
