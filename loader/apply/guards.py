@@ -105,7 +105,7 @@ def check_fingerprints(plan: Plan, base: Path | None = None) -> None:
 
 def check_profile(plan: Plan, profile: Profile) -> None:
     """The entity profile (packaged, with loader.yaml's `profile:` over it) must be the one planned with."""
-    planned = plan.extra.get("profile")
+    planned = plan.profile_fingerprint
     if planned and planned != profile.fingerprint:
         raise PlanError(
             "the entity profile changed since the plan was made (loader.yaml `profile:` or a loader upgrade); "

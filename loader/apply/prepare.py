@@ -32,7 +32,6 @@ from loader.apply.guards import (
 from loader.apply.history_checks import personal_entities_of_plan
 from loader.apply.stale import ListClient, StaleCheck, start_stale_check, start_stale_check_later
 from loader.history.store import History
-from loader.plan.digest import HISTORY
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.plan_stream import SealedPlan
 from loader.profile import Profile
@@ -107,7 +106,7 @@ def saved_plan(saved: Plan | SealedPlan, history: History | None) -> tuple[Plan,
     have moved."""
     if not isinstance(saved, SealedPlan):
         return saved, None
-    if history is not None and saved.head.extra.get(HISTORY) != (history.state() if history.started else None):
+    if history is not None and saved.head.history_state != (history.state() if history.started else None):
         return saved.whole(), None
     return saved.head, PlanReading(saved)
 

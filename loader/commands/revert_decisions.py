@@ -1,6 +1,6 @@
 """Skip decisions for what an applied revert undid, so the next plan does not redo it.
 
-After `loader apply --plan revert.json` (a plan whose `extra["revert_of"]` names the apply it undoes),
+After `loader apply --plan revert.json` (a plan whose `revert_of` names the apply it undoes),
 each field the revert wrote back gets a `skip` decision in decisions.yaml: the sheet still proposes
 the value the reverted apply wrote, and the decision holds that change back while the sheet proposes
 that very value (`loader.history.decisions`); once the sheet changes, the change is proposed again.
@@ -26,8 +26,6 @@ from loader.history.digests import Digester
 from loader.plan.model import Plan, RecordPlan
 from loader.profile import Profile
 
-REVERT_OF = "revert_of"
-
 
 def record_revert_decisions(plan: Plan, results: Results, profile: Profile, *, project_dir: Path, by: str,
                             today: date) -> int:
@@ -40,7 +38,7 @@ def revert_decisions(plan: Plan, results: Results, profile: Profile, *, by: str,
                      today: date) -> list[Decision]:
     """The skip decisions of the changes a revert plan's apply made (records updated in full; none
     for a plan that is not a revert)."""
-    reverted = plan.extra.get(REVERT_OF)
+    reverted = plan.revert_of
     if not reverted:
         return []
     done = {r.ref for r in results.records if r.outcome is Outcome.UPDATED}

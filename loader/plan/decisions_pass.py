@@ -11,7 +11,7 @@ decided for the platform (recorded as a skip of the sheet's value) is no longer 
 but as skipped by decision; one decided for the sheet is settled earlier, by the three-way pass
 asking `SheetWins`, and written like an update. A decision naming a record or field this plan no
 longer has is one warning each. The decisions matched (`Decision.digest_part`: not their reasons)
-are recorded in the plan's `extra` under `DECISIONS`, so the digest covers them; a plan no
+are recorded in the plan's `decisions`, so the digest covers them; a plan no
 decision touches is returned as it is.
 
 Changes are named as the review workbook names them (`loader.plan.change_identity`).
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -35,7 +36,6 @@ from loader.record_fields import CUSTOM
 DECIDED = "skipped-by-decision"  # the finding's code (the digest leaves its message out: it holds the reason)
 WRITTEN = "written-by-decision"  # a conflict decided for the sheet (the same: its message holds the reason)
 STALE = "stale-decision"
-DECISIONS = "decisions"  # the key of a plan's `extra` listing the decisions matched (their digest parts)
 STATUS = "status"
 
 
@@ -84,11 +84,8 @@ def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: 
     stale = _stale(ours, plan, digester)
     if not matched and not stale:
         return plan
-    extra = dict(plan.extra)
-    if matched:
-        extra[DECISIONS] = sorted(list(d.digest_part) for d in matched.values())
-    return Plan(plan.environment, plan.api_version, plan.base_url, plan.fingerprints, tuple(blocks),
-                (*plan.findings, *stale), plan.created_at, plan.env_name, extra, plan.digest)
+    found = tuple(sorted(d.digest_part for d in matched.values())) if matched else plan.decisions
+    return replace(plan, blocks=tuple(blocks), findings=(*plan.findings, *stale), decisions=found)
 
 
 def skipped_message(decision: Decision, what: str) -> str:

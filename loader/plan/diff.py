@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
@@ -73,7 +73,7 @@ class PlanHeader:
     fingerprints: Mapping[str, str] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     created_at: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    profile_fingerprint: str | None = None  # the entity profile's (`Plan.profile_fingerprint`)
 
 
 def plan_changes(
@@ -117,7 +117,7 @@ def plan_changes(
         findings=(*header.findings, *_repeated_block_names(blocks)),
         created_at=header.created_at,
         env_name=header.env_name,
-        extra=dict(header.extra),
+        profile_fingerprint=header.profile_fingerprint,
     )
     if history is None or not history.started:  # nothing recorded yet: two-way
         return made

@@ -59,11 +59,10 @@ import orjson
 from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan
+from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan, extra_of
 
 DIGEST_PREFIX = "sha256:"
 FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
-HISTORY = "history"  # the key of a plan's `extra` naming the history it was compared against (`History.state`)
 
 
 def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
@@ -71,7 +70,7 @@ def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
     docstring). `block_digests`, when given, must be `[block_digest(b) for b in plan.blocks]`
     (computed as each block was planned); they are not computed again."""
     if block_digests is None:
-        history = HISTORY in plan.extra
+        history = plan.history_state is not None
         block_digests = [block_digest(b, with_history=history) for b in plan.blocks]
     elif len(block_digests) != len(plan.blocks) or not all(_is_hex_digest(d) for d in block_digests):
         raise ValueError(f"{len(plan.blocks)} blocks need as many block digests, each 64 hex digits")
@@ -95,8 +94,8 @@ def block_digest(
     `known`: the `record_hash` of each of the block's records (in its order) hashed before, None for
     the others: those planned while pages still came in are not hashed again
     (`loader.plan.incremental.early`). `give_way` is called after each record hashed here
-    (`loader.event_loop`). `with_history`: the plan was compared against a history (`HISTORY` in
-    its `extra`; section 10's digest).
+    (`loader.event_loop`). `with_history`: the plan was compared against a history (its
+    `history_state`; section 10's digest).
     """
     hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
     hashes = []
@@ -193,7 +192,7 @@ def _content_head(plan: Plan) -> dict[str, Any]:
         "env_name": plan.env_name,
         "api_version": plan.api_version,
         "findings": _findings(plan.findings),
-        "extra": plan.extra,
+        "extra": extra_of(plan),
     }
 
 

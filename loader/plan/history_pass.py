@@ -24,7 +24,6 @@ from loader.history.snapshot import raw_line_digest
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
-from loader.plan.digest import HISTORY
 from loader.plan.history_checks import is_adopted, live_user
 from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.history_index import EntityIndex
@@ -215,7 +214,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
     compare.forget_named(block.name for block in plan.blocks)
-    return replace(plan, blocks=tuple(final), extra={**plan.extra, HISTORY: compare.state})
+    return replace(plan, blocks=tuple(final), history_state=compare.state)
 
 
 def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,

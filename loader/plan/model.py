@@ -8,7 +8,7 @@ of `loader.plan.makers`, which give these very values.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -199,7 +199,11 @@ class Plan:
     findings: tuple[Finding, ...] = ()  # plan-level findings
     created_at: str | None = None  # ISO time; the one non-deterministic header field
     env_name: str = "sandbox"  # the loader.yaml environment name it was made for
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # plan.json keeps the four below under `extra` (`extra_of`, `extra_fields`); the digest covers them
+    profile_fingerprint: str | None = None  # the entity profile planned with: apply refuses it under another
+    history_state: str | None = None  # `History.state()` of the history compared against; None: two-way
+    decisions: tuple[tuple[str, ...], ...] = ()  # the decisions matched (`Decision.digest_part`), sorted
+    revert_of: str | None = None  # a revert plan (`loader revert`): the id of the apply it undoes
     digest: str | None = None  # the digest recorded in plan.json (its PII is masked, so it cannot be recomputed)
 
     def records(self) -> tuple[RecordPlan, ...]:
@@ -219,3 +223,32 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(r.has_changes and not r.blocked for r in self.records())
+
+
+# The keys of plan.json's `extra` object, which holds the fields of a Plan's head above that older
+# plan files may lack; each is written only when set, so a plan without them has the `extra` it had.
+EXTRA_PROFILE, EXTRA_HISTORY, EXTRA_DECISIONS, EXTRA_REVERT_OF = "profile", "history", "decisions", "revert_of"
+
+
+def extra_of(plan: Plan) -> dict[str, Any]:
+    """The `extra` object of `plan` in plan.json and in its digest: its fields that are set."""
+    extra: dict[str, Any] = {}
+    if plan.profile_fingerprint is not None:
+        extra[EXTRA_PROFILE] = plan.profile_fingerprint
+    if plan.history_state is not None:
+        extra[EXTRA_HISTORY] = plan.history_state
+    if plan.decisions:
+        extra[EXTRA_DECISIONS] = [list(decision) for decision in plan.decisions]
+    if plan.revert_of is not None:
+        extra[EXTRA_REVERT_OF] = plan.revert_of
+    return extra
+
+
+def extra_fields(extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The Plan fields of plan.json's `extra` object (`extra_of`'s inverse), by name."""
+    return {
+        "profile_fingerprint": extra.get(EXTRA_PROFILE),
+        "history_state": extra.get(EXTRA_HISTORY),
+        "decisions": tuple(tuple(decision) for decision in extra.get(EXTRA_DECISIONS, ())),
+        "revert_of": extra.get(EXTRA_REVERT_OF),
+    }

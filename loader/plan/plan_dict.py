@@ -24,6 +24,8 @@ from loader.plan.model import (
     Plan,
     RecordPlan,
     SourceReading,
+    extra_fields,
+    extra_of,
 )
 
 PLAN_FORMAT_VERSION = 1
@@ -149,7 +151,7 @@ def plan_head_to_dict(plan: Plan) -> dict[str, Any]:
         "created_at": plan.created_at,
         "fingerprints": dict(sorted(plan.fingerprints.items())),
         "findings": [_finding_to_dict(f) for f in plan.findings],
-        "extra": _encode(plan.extra),
+        "extra": extra_of(plan),
     }
 
 
@@ -219,7 +221,7 @@ def _plan_from(data: Mapping[str, Any], reader: _Reader | _Made) -> Plan:
         created_at=data.get("created_at"),
         fingerprints=dict(data.get("fingerprints", {})),
         findings=tuple(_finding_from_dict(f) for f in data.get("findings", ())),
-        extra=_decode(data.get("extra", {})),
+        **extra_fields(data.get("extra", {})),
         digest=data.get("digest"),
         blocks=tuple(_block_from_dict(b, reader.block_records(index, b["records"]))
                      for index, b in enumerate(data["blocks"])),

@@ -5,7 +5,7 @@ apply wrote (its W); a field changed since by anyone is kept and said so. A stat
 along a legal path of the entity's transitions. Records the apply created (adopted lost creates
 included) are listed for retirement by hand: the service has no delete. Entities with personal
 fields keep no value before, so their fields are listed as not restorable. The result is an
-ordinary `Plan` of updates (marked `extra["revert_of"]`), reviewed and applied like any other; its
+ordinary `Plan` of updates (its `revert_of` names the apply), reviewed and applied like any other; its
 apply is journaled like any, so reverting a revert puts back what the revert changed.
 """
 
@@ -73,10 +73,10 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
                   records=tuple(sorted(records, key=lambda r: r.ref)), findings=tuple(findings),
                   field_rules=_rules(records), mapping_file=mapping_file or None)
         for (block, entity, mapping_file), (records, findings) in sorted(blocks.items()))
-    extra = {**header.extra, "profile": profile.fingerprint, "revert_of": apply_id}
     plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
                 fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=header.findings,
-                created_at=header.created_at, env_name=header.env_name, extra=extra)
+                created_at=header.created_at, env_name=header.env_name,
+                profile_fingerprint=profile.fingerprint, revert_of=apply_id)
     return replace(plan, digest=plan_digest(plan))
 
 

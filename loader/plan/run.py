@@ -243,7 +243,7 @@ async def _diffed(
             fingerprints=sources.fingerprints,
             findings=sources.findings,
             created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
-            extra={"profile": config.profile.fingerprint},
+            profile_fingerprint=config.profile.fingerprint,
         )
         # off the event loop's back: finding what the records refer to walks them all (0.4 s at 250,000)
         parts = await asyncio.to_thread(plan_parts, blocks, config.profile)

@@ -260,13 +260,12 @@ def test_a_sealed_plan_is_read_as_it_is_applied_while_the_history_it_was_compare
 ) -> None:
     from loader.apply.prepare import saved_plan
     from loader.history.store import History
-    from loader.plan.digest import HISTORY
 
     folder = tmp_path / "history"
     plan = make_plan(("schools", "school", [record("schools", "school", "N1", {"code": "N1", "name": "New"})]))
 
-    def sealed(extra: dict[str, str]) -> SealedPlan:
-        write_plan_json(replace(plan, extra=extra), tmp_path / "plan.json")
+    def sealed(history_state: str | None) -> SealedPlan:
+        write_plan_json(replace(plan, history_state=history_state), tmp_path / "plan.json")
         opened = open_saved_plan(tmp_path / "plan.json")
         assert isinstance(opened, SealedPlan)
         return opened
@@ -276,14 +275,14 @@ def test_a_sealed_plan_is_read_as_it_is_applied_while_the_history_it_was_compare
             return saved_plan(saved, history)[1] is not None
         return asyncio.run(decide())
 
-    assert streams(sealed({}), History.open(folder))  # no history yet, then or now
+    assert streams(sealed(None), History.open(folder))  # no history yet, then or now
     _journaled(folder)
     history = History.open(folder)
-    assert streams(sealed({HISTORY: history.state()}), history)  # unchanged since
-    assert not streams(sealed({}), history)  # planned before the history started
+    assert streams(sealed(history.state()), history)  # unchanged since
+    assert not streams(sealed(None), history)  # planned before the history started
     for kind in ("update", "confirm"):
-        planned = sealed({HISTORY: History.open(folder).state()})
+        planned = sealed(History.open(folder).state())
         _journaled(folder, kind)  # another apply since (writing, or only confirming): lines may have moved
         moved = History.open(folder)
         assert not streams(planned, moved)
-        assert streams(sealed({HISTORY: moved.state()}), moved)
+        assert streams(sealed(moved.state()), moved)

@@ -162,7 +162,7 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert f"name: {KEPT}" in shown and "A3" in shown
     assert "cannot move back from ACTIVE" in shown and "apply --plan revert.json" in shown
     plan = read_plan_json(project / "revert.json")
-    assert plan.extra["revert_of"] == _last_apply(project) and plan.digest is not None
+    assert plan.revert_of == _last_apply(project) and plan.digest is not None
     assert plan.digest in (project / "revert.md").read_text(encoding="utf-8")
     assert plan.digest in (project / "revert.html").read_text(encoding="utf-8")
 
@@ -182,7 +182,7 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
 
     assert main(["revert", "--env", "local", "--out", "again.json"]) == 0
     again = read_plan_json(project / "again.json")
-    assert again.extra["revert_of"] == _last_apply(project) != plan.extra["revert_of"]
+    assert again.revert_of == _last_apply(project) != plan.revert_of
     assert _apply("--plan", "again.json") == 0
     assert _live(sandbox) == {**_state(CYCLE), "A3": ("A3", STAFF_NAME, "DRAFT")}
     assert len(read_decisions(project / "decisions.yaml").entries) == 4  # each replacing the skip about the same field

@@ -12,7 +12,7 @@ from helpers.review import plan_with_conflict
 
 from loader.history.decisions import CREATE, Decision, Decisions, Kind
 from loader.history.digests import Digester
-from loader.plan.decisions_pass import DECIDED, DECISIONS, STALE, with_decisions
+from loader.plan.decisions_pass import DECIDED, STALE, with_decisions
 from loader.plan.digest import plan_digest
 from loader.plan.model import Action, Plan, RecordPlan
 from loader.report.review_rows import review_rows
@@ -73,7 +73,7 @@ def test_a_skipped_status_step_holds_it_and_the_steps_after_it() -> None:
 def test_a_skip_ends_when_the_sheet_proposes_another_value() -> None:
     other = replace(decision("ENG", "name"), refused=DIGESTER.value("school", ("ENG",), "name", "Other"))
     plan = decided(other)
-    assert records(plan)["schools/ENG"].action is Action.UPDATE and DECISIONS not in plan.extra
+    assert records(plan)["schools/ENG"].action is Action.UPDATE and plan.decisions == ()
 
 
 def test_a_defer_holds_until_its_date() -> None:
@@ -125,7 +125,7 @@ def test_a_conflict_decided_for_the_platform_is_skipped_by_decision_not_a_confli
     assert not sci.conflicts
     assert [f.message for f in sci.findings if f.code == DECIDED] == [
         "name (a conflict: the platform's value kept): skipped by decision (staff know, Ana, 2026-11-25)"]
-    assert plan.extra[DECISIONS] == [list(platform.digest_part)]
+    assert plan.decisions == (platform.digest_part,)
     other_value = replace(platform, refused="sha256:" + "0" * 64)  # the sheet proposes another value now
     assert records(with_decisions(conflicted, Decisions((other_value,)), DIGESTER, TODAY))["schools/SCI"].conflicts
 

@@ -285,10 +285,10 @@ def _plan_holding(value: Any, where: str, other: Any = "unchanged") -> Plan:
                     not_in_source_records=(NotInSource(("A9", at("not_in_source")), "id-9"),),
                     blocked_rows=(BlockedRow(CellRef("a.xlsx", "Applicants", row=9), 9, ("A8", at("blocked")), None,
                                              ()),))
-    return replace(plan, blocks=(block,), extra={"profile": at("extra")})
+    return replace(plan, blocks=(block,))
 
 
-_PLACES = ["payload", "key", "old", "new", "not_in_source", "blocked", "extra"]
+_PLACES = ["payload", "key", "old", "new", "not_in_source", "blocked"]
 
 
 @settings(max_examples=150, deadline=None)
@@ -387,7 +387,10 @@ def _covered_changes() -> list[tuple[str, Any]]:
         ("env_name", lambda plan: replace(plan, env_name="prod")),
         ("api_version", lambda plan: replace(plan, api_version="1.3")),
         ("plan findings", lambda plan: replace(plan, findings=(warning,))),
-        ("extra", lambda plan: replace(plan, extra={"profile": "sha256:01"})),
+        ("profile fingerprint", lambda plan: replace(plan, profile_fingerprint="sha256:01")),
+        ("history state", lambda plan: replace(plan, history_state="lineage/1/-")),
+        ("decisions", lambda plan: replace(plan, decisions=(("school", "k", "name", "d", "skip"),))),
+        ("revert of", lambda plan: replace(plan, revert_of="20260101T000000Z-ab")),
         ("a block more", lambda plan: replace(plan, blocks=(*plan.blocks, replace(plan.blocks[0], name="more")))),
     ]
 

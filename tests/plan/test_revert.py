@@ -74,7 +74,7 @@ def test_fields_go_back_where_live_holds_what_the_apply_wrote_and_are_kept_where
     assert record.history_line == line_digest(history.line("arrangement", ("A1",)))
     assert _messages(plan) == [f"arrangement A2 (id id-A2): name: {KEPT} (live: 'Edited by staff')"]
     assert plan.blocks[0].mapping_file == OWNER.file
-    assert plan.extra["revert_of"] == history.journals()[-1].info.apply_id
+    assert plan.revert_of == history.journals()[-1].info.apply_id
     assert plan.digest is not None and plan.digest.startswith("sha256:")
 
 
@@ -217,6 +217,6 @@ def test_an_applied_revert_records_skips_that_hold_the_next_plan_from_redoing_it
     assert read_decisions(tmp_path / "decisions.yaml") == Decisions(tuple(sorted(decisions, key=sort_key)))
     failed = Results("sandbox", "sandbox", tuple(replace(r, outcome=Outcome.FAILED) for r in results.records))
     assert revert_decisions(plan, failed, PROFILE, by="ann", today=today) == []
-    not_a_revert = replace(plan, extra={})
+    not_a_revert = replace(plan, revert_of=None)
     assert record_revert_decisions(not_a_revert, results, PROFILE, project_dir=tmp_path / "x", by="a", today=today) == 0
     assert not (tmp_path / "x").exists()

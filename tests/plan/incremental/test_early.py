@@ -261,7 +261,8 @@ def test_a_plan_made_while_the_pages_come_in_is_the_plan_made_at_once(
         live = asyncio.run(fetched())
     assert run.early_records > 1100  # more than matched by the pages before the last: creates planned early
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
-                        run.plan.fingerprints, run.sources.findings, run.plan.created_at, run.plan.extra)
+                        run.plan.fingerprints, run.sources.findings, run.plan.created_at,
+                        run.plan.profile_fingerprint)
     whole = plan_changes(run.sources.blocks, live, PROFILE, header=header)
     assert replace(run.plan, digest=None) == whole
     assert run.plan.digest == plan_digest(whole)

@@ -34,7 +34,7 @@ from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.baseline import baseline_of
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.digest import HISTORY, block_digest, plan_digest
+from loader.plan.digest import block_digest, plan_digest
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
 from loader.plan.history_pass import HistoryCompare, _three_way, with_history
@@ -247,7 +247,7 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
         planned_with.begin_apply("sandbox", plan_digest=None, by=None)
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                         run.plan.fingerprints, run.sources.findings, run.plan.created_at,
-                        {k: v for k, v in run.plan.extra.items() if k != HISTORY})
+                        run.plan.profile_fingerprint)
     at_once = plan_changes(run.sources.blocks, live, PROFILE, header=header, history=History.open(tmp_path / "history"))
     assert replace(run.plan, digest=None) == at_once
     assert run.plan.digest == plan_digest(at_once)

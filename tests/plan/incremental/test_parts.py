@@ -81,7 +81,8 @@ def test_the_sample_plan_made_by_parts_while_pages_arrive_is_the_whole_plan(monk
         live = asyncio.run(fetched())
     assert [p.indexes for p in plan_parts(run.sources.blocks, PROFILE)] == [(0, 1, 2, 3, 6), (4, 5)]
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
-                        run.plan.fingerprints, run.sources.findings, run.plan.created_at, run.plan.extra)
+                        run.plan.fingerprints, run.sources.findings, run.plan.created_at,
+                        run.plan.profile_fingerprint)
     whole = plan_changes(run.sources.blocks, live, PROFILE, header=header)
     assert replace(run.plan, digest=None) == whole
     assert run.plan.digest == plan_digest(whole)
