@@ -17,7 +17,7 @@ class Finding:
 
     `cause` is what the finding says without what is particular to its row (the value found): the
     findings of one block with one code, rule and cause are one cause, shown once with their count
-    (`loader.finding_groups`). `rule` is the mapping line that made them, where one did; `key` the
+    (`loader.report.finding_groups`). `rule` is the mapping line that made them, where one did; `key` the
     key of the record (or row) the finding is about, shown beside its cell.
     """
 

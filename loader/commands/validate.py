@@ -11,7 +11,7 @@ from typing import TextIO
 from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
-from loader.finding_groups import ShownFinding, source_findings
+from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
 

@@ -9,5 +9,6 @@
     store     the facade the plan reads and the apply writes
     errors    what can be wrong with a history, and what to do
 
-Read by `loader/plan/`, written by `loader/apply/`.
+Read by `loader/plan/`, written by `loader/apply/`; a store below both, it imports neither (the
+revert and baseline plans made from it are `loader/plan/`'s).
 """

@@ -2,9 +2,9 @@
 
 For a project loaded before the history existed, a baseline gives every record a plan matched to a
 live record W = live for every field its mapping manages, owned by its block and mapping file, as if
-the loader had written what is live (`loader.plan.baseline.baseline_of` works out which records and
-fields). The next plan then compares three-way: a field the sheet changes is an update, a field
-changed in the platform after the baseline a platform edit.
+the loader had written what is live (which records and fields is worked out on the plan's side,
+`baseline_of`: this store knows no plan). The next plan then compares three-way: a field the sheet
+changes is an update, a field changed in the platform after the baseline a platform edit.
 
 A baseline writes history, not records: its journal holds `confirm` entries only, so it does not
 move the head's serial or last apply (an apply that writes nothing does not), and `loader history`

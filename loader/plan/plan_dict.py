@@ -54,7 +54,7 @@ def _decode(value: Any) -> Any:
 def _finding_to_dict(f: Finding) -> dict[str, Any]:
     where = None if f.where is None else place_to_dict(f.where)
     out: dict[str, Any] = {"severity": f.severity, "code": f.code, "message": f.message, "where": where}
-    if f.cause:  # how reports group findings by cause (loader.finding_groups); left out when empty
+    if f.cause:  # how reports group findings by cause (loader.report.finding_groups); left out when empty
         out["cause"] = f.cause
     if f.rule is not None:
         out["rule"] = place_to_dict(f.rule)

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from loader.apply.results import ANSWER_LOST_ADOPTED
 from loader.errors import LoaderError, exit_code_for
-from loader.finding_groups import source_findings
 from loader.findings import Finding
 from loader.redaction import redact
 from loader.report import github, machine
+from loader.report.finding_groups import source_findings
 
 if TYPE_CHECKING:
     from loader.apply.results import Results

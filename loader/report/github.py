@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TextIO
 
-from loader.finding_groups import ShownFinding
 from loader.findings import Finding
 from loader.plan.model import Plan
+from loader.report.finding_groups import ShownFinding
 from loader.report.machine import place_of
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
@@ -51,7 +51,7 @@ def annotation(finding: Finding | ShownFinding, context: str = "") -> str:
 
 
 def print_annotations(findings: Iterable[ShownFinding], out: TextIO | None = None) -> None:
-    """An annotation per cause (`loader.finding_groups`)."""
+    """An annotation per cause (`loader.report.finding_groups`)."""
     out = out or sys.stdout
     for finding in findings:
         print(annotation(finding, finding.context), file=out)

@@ -15,10 +15,10 @@ import json
 from typing import Any
 
 from loader.apply.results import Results
-from loader.finding_groups import ShownFinding, source_findings
 from loader.places import CellRef, FilePlace, MappingPlace, Place
 from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
+from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.results_json import results_to_dict
 from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import changed_records, counts, shown_findings, totals

@@ -23,11 +23,11 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
-from loader.finding_groups import ShownFinding, group_findings
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
+from loader.report.finding_groups import ShownFinding, group_findings
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
 
@@ -332,7 +332,7 @@ def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
 
 
 def shown_findings(plan: Plan) -> list[ShownFinding]:
-    """The plan's findings one per cause (`loader.finding_groups`), plan-level first, then by block; a
+    """The plan's findings one per cause (`loader.report.finding_groups`), plan-level first, then by block; a
     finding about a record names its key. Each record stays blocked by its own findings."""
     items: list[tuple[str, str, Finding]] = [("", "", f) for f in plan.findings]
     for b in plan.blocks:

@@ -1,4 +1,4 @@
-"""One finding per cause (loader.finding_groups): what a report shows of many findings of one cause."""
+"""One finding per cause (loader.report.finding_groups): what a report shows of many findings of one cause."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 from helpers.mapping import write_mapping, write_workbook
 
-from loader.finding_groups import group_findings
 from loader.findings import Finding
 from loader.places import CellRef, FilePlace, MappingPlace
 from loader.profile import load_profile
+from loader.report.finding_groups import group_findings
 from loader.source.sources import read_sources
 
 RULE = MappingPlace("m.yaml", 9, 7)
