@@ -17,19 +17,23 @@ from loader.places import CellRef, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.block_records import BlockRecords
-from loader.source.lookups import ReadSheet, lookup_files, with_lookups
+from loader.source.lookups import ReadSheet, lookup_sources, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
-from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, kind_of, read_sheet
+from loader.source.readers import KINDS, MissingSheet, SheetData, Source, kind_for, read_source
+from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
 
-__all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources"]
+__all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources", "readable_in_child",
+           "sources_size"]
 
 
 @dataclass(frozen=True)
 class SourceSet:
     blocks: tuple[BlockRecords, ...]  # mapping-file order, files in the order given
-    fingerprints: dict[str, str]  # display path -> "sha256:<hex>" of mapping files and sources
+    # display path -> "sha256:<hex>" of mapping files and file sources; `kind:name` -> the digest of
+    # the values read of a source whose kind digests them (`loader.source.readers.fingerprint_name`)
+    fingerprints: dict[str, str]
     findings: tuple[Finding, ...]  # mapping-level problems (where = file:line:col)
 
     @property
@@ -41,8 +45,24 @@ def files_read(mapping: LoadedMapping) -> set[Path]:
     """The files reading this mapping's blocks opens: sources and lookup tables, resolved."""
     files: set[Path] = set()
     for block in mapping.mapping.blocks if mapping.mapping else ():
-        files |= {path.resolve() for path in (block.source, *lookup_files(block))}
+        for source in (block.source, *lookup_sources(block)):
+            files |= {path.resolve() for path in kind_for(source).files(source)}
     return files
+
+
+def sources_size(mappings: Sequence[LoadedMapping]) -> int:
+    """The size of what these mappings read (what decides reading them in a child process)."""
+    return sum(kind_for(s).size(s) for s in _sources_read(mappings))
+
+
+def readable_in_child(mappings: Sequence[LoadedMapping]) -> bool:
+    """Whether every source these mappings read may be read in a reading child process."""
+    return all(kind_for(s).in_child for s in _sources_read(mappings))
+
+
+def _sources_read(mappings: Sequence[LoadedMapping]) -> set[Source]:
+    return {source for m in mappings for block in (m.mapping.blocks if m.mapping else ())
+            for source in (block.source, *lookup_sources(block))}
 
 
 def joined(parts: Sequence[SourceSet]) -> SourceSet:
@@ -103,16 +123,15 @@ def read_sources(
     findings: list[Finding] = []
     blocks: list[BlockRecords] = []
     sheets = _SheetCache()
-    inputs: list[Path] = []
+    inputs: list[Source] = []
+    values = ValuesRead()
     for one in loaded:
         mapping = one.mapping
         findings.extend(one.findings)
         if mapping is None:
             continue
         for block in mapping.blocks:
-            if block.source.is_file() and kind_of(block.source) is not None:  # else refused unread
-                inputs.append(block.source)
-            inputs += lookup_files(block)
+            inputs += [s for s in (block.source, *lookup_sources(block)) if kind_for(s).fingerprint is None]
             data = sheets.get(block, findings)
             if data is None:
                 continue
@@ -126,15 +145,22 @@ def read_sources(
                 findings.extend(header_problems)
                 continue
             read = reader.read(sheets.first_use(data))
+            values.add(block, data, read.header_row)
             blocks.append(read if each_block is None else each_block(read))
-    return SourceSet(tuple(blocks), fingerprint_inputs(inputs, known), tuple(findings))
+    fingerprints = fingerprint_inputs(_files(inputs), known)
+    return SourceSet(tuple(blocks), dict(sorted({**fingerprints, **values.fingerprints()}.items())), tuple(findings))
+
+
+def _files(sources: list[Source]) -> list[Path]:
+    """The files of file sources, those refused by their name left out (nothing of them was read)."""
+    return [path for s in sources if s.kind in KINDS for path in kind_for(s).files(s) if path.is_file()]
 
 
 class _SheetCache:
-    """Each sheet is read once per `read_sources`, however many blocks use it."""
+    """Each table is read once per `read_sources`, however many blocks use it."""
 
     def __init__(self) -> None:
-        self._data: dict[tuple[object, ...], SheetData | None] = {}
+        self._data: dict[tuple[Source, str | None], SheetData | None] = {}
         self._used: set[int] = set()
 
     def first_use(self, data: SheetData) -> bool:
@@ -144,31 +170,20 @@ class _SheetCache:
 
     def get(self, block: Block, findings: list[Finding]) -> SheetData | None:
         return self.read(block.source, block.sheet, findings, display=block.source_display,
-                         source_place=block.source_place, sheet_place=block.sheet_place or block.place,
-                         delimiter=block.delimiter, encoding=block.encoding)
+                         source_place=block.source_place, sheet_place=block.sheet_place or block.place)
 
-    def read(
-        self,
-        source: Path,
-        sheet: str | None,
-        findings: list[Finding],
-        *,
-        display: str,
-        source_place: Place,
-        sheet_place: Place,
-        delimiter: str | None = None,
-        encoding: str | None = None,
-    ) -> SheetData | None:
-        if not source.exists():  # a device or a FIFO is refused by the reader, with its own message
+    def read(self, source: Source, sheet: str | None, findings: list[Finding], *, display: str,
+             source_place: Place, sheet_place: Place) -> SheetData | None:
+        kind = kind_for(source)
+        if any(not path.exists() for path in kind.files(source)):  # a FIFO is refused by its reader
             findings.append(Finding("error", "source-missing", f"source file not found: {display}", source_place))
             return None
-        is_excel = has_sheets(source)
         try:
-            if is_excel and sheet is None:
-                sheet = first_visible_sheet(source, display)  # blocks naming it and blocks naming none share one read
-            key = (source.resolve(), sheet if is_excel else None, delimiter, encoding)
+            if kind.first_visible_sheet is not None and sheet is None:
+                sheet = kind.first_visible_sheet(source, display)  # blocks naming it and naming none share a read
+            key = (source, sheet if kind.has_sheets else None)
             if key not in self._data:
-                self._data[key] = read_sheet(source, display, sheet, delimiter=delimiter, encoding=encoding)
+                self._data[key] = read_source(source, display, sheet)
             return self._data[key]
         except MissingSheet as exc:
             findings.append(Finding(
@@ -188,8 +203,8 @@ class _SheetCache:
             return None
 
     def lookup_reader(self, findings: list[Finding]) -> ReadSheet:
-        def read(source: Path, sheet: str | None, place: Place) -> SheetData | None:
-            return self.read(source, sheet, findings, display=display_path(source), source_place=place,
-                             sheet_place=place)
+        def read(source: Source, sheet: str | None, place: Place) -> SheetData | None:
+            return self.read(source, sheet, findings, display=kind_for(source).describe(source),
+                             source_place=place, sheet_place=place)
 
         return read
