@@ -130,6 +130,8 @@ class BlockBuilder:
         source = source_named(source_text, self.sources, self.path.parent,
                               delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
                               encoding=data.get("encoding", self.doc.data.get("encoding")))
+        if source is None:
+            return None  # its entry in `sources:` was found wrong, and said so
         variants = self._variants(entity_name, data, base)
         specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
@@ -317,6 +319,9 @@ class BlockBuilder:
         if data is None:
             return None
         source = source_named(data["source"], self.sources, self.path.parent) if "source" in data else None
+        if source is None and "source" in data:
+            self._fail("source-kind", f"lookup source {data['source']!r} is a source found wrong above", where)
+            return None
         return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
 
     def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:

@@ -19,9 +19,10 @@ from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument
 
 
-def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) -> dict[str, Source]:
-    """The sources of the document's `sources:`, by name; a finding for each entry naming no kind (or two)."""
-    found: dict[str, Source] = {}
+def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) -> dict[str, Source | None]:
+    """The sources of the document's `sources:`, by name; a finding for each entry naming no kind (or
+    two), which is there as None (the blocks reading it are not read as files of that name)."""
+    found: dict[str, Source | None] = {}
     for name, entry in (doc.data.get("sources") or {}).items():
         kinds = [key for key in entry if key in KINDS and KINDS[key].from_mapping is not None]
         if len(kinds) != 1:
@@ -30,6 +31,7 @@ def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) ->
             findings.append(Finding("error", "source-kind", f"source {name!r} {what}: give one of "
                                     f"{', '.join(known)}" + did_you_mean(next(iter(entry), ""), known),
                                     doc.place(("sources", name), key=True)))
+            found[name] = None
             continue
         make = KINDS[kinds[0]].from_mapping
         assert make is not None
@@ -37,10 +39,10 @@ def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) ->
     return found
 
 
-def source_named(text: str, sources: Mapping[str, Source], folder: Path, *, delimiter: str | None = None,
-                 encoding: str | None = None) -> Source:
-    """What a block's (or a lookup's) `source:` names: a source of `sources:`, else a file (relative
-    to the mapping's folder) read with the delimiter and encoding given."""
+def source_named(text: str, sources: Mapping[str, Source | None], folder: Path, *, delimiter: str | None = None,
+                 encoding: str | None = None) -> Source | None:
+    """What a block's (or a lookup's) `source:` names: a source of `sources:` (None: one found wrong),
+    else a file (relative to the mapping's folder) read with the delimiter and encoding given."""
     if text in sources:
         return sources[text]
     return file_source(folder / text, delimiter=delimiter, encoding=encoding)

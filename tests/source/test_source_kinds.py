@@ -15,11 +15,11 @@ from loader.source.readers import (
     SheetRow,
     Source,
     SourceKind,
+    file_source,
     first_visible_sheet,
     has_sheets,
     kind_of,
     read_sheet,
-    file_source,
     read_source,
     sheet_names,
 )
