@@ -104,6 +104,7 @@ def read_sources(
     profile: Profile,
     *,
     each_block: Callable[[BlockRecords], BlockRecords] | None = None,
+    online: bool = True,
 ) -> SourceSet:
     """Read every mapping file (paths, or mappings `load_mappings` has read already) and the sheets
     they name; build and check every record.
@@ -111,6 +112,9 @@ def read_sources(
     `each_block`, when given, is handed each block as soon as it is read, and the SourceSet holds
     what it gives back instead (a reading child sends the records on and keeps the block without
     them, so no more than one block's records are held at a time).
+
+    `online=False` (what `validate` does unless asked): the blocks whose source needs a network or
+    credentials (a kind not `offline`) are left unread, said once in a warning.
 
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
     The garbage collector is left running: the planner reads small sources on a thread beside the
@@ -125,12 +129,16 @@ def read_sources(
     sheets = _SheetCache()
     inputs: list[Source] = []
     values = ValuesRead()
+    unread: list[Block] = []
     for one in loaded:
         mapping = one.mapping
         findings.extend(one.findings)
         if mapping is None:
             continue
         for block in mapping.blocks:
+            if not online and not all(kind_for(s).offline for s in (block.source, *lookup_sources(block))):
+                unread.append(block)
+                continue
             inputs += [s for s in (block.source, *lookup_sources(block)) if kind_for(s).fingerprint is None]
             data = sheets.get(block, findings)
             if data is None:
@@ -147,8 +155,19 @@ def read_sources(
             read = reader.read(sheets.first_use(data))
             values.add(block, data, read.header_row)
             blocks.append(read if each_block is None else each_block(read))
+    findings += _left_unread(unread)
     fingerprints = fingerprint_inputs(_files(inputs), known)
     return SourceSet(tuple(blocks), dict(sorted({**fingerprints, **values.fingerprints()}.items())), tuple(findings))
+
+
+def _left_unread(blocks: list[Block]) -> list[Finding]:
+    """The one warning that blocks whose source needs a network or credentials were not read."""
+    if not blocks:
+        return []
+    shown = ", ".join(dict.fromkeys(block.source_display for block in blocks))
+    return [Finding("warning", "source-online", f"{len(blocks)} block(s) read a source that needs a network or "
+                    f"credentials ({shown}): read by `loader plan`, or here with `--read-sources`",
+                    blocks[0].source_place)]
 
 
 def _files(sources: list[Source]) -> list[Path]:

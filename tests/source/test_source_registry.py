@@ -4,6 +4,7 @@ plans from it; the in-memory table kind; fingerprints of the values a source gav
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,20 @@ def test_a_source_naming_no_kind_is_refused_with_the_kinds_there_are(project: Pa
     (finding,) = read.findings
     assert finding.code == "source-kind"
     assert "source 'units' names no kind of source: give one of table (did you mean 'table'?)" in finding.message
+
+
+def test_validate_leaves_a_source_that_needs_a_network_unread_unless_asked(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(KINDS, "counted", replace(COUNTED, offline=False))
+    (project / "m.yaml").write_text(SUBJECTS.format(source="counted: 2"), encoding="utf-8")
+    assert main(["validate", "m.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert ("1 block(s) read a source that needs a network or credentials (units (counted)): read by "
+            "`loader plan`, or here with `--read-sources`") in out
+    assert "records built" not in out
+    assert main(["validate", "m.yaml", "--read-sources"]) == 0
+    assert "from units (counted): 2 rows read, 2 records built" in capsys.readouterr().out
 
 
 def test_every_kind_answers_the_registry_interface() -> None:
