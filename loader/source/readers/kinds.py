@@ -122,8 +122,14 @@ class SourceKind:
     # None: the digest of its files' bytes; else the digest of the values the mapping reads
     fingerprint: ValuesDigest | None = None
     shape: Callable[[SheetData, int], SourceShape] = shape_of
-    places: Literal["cell", "record"] = "cell"  # a row is named by its file › sheet › cell, or by source › key
-    results: Literal["copy", "records"] = "copy"  # --results copies the source's rows, or lists the records read
+    # How its rows are best named in messages: "cell" (file › sheet › cell, a place the user can open)
+    # or "record" (source › record key: a row number the next read may change). The records stage
+    # names rows by cell for every kind today; a record kind's rows read `units (table) › row 3`.
+    places: Literal["cell", "record"] = "cell"
+    # What `--results` does with it: "copy" its rows, read again, with the outcome columns beside
+    # them; or "records": a workbook of the records read (the results workbook copies file rows
+    # only today, and notes that it could not copy the others).
+    results: Literal["copy", "records"] = "copy"
     # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder)
     from_mapping: Callable[[str, dict[str, Any], Path], Source] | None = None
 
