@@ -4,6 +4,7 @@ to it is written like the others, in the registry's order."""
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,12 @@ from loader.plan.plan_file import read_plan_json
 from loader.report.review_formats import REVIEW_FORMATS, ReviewFormat, write_review_outputs
 
 
-def _options(command: str) -> dict[str, str | None]:
-    """The review flags a command offers: option -> metavar."""
-    parser = build_parser({command})
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    actions = sub.choices[command]._actions
-    names = {f"--{name}" for name in REVIEW_FORMATS}
-    return {a.option_strings[0]: a.metavar for a in actions if a.option_strings and a.option_strings[0] in names}
+def _options(command: str, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    """The review flags a command offers, as its usage shows them: option -> metavar."""
+    with pytest.raises(SystemExit):
+        build_parser({command}).parse_args([command, "--help"])
+    shown = dict(re.findall(r"\[(--[a-z-]+) ([^\]\s]+)\]", capsys.readouterr().out))  # its usage line
+    return {option: metavar for option, metavar in shown.items() if option[2:] in REVIEW_FORMATS}
 
 
 @pytest.mark.parametrize(("command", "offered"), [
@@ -32,8 +32,10 @@ def _options(command: str) -> dict[str, str | None]:
     ("show", {"--report": "plan.md", "--html": "plan.html", "--review": "review.xlsx"}),
     ("revert", {"--out": "revert.json", "--report": "revert.md", "--html": "revert.html"}),
 ])
-def test_each_command_takes_its_review_flags_from_the_registry(command: str, offered: dict[str, str]) -> None:
-    assert _options(command) == offered
+def test_each_command_takes_its_review_flags_from_the_registry(
+    command: str, offered: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _options(command, capsys) == offered
 
 
 def test_the_formats_asked_for_are_checked_before_any_work(tmp_path: Path) -> None:
