@@ -123,41 +123,56 @@ def read_sources(
     """
     paths = [m for m in mappings if not isinstance(m, LoadedMapping)]
     loaded = [m for m in mappings if isinstance(m, LoadedMapping)] + load_mappings(paths, profile)
-    known = {display_path(m.path): m.fingerprint for m in loaded}  # hashed from the bytes parsed
-    findings: list[Finding] = []
+    reading = _Reading(profile, online)
     blocks: list[BlockRecords] = []
-    sheets = _SheetCache()
-    inputs: list[Source] = []
-    values = ValuesRead()
-    unread: list[Block] = []
     for one in loaded:
-        mapping = one.mapping
-        findings.extend(one.findings)
-        if mapping is None:
-            continue
-        for block in mapping.blocks:
-            if not online and not all(kind_for(s).offline for s in (block.source, *lookup_sources(block))):
-                unread.append(block)
-                continue
-            inputs += [s for s in (block.source, *lookup_sources(block)) if kind_for(s).fingerprint is None]
-            data = sheets.get(block, findings)
-            if data is None:
-                continue
-            looked_up = with_lookups(block, sheets.lookup_reader(findings), findings)
-            if looked_up is None:
-                continue
-            block = looked_up
-            reader = BlockReader(block, profile, data)
-            header_problems = reader.header_problems()
-            if header_problems:
-                findings.extend(header_problems)
-                continue
-            read = reader.read(sheets.first_use(data))
-            values.add(block, data, read.header_row)
-            blocks.append(read if each_block is None else each_block(read))
-    findings += _left_unread(unread)
-    fingerprints = fingerprint_inputs(_files(inputs), known)
-    return SourceSet(tuple(blocks), dict(sorted({**fingerprints, **values.fingerprints()}.items())), tuple(findings))
+        reading.findings.extend(one.findings)
+        for block in one.mapping.blocks if one.mapping else ():
+            read = reading.block(block)
+            if read is not None:
+                blocks.append(read if each_block is None else each_block(read))
+    return reading.source_set(blocks, {display_path(m.path): m.fingerprint for m in loaded})
+
+
+class _Reading:
+    """One `read_sources`: the findings so far, each table read once, and what the fingerprints need."""
+
+    def __init__(self, profile: Profile, online: bool) -> None:
+        self.profile = profile
+        self.online = online
+        self.findings: list[Finding] = []
+        self.sheets = _SheetCache()
+        self.inputs: list[Source] = []  # the sources fingerprinted by their files' bytes
+        self.values = ValuesRead()  # and those by the values read
+        self.unread: list[Block] = []  # left unread: they need a network (online=False)
+
+    def block(self, block: Block) -> BlockRecords | None:
+        """The block's records, or None when it could not be read (its findings added)."""
+        sources = (block.source, *lookup_sources(block))
+        if not self.online and not all(kind_for(s).offline for s in sources):
+            self.unread.append(block)
+            return None
+        self.inputs += [s for s in sources if kind_for(s).fingerprint is None]
+        data = self.sheets.get(block, self.findings)
+        looked_up = None if data is None else with_lookups(block, self.sheets.lookup_reader(self.findings),
+                                                            self.findings)
+        if data is None or looked_up is None:
+            return None
+        reader = BlockReader(looked_up, self.profile, data)
+        header_problems = reader.header_problems()
+        if header_problems:
+            self.findings.extend(header_problems)
+            return None
+        read = reader.read(self.sheets.first_use(data))
+        self.values.add(looked_up, data, read.header_row)
+        return read
+
+    def source_set(self, blocks: list[BlockRecords], known: dict[str, str]) -> SourceSet:
+        """The blocks read, with the fingerprints of every input (`known`: the mapping files', taken
+        from the bytes parsed) and every finding."""
+        findings = self.findings + _left_unread(self.unread)
+        fingerprints = {**fingerprint_inputs(_files(self.inputs), known), **self.values.fingerprints()}
+        return SourceSet(tuple(blocks), dict(sorted(fingerprints.items())), tuple(findings))
 
 
 def _left_unread(blocks: list[Block]) -> list[Finding]:
