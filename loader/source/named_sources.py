@@ -33,9 +33,18 @@ def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) ->
                                     doc.place(("sources", name), key=True)))
             found[name] = None
             continue
-        make = KINDS[kinds[0]].from_mapping
-        assert make is not None
-        found[name] = make(name, dict(entry), folder)
+        kind = KINDS[kinds[0]]
+        unknown = [key for key in entry if key != kind.name and key not in kind.options]
+        if unknown:
+            allowed = sorted(kind.options)
+            findings.append(Finding("error", "source-option", f"source {name!r}: a {kind.name} source takes no "
+                                    f"{unknown[0]!r}" + (f"; its options are: {', '.join(allowed)}" if allowed else "")
+                                    + did_you_mean(unknown[0], allowed), doc.place(("sources", name, unknown[0]),
+                                                                                  key=True)))
+            found[name] = None
+            continue
+        assert kind.from_mapping is not None
+        found[name] = kind.from_mapping(name, dict(entry), folder)
     return found
 
 

@@ -124,6 +124,13 @@ def test_a_source_naming_no_kind_is_refused_with_the_kinds_there_are(project: Pa
     assert "source 'units' names no kind of source: give one of table (did you mean 'table'?)" in finding.message
 
 
+def test_a_source_option_its_kind_does_not_take_is_refused_at_its_place(project: Path) -> None:
+    read = _read(project, "table: [], delimiter: ';'")
+    (finding,) = read.findings
+    assert finding.code == "source-option" and str(finding.where) == "m.yaml:3:22"
+    assert finding.message == "source 'units': a table source takes no 'delimiter'"
+
+
 def test_validate_leaves_a_source_that_needs_a_network_unread_unless_asked(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -130,8 +130,10 @@ class SourceKind:
     # them; or "records": a workbook of the records read (the results workbook copies file rows
     # only today, and notes that it could not copy the others).
     results: Literal["copy", "records"] = "copy"
-    # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder)
+    # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder),
+    # and the keys that entry may hold beside the kind's own (its options: a query's `params`, ...)
     from_mapping: Callable[[str, dict[str, Any], Path], Source] | None = None
+    options: frozenset[str] = frozenset()
 
     @property
     def has_sheets(self) -> bool:
