@@ -8,6 +8,7 @@ row order), by an order-independent digest of the values the mapping reads
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from loader.source.mapping import Block
@@ -19,23 +20,30 @@ class ValuesRead:
     """What the blocks of one run read of the sources whose kind digests values: each source's
     table and the columns any block maps from it."""
 
-    tables: dict[Source, tuple[SheetData, int]] = field(default_factory=dict)
-    columns: dict[Source, set[str]] = field(default_factory=dict)
+    tables: dict[tuple[Source, int | None], tuple[SheetData, int]] = field(default_factory=dict)
+    columns: dict[tuple[Source, int | None], set[str]] = field(default_factory=dict)
 
     def add(self, block: Block, data: SheetData, header_row: int) -> None:
         if kind_for(block.source).fingerprint is None:
             return
-        self.tables.setdefault(block.source, (data, header_row))
-        self.columns.setdefault(block.source, set()).update(_columns(block))
+        self.tables.setdefault(block.source.identity, (data, header_row))
+        self.columns.setdefault(block.source.identity, set()).update(_columns(block))
 
     def fingerprints(self) -> dict[str, str]:
-        """`kind:name` -> the digest of the values the mappings read of each source."""
-        found: dict[str, str] = {}
-        for source, (data, header_row) in self.tables.items():
+        """`kind:name` -> the digest of the values the mappings read of each source (of each source
+        so named: two mapping files may each name their own)."""
+        digests: dict[str, list[str]] = {}
+        for identity, (data, header_row) in self.tables.items():
+            source = identity[0]
             digest = kind_for(source).fingerprint
             assert digest is not None
-            found[fingerprint_name(source)] = digest(data, header_row, sorted(self.columns[source]))
-        return found
+            digests.setdefault(fingerprint_name(source), []).append(
+                digest(data, header_row, sorted(self.columns[identity])))
+        return {name: found[0] if len(found) == 1 else _joined(found) for name, found in digests.items()}
+
+
+def _joined(digests: list[str]) -> str:
+    return f"sha256:{hashlib.sha256(' '.join(sorted(digests)).encode()).hexdigest()}"
 
 
 def _columns(block: Block) -> set[str]:

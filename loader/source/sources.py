@@ -194,7 +194,7 @@ class _SheetCache:
     """Each table is read once per `read_sources`, however many blocks use it."""
 
     def __init__(self) -> None:
-        self._data: dict[tuple[Source, str | None], SheetData | None] = {}
+        self._data: dict[tuple[tuple[Source, int | None], str | None], SheetData | None] = {}
         self._used: set[int] = set()
 
     def first_use(self, data: SheetData) -> bool:
@@ -215,7 +215,7 @@ class _SheetCache:
         try:
             if kind.first_visible_sheet is not None and sheet is None:
                 sheet = kind.first_visible_sheet(source, display)  # blocks naming it and naming none share a read
-            key = (source, sheet if kind.has_sheets else None)
+            key = (source.identity, sheet if kind.has_sheets else None)
             if key not in self._data:
                 self._data[key] = read_source(source, display, sheet)
             return self._data[key]

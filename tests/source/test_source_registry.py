@@ -110,6 +110,18 @@ def test_the_fingerprint_of_values_ignores_row_order_and_columns_not_mapped(proj
     assert fingerprint([rows[0], {**rows[1], "Name": "Gamma"}]) != first
 
 
+def test_two_mapping_files_each_read_their_own_table_of_one_name(project: Path) -> None:
+    profile = load_profile()
+    (project / "a.yaml").write_text(SUBJECTS.format(source="table: [{Code: A1, Name: Alpha}]"), encoding="utf-8")
+    (project / "b.yaml").write_text(SUBJECTS.format(source="table: [{Code: B1, Name: Beta}]").replace(
+        "subjects:", "others:"), encoding="utf-8")
+    read = read_sources([project / "a.yaml", project / "b.yaml"], profile)
+    assert [[r.key for r in b.records] for b in read.blocks] == [[("A1",)], [("B1",)]]
+    alone = read_sources([project / "a.yaml"], profile).fingerprints["table:units"]
+    assert read.fingerprints["table:units"] not in (alone, read_sources([project / "b.yaml"], profile)
+                                                     .fingerprints["table:units"])
+
+
 def test_a_table_cell_that_is_not_one_value_is_an_error_at_its_row(project: Path) -> None:
     read = _read(project, "table: [{Code: A1, Name: [a, b]}]")
     (finding,) = [f for f in read.findings if f.severity == "error"]

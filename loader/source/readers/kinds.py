@@ -36,6 +36,12 @@ class Source:
     name: str | None = None
     given: Any = field(default=None, compare=False, repr=False)
 
+    @property
+    def identity(self) -> tuple[Source, int | None]:
+        """What tells two sources apart when read: the value, and which rows were given (two
+        mapping files may each give a `units` table of their own)."""
+        return self, None if self.given is None else id(self.given)
+
     def option(self, name: str, default: Any = None) -> Any:
         return next((value for key, value in self.options if key == name), default)
 
