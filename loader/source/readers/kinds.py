@@ -129,8 +129,8 @@ class SourceKind:
     fingerprint: ValuesDigest | None = None
     shape: Callable[[SheetData, int], SourceShape] = shape_of
     # How its rows are best named in messages: "cell" (file › sheet › cell, a place the user can open)
-    # or "record" (source › record key: a row number the next read may change). The records stage
-    # names rows by cell for every kind today; a record kind's rows read `units (table) › row 3`.
+    # or "record" (source › record key, as a row's number may change from one read to the next). The
+    # records stage names rows by cell for every kind today: a record kind's read `units (table) › row 3`.
     places: Literal["cell", "record"] = "cell"
     # What `--results` does with it: "copy" its rows, read again, with the outcome columns beside
     # them; or "records": a workbook of the records read (the results workbook copies file rows
