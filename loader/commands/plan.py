@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader import event_loop
-from loader.commands.formats import add_format_argument
+from loader.commands.formats import add_format_argument, add_review_arguments, review_outputs
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -27,15 +26,13 @@ if TYPE_CHECKING:
     from loader.plan.run import PlanRun
 
 log = logging.getLogger("loader.plan")
+REVIEW_OUTPUTS = ("out", "report", "html", "review")  # loader.report.review_formats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("mappings", nargs="+", metavar="MAPPING", help="mapping files (YAML), planned together")
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
-    parser.add_argument("--out", metavar="plan.json", type=Path, help="write the plan for `loader apply --plan`")
-    parser.add_argument("--report", metavar="plan.md", type=Path, help="write a Markdown report (pull requests, CI)")
-    parser.add_argument("--html", metavar="plan.html", type=Path, help="write a self-contained HTML report")
-    parser.add_argument("--review", metavar="review.xlsx", type=Path, help="write a review workbook (`loader decide`)")
+    add_review_arguments(parser, REVIEW_OUTPUTS, "plan")
     parser.add_argument(
         "--detailed-exitcode", action="store_true", help="exit 2 when there are changes, 0 when none, 1 on errors"
     )
@@ -49,35 +46,24 @@ class PlanRequest:
 
     mappings: tuple[Path, ...]
     env: str | None
-    out: Path | None
-    report: Path | None
-    html: Path | None
+    outputs: tuple[tuple[str, Path], ...]  # (review format, path) asked for: --out, --report, --html, --review
     detailed_exitcode: bool
     concurrency: int | None
     output: str = "text"  # --format
-    review: Path | None = None  # --review workbook
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
     from loader.config import MAX_CONCURRENCY
-    from loader.files.outputs import check_output
 
     if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to {MAX_CONCURRENCY}")
-    for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html),
-                         ("--review", args.review)):
-        if path is not None:
-            check_output(path, option)  # before reading and fetching: a lost plan helps nobody
     return PlanRequest(
         mappings=tuple(Path(m) for m in args.mappings),
         env=args.env,
-        out=args.out,
-        report=args.report,
-        html=args.html,
+        outputs=review_outputs(args, REVIEW_OUTPUTS),  # checked before reading and fetching
         detailed_exitcode=args.detailed_exitcode,
         concurrency=args.concurrency,
         output=getattr(args, "format", "text"),
-        review=args.review,
     )
 
 
@@ -137,13 +123,6 @@ async def _plan(request: PlanRequest, config: Config, env: Environment, opened: 
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:
-    from loader.plan.plan_file import write_plan_json
-    from loader.report import write_review_files
-    from loader.report.review_workbook import write_review_option
+    from loader.report.review_formats import write_review_outputs
 
-    if request.out:
-        write_plan_json(plan, request.out)
-        print(f"wrote {request.out}", file=sys.stderr)
-    for path in write_review_files(plan, report=request.report, html=request.html):
-        print(f"wrote {path}", file=sys.stderr)
-    write_review_option(plan, request.review, digester)  # keyed like the history: no personal value in clear
+    write_review_outputs(plan, dict(request.outputs), digester)  # the workbook keyed like the history

@@ -9,27 +9,26 @@ shown, and written like any plan (`--out revert.json` for `loader apply --plan`,
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader import event_loop
-from loader.commands.formats import add_format_argument
+from loader.commands.formats import add_format_argument, add_review_arguments, review_outputs
 from loader.errors import EXIT_ERROR, EXIT_OK
 
 if TYPE_CHECKING:
     from loader.config import Config, Environment
     from loader.plan.model import Plan
 
+REVIEW_OUTPUTS = ("out", "report", "html")  # loader.report.review_formats
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--apply", dest="apply_id", metavar="ID", help="the apply to undo (default: the last)")
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
-    parser.add_argument("--out", metavar="revert.json", type=Path, help="write the plan for `loader apply --plan`")
-    parser.add_argument("--report", metavar="revert.md", type=Path, help="write a Markdown report (pull requests, CI)")
-    parser.add_argument("--html", metavar="revert.html", type=Path, help="write a self-contained HTML report")
+    add_review_arguments(parser, REVIEW_OUTPUTS, "revert")
     add_format_argument(parser)
 
 
@@ -39,22 +38,21 @@ class RevertRequest:
 
     apply_id: str | None
     env: str | None
-    out: Path | None
-    report: Path | None
-    html: Path | None
+    outputs: tuple[tuple[str, Path], ...]  # (review format, path) asked for: --out, --report, --html
     output: str = "text"  # --format
+
+    @property
+    def out(self) -> Path | None:
+        """--out: the plan file to apply."""
+        return dict(self.outputs).get("out")
 
 
 def request_from(args: argparse.Namespace) -> RevertRequest:
     from loader.errors import UsageError
-    from loader.files.outputs import check_output
 
     if args.apply_id is not None and not args.apply_id.strip():
         raise UsageError("--apply names no apply", hint="give an apply's id, or leave --apply out for the last")
-    for option, path in (("--out", args.out), ("--report", args.report), ("--html", args.html)):
-        if path is not None:
-            check_output(path, option)
-    return RevertRequest(apply_id=args.apply_id, env=args.env, out=args.out, report=args.report, html=args.html,
+    return RevertRequest(apply_id=args.apply_id, env=args.env, outputs=review_outputs(args, REVIEW_OUTPUTS),
                          output=getattr(args, "format", "text"))
 
 
@@ -114,11 +112,6 @@ async def make_revert(request: RevertRequest, config: Config, env: Environment) 
 
 
 def _write_artifacts(request: RevertRequest, plan: Plan) -> None:
-    from loader.plan.plan_file import write_plan_json
-    from loader.report import write_review_files
+    from loader.report.review_formats import write_review_outputs
 
-    if request.out:
-        write_plan_json(plan, request.out)
-        print(f"wrote {request.out}", file=sys.stderr)
-    for path in write_review_files(plan, report=request.report, html=request.html):
-        print(f"wrote {path}", file=sys.stderr)
+    write_review_outputs(plan, dict(request.outputs))

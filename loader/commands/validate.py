@@ -18,6 +18,8 @@ from loader.source.sources import SourceSet, read_sources
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("mappings", nargs="+", metavar="MAPPING", type=Path, help="mapping files (YAML)")
+    parser.add_argument("--read-sources", action="store_true",
+                        help="also read the sources that need a network or credentials (read by plan)")
     add_format_argument(parser)
 
 
@@ -25,14 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class ValidateRequest:
     mappings: tuple[Path, ...]
     output: str = "text"  # --format
+    read_sources: bool = False  # --read-sources: also those that need a network or credentials
 
 
 def request_from(args: argparse.Namespace) -> ValidateRequest:
-    return ValidateRequest(tuple(args.mappings), getattr(args, "format", "text"))
+    return ValidateRequest(tuple(args.mappings), getattr(args, "format", "text"), args.read_sources)
 
 
 def run(request: ValidateRequest, config: Config) -> int:
-    sources = read_sources(list(request.mappings), config.profile)
+    sources = read_sources(list(request.mappings), config.profile, online=request.read_sources)
     code = EXIT_ERROR if sources.has_errors else EXIT_OK
     if request.output != "json":
         print_report(sources, sys.stdout)

@@ -26,7 +26,6 @@ the file is mode 0600 from its first byte.
 from __future__ import annotations
 
 import json
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -59,9 +58,3 @@ def write_review_workbook(plan: Plan, path: Path, digester: Digester | None = No
 
 _SHOWN = ("block", "record", "field", "live", "sheet", "rule", "place")
 
-
-def write_review_option(plan: Plan, path: Path | None, digester: Digester | None = None) -> None:
-    """`--review FILE.xlsx` of `loader plan` and `loader show`: the workbook, when asked for."""
-    if path is not None:
-        count = write_review_workbook(plan, path, digester)
-        print(f"wrote {path} ({count} rows to review)", file=sys.stderr)

@@ -24,7 +24,7 @@ from loader.source.field_readers import variant_readers
 from loader.source.field_rules import field_rules
 from loader.source.mapping import Block
 from loader.source.patterns import PatternTimeout
-from loader.source.readers import SheetData, SheetRow
+from loader.source.readers import SheetData, SheetRow, kind_for
 from loader.source.records import DesiredRecord
 from loader.source.row_path import build_row
 
@@ -97,8 +97,9 @@ class BlockReader:
             mapping_file=block.place.file, block=block.name, entity=block.entity, source_file=block.source_display,
             sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,
             findings=tuple(findings), rows_read=rows_read, place=block.place, rows_filtered=rows_filtered,
-            header_row=self.header_row, encoding=block.encoding, delimiter=block.delimiter, left_out=left_out,
-            field_rules=field_rules(block), history_rules=block.history_rules(),
+            header_row=self.header_row, encoding=block.source.option("encoding"),
+            delimiter=block.source.option("delimiter"), left_out=left_out, field_rules=field_rules(block),
+            history_rules=block.history_rules(), shape=kind_for(block.source).shape(self.data, self.header_row),
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

@@ -8,6 +8,7 @@ from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.block_rows import LeftOut
 from loader.source.mapping import BlockHistoryRules
+from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
 
 
@@ -18,7 +19,7 @@ class BlockRecords:
     mapping_file: str  # display path of the mapping file
     block: str
     entity: str
-    source_file: str  # display path of the workbook or CSV
+    source_file: str  # the source described (a workbook's or CSV's display path)
     sheet: str | None
     key_fields: tuple[str, ...]
     pii_fields: frozenset[str]
@@ -34,6 +35,7 @@ class BlockRecords:
     left_out: tuple[LeftOut, ...] = ()  # rows errors kept from becoming records (blocked, not "not in source")
     field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
     history_rules: BlockHistoryRules = field(default_factory=BlockHistoryRules)  # on_platform_edit, take_over, formerly
+    shape: SourceShape | None = None  # the columns seen and rows read, to tell drift between cycles
 
     @property
     def errors(self) -> tuple[Finding, ...]:

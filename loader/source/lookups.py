@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import Place
 from loader.source.headers import Header, find_header_row
 from loader.source.mapping import Block, FieldSpec, LookupSpec, Variant
-from loader.source.readers import WHITESPACE, SheetData, is_blank, kind_of
+from loader.source.readers import WHITESPACE, SheetData, Source, is_blank
 from loader.source.steps import text_of
 
-ReadSheet = Callable[[Path, str | None, Place], SheetData | None]  # (file, sheet, place) -> rows, or None (reported)
+ReadSheet = Callable[[Source, str | None, Place], SheetData | None]  # (source, sheet, place) -> rows, or None
 
 
-def lookup_files(block: Block) -> list[Path]:
-    """The files a block's lookups read (for the plan's fingerprints); not those refused by their name."""
-    return [s.lookup.source for s in _specs(block)
-            if s.lookup and s.lookup.source and s.lookup.source.is_file() and kind_of(s.lookup.source) is not None]
+def lookup_sources(block: Block) -> list[Source]:
+    """The sources a block's lookups read other than the block's own (for the plan's fingerprints)."""
+    return [s.lookup.source for s in _specs(block) if s.lookup and s.lookup.source]
 
 
 def with_lookups(block: Block, read_sheet: ReadSheet, findings: list[Finding]) -> Block | None:

@@ -14,6 +14,7 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.patterns import Pattern
+from loader.source.readers import Source
 from loader.source.steps import Steps
 
 
@@ -30,9 +31,9 @@ class Condition:
 
 @dataclass(frozen=True)
 class LookupSpec:
-    """`lookup:` a two-column table (`key` -> `value` columns) in a sheet of `source` (None: the block's file)."""
+    """`lookup:` a two-column table (`key` -> `value` columns) in a sheet of `source` (None: the block's source)."""
 
-    source: Path | None
+    source: Source | None
     sheet: str | None
     key: str
     value: str
@@ -85,8 +86,8 @@ class Variant:
 class Block:
     name: str
     entity: str
-    source: Path
-    source_display: str
+    source: Source  # what its rows are read from (`loader.source.readers`: every question goes to its kind)
+    source_display: str  # the source described for people (a file's path; never a credential)
     sheet: str | None
     header_row: int
     key: tuple[str, ...]
@@ -95,8 +96,6 @@ class Block:
     place: MappingPlace
     source_place: MappingPlace
     sheet_place: MappingPlace | None = None
-    delimiter: str | None = None
-    encoding: str | None = None
     header_auto: bool = False  # `header_row: auto`: the first row near the top holding every column named
     header_place: MappingPlace | None = None
     repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`

@@ -9,14 +9,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loader.files.fingerprints import display_path
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.mapping import Block, Condition, FieldSpec, LookupSpec, Variant
+from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
+from loader.source.readers import kind_for
 from loader.source.steps import SERIAL, Steps, unknown_steps
 from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument
@@ -100,6 +101,7 @@ class BlockBuilder:
         self.path = path
         self.profile = profile
         self.findings = findings
+        self.sources = named_sources(doc, path.parent, findings)  # the mapping's `sources:`, by name
         self.sub: Callable[[str], str] = _same  # puts the current `repeat` value in for its {placeholder}
 
     def _fail(self, code: str, message: str, where: tuple[Any, ...], *, key: bool = False) -> None:
@@ -125,7 +127,11 @@ class BlockBuilder:
         if source_text is None:
             self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
             return None
-        source = (self.path.parent / source_text)
+        source = source_named(source_text, self.sources, self.path.parent,
+                              delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
+                              encoding=data.get("encoding", self.doc.data.get("encoding")))
+        if source is None:
+            return None  # its entry in `sources:` was found wrong, and said so
         variants = self._variants(entity_name, data, base)
         specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
@@ -138,7 +144,7 @@ class BlockBuilder:
             name=name,
             entity=entity_name,
             source=source,
-            source_display=display_path(source),
+            source_display=kind_for(source).describe(source),
             sheet=data.get("sheet"),
             header_row=1 if data.get("header_row") == "auto" else data.get("header_row", 1),
             header_auto=data.get("header_row") == "auto",
@@ -150,8 +156,6 @@ class BlockBuilder:
             place=self.doc.place(base, key=True),
             source_place=source_place,
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
-            delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
-            encoding=data.get("encoding", self.doc.data.get("encoding")),
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
         )
@@ -314,7 +318,10 @@ class BlockBuilder:
     def _lookup(self, data: Any, where: tuple[Any, ...]) -> LookupSpec | None:
         if data is None:
             return None
-        source = self.path.parent / data["source"] if "source" in data else None
+        source = source_named(data["source"], self.sources, self.path.parent) if "source" in data else None
+        if source is None and "source" in data:
+            self._fail("source-kind", f"lookup source {data['source']!r} is a source found wrong above", where)
+            return None
         return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
 
     def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:

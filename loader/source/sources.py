@@ -17,19 +17,23 @@ from loader.places import CellRef, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.block_records import BlockRecords
-from loader.source.lookups import ReadSheet, lookup_files, with_lookups
+from loader.source.lookups import ReadSheet, lookup_sources, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
-from loader.source.readers import MissingSheet, SheetData, first_visible_sheet, has_sheets, kind_of, read_sheet
+from loader.source.readers import KINDS, MissingSheet, SheetData, Source, kind_for, read_source
+from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
 
-__all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources"]
+__all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources", "readable_in_child",
+           "sources_size"]
 
 
 @dataclass(frozen=True)
 class SourceSet:
     blocks: tuple[BlockRecords, ...]  # mapping-file order, files in the order given
-    fingerprints: dict[str, str]  # display path -> "sha256:<hex>" of mapping files and sources
+    # display path -> "sha256:<hex>" of mapping files and file sources; `kind:name` -> the digest of
+    # the values read of a source whose kind digests them (`loader.source.readers.fingerprint_name`)
+    fingerprints: dict[str, str]
     findings: tuple[Finding, ...]  # mapping-level problems (where = file:line:col)
 
     @property
@@ -41,8 +45,24 @@ def files_read(mapping: LoadedMapping) -> set[Path]:
     """The files reading this mapping's blocks opens: sources and lookup tables, resolved."""
     files: set[Path] = set()
     for block in mapping.mapping.blocks if mapping.mapping else ():
-        files |= {path.resolve() for path in (block.source, *lookup_files(block))}
+        for source in (block.source, *lookup_sources(block)):
+            files |= {path.resolve() for path in kind_for(source).files(source)}
     return files
+
+
+def sources_size(mappings: Sequence[LoadedMapping]) -> int:
+    """The size of what these mappings read (what decides reading them in a child process)."""
+    return sum(kind_for(s).size(s) for s in _sources_read(mappings))
+
+
+def readable_in_child(mappings: Sequence[LoadedMapping]) -> bool:
+    """Whether every source these mappings read may be read in a reading child process."""
+    return all(kind_for(s).in_child for s in _sources_read(mappings))
+
+
+def _sources_read(mappings: Sequence[LoadedMapping]) -> set[Source]:
+    return {source for m in mappings for block in (m.mapping.blocks if m.mapping else ())
+            for source in (block.source, *lookup_sources(block))}
 
 
 def joined(parts: Sequence[SourceSet]) -> SourceSet:
@@ -84,6 +104,7 @@ def read_sources(
     profile: Profile,
     *,
     each_block: Callable[[BlockRecords], BlockRecords] | None = None,
+    online: bool = True,
 ) -> SourceSet:
     """Read every mapping file (paths, or mappings `load_mappings` has read already) and the sheets
     they name; build and check every record.
@@ -92,6 +113,9 @@ def read_sources(
     what it gives back instead (a reading child sends the records on and keeps the block without
     them, so no more than one block's records are held at a time).
 
+    `online=False` (what `validate` does unless asked): the blocks whose source needs a network or
+    credentials (a kind not `offline`) are left unread, said once in a warning.
+
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
     The garbage collector is left running: the planner reads small sources on a thread beside the
     event loop that fetches pages, and the collector is process-wide. A reading child process
@@ -99,42 +123,78 @@ def read_sources(
     """
     paths = [m for m in mappings if not isinstance(m, LoadedMapping)]
     loaded = [m for m in mappings if isinstance(m, LoadedMapping)] + load_mappings(paths, profile)
-    known = {display_path(m.path): m.fingerprint for m in loaded}  # hashed from the bytes parsed
-    findings: list[Finding] = []
+    reading = _Reading(profile, online)
     blocks: list[BlockRecords] = []
-    sheets = _SheetCache()
-    inputs: list[Path] = []
     for one in loaded:
-        mapping = one.mapping
-        findings.extend(one.findings)
-        if mapping is None:
-            continue
-        for block in mapping.blocks:
-            if block.source.is_file() and kind_of(block.source) is not None:  # else refused unread
-                inputs.append(block.source)
-            inputs += lookup_files(block)
-            data = sheets.get(block, findings)
-            if data is None:
-                continue
-            looked_up = with_lookups(block, sheets.lookup_reader(findings), findings)
-            if looked_up is None:
-                continue
-            block = looked_up
-            reader = BlockReader(block, profile, data)
-            header_problems = reader.header_problems()
-            if header_problems:
-                findings.extend(header_problems)
-                continue
-            read = reader.read(sheets.first_use(data))
-            blocks.append(read if each_block is None else each_block(read))
-    return SourceSet(tuple(blocks), fingerprint_inputs(inputs, known), tuple(findings))
+        reading.findings.extend(one.findings)
+        for block in one.mapping.blocks if one.mapping else ():
+            read = reading.block(block)
+            if read is not None:
+                blocks.append(read if each_block is None else each_block(read))
+    return reading.source_set(blocks, {display_path(m.path): m.fingerprint for m in loaded})
+
+
+class _Reading:
+    """One `read_sources`: the findings so far, each table read once, and what the fingerprints need."""
+
+    def __init__(self, profile: Profile, online: bool) -> None:
+        self.profile = profile
+        self.online = online
+        self.findings: list[Finding] = []
+        self.sheets = _SheetCache()
+        self.inputs: list[Source] = []  # the sources fingerprinted by their files' bytes
+        self.values = ValuesRead()  # and those by the values read
+        self.unread: list[Block] = []  # left unread: they need a network (online=False)
+
+    def block(self, block: Block) -> BlockRecords | None:
+        """The block's records, or None when it could not be read (its findings added)."""
+        sources = (block.source, *lookup_sources(block))
+        if not self.online and not all(kind_for(s).offline for s in sources):
+            self.unread.append(block)
+            return None
+        self.inputs += [s for s in sources if kind_for(s).fingerprint is None]
+        data = self.sheets.get(block, self.findings)
+        looked_up = None if data is None else with_lookups(block, self.sheets.lookup_reader(self.findings),
+                                                            self.findings)
+        if data is None or looked_up is None:
+            return None
+        reader = BlockReader(looked_up, self.profile, data)
+        header_problems = reader.header_problems()
+        if header_problems:
+            self.findings.extend(header_problems)
+            return None
+        read = reader.read(self.sheets.first_use(data))
+        self.values.add(looked_up, data, read.header_row)
+        return read
+
+    def source_set(self, blocks: list[BlockRecords], known: dict[str, str]) -> SourceSet:
+        """The blocks read, with the fingerprints of every input (`known`: the mapping files', taken
+        from the bytes parsed) and every finding."""
+        findings = self.findings + _left_unread(self.unread)
+        fingerprints = {**fingerprint_inputs(_files(self.inputs), known), **self.values.fingerprints()}
+        return SourceSet(tuple(blocks), dict(sorted(fingerprints.items())), tuple(findings))
+
+
+def _left_unread(blocks: list[Block]) -> list[Finding]:
+    """The one warning that blocks whose source needs a network or credentials were not read."""
+    if not blocks:
+        return []
+    shown = ", ".join(dict.fromkeys(block.source_display for block in blocks))
+    return [Finding("warning", "source-online", f"{len(blocks)} block(s) read a source that needs a network or "
+                    f"credentials ({shown}): read by `loader plan`, or here with `--read-sources`",
+                    blocks[0].source_place)]
+
+
+def _files(sources: list[Source]) -> list[Path]:
+    """The files of file sources, those refused by their name left out (nothing of them was read)."""
+    return [path for s in sources if s.kind in KINDS for path in kind_for(s).files(s) if path.is_file()]
 
 
 class _SheetCache:
-    """Each sheet is read once per `read_sources`, however many blocks use it."""
+    """Each table is read once per `read_sources`, however many blocks use it."""
 
     def __init__(self) -> None:
-        self._data: dict[tuple[object, ...], SheetData | None] = {}
+        self._data: dict[tuple[tuple[Source, int | None], str | None], SheetData | None] = {}
         self._used: set[int] = set()
 
     def first_use(self, data: SheetData) -> bool:
@@ -144,31 +204,20 @@ class _SheetCache:
 
     def get(self, block: Block, findings: list[Finding]) -> SheetData | None:
         return self.read(block.source, block.sheet, findings, display=block.source_display,
-                         source_place=block.source_place, sheet_place=block.sheet_place or block.place,
-                         delimiter=block.delimiter, encoding=block.encoding)
+                         source_place=block.source_place, sheet_place=block.sheet_place or block.place)
 
-    def read(
-        self,
-        source: Path,
-        sheet: str | None,
-        findings: list[Finding],
-        *,
-        display: str,
-        source_place: Place,
-        sheet_place: Place,
-        delimiter: str | None = None,
-        encoding: str | None = None,
-    ) -> SheetData | None:
-        if not source.exists():  # a device or a FIFO is refused by the reader, with its own message
+    def read(self, source: Source, sheet: str | None, findings: list[Finding], *, display: str,
+             source_place: Place, sheet_place: Place) -> SheetData | None:
+        kind = kind_for(source)
+        if any(not path.exists() for path in kind.files(source)):  # a FIFO is refused by its reader
             findings.append(Finding("error", "source-missing", f"source file not found: {display}", source_place))
             return None
-        is_excel = has_sheets(source)
         try:
-            if is_excel and sheet is None:
-                sheet = first_visible_sheet(source, display)  # blocks naming it and blocks naming none share one read
-            key = (source.resolve(), sheet if is_excel else None, delimiter, encoding)
+            if kind.first_visible_sheet is not None and sheet is None:
+                sheet = kind.first_visible_sheet(source, display)  # blocks naming it and naming none share a read
+            key = (source.identity, sheet if kind.has_sheets else None)
             if key not in self._data:
-                self._data[key] = read_sheet(source, display, sheet, delimiter=delimiter, encoding=encoding)
+                self._data[key] = read_source(source, display, sheet)
             return self._data[key]
         except MissingSheet as exc:
             findings.append(Finding(
@@ -188,8 +237,8 @@ class _SheetCache:
             return None
 
     def lookup_reader(self, findings: list[Finding]) -> ReadSheet:
-        def read(source: Path, sheet: str | None, place: Place) -> SheetData | None:
-            return self.read(source, sheet, findings, display=display_path(source), source_place=place,
-                             sheet_place=place)
+        def read(source: Source, sheet: str | None, place: Place) -> SheetData | None:
+            return self.read(source, sheet, findings, display=kind_for(source).describe(source),
+                             source_place=place, sheet_place=place)
 
         return read

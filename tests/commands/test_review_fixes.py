@@ -33,7 +33,8 @@ def test_a_source_that_exists_but_cannot_be_read_is_a_sheet_error(tmp_path: Path
 def test_the_markdown_and_html_reports_are_written_for_their_owner_only(tmp_path: Path) -> None:
     from helpers.report import small_plan
 
-    from loader.report import write_review_files
+    from loader.report.review_formats import write_review_outputs
 
-    written = write_review_files(small_plan(), report=tmp_path / "plan.md", html=tmp_path / "plan.html")
-    assert written and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in written)
+    written = [tmp_path / "plan.md", tmp_path / "plan.html"]
+    write_review_outputs(small_plan(), {"report": written[0], "html": written[1]})
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in written)

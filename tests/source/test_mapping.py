@@ -221,7 +221,7 @@ entities:
     assert problems == []
     assert mapping is not None
     assert [b.name for b in mapping.blocks] == ["courses", "arrangements"]
-    assert mapping.blocks[0].source.name == "curriculum.xlsx"
+    assert mapping.blocks[0].source.path.name == "curriculum.xlsx"
     assert str(mapping.blocks[1].place) == "m.yaml:18:3"
 
 

@@ -1,5 +1,5 @@
-"""The source seam: a source is a value (its kind and options), and every question about a
-source (has it sheets, which, read one) goes through the kinds `loader.source.readers` lists."""
+"""The source seam: a source is a value (its kind, location and options), and every question about
+a source (has it sheets, which, read one) goes through the kinds `loader.source.readers` lists."""
 
 from __future__ import annotations
 
@@ -11,23 +11,22 @@ from loader.errors import SheetError
 from loader.source.readers import (
     KINDS,
     MissingSheet,
-    ReadOptions,
     SheetData,
     SheetRow,
     Source,
     SourceKind,
+    file_source,
     first_visible_sheet,
     has_sheets,
     kind_of,
     read_sheet,
     read_source,
     sheet_names,
-    source_at,
 )
 
 
 def test_each_suffix_belongs_to_one_kind() -> None:
-    suffixes = [suffix for kind in KINDS for suffix in kind.suffixes]
+    suffixes = [suffix for kind in KINDS.values() for suffix in kind.suffixes]
     assert len(suffixes) == len(set(suffixes))
     assert all(suffix == suffix.lower() and suffix.startswith(".") for suffix in suffixes)
 
@@ -44,7 +43,7 @@ def test_a_one_table_source_has_no_sheets_to_name(tmp_path: Path) -> None:
     path = tmp_path / "a.csv"
     path.write_text("Code\nA1\n", encoding="utf-8")
     assert sheet_names(path) == [] and first_visible_sheet(path) is None
-    assert read_source(source_at(path, "a.csv", ReadOptions(delimiter=";")), "a.csv").rows[1].values == ("A1",)
+    assert read_source(file_source(path, delimiter=";"), "a.csv").rows[1].values == ("A1",)
 
 
 def test_a_kind_no_reader_knows_is_refused_with_the_kinds_there_are(tmp_path: Path) -> None:
@@ -55,16 +54,19 @@ def test_a_kind_no_reader_knows_is_refused_with_the_kinds_there_are(tmp_path: Pa
     assert caught.value.hint == "use .xlsx, .xlsm or .csv"
 
 
-def _table(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
-    return SheetData(display, sheet, (SheetRow(1, (f"{sheet}:{options.encoding}",)),))
+def _table(source: Source, display: str, sheet: str | None) -> SheetData:
+    return SheetData(display, sheet, (SheetRow(1, (f"{sheet}:{source.option('encoding')}",)),))
 
 
-def test_a_new_kind_of_source_is_read_through_the_seam_with_its_sheets_and_options() -> None:
+def test_a_new_kind_of_source_is_read_through_the_seam_with_its_sheets_and_options(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """What a new kind gives the loader: the sheet named, the first visible one without a name, a
     missing sheet refused with the sheets there are; its options reach its reader."""
-    kind = SourceKind("query", frozenset({".sql"}), _table, sheet_names=lambda path, display: ["One", "Two"],
-                      first_visible_sheet=lambda path, display: "Two")
-    source = Source(Path("q.sql"), kind, ReadOptions(encoding="latin-1"))
+    kind = SourceKind("query", _table, frozenset({".sql"}), sheet_names=lambda source, display: ["One", "Two"],
+                      first_visible_sheet=lambda source, display: "Two")
+    monkeypatch.setitem(KINDS, kind.name, kind)
+    source = Source("query", "q.sql", (("encoding", "latin-1"),))
     assert read_source(source, "q.sql", "One").rows[0].values == ("One:latin-1",)
     assert read_source(source, "q.sql").rows[0].values == ("Two:latin-1",)
     with pytest.raises(MissingSheet) as caught:

@@ -498,13 +498,13 @@ def test_findings_about_pii_fields_never_show_their_values(workdir: Path) -> Non
 def test_reading_leaves_the_garbage_collector_running(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The planner reads on a worker thread while its event loop fetches pages: gc is process-wide."""
     seen: list[bool] = []
-    reader = readers.read_sheet  # what loader.source.sources imported and calls
+    reader = readers.read_source  # what loader.source.sources imported and calls
 
-    def read_sheet(*args: Any, **kwargs: Any) -> SheetData:
+    def read_source(*args: Any, **kwargs: Any) -> SheetData:
         seen.append(gc.isenabled())
         return reader(*args, **kwargs)
 
-    monkeypatch.setattr(records, "read_sheet", read_sheet)
+    monkeypatch.setattr(records, "read_source", read_source)
     write_workbook(workdir / "people.xlsx", {"People": [["Id", "Email", "First", "Last", "Phone"], ["A1"]]})
     write_mapping(workdir / "m.yaml", PII_MAPPING)
     read([workdir / "m.yaml"])

@@ -37,7 +37,15 @@ from loader.profile import Profile
 from loader.shared_values import FewValues
 from loader.source.mapping import LoadedMapping
 from loader.source.records import DesiredRecord, Ref
-from loader.source.sources import BlockRecords, SourceSet, files_read, joined, read_sources
+from loader.source.sources import (
+    BlockRecords,
+    SourceSet,
+    files_read,
+    joined,
+    read_sources,
+    readable_in_child,
+    sources_size,
+)
 
 CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
 CHUNK_RECORDS = 200  # unpickling one takes about 1 ms, holding the GIL throughout (see _unpickled)
@@ -47,8 +55,8 @@ _RECORDS, _BLOCK_END, _SOURCES, _FAILED = b"r", b"e", b"s", b"f"
 
 
 def source_bytes(mappings: Sequence[LoadedMapping]) -> int:
-    """The size of the files these mappings read (0 for any that cannot be found)."""
-    return _size(set().union(*(files_read(m) for m in mappings)))
+    """The size of what these mappings read (0 for files that cannot be found)."""
+    return sources_size(mappings)
 
 
 async def read_off_loop(
@@ -68,7 +76,7 @@ async def read_off_loop(
     """
     if in_child is None:
         in_child = await asyncio.to_thread(source_bytes, mappings) >= CHILD_FROM_BYTES
-    if in_child:
+    if in_child and readable_in_child(mappings):  # each kind says whether a child may read it
         children = split_for_children(mappings)
         parts = await asyncio.gather(*(_read_in_child(part, profile, give_way) for part in children))
         if all(part is not None for part in parts):

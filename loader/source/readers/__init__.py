@@ -1,9 +1,9 @@
-"""Readers: files -> rows of cell values with their provenance. One module per kind of source.
+"""Readers: sources -> rows of cell values with their provenance. One module per kind of source.
 
-Knows nothing of mappings. Each reader module defines its `KIND` (`kinds.SourceKind`: its
-suffixes, how to read it, and its sheets if it has any); `KINDS` below lists them, and every
-question about a source goes through that list. A new kind of source is one module and one line
-in `KINDS`.
+Knows nothing of mappings. Each reader module defines its `KIND` (`kinds.SourceKind`: how to read
+it, how to describe it, its files, its fingerprint, ...); `KINDS` below maps each kind's name to
+it, and every question about a source goes through that registry. A new kind of source is one
+module and one line in `KINDS`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from loader.errors import SheetError
-from loader.source.readers import csv, old_excel, xlsx
-from loader.source.readers.kinds import ReadOptions, Source, SourceKind
+from loader.source.readers import csv, old_excel, table, xlsx
+from loader.source.readers.kinds import Source, SourceKind, SourceShape, options_of
 from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.readers.xlsx_package import check_regular_file
 from loader.suggestions import closest
@@ -23,37 +23,64 @@ __all__ = [
     "CellValue",
     "MissingSheet",
     "NotASpreadsheet",
-    "ReadOptions",
     "SheetData",
     "SheetRow",
     "Source",
     "SourceKind",
+    "SourceShape",
     "column_letter",
+    "file_source",
+    "fingerprint_name",
     "first_visible_sheet",
     "has_sheets",
     "is_blank",
+    "kind_for",
     "kind_of",
+    "named_kinds",
     "read_sheet",
     "read_source",
+    "reads_files",
     "sheet_names",
-    "source_at",
 ]
 
-KINDS: tuple[SourceKind, ...] = (xlsx.KIND, csv.KIND, old_excel.KIND)
+KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (xlsx.KIND, csv.KIND, old_excel.KIND, table.KIND)}
 
 
 def kind_of(path: Path) -> SourceKind | None:
     """The kind of source a file is, told by its suffix; None for a kind the loader does not know."""
     suffix = path.suffix.lower()
-    return next((kind for kind in KINDS if suffix in kind.suffixes), None)
+    return next((kind for kind in KINDS.values() if suffix in kind.suffixes), None)
 
 
-def source_at(path: Path, display: str, options: ReadOptions | None = None) -> Source:
-    """The source at `path`. Raises SheetError for a kind of file no reader knows."""
+def file_source(path: Path, *, delimiter: str | None = None, encoding: str | None = None,
+                engine: str | None = None) -> Source:
+    """The file at `path` as a source of the kind its suffix tells (a kind no reader knows is refused
+    when it is read, by its name alone)."""
     kind = kind_of(path)
-    if kind is None:
-        raise NotASpreadsheet(path, display)
-    return Source(path, kind, options or ReadOptions())
+    options = options_of({"delimiter": delimiter, "encoding": encoding, "engine": engine})
+    return Source(kind.name if kind else "", str(path), options)
+
+
+def kind_for(source: Source) -> SourceKind:
+    """The kind of `source` (a file of no known kind: one that refuses it, by its name)."""
+    return KINDS.get(source.kind) or _UNKNOWN_FILE
+
+
+def named_kinds() -> list[str]:
+    """The kinds a mapping's `sources:` entry names by a key (the kinds that are not files)."""
+    return sorted(name for name, kind in KINDS.items() if kind.from_mapping is not None)
+
+
+def fingerprint_name(source: Source) -> str:
+    """What the fingerprint of a source whose kind digests its values is filed under: `kind:name`."""
+    return f"{source.kind}:{source.name or source.location}"
+
+
+def reads_files(name: str) -> bool:
+    """Whether a plan's fingerprint `name` is of a file (False: of the values a source gave,
+    `fingerprint_name`; not read again to check the plan)."""
+    kind, colon, _ = name.partition(":")
+    return not (colon and kind in KINDS and KINDS[kind].fingerprint is not None)
 
 
 class NotASpreadsheet(SheetError):
@@ -61,7 +88,7 @@ class NotASpreadsheet(SheetError):
     it is read (so nothing of, say, /etc/passwd is ever shown as a header row)."""
 
     def __init__(self, path: Path, display: str):
-        shown = [suffix for k in KINDS for suffix in k.advertised]
+        shown = [suffix for k in KINDS.values() for suffix in k.advertised]
         suffixes = f"{', '.join(shown[:-1])} or {shown[-1]}"
         suffix = path.suffix.lower()
         what = f"its name ends in {suffix!r}" if suffix else "its name has no file extension"
@@ -79,13 +106,14 @@ def has_sheets(path: Path) -> bool:
 def sheet_names(path: Path, display: str | None = None) -> list[str]:
     """The names of the sheets of a workbook, hidden ones and chart sheets included; none for one-table files."""
     kind = kind_of(path)
-    return kind.sheet_names(path, display or str(path)) if kind and kind.sheet_names else []
+    return kind.sheet_names(file_source(path), display or str(path)) if kind and kind.sheet_names else []
 
 
 def first_visible_sheet(path: Path, display: str | None = None) -> str | None:
     """The sheet a mapping without `sheet:` reads: the first worksheet not hidden (never a chart sheet)."""
     kind = kind_of(path)
-    return kind.first_visible_sheet(path, display or str(path)) if kind and kind.first_visible_sheet else None
+    source = file_source(path)
+    return kind.first_visible_sheet(source, display or str(path)) if kind and kind.first_visible_sheet else None
 
 
 def read_sheet(
@@ -103,20 +131,21 @@ def read_sheet(
     `engine` is "calamine" (fast, default) or "openpyxl" (slow; kept to cross-check readings).
     """
     check_regular_file(path, display)  # a stat: nothing is read
-    return read_source(source_at(path, display, ReadOptions(delimiter, encoding, engine)), display, sheet)
+    source = file_source(path, delimiter=delimiter, encoding=encoding, engine=None if engine == "calamine" else engine)
+    return read_source(source, display, sheet)
 
 
 def read_source(source: Source, display: str, sheet: str | None = None) -> SheetData:
     """One table of a source: the sheet named (None: the first visible), or its only table."""
-    kind = source.kind
+    kind = kind_for(source)
     if kind.sheet_names is None:
-        return kind.read(source.path, display, None, source.options)
-    names = kind.sheet_names(source.path, display)
+        return kind.read(source, display, None)
+    names = kind.sheet_names(source, display)
     if sheet is None and kind.first_visible_sheet is not None:
-        sheet = kind.first_visible_sheet(source.path, display)
+        sheet = kind.first_visible_sheet(source, display)
     if sheet is None or sheet not in names:
         raise MissingSheet(sheet, names, display)
-    return kind.read(source.path, display, sheet, source.options)
+    return kind.read(source, display, sheet)
 
 
 class MissingSheet(SheetError):
@@ -132,3 +161,10 @@ class MissingSheet(SheetError):
         self.names = names
 
 
+
+
+def _refuse_unknown_file(source: Source, display: str, sheet: str | None) -> SheetData:
+    raise NotASpreadsheet(source.path, display)
+
+
+_UNKNOWN_FILE = SourceKind("", _refuse_unknown_file)

@@ -19,7 +19,7 @@ from pathlib import Path
 from loader.errors import SheetError
 from loader.places import CellRef
 from loader.source.readers import limits
-from loader.source.readers.kinds import ReadOptions, SourceKind
+from loader.source.readers.kinds import Source, SourceKind
 from loader.source.readers.rows import SheetData, SheetRow, is_blank, unneutralised
 
 SUFFIXES = frozenset({".csv", ".txt"})
@@ -108,8 +108,8 @@ def _sniff(text: str) -> str:
         return best if counts[best] else ","
 
 
-def _read_kind(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
-    return read(path, display, delimiter=options.delimiter, encoding=options.encoding)
+def _read_kind(source: Source, display: str, sheet: str | None) -> SheetData:
+    return read(source.path, display, delimiter=source.option("delimiter"), encoding=source.option("encoding"))
 
 
-KIND = SourceKind("csv", SUFFIXES, _read_kind, advertised=(".csv",))
+KIND = SourceKind("csv", _read_kind, SUFFIXES, advertised=(".csv",))

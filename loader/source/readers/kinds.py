@@ -1,48 +1,156 @@
-"""A kind of source (CSV, workbook, ...) and a source: a file of a kind, with that kind's options.
+"""A source as a value (its kind, where it is, its options) and what a kind of source tells the loader.
 
-Each reader module defines its `KIND`; `loader.source.readers` lists them, and everything that
-asks about a source (does it have sheets, which, read one) goes through that list.
+Each reader module defines its `KIND`; `loader.source.readers.KINDS` maps each kind's name to it,
+and every consumer (reading, fingerprints, the reading child, places, `--results`, `validate`)
+asks the kind of a source instead of testing what the source is. A new kind of source is one
+module and one line in `KINDS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
-from loader.source.readers.rows import SheetData
+from loader.files.fingerprints import display_path
+from loader.source.readers.rows import SheetData, SheetRow
+
+Options = tuple[tuple[str, Any], ...]  # (name, value) pairs, sorted by name: a Source stays hashable
 
 
 @dataclass(frozen=True)
-class ReadOptions:
-    """How to read a source; each kind reads the options that concern it."""
+class Source:
+    """One source: the name of its kind, where it is, and how to read it.
 
-    delimiter: str | None = None  # CSV: sniffed when None
-    encoding: str | None = None  # CSV: told by a byte order mark, else UTF-8, when None
-    engine: str = "calamine"  # workbooks: "calamine" (fast) or "openpyxl" (slow; to cross-check readings)
+    `location` is a file's path for the file kinds, and what the kind reads for the others (a
+    query, a URL, a table's name). `name` is its name in the mapping's `sources:` (None for a file
+    named by its path). `given` is what a kind is handed in memory (the rows of a `table`): it is
+    not part of the value's identity, so a source with large rows is still cheap to compare.
+    """
+
+    kind: str
+    location: str
+    options: Options = ()
+    name: str | None = None
+    given: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def identity(self) -> tuple[Source, int | None]:
+        """What tells two sources apart when read: the value, and which rows were given (two
+        mapping files may each give a `units` table of their own)."""
+        return self, None if self.given is None else id(self.given)
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return next((value for key, value in self.options if key == name), default)
+
+    @property
+    def path(self) -> Path:
+        """The file of a file kind."""
+        return Path(self.location)
+
+
+def options_of(given: dict[str, Any]) -> Options:
+    """Options as a Source holds them: the ones given (None ones left out), sorted by name."""
+    return tuple(sorted((k, v) for k, v in given.items() if v is not None))
+
+
+@dataclass(frozen=True)
+class SourceShape:
+    """What was read of a source, to tell drift between cycles: the columns (a header's names, or
+    the paths seen) and the rows read below them."""
+
+    columns: tuple[str, ...]
+    rows: int
+
+
+def described_file(source: Source) -> str:
+    """A file source's description: its path relative to the working directory when it is inside it."""
+    return display_path(source.path)
+
+
+def its_file(source: Source) -> tuple[Path, ...]:
+    return (source.path,)
+
+
+def no_files(source: Source) -> tuple[Path, ...]:
+    return ()
+
+
+def shape_of(data: SheetData, header_row: int) -> SourceShape:
+    """The shape of a table: the names of its header row and the rows below it."""
+    header = next((row for row in data.rows if row.number == header_row), SheetRow(header_row, ()))
+    names = tuple("" if value is None else str(value).strip() for value in header.values)
+    return SourceShape(names, sum(1 for row in data.rows if row.number > header_row))
+
+
+def values_digest(data: SheetData, header_row: int, columns: Sequence[str]) -> str:
+    """An order-independent digest of the values in `columns` (the ones a mapping reads) of the rows
+    below the header: the sorted digests of each row's values, so reading the same records in
+    another order, or with other unmapped columns, gives the same digest."""
+    header = next((row.values for row in data.rows if row.number == header_row), ())
+    names = ["" if value is None else str(value).strip() for value in header]
+    wanted = sorted(set(columns) & set(names))
+    at = [names.index(name) for name in wanted]
+    rows = sorted(
+        hashlib.sha256(repr([row.values[i] if i < len(row.values) else None for i in at]).encode()).digest()
+        for row in data.rows if row.number > header_row
+    )
+    digest = hashlib.sha256(repr(wanted).encode())
+    for row_digest in rows:
+        digest.update(row_digest)
+    return f"sha256:{digest.hexdigest()}"
+
+
+ValuesDigest = Callable[[SheetData, int, Sequence[str]], str]
 
 
 @dataclass(frozen=True)
 class SourceKind:
-    """What the loader knows of one kind of source."""
+    """What the loader knows of one kind of source: the registry's interface.
+
+    A file kind gives its `suffixes` (a mapping names such a source by its path); any other kind is
+    named in a mapping's `sources:` by a key that is the kind's name, and made by `from_mapping`.
+    """
 
     name: str
-    suffixes: frozenset[str]  # lower case, with the dot
-    # one table of the file (`sheet` None: the first visible), which exists; raises SheetError
-    read: Callable[[Path, str, str | None, ReadOptions], SheetData]
-    sheet_names: Callable[[Path, str], list[str]] | None = None  # None: one table, no sheets to name
-    first_visible_sheet: Callable[[Path, str], str | None] | None = None  # read without `sheet:`
+    # one table of the source (`sheet` None: its only table, or the first visible sheet); raises SheetError
+    read: Callable[[Source, str, str | None], SheetData]
+    suffixes: frozenset[str] = frozenset()  # lower case, with the dot; empty: not a file kind
+    sheet_names: Callable[[Source, str], list[str]] | None = None  # None: one table, no sheets to name
+    first_visible_sheet: Callable[[Source, str], str | None] | None = None  # read without `sheet:`
     advertised: tuple[str, ...] = ()  # the suffixes an error about an unknown kind of file suggests
+    describe: Callable[[Source], str] = described_file  # for reports, logs and errors: never a credential
+    files: Callable[[Source], tuple[Path, ...]] = its_file  # the files reading it opens
+    offline: bool = True  # False: needs a network or credentials; `validate` reads it only if asked
+    in_child: bool = True  # may be read in a reading child process (it can be pickled and read there)
+    # None: the digest of its files' bytes; else the digest of the values the mapping reads
+    fingerprint: ValuesDigest | None = None
+    shape: Callable[[SheetData, int], SourceShape] = shape_of
+    # How its rows are best named in messages: "cell" (file › sheet › cell, a place the user can open)
+    # or "record" (source › record key, as a row's number may change from one read to the next). The
+    # records stage names rows by cell for every kind today: a record kind's read `units (table) › row 3`.
+    places: Literal["cell", "record"] = "cell"
+    # What `--results` does with it: "copy" its rows, read again, with the outcome columns beside
+    # them; or "records": a workbook of the records read (the results workbook copies file rows
+    # only today, and notes that it could not copy the others).
+    results: Literal["copy", "records"] = "copy"
+    # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder),
+    # and the keys that entry may hold beside the kind's own (its options: a query's `params`, ...)
+    from_mapping: Callable[[str, dict[str, Any], Path], Source] | None = None
+    options: frozenset[str] = frozenset()
 
     @property
     def has_sheets(self) -> bool:
         return self.sheet_names is not None
 
-
-@dataclass(frozen=True)
-class Source:
-    """One source: where it is, its kind, and how to read it."""
-
-    path: Path
-    kind: SourceKind
-    options: ReadOptions = ReadOptions()
+    def size(self, source: Source) -> int:
+        """The bytes reading it opens (what decides reading it in a child); 0 for what is not there."""
+        total = 0
+        for path in self.files(source):
+            try:
+                total += path.stat().st_size
+            except OSError:
+                pass
+        return total

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from loader.errors import SheetError
-from loader.source.readers.kinds import ReadOptions, SourceKind
+from loader.source.readers.kinds import Source, SourceKind
 from loader.source.readers.rows import SheetData
 
 SUFFIXES = frozenset({".xls", ".xlt"})
 
 
-def _refuse(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+def _refuse(source: Source, display: str, sheet: str | None) -> SheetData:
     raise SheetError("this is an old binary Excel workbook (.xls, Excel 97-2003 format), which the loader "
                      "does not read", where=display,
                      hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)")
 
 
-KIND = SourceKind("old_excel", SUFFIXES, _refuse)
+KIND = SourceKind("old_excel", _refuse, SUFFIXES)

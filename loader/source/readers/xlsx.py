@@ -41,7 +41,7 @@ from typing import cast
 
 from loader.errors import SheetError
 from loader.safe_cells import QUOTE, unescape_xlsx_text
-from loader.source.readers.kinds import ReadOptions, SourceKind
+from loader.source.readers.kinds import Source, SourceKind
 from loader.source.readers.rows import (
     NEUTRALISED,
     WHITESPACE,
@@ -333,9 +333,17 @@ _UNCACHED = (
 )
 
 
-def _read_kind(path: Path, display: str, sheet: str | None, options: ReadOptions) -> SheetData:
+def _read_kind(source: Source, display: str, sheet: str | None) -> SheetData:
     assert sheet is not None  # `loader.source.readers` names the sheet to read
-    return read(path, display, sheet, engine=options.engine)
+    return read(source.path, display, sheet, engine=source.option("engine", "calamine"))
 
 
-KIND = SourceKind("xlsx", SUFFIXES, _read_kind, sheet_names, first_visible_sheet, advertised=(".xlsx", ".xlsm"))
+def _sheet_names(source: Source, display: str) -> list[str]:
+    return sheet_names(source.path, display)
+
+
+def _first_visible_sheet(source: Source, display: str) -> str | None:
+    return first_visible_sheet(source.path, display)
+
+
+KIND = SourceKind("xlsx", _read_kind, SUFFIXES, _sheet_names, _first_visible_sheet, advertised=(".xlsx", ".xlsm"))
