@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -155,8 +155,8 @@ def test_postgresql_numeric_and_timestamp_columns_follow_the_cell_rules(tmp_path
     assert data.rows[1].values[:5] == ("MATH1001", 6, "0.10000000000000000001", date(2027, 2, 1),
                                        datetime(2027, 2, 1, 9, 30))
     zoned = data.rows[1].values[5]
-    assert isinstance(zoned, datetime) and zoned.astimezone(timezone.utc) == datetime(2027, 2, 1, 9, 30,
-                                                                                          tzinfo=timezone.utc)
+    assert isinstance(zoned, datetime) and zoned.astimezone(UTC) == datetime(2027, 2, 1, 9, 30,
+                                                                                          tzinfo=UTC)
     assert data.rows[2].values[:4] == ("0851", 12.5, 2, datetime(2027, 3, 1, 8, 15, 30))
 
 
