@@ -1,0 +1,283 @@
+"""JSON and JSON Lines -> rows of cell values: from a file, a folder or glob, or an http(s) URL.
+
+Where the records are (`records:`) is a JSONPath (RFC 9535), evaluated by python-jsonpath: the
+path language people already write for JSON APIs (Postman, Kubernetes, jq-like tutorials all
+teach `$.items[*]`), standardised by the IETF, and python-jsonpath follows the RFC closely, is
+pure Python, typed and kept current, where jsonpath-ng follows an older, looser dialect. Without
+`records:` a document that is a list gives one record per item and an object is one record; in
+JSON Lines (`.jsonl`, `.ndjson`) each line is a record (or holds them at `records:`).
+
+A mapping's column is a path from the record: a dotted path with indexes (`provider.name`,
+`offerings[0].code`; a step into a list goes into each item, so `offerings.code` finds every
+offering's code), or a JSONPath from the record (`$.offerings[?@.primary].code`). `null` finds
+nothing. Values follow the cell rules: text as it is (empty text is empty), whole numbers as
+`int` (`10.0` too), other numbers as `float`, booleans as they are; an object is refused at the
+record (name a value inside it) and a list gives its items.
+
+A URL is read page by page (`loader.api.feeds`): the next page is a link in the body (`next:
+"$.links.next"`), a header (`next: {header: Link}`, the `rel="next"` link), or the next page
+number (`page: {param: pageNumber, more: "$.hasNextPage"}`, as OOAPI v5 pages). `total:` is a
+path to the number of records the feed says it holds, checked against the records read.
+
+Text must be UTF-8 (a byte order mark is dropped); a file or page larger than
+`LOADER_MAX_JSON_BYTES` is refused before it is parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jsonpath
+import orjson
+
+from loader.errors import SheetError
+from loader.files.inputs import NotUtf8, decode_utf8
+from loader.places import PLACE_SEPARATOR
+from loader.source.readers.limits import Limit
+from loader.source.readers.record_rows import FieldPaths, RecordRows, RowsBuilder, matched_files
+from loader.source.readers.rows import CellValue
+
+if TYPE_CHECKING:
+    from loader.api.feeds import FeedAccess, FeedPage
+
+SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
+LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+JSON_BYTES = Limit("LOADER_MAX_JSON_BYTES", 1024 * 1024 * 1024, "bytes in a JSON file or page")
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+|\*)\]")
+_DOTTED = re.compile(r"(?:\.?[^.\[\]]+|\[(?:\d+|\*)\])+")
+
+
+@dataclass(frozen=True)
+class Paging:
+    """How a URL feed names its next page; all None: one page."""
+
+    next_path: str | None = None  # next: "$.links.next"
+    next_header: str | None = None  # next: {header: Link}
+    page_param: str | None = None  # page: {param: pageNumber, more: "$.hasNextPage"}
+    more_path: str | None = None
+    first_page: int = 1
+
+
+@dataclass(frozen=True)
+class JsonSource:
+    """A `json:` source as the mapping gives it."""
+
+    name: str
+    location: str  # a file, folder or glob (relative to `base`), or an http(s) URL
+    base: Path  # the mapping file's folder
+    records: str | None = None
+    paging: Paging = Paging()
+    access: FeedAccess | None = None  # URL feeds: headers, client credentials, TLS, retries
+    total: str | None = None
+    allow_empty: bool = False
+    lines: bool | None = None  # JSON Lines; None: told by the suffix (.jsonl, .ndjson)
+
+
+def is_url(location: str) -> bool:
+    return location.lower().startswith(("http://", "https://"))
+
+
+def describe(source: JsonSource) -> str:
+    """The source as messages name it, without credentials: `courses.json`, `catalogue (json, https://h/courses)`."""
+    if is_url(source.location):
+        from loader.api.feeds import shown_url
+
+        return f"{source.name} (json, {shown_url(source.location)})"
+    return source.location
+
+
+def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
+    """The records of the source, one row each (row 1 the fields' names). Raises SheetError naming
+    the source and the record for anything that cannot be read as asked."""
+    where = describe(source)
+    records_path = _compiled(source.records, where) if source.records else None
+    readers = [_field_reader(spec, where) for spec in fields]
+    builder = RowsBuilder(where, fields)
+    count = 0
+
+    def take(document: Any, prefix: str) -> None:
+        nonlocal count
+        for location, record in _records(document, records_path, prefix):
+            builder.add(location, [reader(record, builder.at(location)) for reader in readers])
+            count += 1
+
+    if is_url(source.location):
+        said_total = _read_pages(source, where, take)
+        if said_total is not None and said_total != count:
+            raise SheetError(f"the feed says it holds {said_total:,} records ({source.total}) but {count:,} were "
+                             "read: it may have changed while its pages were read", where=where, hint="run again")
+    else:
+        files = matched_files(source.location, source.base, SUFFIXES, where)
+        for path, display in files:
+            prefix = f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else ""
+            lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
+            for document, at in _documents(_file_text(path, display), lines, display):
+                take(document, prefix + at)
+    return builder.done(count, source.allow_empty, source.records or "$")
+
+
+def _file_text(path: Path, display: str) -> str:
+    size = path.stat().st_size
+    if size > JSON_BYTES.value():
+        raise JSON_BYTES.refuse(f"the file holds {size:,} bytes", display)
+    return _text(path.read_bytes(), display)
+
+
+def _text(data: bytes, where: str) -> str:
+    try:
+        return decode_utf8(data)
+    except NotUtf8 as exc:
+        raise SheetError(str(exc), where=where, hint="JSON is UTF-8: save or serve it as UTF-8") from None
+
+
+def _documents(text: str, lines: bool, where: str) -> Iterator[tuple[Any, str]]:
+    """The document (JSON), or each line's (JSON Lines), with its location prefix."""
+    if not lines:
+        yield _parsed(text, where, 0), ""
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield _parsed(line, where, number), f"line {number}{PLACE_SEPARATOR}"
+
+
+def _parsed(text: str, where: str, line: int) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        at = f"line {line}: " if line else ""
+        raise SheetError(f"not valid JSON: {at}{exc}", where=where, hint="check the file is JSON (or JSON Lines, "
+                         "one record a line, named .jsonl)") from None
+
+
+def _compiled(path: str, where: str) -> jsonpath.JSONPath | jsonpath.CompoundJSONPath:
+    try:
+        return jsonpath.compile(path)
+    except jsonpath.JSONPathError as exc:
+        raise SheetError(f"the path {path!r} is not a JSONPath: {exc}", where=where,
+                         hint="e.g. records: \"$.items[*]\"") from None
+
+
+def _records(document: Any, path: jsonpath.JSONPath | jsonpath.CompoundJSONPath | None,
+             prefix: str) -> Iterator[tuple[str, Any]]:
+    if path is not None:
+        for match in path.finditer(document):
+            yield prefix + _location(match.parts), match.obj
+    elif isinstance(document, list):
+        for index, item in enumerate(document):
+            yield f"{prefix}$[{index}]", item
+    else:
+        yield f"{prefix}$", document
+
+
+def _location(parts: tuple[Any, ...]) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
+
+
+def _field_reader(spec: FieldPaths, where: str) -> Callable[[Any, str], list[CellValue]]:
+    finders = [_finder(path, where) for path in spec.paths]
+
+    def read_field(record: Any, at: str) -> list[CellValue]:
+        for finder in finders:
+            found = [value for item in finder(record) for value in _values(item, spec.name, at)]
+            if found:
+                return found
+        return []
+
+    return read_field
+
+
+def _finder(path: str, where: str) -> Callable[[Any], list[Any]]:
+    if path.startswith("$"):
+        compiled = _compiled(path, where)
+        return lambda record: list(compiled.findall(record))
+    if not _DOTTED.fullmatch(path) or path.startswith("."):
+        raise SheetError(f"the path {path!r} is neither a dotted path nor a JSONPath", where=where,
+                         hint="e.g. provider.name, offerings[0].code, or $.offerings[?@.primary].code")
+    steps: list[tuple[str, str]] = _STEP.findall(path)
+    return lambda record: _walk(record, steps)
+
+
+def _walk(record: Any, steps: list[tuple[str, str]]) -> list[Any]:
+    current = [record]
+    for name, index in steps:
+        following: list[Any] = []
+        for item in current:
+            if name:
+                for one in item if isinstance(item, list) else [item]:
+                    if isinstance(one, dict) and name in one:
+                        following.append(one[name])
+            elif isinstance(item, list):
+                following.extend(item if index == "*" else item[int(index):int(index) + 1])
+        current = following
+    return current
+
+
+def _values(found: Any, name: str, at: str) -> list[CellValue]:
+    if found is None:
+        return []
+    if isinstance(found, list):
+        return [value for item in found for value in _values(item, name, at)]
+    if isinstance(found, dict):
+        raise SheetError(f"the path {name!r} finds an object, not a value", where=at,
+                         hint="name a value inside it (e.g. name.en), or a list of values")
+    if isinstance(found, float) and found.is_integer() and abs(found) < 2**63:
+        return [int(found)]
+    if found == "":
+        return []
+    return [found]
+
+
+def _read_pages(source: JsonSource, where: str, take: Callable[[Any, str], None]) -> int | None:
+    """Read every page of a URL feed, handing each page's document to `take`; the total it says."""
+    from loader.api.feeds import FeedAccess, page_url, walk_pages
+
+    paging = source.paging
+    more = _compiled(paging.more_path, where) if paging.more_path else None
+    following = _compiled(paging.next_path, where) if paging.next_path else None
+    total_path = _compiled(source.total, where) if source.total else None
+    first = source.location
+    if paging.page_param:
+        first = page_url(first, paging.page_param, paging.first_page)
+    state: dict[str, Any] = {"page": 0, "total": None}
+
+    def visit(page: FeedPage) -> str | None:
+        state["page"] += 1
+        number = state["page"]
+        if len(page.body) > JSON_BYTES.value():
+            raise JSON_BYTES.refuse(f"page {number} holds {len(page.body):,} bytes", where)
+        document = _parsed(_text(page.body, f"{where}{PLACE_SEPARATOR}page {number}"), where, 0)
+        if number == 1 and total_path is not None:
+            state["total"] = _total(total_path.findall(document), source.total or "", where)
+        take(document, f"page {number}{PLACE_SEPARATOR}")
+        return _next(page, document, paging, following, more, number)
+
+    walk_pages(first, visit, source.access or FeedAccess(), where)
+    total: int | None = state["total"]
+    return total
+
+
+def _next(page: FeedPage, document: Any, paging: Paging, following: Any, more: Any, number: int) -> str | None:
+    if following is not None:
+        link = next(iter(following.findall(document)), None)
+        return link if isinstance(link, str) and link else None
+    if paging.next_header:
+        if paging.next_header.lower() == "link":
+            return page.link_next
+        return page.headers.get(paging.next_header) or None
+    if paging.page_param and more is not None and next(iter(more.findall(document)), False) is True:
+        from loader.api.feeds import page_url
+
+        return page_url(page.url, paging.page_param, paging.first_page + number)
+    return None
+
+
+def _total(found: list[Any], path: str, where: str) -> int:
+    value = found[0] if found else None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SheetError(f"the total path {path!r} finds {value!r} on the first page, not a whole number",
+                         where=where, hint="point total: at the count of records the feed says it holds")
+    return value
