@@ -166,7 +166,7 @@ def test_bad_files_are_errors_naming_them(tmp_path: Path) -> None:
         read(JsonSource("c", "latin.json", tmp_path), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="finds an object, not a value"):
         read(JsonSource("c", "object.json", tmp_path), [FieldPaths("code", ("code",))])
-    with pytest.raises(SheetError, match="no file or folder at missing.json"):
+    with pytest.raises(SheetError, match=r"no file or folder at missing\.json"):
         read(JsonSource("c", "missing.json", tmp_path), ENGLISH_FIRST)
 
 
@@ -222,7 +222,7 @@ def test_a_429_is_retried_after_the_wait_it_asks_for(tmp_path: Path, feed: _Serv
 
 def test_feed_failures_are_errors_naming_the_source(tmp_path: Path, feed: _Server) -> None:
     quick = FeedAccess(attempts=2, wait_initial_s=0.01, timeout_s=2)
-    with pytest.raises(SheetError, match="cannot read http://127.0.0.1:.*/courses: the connection was refused"):
+    with pytest.raises(SheetError, match=r"cannot read http://127\.0\.0\.1:\d+/courses: the connection was refused"):
         read(JsonSource("c", f"http://127.0.0.1:{closed_port()}/courses", tmp_path, access=quick), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="answered 404"):
         read(JsonSource("c", url(feed, "/nowhere?token=hidden"), tmp_path), ENGLISH_FIRST)
@@ -230,7 +230,7 @@ def test_feed_failures_are_errors_naming_the_source(tmp_path: Path, feed: _Serve
         read(JsonSource("c", url(feed, "/latin1"), tmp_path), ENGLISH_FIRST)
     assert "page 1" in str(error.value)
     with pytest.raises(SheetError, match="names a next page already read"):
-        read(JsonSource("c", url(feed, "/loop"), tmp_path, records="$.items[*]", paging=Paging(next_path="$.links.next"),
-                        allow_empty=True), ENGLISH_FIRST)
+        read(JsonSource("c", url(feed, "/loop"), tmp_path, records="$.items[*]",
+                        paging=Paging(next_path="$.links.next"), allow_empty=True), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="must use https://"):
         read(JsonSource("c", "http://example.org/courses", tmp_path), ENGLISH_FIRST)
