@@ -1,0 +1,249 @@
+"""XML -> rows of cell values: from a file, a folder or glob (one file a learner, say), or a URL.
+
+Each element the `records:` path finds is a record (`xml_path`); each field's paths are
+evaluated from it, the first that finds a value giving it. An element's value is all the text
+inside it with surrounding whitespace dropped (indentation is no value); an attribute's is its
+text as written. Several values are an error at the record unless the field collects them.
+
+The file is streamed (`iterparse`): a record is read when its end tag is, then let go of, so
+memory holds a record, its ancestors and their earlier children (what `..` can reach: an
+ancestor's later children are not read yet), never the whole feed. An element that held records
+is let go of when it closes.
+
+Parsed with no DTD, no entities and no network (defusedxml over the standard library's expat:
+a document type declaration is refused, which refuses entity expansion bombs and external
+entities alike), bounded as workbooks are: a file or page larger than `LOADER_MAX_XML_BYTES`, an
+element nested deeper than `LOADER_MAX_XML_DEPTH` or a value longer than `LOADER_MAX_STRING_CHARS`
+is refused. The encoding is the one the XML declaration names (UTF-8 without one).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+from defusedxml.ElementTree import iterparse
+
+from loader.errors import SheetError
+from loader.places import PLACE_SEPARATOR
+from loader.source.readers import limits
+from loader.source.readers.limits import Limit
+from loader.source.readers.record_rows import FieldPaths, RecordRows, RowsBuilder, matched_files
+from loader.source.readers.rows import CellValue
+from loader.source.readers.xml_path import (
+    Found,
+    Step,
+    evaluate,
+    matches_stack,
+    name_matches,
+    parse_path,
+    record_predicates_ok,
+    text_of,
+)
+
+if TYPE_CHECKING:
+    from loader.api.feeds import FeedAccess, FeedPage
+
+SUFFIXES = frozenset({".xml"})
+XML_BYTES = Limit("LOADER_MAX_XML_BYTES", 1024 * 1024 * 1024, "bytes in an XML file or page")
+XML_DEPTH = Limit("LOADER_MAX_XML_DEPTH", 256, "levels of nesting in an XML file")
+_REFUSED_HINT = "the loader reads plain XML only: remove the <!DOCTYPE ...> declaration (or ask for a feed without it)"
+
+
+@dataclass(frozen=True)
+class XmlSource:
+    """An `xml:` source as the mapping gives it."""
+
+    name: str
+    location: str  # a file, folder or glob (relative to `base`), or an http(s) URL
+    base: Path
+    records: str
+    namespaces: Mapping[str, str] = field(default_factory=dict)
+    access: FeedAccess | None = None  # URL feeds: headers, client credentials, TLS, retries
+    allow_empty: bool = False
+
+
+def is_url(location: str) -> bool:
+    return location.lower().startswith(("http://", "https://"))
+
+
+def describe(source: XmlSource) -> str:
+    """The source as messages name it, without credentials: `feeds/xcri.xml`, `feed (xml, https://h/x)`."""
+    if is_url(source.location):
+        from loader.api.feeds import shown_url
+
+        return f"{source.name} (xml, {shown_url(source.location)})"
+    return source.location
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    records: tuple[Step, ...]
+    fields: tuple[tuple[tuple[Step, ...], ...], ...]
+    prefixes: Mapping[str, str]  # namespace URI -> the mapping's prefix for it, for locations
+
+
+def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
+    """The records of the source, one row each (row 1 the fields' names). Raises SheetError naming
+    the source (and the record) for anything that cannot be read as asked."""
+    where = describe(source)
+    records = parse_path(source.records, source.namespaces, where)
+    record_predicates_ok(records, source.records, where)
+    compiled = _Compiled(records, tuple(tuple(parse_path(p, source.namespaces, where) for p in spec.paths)
+                                        for spec in fields), {uri: prefix for prefix, uri in source.namespaces.items()})
+    builder = RowsBuilder(where, fields)
+    count = 0
+    if is_url(source.location):
+        body = _fetch(source, where)
+        count += _stream(io.BytesIO(body), where, "", compiled, builder)
+    else:
+        files = matched_files(source.location, source.base, SUFFIXES, where)
+        for path, display in files:
+            size = path.stat().st_size
+            if size > XML_BYTES.value():
+                raise XML_BYTES.refuse(f"the file holds {size:,} bytes", display)
+            with path.open("rb") as stream:
+                count += _stream(stream, display, f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else "", compiled,
+                                 builder)
+    return builder.done(count, source.allow_empty, source.records)
+
+
+def _fetch(source: XmlSource, where: str) -> bytes:
+    from loader.api.feeds import FeedAccess, walk_pages
+
+    pages: list[bytes] = []
+
+    def visit(page: FeedPage) -> None:
+        if len(page.body) > XML_BYTES.value():
+            raise XML_BYTES.refuse(f"the answer holds {len(page.body):,} bytes", where)
+        pages.append(page.body)
+
+    walk_pages(source.location, visit, source.access or FeedAccess(), where)
+    return pages[0]
+
+
+class _Walk:
+    """The open elements while streaming: each with its position among same-named siblings."""
+
+    def __init__(self) -> None:
+        self.stack: list[Element] = []
+        self.positions: list[int] = []
+        self.counts: list[dict[str, int]] = [{}]
+        self.held: list[bool] = []  # whether the open element has held a record
+
+    def open(self, element: Element) -> None:
+        counts = self.counts[-1]
+        position = counts[element.tag] = counts.get(element.tag, 0) + 1
+        self.stack.append(element)
+        self.positions.append(position)
+        self.counts.append({})
+        self.held.append(False)
+
+    def close(self) -> None:
+        self.stack.pop()
+        self.positions.pop()
+        self.counts.pop()
+        self.held.pop()
+
+    def location(self, prefixes: Mapping[str, str]) -> str:
+        last = len(self.stack) - 1
+        return "".join(f"/{_short(e.tag, prefixes)}" + (f"[{p}]" if p > 1 or i == last else "")
+                       for i, (e, p) in enumerate(zip(self.stack, self.positions, strict=True)))
+
+    def parent_of(self, inside: dict[Element, Element]) -> Callable[[Element], Element | None]:
+        ancestors = {child: parent for parent, child in zip(self.stack, self.stack[1:], strict=False)}
+
+        def parent(element: Element) -> Element | None:
+            found = inside.get(element)
+            return found if found is not None else ancestors.get(element)
+
+        return parent
+
+
+def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, builder: RowsBuilder) -> int:
+    """Read the records of one document; how many there were."""
+    walk, depth_limit, count = _Walk(), XML_DEPTH.value(), 0
+    last_name = compiled.records[-1].name if compiled.records else None
+    prefixes = compiled.prefixes
+    record: Element | None = None
+    try:
+        for event, element in iterparse(stream, events=("start", "end"), forbid_dtd=True, forbid_entities=True,
+                                        forbid_external=True):
+            if event == "start":
+                if len(walk.stack) >= depth_limit:
+                    raise XML_DEPTH.refuse(f"an element is nested more than {depth_limit} levels deep", display)
+                walk.open(element)
+                if record is None and name_matches(last_name, element.tag) and matches_stack(
+                        compiled.records, walk.stack, walk.positions):
+                    record = element
+                continue
+            if element is record:
+                location = prefix + walk.location(prefixes)
+                builder.add(location, _values(record, walk, compiled, builder.at(location)))
+                count += 1
+                record = None
+                walk.held[:-1] = [True] * (len(walk.held) - 1)
+                _let_go(walk)
+            elif record is None and walk.held[-1]:
+                _let_go(walk)
+            walk.close()
+    except ParseError as exc:
+        line, column = exc.position
+        raise SheetError(f"not well-formed XML: line {line}, column {column + 1}: {_expat_reason(exc)}",
+                         where=display, hint="check the file is XML, in the encoding its declaration names "
+                         "(UTF-8 without one)") from None
+    except (DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden) as exc:
+        raise SheetError(f"the XML declares a document type (DTD) or entities ({type(exc).__name__}), which the "
+                         "loader refuses: they can expand without bound or read other files", where=display,
+                         hint=_REFUSED_HINT) from None
+    except DefusedXmlException as exc:
+        raise SheetError(f"the XML is refused: {exc}", where=display, hint=_REFUSED_HINT) from None
+    return count
+
+
+def _let_go(walk: _Walk) -> None:
+    """Drop the element closing now (the top of the stack) from its parent, and its content."""
+    element = walk.stack[-1]
+    if len(walk.stack) > 1:
+        walk.stack[-2].remove(element)
+    element.clear()
+
+
+def _values(record: Element, walk: _Walk, compiled: _Compiled, at: str) -> list[list[CellValue]]:
+    inside = {child: parent for parent in record.iter() for child in parent}
+    parent_of = walk.parent_of(inside)
+    values = []
+    for paths in compiled.fields:
+        found: list[CellValue] = []
+        for steps in paths:
+            found = [v for item in evaluate(steps, record, parent_of) if (v := _value(item, at)) is not None]
+            if found:
+                break
+        values.append(found)
+    return values
+
+
+def _value(found: Found, at: str) -> str | None:
+    text = found if isinstance(found, str) else text_of(found)
+    if len(text) > limits.STRING_CHARS.value():
+        raise limits.STRING_CHARS.refuse(f"a value holds {len(text):,} characters", at)
+    return text if text.strip() else None
+
+
+def _short(tag: str, prefixes: Mapping[str, str]) -> str:
+    if tag.startswith("{"):
+        uri, local = tag[1:].split("}", 1)
+        prefix = prefixes.get(uri)
+        return f"{prefix}:{local}" if prefix else local
+    return tag
+
+
+def _expat_reason(exc: ParseError) -> str:
+    text = str(exc)
+    return text.split(":", 1)[0] if ":" in text else text
+
