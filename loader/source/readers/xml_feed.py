@@ -5,16 +5,18 @@ evaluated from it, the first that finds a value giving it. An element's value is
 inside it with surrounding whitespace dropped (indentation is no value); an attribute's is its
 text as written. Several values are an error at the record unless the field collects them.
 
-The file is streamed (`iterparse`): a record is read when its end tag is, then let go of, so
-memory holds a record, its ancestors and their earlier children (what `..` can reach: an
-ancestor's later children are not read yet), never the whole feed. An element that held records
-is let go of when it closes.
+The file is streamed (expat, a megabyte at a time, into the standard library's C elements): a
+record is read when its end tag is, then let go of, so memory holds a record, its ancestors and
+their earlier children (what `..` can reach: an ancestor's later children are not read yet),
+never the whole feed. An element that held records is let go of when it closes.
 
-Parsed with no DTD, no entities and no network (defusedxml over the standard library's expat:
-a document type declaration is refused, which refuses entity expansion bombs and external
-entities alike), bounded as workbooks are: a file or page larger than `LOADER_MAX_XML_BYTES`, an
-element nested deeper than `LOADER_MAX_XML_DEPTH` or a value longer than `LOADER_MAX_STRING_CHARS`
-is refused. The encoding is the one the XML declaration names (UTF-8 without one).
+Parsed with no DTD, no entities and no network, as defusedxml's `forbid_dtd` parses (whose
+ElementTree builds pure-Python elements; this builds the standard library's C ones): a document
+type declaration, an entity declaration or an external entity reference is refused when expat
+meets it, which refuses entity expansion bombs and external entities alike. Bounded as workbooks
+are: a file or page larger than `LOADER_MAX_XML_BYTES`, an element nested deeper than
+`LOADER_MAX_XML_DEPTH` or a value longer than `LOADER_MAX_STRING_CHARS` is refused. The encoding
+is the one the XML declaration names (UTF-8 without one).
 """
 
 from __future__ import annotations
@@ -23,11 +25,9 @@ import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
-from xml.etree.ElementTree import Element, ParseError
-
-from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
-from defusedxml.ElementTree import iterparse
+from typing import IO, TYPE_CHECKING, Any
+from xml.etree.ElementTree import Element, TreeBuilder
+from xml.parsers import expat
 
 from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 SUFFIXES = frozenset({".xml"})
 XML_BYTES = Limit("LOADER_MAX_XML_BYTES", 1024 * 1024 * 1024, "bytes in an XML file or page")
 XML_DEPTH = Limit("LOADER_MAX_XML_DEPTH", 256, "levels of nesting in an XML file")
+_CHUNK = 1024 * 1024
 _REFUSED_HINT = "the loader reads plain XML only: remove the <!DOCTYPE ...> declaration (or ask for a feed without it)"
 
 
@@ -165,45 +166,96 @@ class _Walk:
         return parent
 
 
+class _Refused(Exception):
+    """A document type or entity declaration met while parsing (turned into a SheetError)."""
+
+
+class _Document:
+    """One document streamed through expat into elements (the standard library's C TreeBuilder):
+    its handlers open and close elements, read each record when it closes, and refuse a DTD."""
+
+    def __init__(self, display: str, prefix: str, compiled: _Compiled, builder: RowsBuilder):
+        self.display, self.prefix, self.compiled, self.builder = display, prefix, compiled, builder
+        self.walk = _Walk()
+        self.tree = TreeBuilder()
+        self.depth_limit = XML_DEPTH.value()
+        self.last_name = compiled.records[-1].name if compiled.records else None
+        self.record: Element | None = None
+        self.bound: dict[str, str] = {}  # the document's prefixes (the last binding of each)
+        self.names: dict[str, str] = {}  # expat's "uri local" -> "{uri}local"
+        self.count = 0
+
+    def parser(self) -> Any:
+        parser: Any = expat.ParserCreate(namespace_separator=" ")  # Any: handlers of our own signatures
+        parser.buffer_text = True
+        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        parser.StartDoctypeDeclHandler = self._refuse
+        parser.EntityDeclHandler = self._refuse
+        parser.ExternalEntityRefHandler = self._refuse
+        parser.StartNamespaceDeclHandler = self._bind
+        parser.StartElementHandler = self._start
+        parser.EndElementHandler = self._end
+        parser.CharacterDataHandler = self.tree.data
+        return parser
+
+    def _refuse(self, *_: object) -> None:
+        raise _Refused
+
+    def _bind(self, prefix: str | None, uri: str) -> None:
+        self.bound[prefix or ""] = uri
+
+    def _name(self, raw: str) -> str:
+        name = self.names.get(raw)
+        if name is None:
+            uri, space, local = raw.rpartition(" ")
+            name = self.names[raw] = f"{{{uri}}}{local}" if space else raw
+        return name
+
+    def _start(self, raw: str, attributes: dict[str, str]) -> None:
+        walk = self.walk
+        if len(walk.stack) >= self.depth_limit:
+            raise XML_DEPTH.refuse(f"an element is nested more than {self.depth_limit} levels deep", self.display)
+        if attributes:
+            attributes = {self._name(key): value for key, value in attributes.items()}
+        element = self.tree.start(self._name(raw), attributes)
+        walk.open(element)
+        if self.record is None and name_matches(self.last_name, element.tag) and matches_stack(
+                self.compiled.records, walk.stack, walk.positions, self.bound):
+            self.record = element
+
+    def _end(self, raw: str) -> None:
+        walk = self.walk
+        element = self.tree.end(self._name(raw))
+        if element is self.record:
+            location = self.prefix + walk.location(self.compiled.prefixes)
+            at = self.builder.at(location)
+            self.builder.add(location, _values(element, walk, self.compiled, self.bound, at))
+            self.count += 1
+            self.record = None
+            walk.held[:-1] = [True] * (len(walk.held) - 1)
+            _let_go(walk)
+        elif self.record is None and walk.held[-1]:
+            _let_go(walk)
+        walk.close()
+
+
 def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, builder: RowsBuilder) -> int:
     """Read the records of one document; how many there were."""
-    walk, depth_limit, count = _Walk(), XML_DEPTH.value(), 0
-    last_name = compiled.records[-1].name if compiled.records else None
-    prefixes = compiled.prefixes
-    record: Element | None = None
+    document = _Document(display, prefix, compiled, builder)
+    parser = document.parser()
     try:
-        for event, element in iterparse(stream, events=("start", "end"), forbid_dtd=True, forbid_entities=True,
-                                        forbid_external=True):
-            if event == "start":
-                if len(walk.stack) >= depth_limit:
-                    raise XML_DEPTH.refuse(f"an element is nested more than {depth_limit} levels deep", display)
-                walk.open(element)
-                if record is None and name_matches(last_name, element.tag) and matches_stack(
-                        compiled.records, walk.stack, walk.positions):
-                    record = element
-                continue
-            if element is record:
-                location = prefix + walk.location(prefixes)
-                builder.add(location, _values(record, walk, compiled, builder.at(location)))
-                count += 1
-                record = None
-                walk.held[:-1] = [True] * (len(walk.held) - 1)
-                _let_go(walk)
-            elif record is None and walk.held[-1]:
-                _let_go(walk)
-            walk.close()
-    except ParseError as exc:
-        line, column = exc.position
-        raise SheetError(f"not well-formed XML: line {line}, column {column + 1}: {_expat_reason(exc)}",
-                         where=display, hint="check the file is XML, in the encoding its declaration names "
-                         "(UTF-8 without one)") from None
-    except (DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden) as exc:
-        raise SheetError(f"the XML declares a document type (DTD) or entities ({type(exc).__name__}), which the "
-                         "loader refuses: they can expand without bound or read other files", where=display,
-                         hint=_REFUSED_HINT) from None
-    except DefusedXmlException as exc:
-        raise SheetError(f"the XML is refused: {exc}", where=display, hint=_REFUSED_HINT) from None
-    return count
+        while chunk := stream.read(_CHUNK):
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+    except expat.ExpatError as exc:
+        raise SheetError(f"not well-formed XML: line {exc.lineno}, column {exc.offset + 1}: "
+                         f"{expat.ErrorString(exc.code)}", where=display,
+                         hint="check the file is XML, in the encoding its declaration names (UTF-8 without one)") \
+            from None
+    except _Refused:
+        raise SheetError("the XML declares a document type (DTD) or entities, which the loader refuses: they can "
+                         "expand without bound or read other files", where=display, hint=_REFUSED_HINT) from None
+    return document.count
 
 
 def _let_go(walk: _Walk) -> None:
@@ -214,14 +266,15 @@ def _let_go(walk: _Walk) -> None:
     element.clear()
 
 
-def _values(record: Element, walk: _Walk, compiled: _Compiled, at: str) -> list[list[CellValue]]:
+def _values(record: Element, walk: _Walk, compiled: _Compiled, bound: Mapping[str, str],
+            at: str) -> list[list[CellValue]]:
     inside = {child: parent for parent in record.iter() for child in parent}
     parent_of = walk.parent_of(inside)
     values = []
     for paths in compiled.fields:
         found: list[CellValue] = []
         for steps in paths:
-            found = [v for item in evaluate(steps, record, parent_of) if (v := _value(item, at)) is not None]
+            found = [v for item in evaluate(steps, record, parent_of, bound) if (v := _value(item, at)) is not None]
             if found:
                 break
         values.append(found)
@@ -243,7 +296,4 @@ def _short(tag: str, prefixes: Mapping[str, str]) -> str:
     return tag
 
 
-def _expat_reason(exc: ParseError) -> str:
-    text = str(exc)
-    return text.split(":", 1)[0] if ":" in text else text
 

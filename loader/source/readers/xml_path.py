@@ -7,8 +7,10 @@ A path is steps separated by `/`: an element name (`dc:title`, `*`), an attribut
 found), an attribute (`[@xml:lang]`, `[@xml:lang='en']`), or a child (`[dc:identifier]`,
 `[dc:identifier='X1']`). Names resolve through the mapping's `namespaces:`, as in XPath 1.0: an
 unprefixed name has no namespace (a document with a default namespace needs a prefix for it);
-the prefix `xml` is always known. A predicate's value is compared as text, so
-`[@xsi:type='cdp:internalID']` matches the attribute as the document writes it.
+the prefix `xml` is always known. A predicate's value is compared as text, or, when it is a
+prefixed name whose prefix the mapping declares, as a qualified name: `[@xsi:type='cdp:internalID']`
+(cdp: http://xcri.co.uk) matches `xsi:type="courseDataProgramme:internalID"` in a document that
+binds courseDataProgramme to the same namespace.
 
 A `records:` path is absolute (`/catalog/provider/course`) or starts with `//`; its predicates
 may test attributes and positions only, since a record is recognised when its start tag is read.
@@ -40,6 +42,7 @@ class Predicate:
     attribute: bool = False
     name: str | None = None  # Clark notation: {uri}local
     value: str | None = None
+    qualified: str | None = None  # the value as a qualified name ({uri}local), when it is one
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,10 @@ def _predicate(match: re.Match[str], namespaces: Mapping[str, str], text: str, w
         return Predicate(position=int(match["position"]))
     value = match["single"] if match["single"] is not None else match["double"]
     attribute = bool(match["at"])
-    return Predicate(attribute=attribute, name=clark(match["name"], namespaces, text, where, attribute), value=value)
+    prefix, colon, local = (value or "").partition(":")
+    qualified = f"{{{namespaces[prefix]}}}{local}" if colon and prefix in namespaces else None
+    return Predicate(attribute=attribute, name=clark(match["name"], namespaces, text, where, attribute), value=value,
+                     qualified=qualified)
 
 
 def clark(name: str, namespaces: Mapping[str, str], text: str, where: str, attribute: bool = False) -> str:
@@ -154,14 +160,15 @@ def record_predicates_ok(steps: Sequence[Step], text: str, where: str) -> None:
                              where=where, hint="e.g. //x:course, /catalog/x:provider/x:course[@type='x']")
 
 
-def matches_stack(steps: Sequence[Step], stack: Sequence[Element], positions: Sequence[int]) -> bool:
+def matches_stack(steps: Sequence[Step], stack: Sequence[Element], positions: Sequence[int],
+                  bound: Mapping[str, str]) -> bool:
     """Whether the open elements `stack` (root first), with their positions among same-named
-    siblings, are matched by a records path."""
+    siblings, are matched by a records path. `bound`: the document's prefixes and their URIs."""
 
     def step_ok(step: Step, at: int) -> bool:
         element = stack[at]
         return name_matches(step.name, element.tag) and all(
-            positions[at] == p.position if p.position is not None else _attribute_ok(element, p)
+            positions[at] == p.position if p.position is not None else _attribute_ok(element, p, bound)
             for p in step.predicates)
 
     def from_(i: int, j: int) -> bool:
@@ -175,24 +182,36 @@ def matches_stack(steps: Sequence[Step], stack: Sequence[Element], positions: Se
     return from_(0, 0)
 
 
-def _attribute_ok(element: Element, predicate: Predicate) -> bool:
+def _attribute_ok(element: Element, predicate: Predicate, bound: Mapping[str, str]) -> bool:
     found = element.get(predicate.name or "")
-    return found is not None and (predicate.value is None or found == predicate.value)
+    return found is not None and _equal(found, predicate, bound)
 
 
-def evaluate(steps: Sequence[Step], start: Element, parent_of: Callable[[Element], Element | None]) -> list[Found]:
-    """What a field path finds from `start`: elements, or attribute values for an `@` last step."""
+def _equal(found: str, predicate: Predicate, bound: Mapping[str, str]) -> bool:
+    if predicate.value is None or found == predicate.value:
+        return True
+    if predicate.qualified is None:
+        return False
+    prefix, colon, local = found.strip().partition(":")
+    return bool(colon) and prefix in bound and f"{{{bound[prefix]}}}{local}" == predicate.qualified
+
+
+def evaluate(steps: Sequence[Step], start: Element, parent_of: Callable[[Element], Element | None],
+             bound: Mapping[str, str]) -> list[Found]:
+    """What a field path finds from `start`: elements, or attribute values for an `@` last step.
+    `bound`: the document's prefixes and their URIs (for qualified-name predicate values)."""
     current: list[Found] = [start]
     for step in steps:
         following: list[Found] = []
         for node in current:
             if isinstance(node, Element):
-                following.extend(_apply(step, node, parent_of))
+                following.extend(_apply(step, node, parent_of, bound))
         current = following
     return current
 
 
-def _apply(step: Step, node: Element, parent_of: Callable[[Element], Element | None]) -> list[Found]:
+def _apply(step: Step, node: Element, parent_of: Callable[[Element], Element | None],
+           bound: Mapping[str, str]) -> list[Found]:
     if step.axis == "self":
         return [node]
     if step.axis == "parent":
@@ -204,18 +223,17 @@ def _apply(step: Step, node: Element, parent_of: Callable[[Element], Element | N
     pool = list(node) if step.axis == "child" else [e for e in node.iter() if e is not node]
     found: list[Element] = [e for e in pool if name_matches(step.name, e.tag)]
     for predicate in step.predicates:
-        found = _filtered(found, predicate)
+        found = _filtered(found, predicate, bound)
     return list(found)
 
 
-def _filtered(found: list[Element], predicate: Predicate) -> list[Element]:
+def _filtered(found: list[Element], predicate: Predicate, bound: Mapping[str, str]) -> list[Element]:
     if predicate.position is not None:
         return found[predicate.position - 1:predicate.position] if predicate.position >= 1 else []
     if predicate.attribute:
-        return [e for e in found if _attribute_ok(e, predicate)]
+        return [e for e in found if _attribute_ok(e, predicate, bound)]
     return [e for e in found if any(
-        name_matches(predicate.name, child.tag) and (predicate.value is None or text_of(child) == predicate.value)
-        for child in e)]
+        name_matches(predicate.name, child.tag) and _equal(text_of(child), predicate, bound) for child in e)]
 
 
 def text_of(element: Element) -> str:
