@@ -6,9 +6,10 @@ The same N records (8 columns: code, title, points, fee, start, faculty, email, 
 written once into /tmp as a CSV file, a SQLite table and a JSON Lines file; each is read by its
 reader in a child process of its own, which reports its wall time and its peak resident memory
 beyond what it held after the imports (getrusage's maximum less the resident size before
-reading; SQLAlchemy is imported before, once per process as for any program). An XML feed of about M megabytes (XCRI-CAP-shaped courses) is read the same way, and
-its peak is compared with the memory its rows take once read (resident size after reading, the
-rows still held): the difference is what streaming costs beyond the records it yields.
+reading; SQLAlchemy is imported before, once per process as for any program). An XML feed of
+about M megabytes (XCRI-CAP-shaped courses) is read the same way, and its peak is compared with
+the memory its rows take once read (resident size after reading, the rows still held): the
+difference is what streaming costs beyond the records it yields.
 """
 
 from __future__ import annotations
