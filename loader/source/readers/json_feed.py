@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 JSON_BYTES = Limit("LOADER_MAX_JSON_BYTES", 1024 * 1024 * 1024, "bytes in a JSON file or page")
+_BOM = b"\xef\xbb\xbf"
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+|\*)\]")
 _DOTTED = re.compile(r"(?:\.?[^.\[\]]+|\[(?:\d+|\*)\])+")
 
@@ -115,39 +116,39 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
         for path, display in files:
             prefix = f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else ""
             lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
-            for document, at in _documents(_file_text(path, display), lines, display):
+            for document, at in _documents(path, lines, display):
                 take(document, prefix + at)
     return builder.done(count, source.allow_empty, source.records or "$")
 
 
-def _file_text(path: Path, display: str) -> str:
+def _documents(path: Path, lines: bool, display: str) -> Iterator[tuple[Any, str]]:
+    """The file's document (JSON), or each line's (JSON Lines, read a line at a time), with its
+    location prefix."""
     size = path.stat().st_size
     if size > JSON_BYTES.value():
         raise JSON_BYTES.refuse(f"the file holds {size:,} bytes", display)
-    return _text(path.read_bytes(), display)
-
-
-def _text(data: bytes, where: str) -> str:
-    try:
-        return decode_utf8(data)
-    except NotUtf8 as exc:
-        raise SheetError(str(exc), where=where, hint="JSON is UTF-8: save or serve it as UTF-8") from None
-
-
-def _documents(text: str, lines: bool, where: str) -> Iterator[tuple[Any, str]]:
-    """The document (JSON), or each line's (JSON Lines), with its location prefix."""
     if not lines:
-        yield _parsed(text, where, 0), ""
+        yield _parsed(path.read_bytes(), display, 0), ""
         return
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.strip():
-            yield _parsed(line, where, number), f"line {number}{PLACE_SEPARATOR}"
+    with path.open("rb") as stream:
+        for number, line in enumerate(stream, start=1):
+            if number == 1 and line.startswith(_BOM):
+                line = line[len(_BOM):]
+            if line.strip():
+                yield _parsed(line, display, number), f"line {number}{PLACE_SEPARATOR}"
 
 
-def _parsed(text: str, where: str, line: int) -> Any:
+def _parsed(data: bytes, where: str, line: int) -> Any:
+    """A JSON text (a whole document, or line `line` of JSON Lines) parsed; SheetError for text
+    that is not UTF-8 or not JSON, naming the line and column."""
     try:
-        return orjson.loads(text)
+        return orjson.loads(data[len(_BOM):] if not line and data.startswith(_BOM) else data)
     except orjson.JSONDecodeError as exc:
+        try:
+            decode_utf8(data)
+        except NotUtf8 as undecodable:
+            said = str(undecodable) if not line else str(undecodable).replace("line 1,", f"line {line},", 1)
+            raise SheetError(said, where=where, hint="JSON is UTF-8: save or serve it as UTF-8") from None
         at = f"line {line}: " if line else ""
         raise SheetError(f"not valid JSON: {at}{exc}", where=where, hint="check the file is JSON (or JSON Lines, "
                          "one record a line, named .jsonl)") from None
@@ -249,7 +250,7 @@ def _read_pages(source: JsonSource, where: str, take: Callable[[Any, str], None]
         number = state["page"]
         if len(page.body) > JSON_BYTES.value():
             raise JSON_BYTES.refuse(f"page {number} holds {len(page.body):,} bytes", where)
-        document = _parsed(_text(page.body, f"{where}{PLACE_SEPARATOR}page {number}"), where, 0)
+        document = _parsed(page.body, f"{where}{PLACE_SEPARATOR}page {number}", 0)
         if number == 1 and total_path is not None:
             state["total"] = _total(total_path.findall(document), source.total or "", where)
         take(document, f"page {number}{PLACE_SEPARATOR}")

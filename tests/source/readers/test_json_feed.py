@@ -164,6 +164,9 @@ def test_bad_files_are_errors_naming_them(tmp_path: Path) -> None:
         read(JsonSource("c", "bad.json", tmp_path), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="not UTF-8 text: byte 0xE9 at line 1"):
         read(JsonSource("c", "latin.json", tmp_path), ENGLISH_FIRST)
+    (tmp_path / "latin.jsonl").write_bytes(b'{"code": "A"}\n' + '{"code": "Café"}'.encode("latin-1"))
+    with pytest.raises(SheetError, match="not UTF-8 text: byte 0xE9 at line 2, column 14"):
+        read(JsonSource("c", "latin.jsonl", tmp_path), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="finds an object, not a value"):
         read(JsonSource("c", "object.json", tmp_path), [FieldPaths("code", ("code",))])
     with pytest.raises(SheetError, match=r"no file or folder at missing\.json"):
