@@ -49,6 +49,7 @@ LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 JSON_BYTES = Limit("LOADER_MAX_JSON_BYTES", 1024 * 1024 * 1024, "bytes in a JSON file or page")
 _BOM = b"\xef\xbb\xbf"
 _STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+|\*)\]")
+_KEY = re.compile(r"[^.\[\]$]+")  # a path that is one key: provider, unit_code
 _DOTTED = re.compile(r"(?:\.?[^.\[\]]+|\[(?:\d+|\*)\])+")
 
 
@@ -103,7 +104,11 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
     def take(document: Any, prefix: str) -> None:
         nonlocal count
         for location, record in _records(document, records_path, prefix):
-            builder.add(location, [reader(record, builder.at(location)) for reader in readers])
+            try:
+                builder.add(location, [reader(record) for reader in readers])
+            except _ObjectFound as found:
+                raise SheetError(f"the path {found.name!r} finds an object, not a value", where=builder.at(location),
+                                 hint="name a value inside it (e.g. name.en), or a list of values") from None
             count += 1
 
     if is_url(source.location):
@@ -178,17 +183,44 @@ def _location(parts: tuple[Any, ...]) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
 
 
-def _field_reader(spec: FieldPaths, where: str) -> Callable[[Any, str], list[CellValue]]:
-    finders = [_finder(path, where) for path in spec.paths]
+class _ObjectFound(Exception):
+    """A field's path found an object where a value belongs (the reader names the record)."""
 
-    def read_field(record: Any, at: str) -> list[CellValue]:
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def _field_reader(spec: FieldPaths, where: str) -> Callable[[Any], list[CellValue]]:
+    """A function giving a record's values for the field: those the first path that finds any finds."""
+    finders = [_finder(path, where) for path in spec.paths]
+    name = spec.name
+
+    def read_field(record: Any) -> list[CellValue]:
         for finder in finders:
-            found = [value for item in finder(record) for value in _values(item, spec.name, at)]
+            found = [value for item in finder(record) for value in _values(item, name)]
             if found:
                 return found
         return []
 
-    return read_field
+    if len(spec.paths) != 1 or not _KEY.fullmatch(spec.paths[0]):
+        return read_field
+    key = spec.paths[0]
+
+    def read_key(record: Any) -> list[CellValue]:
+        """`read_field` for one path that is one key: the value looked up, text and whole numbers
+        given as they are without a walk (tests/source/readers/test_json_feed.py holds them equal)."""
+        if type(record) is not dict:
+            return read_field(record)
+        value = record.get(key)
+        kind = type(value)
+        if kind is str:
+            return [value] if value else []
+        if kind is int or kind is bool:
+            return [value]
+        return _values(value, name)
+
+    return read_key
 
 
 def _finder(path: str, where: str) -> Callable[[Any], list[Any]]:
@@ -217,14 +249,13 @@ def _walk(record: Any, steps: list[tuple[str, str]]) -> list[Any]:
     return current
 
 
-def _values(found: Any, name: str, at: str) -> list[CellValue]:
+def _values(found: Any, name: str) -> list[CellValue]:
     if found is None:
         return []
     if isinstance(found, list):
-        return [value for item in found for value in _values(item, name, at)]
+        return [value for item in found for value in _values(item, name)]
     if isinstance(found, dict):
-        raise SheetError(f"the path {name!r} finds an object, not a value", where=at,
-                         hint="name a value inside it (e.g. name.en), or a list of values")
+        raise _ObjectFound(name)
     if isinstance(found, float) and found.is_integer() and abs(found) < 2**63:
         return [int(found)]
     if found == "":

@@ -54,14 +54,15 @@ class RowsBuilder:
         self.fields = tuple(fields)
         self.rows: list[SheetRow] = [SheetRow(1, tuple(f.name for f in self.fields))]
         self.locations: list[str] = []
-        self.found = [False] * len(self.fields)  # which fields found a value in any record
 
     def add(self, location: str, values: Sequence[list[CellValue]]) -> None:
         """One record: per field, the values its first path that found any found."""
+        if max(map(len, values), default=0) <= 1:
+            self.rows.append(SheetRow(len(self.rows) + 1, tuple([found[0] if found else None for found in values])))
+            self.locations.append(location)
+            return
         depth = 1
-        for index, (spec, found) in enumerate(zip(self.fields, values, strict=True)):
-            if found:
-                self.found[index] = True
+        for spec, found in zip(self.fields, values, strict=True):
             if len(found) > 1:
                 if not spec.collect:
                     raise SheetError(
@@ -80,7 +81,8 @@ class RowsBuilder:
 
     def missing(self) -> list[str]:
         """The fields whose paths found nothing in any record (a finding at the mapping line)."""
-        return [spec.name for spec, found in zip(self.fields, self.found, strict=True) if not found]
+        return [spec.name for index, spec in enumerate(self.fields)
+                if all(row.values[index] is None for row in self.rows[1:])]
 
     def done(self, records: int, allow_empty: bool, records_path: str) -> RecordRows:
         if not records and not allow_empty:

@@ -156,12 +156,15 @@ class _Walk:
         return "".join(f"/{_short(e.tag, prefixes)}" + (f"[{p}]" if p > 1 or i == last else "")
                        for i, (e, p) in enumerate(zip(self.stack, self.positions, strict=True)))
 
-    def parent_of(self, inside: dict[Element, Element]) -> Callable[[Element], Element | None]:
-        ancestors = {child: parent for parent, child in zip(self.stack, self.stack[1:], strict=False)}
+    def parent_of(self, record: Element) -> Callable[[Element], Element | None]:
+        """The parent of an element of `record` or of its ancestors (found once, when a path asks)."""
+        parents: dict[Element, Element] = {}
 
         def parent(element: Element) -> Element | None:
-            found = inside.get(element)
-            return found if found is not None else ancestors.get(element)
+            if not parents:
+                parents.update((child, parent) for parent in record.iter() for child in parent)
+                parents.update(zip(self.stack[1:], self.stack, strict=False))
+            return parents.get(element)
 
         return parent
 
@@ -268,8 +271,7 @@ def _let_go(walk: _Walk) -> None:
 
 def _values(record: Element, walk: _Walk, compiled: _Compiled, bound: Mapping[str, str],
             at: str) -> list[list[CellValue]]:
-    inside = {child: parent for parent in record.iter() for child in parent}
-    parent_of = walk.parent_of(inside)
+    parent_of = walk.parent_of(record)
     values = []
     for paths in compiled.fields:
         found: list[CellValue] = []

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from helpers.faulty import closed_port
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loader.api.feeds import ClientCredentials, FeedAccess
 from loader.config import Secret
 from loader.errors import SheetError
-from loader.source.readers.json_feed import JsonSource, Paging, read
+from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, read
 from loader.source.readers.record_rows import FieldPaths
 
 DATA = Path(__file__).with_name("data")
@@ -237,3 +239,22 @@ def test_feed_failures_are_errors_naming_the_source(tmp_path: Path, feed: _Serve
                         paging=Paging(next_path="$.links.next"), allow_empty=True), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="must use https://"):
         read(JsonSource("c", "http://example.org/courses", tmp_path), ENGLISH_FIRST)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner,
+                                                                                 max_size=2), max_leaves=8)
+
+
+@given(record=_JSON)
+def test_a_one_key_path_reads_as_the_general_walk_does(record: object) -> None:
+    one_key = _field_reader(FieldPaths("f", ("a",)), "w")
+    walked = _field_reader(FieldPaths("f", ("a", "a")), "w")  # two paths: the general reader, same meaning
+
+    def outcome(reader: Callable[[object], Sequence[object]]) -> object:
+        try:
+            return reader(record)
+        except _ObjectFound as found:
+            return ("object", found.name)
+
+    assert outcome(one_key) == outcome(walked)
