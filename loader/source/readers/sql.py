@@ -201,14 +201,18 @@ def _rows(batches: Iterator[Sequence[Sequence[Any]]], names: tuple[str, ...], wh
     width = max(len(names), 1)
     number = 1
     for batch in batches:
+        if (number - 1 + len(batch)) * width > cells:
+            raise limits.CELLS.refuse(f"the query gives more than {cells // width:,} rows of {width} columns", where)
         for raw in batch:
             number += 1
-            if (number - 1) * width > cells:
-                raise limits.CELLS.refuse(f"the query gives more than {cells // width:,} rows of {width} columns",
-                                          where)
-            values = tuple(cell_value(value, names, index, where) for index, value in enumerate(raw))
+            # Text, whole numbers and dates are cells as they are; only the rest is converted.
+            values = tuple([value if type(value) in _AS_THEY_ARE and value != "" else
+                            cell_value(value, names, index, where) for index, value in enumerate(raw)])
             if not all(is_blank(v) for v in values):
                 yield SheetRow(number, values)
+
+
+_AS_THEY_ARE = frozenset({str, int, bool, date, time})
 
 
 def cell_value(value: object, names: Sequence[str], index: int, where: str) -> CellValue:

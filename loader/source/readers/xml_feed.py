@@ -87,6 +87,7 @@ class _Compiled:
     records: tuple[Step, ...]
     fields: tuple[tuple[tuple[Step, ...], ...], ...]
     prefixes: Mapping[str, str]  # namespace URI -> the mapping's prefix for it, for locations
+    max_chars: int  # limits.STRING_CHARS, read once
 
 
 def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
@@ -95,8 +96,9 @@ def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
     where = describe(source)
     records = parse_path(source.records, source.namespaces, where)
     record_predicates_ok(records, source.records, where)
-    compiled = _Compiled(records, tuple(tuple(parse_path(p, source.namespaces, where) for p in spec.paths)
-                                        for spec in fields), {uri: prefix for prefix, uri in source.namespaces.items()})
+    paths = tuple(tuple(parse_path(p, source.namespaces, where) for p in spec.paths) for spec in fields)
+    prefixes = {uri: prefix for prefix, uri in source.namespaces.items()}
+    compiled = _Compiled(records, paths, prefixes, limits.STRING_CHARS.value())
     builder = RowsBuilder(where, fields)
     count = 0
     if is_url(source.location):
@@ -231,8 +233,8 @@ class _Document:
         element = self.tree.end(self._name(raw))
         if element is self.record:
             location = self.prefix + walk.location(self.compiled.prefixes)
-            at = self.builder.at(location)
-            self.builder.add(location, _values(element, walk, self.compiled, self.bound, at))
+            self.builder.add(location, _values(element, walk, self.compiled, self.bound,
+                                               lambda: self.builder.at(location)))
             self.count += 1
             self.record = None
             walk.held[:-1] = [True] * (len(walk.held) - 1)
@@ -270,23 +272,24 @@ def _let_go(walk: _Walk) -> None:
 
 
 def _values(record: Element, walk: _Walk, compiled: _Compiled, bound: Mapping[str, str],
-            at: str) -> list[list[CellValue]]:
+            at: Callable[[], str]) -> list[list[CellValue]]:
     parent_of = walk.parent_of(record)
     values = []
     for paths in compiled.fields:
         found: list[CellValue] = []
         for steps in paths:
-            found = [v for item in evaluate(steps, record, parent_of, bound) if (v := _value(item, at)) is not None]
+            found = [v for item in evaluate(steps, record, parent_of, bound)
+                     if (v := _value(item, compiled.max_chars, at)) is not None]
             if found:
                 break
         values.append(found)
     return values
 
 
-def _value(found: Found, at: str) -> str | None:
+def _value(found: Found, max_chars: int, at: Callable[[], str]) -> str | None:
     text = found if isinstance(found, str) else text_of(found)
-    if len(text) > limits.STRING_CHARS.value():
-        raise limits.STRING_CHARS.refuse(f"a value holds {len(text):,} characters", at)
+    if len(text) > max_chars:
+        raise limits.STRING_CHARS.refuse(f"a value holds {len(text):,} characters", at())
     return text if text.strip() else None
 
 
