@@ -1,6 +1,6 @@
 """HTTP for the sources that read a URL (JSON and XML feeds): pages fetched one after another.
 
-`walk_pages(first, visit, access, where)` GETs `first`, hands each page to `visit`, and GETs the
+`walk_pages(first, visit, where, access=...)` GETs `first`, hands each page to `visit`, and GETs the
 URL `visit` returns until it returns None; what a page says about the next one (a link in the
 body, a `Link` header, a page number) is the reader's business, not this module's.
 
@@ -34,6 +34,7 @@ from loader.api.auth import TokenAuth, origin_of
 from loader.api.retry import MAX_RETRY_AFTER_S, RETRIED_STATUSES, parse_retry_after
 from loader.config import Secret, is_loopback_host
 from loader.errors import SheetError
+from loader.url_text import shown_url
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_ATTEMPTS = 5
@@ -73,18 +74,6 @@ class FeedPage:
     link_next: str | None
 
 
-def shown_url(url: str | httpx.URL) -> str:
-    """A URL as messages show it: scheme, host, port and path (no user, password or query)."""
-    parsed = httpx.URL(str(url))
-    port = f":{parsed.port}" if parsed.port else ""
-    return f"{parsed.scheme}://{parsed.host}{port}{parsed.path}"
-
-
-def page_url(url: str, param: str, number: int) -> str:
-    """`url` with its query parameter `param` set to `number` (other parameters kept)."""
-    return str(httpx.URL(url).copy_set_param(param, number))
-
-
 def check_feed_url(url: str, where: str) -> str:
     """`url` if the loader may fetch it: http(s), https unless loopback, no credentials in it."""
     try:
@@ -102,8 +91,11 @@ def check_feed_url(url: str, where: str) -> str:
     return url
 
 
-def walk_pages(first: str, visit: Callable[[FeedPage], str | None], access: FeedAccess, where: str) -> int:
-    """Fetch `first` and every page `visit` names next; the number of pages fetched."""
+def walk_pages(first: str, visit: Callable[[FeedPage], str | None], where: str, *,
+               access: FeedAccess | None = None) -> int:
+    """Fetch `first` and every page `visit` names next; the number of pages fetched. With
+    `functools.partial(walk_pages, access=...)` it is the `WalkPages` the JSON and XML readers take."""
+    access = access or FeedAccess()
     check_feed_url(first, where)
     return run_apart(_walk(first, visit, access, where))
 

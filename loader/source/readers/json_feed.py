@@ -14,7 +14,7 @@ nothing. Values follow the cell rules: text as it is (empty text is empty), whol
 `int` (`10.0` too), other numbers as `float`, booleans as they are; an object is refused at the
 record (name a value inside it) and a list gives its items.
 
-A URL is read page by page (`loader.api.feeds`): the next page is a link in the body (`next:
+A URL is read page by page (by the `WalkPages` given: `loader.api.feeds`): the next page is a link in the body (`next:
 "$.links.next"`), a header (`next: {header: Link}`, the `rel="next"` link), or the next page
 number (`page: {param: pageNumber, more: "$.hasNextPage"}`, as OOAPI v5 pages). `total:` is a
 path to the number of records the feed says it holds, checked against the records read.
@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jsonpath
 import orjson
@@ -38,11 +38,19 @@ from loader.errors import SheetError
 from loader.files.inputs import NotUtf8, decode_utf8
 from loader.places import PLACE_SEPARATOR
 from loader.source.readers.limits import Limit
-from loader.source.readers.record_rows import FieldPaths, RecordRows, RowsBuilder, matched_files
+from loader.source.readers.record_rows import (
+    FieldPaths,
+    Page,
+    RecordRows,
+    RowsBuilder,
+    WalkPages,
+    is_url,
+    matched_files,
+    offline,
+    with_param,
+)
 from loader.source.readers.rows import CellValue
-
-if TYPE_CHECKING:
-    from loader.api.feeds import FeedAccess, FeedPage
+from loader.url_text import shown_url
 
 SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
@@ -73,21 +81,15 @@ class JsonSource:
     base: Path  # the mapping file's folder
     records: str | None = None
     paging: Paging = Paging()
-    access: FeedAccess | None = None  # URL feeds: headers, client credentials, TLS, retries
+    walk: WalkPages | None = None  # how a URL is fetched (with its credentials); None: offline
     total: str | None = None
     allow_empty: bool = False
     lines: bool | None = None  # JSON Lines; None: told by the suffix (.jsonl, .ndjson)
 
 
-def is_url(location: str) -> bool:
-    return location.lower().startswith(("http://", "https://"))
-
-
 def describe(source: JsonSource) -> str:
     """The source as messages name it, without credentials: `courses.json`, `catalogue (json, https://h/courses)`."""
     if is_url(source.location):
-        from loader.api.feeds import shown_url
-
         return f"{source.name} (json, {shown_url(source.location)})"
     return source.location
 
@@ -265,18 +267,18 @@ def _values(found: Any, name: str) -> list[CellValue]:
 
 def _read_pages(source: JsonSource, where: str, take: Callable[[Any, str], None]) -> int | None:
     """Read every page of a URL feed, handing each page's document to `take`; the total it says."""
-    from loader.api.feeds import FeedAccess, page_url, walk_pages
-
+    if source.walk is None:
+        raise offline(where)
     paging = source.paging
     more = _compiled(paging.more_path, where) if paging.more_path else None
     following = _compiled(paging.next_path, where) if paging.next_path else None
     total_path = _compiled(source.total, where) if source.total else None
     first = source.location
     if paging.page_param:
-        first = page_url(first, paging.page_param, paging.first_page)
+        first = with_param(first, paging.page_param, paging.first_page)
     state: dict[str, Any] = {"page": 0, "total": None}
 
-    def visit(page: FeedPage) -> str | None:
+    def visit(page: Page) -> str | None:
         state["page"] += 1
         number = state["page"]
         if len(page.body) > JSON_BYTES.value():
@@ -287,12 +289,12 @@ def _read_pages(source: JsonSource, where: str, take: Callable[[Any, str], None]
         take(document, f"page {number}{PLACE_SEPARATOR}")
         return _next(page, document, paging, following, more, number)
 
-    walk_pages(first, visit, source.access or FeedAccess(), where)
+    source.walk(first, visit, where)
     total: int | None = state["total"]
     return total
 
 
-def _next(page: FeedPage, document: Any, paging: Paging, following: Any, more: Any, number: int) -> str | None:
+def _next(page: Page, document: Any, paging: Paging, following: Any, more: Any, number: int) -> str | None:
     if following is not None:
         link = next(iter(following.findall(document)), None)
         return link if isinstance(link, str) and link else None
@@ -301,9 +303,7 @@ def _next(page: FeedPage, document: Any, paging: Paging, following: Any, more: A
             return page.link_next
         return page.headers.get(paging.next_header) or None
     if paging.page_param and more is not None and next(iter(more.findall(document)), False) is True:
-        from loader.api.feeds import page_url
-
-        return page_url(page.url, paging.page_param, paging.first_page + number)
+        return with_param(page.url, paging.page_param, paging.first_page + number)
     return None
 
 

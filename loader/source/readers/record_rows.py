@@ -10,18 +10,59 @@ found several values gives one row per value (the other fields repeated), so the
 The result is a `RecordRows`, a `SheetData` whose row 1 holds the fields' names and whose later
 rows each carry the location of their record (`$.items[41]`, `/catalog/provider/course[12]`),
 so a place can name the record rather than a row number the next read may change.
+
+A source read from a URL is fetched by a `WalkPages` the caller gives (`loader.api.feeds.walk_pages`
+with the source's credentials): this package never opens a connection itself, and without one
+(`validate`, offline) a URL source is not read.
 """
 
 from __future__ import annotations
 
 import glob
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
 from loader.source.readers.rows import CellValue, SheetData, SheetRow
+
+
+class Page(Protocol):
+    """One fetched page (`loader.api.feeds.FeedPage`)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def body(self) -> bytes: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def link_next(self) -> str | None: ...  # the page its `Link` header names next
+
+
+# walk(first_url, visit, where) fetches first_url and every URL `visit` returns for a page, until
+# it returns None; the number of pages. Raises SheetError naming `where` for a page it cannot fetch.
+WalkPages = Callable[[str, Callable[[Page], "str | None"], str], int]
+
+
+def is_url(location: str) -> bool:
+    return location.lower().startswith(("http://", "https://"))
+
+
+def with_param(url: str, name: str, value: int) -> str:
+    """`url` with its query parameter `name` set to `value` (other parameters kept, in order)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != name]
+    return urlunsplit(parts._replace(query=urlencode([*query, (name, str(value))])))
+
+
+def offline(where: str) -> SheetError:
+    """The error for a URL source asked to be read where no fetching is given (offline commands)."""
+    return SheetError("a URL source is not read offline", where=where,
+                      hint="plan reads it; validate reads it with --read-sources")
 
 
 @dataclass(frozen=True)

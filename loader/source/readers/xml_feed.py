@@ -25,7 +25,7 @@ import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 from xml.etree.ElementTree import Element, TreeBuilder
 from xml.parsers import expat
 
@@ -33,7 +33,16 @@ from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
 from loader.source.readers import limits
 from loader.source.readers.limits import Limit
-from loader.source.readers.record_rows import FieldPaths, RecordRows, RowsBuilder, matched_files
+from loader.source.readers.record_rows import (
+    FieldPaths,
+    Page,
+    RecordRows,
+    RowsBuilder,
+    WalkPages,
+    is_url,
+    matched_files,
+    offline,
+)
 from loader.source.readers.rows import CellValue
 from loader.source.readers.xml_path import (
     Found,
@@ -45,9 +54,7 @@ from loader.source.readers.xml_path import (
     record_predicates_ok,
     text_of,
 )
-
-if TYPE_CHECKING:
-    from loader.api.feeds import FeedAccess, FeedPage
+from loader.url_text import shown_url
 
 SUFFIXES = frozenset({".xml"})
 XML_BYTES = Limit("LOADER_MAX_XML_BYTES", 1024 * 1024 * 1024, "bytes in an XML file or page")
@@ -65,19 +72,13 @@ class XmlSource:
     base: Path
     records: str
     namespaces: Mapping[str, str] = field(default_factory=dict)
-    access: FeedAccess | None = None  # URL feeds: headers, client credentials, TLS, retries
+    walk: WalkPages | None = None  # how a URL is fetched (with its credentials); None: offline
     allow_empty: bool = False
-
-
-def is_url(location: str) -> bool:
-    return location.lower().startswith(("http://", "https://"))
 
 
 def describe(source: XmlSource) -> str:
     """The source as messages name it, without credentials: `feeds/xcri.xml`, `feed (xml, https://h/x)`."""
     if is_url(source.location):
-        from loader.api.feeds import shown_url
-
         return f"{source.name} (xml, {shown_url(source.location)})"
     return source.location
 
@@ -117,16 +118,16 @@ def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
 
 
 def _fetch(source: XmlSource, where: str) -> bytes:
-    from loader.api.feeds import FeedAccess, walk_pages
-
+    if source.walk is None:
+        raise offline(where)
     pages: list[bytes] = []
 
-    def visit(page: FeedPage) -> None:
+    def visit(page: Page) -> None:
         if len(page.body) > XML_BYTES.value():
             raise XML_BYTES.refuse(f"the answer holds {len(page.body):,} bytes", where)
         pages.append(page.body)
 
-    walk_pages(source.location, visit, source.access or FeedAccess(), where)
+    source.walk(source.location, visit, where)
     return pages[0]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -14,11 +15,11 @@ from helpers.faulty import closed_port
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loader.api.feeds import ClientCredentials, FeedAccess
+from loader.api.feeds import ClientCredentials, FeedAccess, walk_pages
 from loader.config import Secret
 from loader.errors import SheetError
 from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, read
-from loader.source.readers.record_rows import FieldPaths
+from loader.source.readers.record_rows import FieldPaths, WalkPages
 
 DATA = Path(__file__).with_name("data")
 PAGES = {n: (DATA / f"ooapi-courses-page{n}.json").read_bytes() for n in (1, 2)}
@@ -106,6 +107,11 @@ def feed() -> Iterator[_Server]:
         thread.join(5)
 
 
+def over(access: FeedAccess | None = None) -> WalkPages:
+    """How the readers fetch a URL: `walk_pages` with the source's access."""
+    return partial(walk_pages, access=access)
+
+
 def url(server: _Server, path: str) -> str:
     return f"http://127.0.0.1:{server.server_port}{path}"
 
@@ -176,7 +182,7 @@ def test_bad_files_are_errors_naming_them(tmp_path: Path) -> None:
 
 
 def test_ooapi_pages_are_read_by_page_number_while_has_next_page(tmp_path: Path, feed: _Server) -> None:
-    data = read(JsonSource("catalogue", url(feed, "/courses"), tmp_path, records="$.items[*]",
+    data = read(JsonSource("catalogue", url(feed, "/courses"), tmp_path, walk=over(), records="$.items[*]",
                            paging=Paging(page_param="pageNumber", more_path="$.hasNextPage")), ENGLISH_FIRST)
     assert values(data) == [("INFOMQNM", "Quantum Mechanics"), ("0851", "Statistiek"),
                             ("HIST2002", "History of Science")]
@@ -186,59 +192,62 @@ def test_ooapi_pages_are_read_by_page_number_while_has_next_page(tmp_path: Path,
 
 
 def test_next_links_in_the_body_are_followed_and_the_total_is_checked(tmp_path: Path, feed: _Server) -> None:
-    source = JsonSource("c", url(feed, "/linked"), tmp_path, records="$.items[*]",
+    source = JsonSource("c", url(feed, "/linked"), tmp_path, walk=over(), records="$.items[*]",
                         paging=Paging(next_path="$.links.next"), total="$.total")
     assert len(read(source, ENGLISH_FIRST).rows) == 4
-    changed = JsonSource("c", url(feed, "/linked?total=4"), tmp_path, records="$.items[*]",
+    changed = JsonSource("c", url(feed, "/linked?total=4"), tmp_path, walk=over(), records="$.items[*]",
                          paging=Paging(next_path="$.links.next"), total="$.total")
     with pytest.raises(SheetError, match="the feed says it holds 4 records"):
         read(changed, ENGLISH_FIRST)
 
 
 def test_a_link_header_names_the_next_page(tmp_path: Path, feed: _Server) -> None:
-    data = read(JsonSource("c", url(feed, "/header"), tmp_path, paging=Paging(next_header="Link")), ENGLISH_FIRST)
+    data = read(JsonSource("c", url(feed, "/header"), tmp_path, walk=over(), paging=Paging(next_header="Link")),
+                ENGLISH_FIRST)
     assert [row.values[0] for row in data.rows[1:]] == ["INFOMQNM", "0851", "HIST2002"]
 
 
 def test_client_credentials_get_a_token_sent_with_every_page(tmp_path: Path, feed: _Server) -> None:
     access = FeedAccess(credentials=ClientCredentials(url(feed, "/token"), "loader", Secret(SECRET)))
-    data = read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, records="$.items[*]", access=access,
+    data = read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, records="$.items[*]", walk=over(access),
                            paging=Paging(page_param="pageNumber", more_path="$.hasNextPage")), ENGLISH_FIRST)
     assert len(data.rows) == 4
     wrong = FeedAccess(credentials=ClientCredentials(url(feed, "/token"), "loader", Secret("wrong-secret-1")))
     with pytest.raises(Exception, match="refused the client") as error:
-        read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, access=wrong), ENGLISH_FIRST)
+        read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, walk=over(wrong)), ENGLISH_FIRST)
     assert SECRET not in str(error.value)
 
 
 def test_headers_from_the_environment_are_sent(tmp_path: Path, feed: _Server) -> None:
     access = FeedAccess(headers={"Authorization": Secret(f"Bearer {TOKEN}")})
-    assert len(read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, records="$.items[*]", access=access),
+    assert len(read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, records="$.items[*]", walk=over(access)),
                     ENGLISH_FIRST).rows) == 3
     with pytest.raises(SheetError, match="answered 401") as error:
-        read(JsonSource("c", url(feed, "/secured/courses"), tmp_path), ENGLISH_FIRST)
+        read(JsonSource("c", url(feed, "/secured/courses"), tmp_path, walk=over()), ENGLISH_FIRST)
     assert "auth:" in str(error.value)
 
 
 def test_a_429_is_retried_after_the_wait_it_asks_for(tmp_path: Path, feed: _Server) -> None:
-    data = read(JsonSource("c", url(feed, "/busy"), tmp_path, records="$.items[*]"), ENGLISH_FIRST)
+    data = read(JsonSource("c", url(feed, "/busy"), tmp_path, walk=over(), records="$.items[*]"), ENGLISH_FIRST)
     assert len(data.rows) == 2 and feed.seen == ["/busy", "/busy"]
 
 
 def test_feed_failures_are_errors_naming_the_source(tmp_path: Path, feed: _Server) -> None:
     quick = FeedAccess(attempts=2, wait_initial_s=0.01, timeout_s=2)
     with pytest.raises(SheetError, match=r"cannot read http://127\.0\.0\.1:\d+/courses: the connection was refused"):
-        read(JsonSource("c", f"http://127.0.0.1:{closed_port()}/courses", tmp_path, access=quick), ENGLISH_FIRST)
+        read(JsonSource("c", f"http://127.0.0.1:{closed_port()}/courses", tmp_path, walk=over(quick)), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="answered 404"):
-        read(JsonSource("c", url(feed, "/nowhere?token=hidden"), tmp_path), ENGLISH_FIRST)
+        read(JsonSource("c", url(feed, "/nowhere?token=hidden"), tmp_path, walk=over()), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="not UTF-8 text") as error:
-        read(JsonSource("c", url(feed, "/latin1"), tmp_path), ENGLISH_FIRST)
+        read(JsonSource("c", url(feed, "/latin1"), tmp_path, walk=over()), ENGLISH_FIRST)
     assert "page 1" in str(error.value)
     with pytest.raises(SheetError, match="names a next page already read"):
-        read(JsonSource("c", url(feed, "/loop"), tmp_path, records="$.items[*]",
+        read(JsonSource("c", url(feed, "/loop"), tmp_path, walk=over(), records="$.items[*]",
                         paging=Paging(next_path="$.links.next"), allow_empty=True), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="must use https://"):
-        read(JsonSource("c", "http://example.org/courses", tmp_path), ENGLISH_FIRST)
+        read(JsonSource("c", "http://example.org/courses", tmp_path, walk=over()), ENGLISH_FIRST)
+    with pytest.raises(SheetError, match="a URL source is not read offline"):
+        read(JsonSource("c", url(feed, "/courses"), tmp_path), ENGLISH_FIRST)
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from loader.api.feeds import walk_pages
 from loader.errors import SheetError
 from loader.source.readers.record_rows import FieldPaths, RecordRows
 from loader.source.readers.xml_feed import XmlSource, read
@@ -183,6 +185,8 @@ def catalogue() -> Iterator[str]:
 
 
 def test_a_url_is_read_as_a_file_is(tmp_path: Path, catalogue: str) -> None:
-    data = read(XmlSource("feed", catalogue, tmp_path, "//x:course", XCRI), COURSE_FIELDS[:2])
+    data = read(XmlSource("feed", catalogue, tmp_path, "//x:course", XCRI, walk=partial(walk_pages)), COURSE_FIELDS[:2])
     assert rows(data) == [("PG-DATA-01", "MSc Data Science"), ("PG-HIST-02", "MA History")]
     assert data.file == f"feed (xml, {catalogue})"
+    with pytest.raises(SheetError, match="a URL source is not read offline"):
+        read(XmlSource("feed", catalogue, tmp_path, "//x:course", XCRI), COURSE_FIELDS[:2])
