@@ -99,33 +99,62 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
     the source and the record for anything that cannot be read as asked."""
     where = describe(source)
     records_path = _compiled(source.records, where) if source.records else None
-    readers = [_field_reader(spec, where) for spec in fields]
     builder = RowsBuilder(where, fields)
-    count = 0
-
-    def take(document: Any, prefix: str) -> None:
-        nonlocal count
-        for location, record in _records(document, records_path, prefix):
-            try:
-                builder.add(location, [reader(record) for reader in readers])
-            except _ObjectFound as found:
-                raise SheetError(f"the path {found.name!r} finds an object, not a value", where=builder.at(location),
-                                 hint="name a value inside it (e.g. name.en), or a list of values") from None
-            count += 1
-
+    rows = _RowMaker(fields, records_path, builder)
     if is_url(source.location):
-        said_total = _read_pages(source, where, take)
-        if said_total is not None and said_total != count:
-            raise SheetError(f"the feed says it holds {said_total:,} records ({source.total}) but {count:,} were "
-                             "read: it may have changed while its pages were read", where=where, hint="run again")
+        said_total = _read_pages(source, where, rows.take)
+        if said_total is not None and said_total != rows.count:
+            raise SheetError(f"the feed says it holds {said_total:,} records ({source.total}) but {rows.count:,} "
+                             "were read: it may have changed while its pages were read", where=where, hint="run again")
     else:
         files = matched_files(source.location, source.base, SUFFIXES, where)
         for path, display in files:
             prefix = f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else ""
             lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
             for document, at in _documents(path, lines, display):
-                take(document, prefix + at)
-    return builder.done(count, source.allow_empty, source.records or "$")
+                rows.take(document, prefix + at)
+    return builder.done(rows.count, source.allow_empty, source.records or "$")
+
+
+_AS_THEY_ARE = frozenset({str, int, bool, type(None)})
+
+
+class _RowMaker:
+    """Each record's row. Where every field is one key (`unit_code`), a record whose values are text,
+    whole numbers, booleans or missing gives them as they are, looked up at once; any other record,
+    and every record of other fields, is read field by field (`fast=False` reads every record so;
+    tests/source/readers/test_json_feed.py holds both equal)."""
+
+    def __init__(self, fields: list[FieldPaths], records_path: JsonPath | None, builder: RowsBuilder,
+                 fast: bool = True):
+        self.readers = [_field_reader(spec, builder.display) for spec in fields]
+        self.records_path = records_path
+        self.builder = builder
+        one_key = all(len(spec.paths) == 1 and _KEY.fullmatch(spec.paths[0]) for spec in fields)
+        self.keys = tuple(spec.paths[0] for spec in fields) if one_key and fast else None
+        self.count = 0
+
+    def take(self, document: Any, prefix: str) -> None:
+        """The records of one document (the document itself, or those `records:` finds)."""
+        keys, builder = self.keys, self.builder
+        plain = self.records_path is None and type(document) is dict
+        for location, record in ((prefix + "$", document),) if plain else _records(document, self.records_path,
+                                                                                     prefix):
+            self.count += 1
+            if keys is not None and type(record) is dict:
+                values = tuple([record.get(key) for key in keys])
+                if _AS_THEY_ARE.issuperset(map(type, values)) and "" not in values:
+                    builder.add_row(location, values)
+                    continue
+            self.add(location, record)
+
+    def add(self, location: str, record: Any) -> None:
+        try:
+            values = [reader(record) for reader in self.readers]
+        except _ObjectFound as found:
+            raise SheetError(f"the path {found.name!r} finds an object, not a value", where=self.builder.at(location),
+                             hint="name a value inside it (e.g. name.en), or a list of values") from None
+        self.builder.add(location, values)
 
 
 def _documents(path: Path, lines: bool, display: str) -> Iterator[tuple[Any, str]]:
@@ -161,7 +190,10 @@ def _parsed(data: bytes, where: str, line: int) -> Any:
                          "one record a line, named .jsonl)") from None
 
 
-def _compiled(path: str, where: str) -> jsonpath.JSONPath | jsonpath.CompoundJSONPath:
+JsonPath = jsonpath.JSONPath | jsonpath.CompoundJSONPath
+
+
+def _compiled(path: str, where: str) -> JsonPath:
     try:
         return jsonpath.compile(path)
     except jsonpath.JSONPathError as exc:
@@ -169,8 +201,7 @@ def _compiled(path: str, where: str) -> jsonpath.JSONPath | jsonpath.CompoundJSO
                          hint="e.g. records: \"$.items[*]\"") from None
 
 
-def _records(document: Any, path: jsonpath.JSONPath | jsonpath.CompoundJSONPath | None,
-             prefix: str) -> Iterator[tuple[str, Any]]:
+def _records(document: Any, path: JsonPath | None, prefix: str) -> Iterator[tuple[str, Any]]:
     if path is not None:
         for match in path.finditer(document):
             yield prefix + _location(match.parts), match.obj

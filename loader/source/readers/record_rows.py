@@ -96,11 +96,15 @@ class RowsBuilder:
         self.rows: list[SheetRow] = [SheetRow(1, tuple(f.name for f in self.fields))]
         self.locations: list[str] = []
 
+    def add_row(self, location: str, values: tuple[CellValue, ...]) -> None:
+        """One record that gives one value (or none) for each field."""
+        self.rows.append(SheetRow(len(self.rows) + 1, values))
+        self.locations.append(location)
+
     def add(self, location: str, values: Sequence[list[CellValue]]) -> None:
         """One record: per field, the values its first path that found any found."""
         if max(map(len, values), default=0) <= 1:
-            self.rows.append(SheetRow(len(self.rows) + 1, tuple([found[0] if found else None for found in values])))
-            self.locations.append(location)
+            self.add_row(location, tuple([found[0] if found else None for found in values]))
             return
         depth = 1
         for spec, found in zip(self.fields, values, strict=True):

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from loader.api.feeds import ClientCredentials, FeedAccess, walk_pages
 from loader.config import Secret
 from loader.errors import SheetError
-from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, read
-from loader.source.readers.record_rows import FieldPaths, WalkPages
+from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, _RowMaker, read
+from loader.source.readers.record_rows import FieldPaths, RowsBuilder, WalkPages
 
 DATA = Path(__file__).with_name("data")
 PAGES = {n: (DATA / f"ooapi-courses-page{n}.json").read_bytes() for n in (1, 2)}
@@ -255,7 +255,11 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
                                                                                  max_size=2), max_leaves=8)
 
 
-@given(record=_JSON)
+# Values at the edges of the cell rules, then any JSON.
+_VALUES = st.sampled_from(["", " ", "x", 0, 10, 10.0, 2.5, True, None, [], ["x", "y"], [""], {"k": 1}]) | _JSON
+
+
+@given(record=st.dictionaries(st.sampled_from("ab"), _VALUES, max_size=2) | _JSON)
 def test_a_one_key_path_reads_as_the_general_walk_does(record: object) -> None:
     one_key = _field_reader(FieldPaths("f", ("a",)), "w")
     walked = _field_reader(FieldPaths("f", ("a", "a")), "w")  # two paths: the general reader, same meaning
@@ -267,3 +271,20 @@ def test_a_one_key_path_reads_as_the_general_walk_does(record: object) -> None:
             return ("object", found.name)
 
     assert outcome(one_key) == outcome(walked)
+
+
+@given(records=st.lists(st.dictionaries(st.sampled_from("abc"), _VALUES, max_size=3) | _JSON, max_size=4))
+def test_records_looked_up_at_once_give_the_rows_read_field_by_field(records: list[object]) -> None:
+    fields = [FieldPaths("a", ("a",)), FieldPaths("b", ("b",), collect=True)]
+
+    def outcome(fast: bool) -> object:
+        builder = RowsBuilder("w", fields)
+        maker = _RowMaker(fields, None, builder, fast=fast)
+        try:
+            for number, record in enumerate(records):
+                maker.take(record, f"{number} › ")
+        except SheetError as error:
+            return str(error)
+        return builder.done(maker.count, True, "$")
+
+    assert outcome(fast=True) == outcome(fast=False)
