@@ -116,12 +116,12 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
     return builder.done(rows.count, source.allow_empty, source.records or "$")
 
 
-_AS_THEY_ARE = frozenset({str, int, bool, type(None)})
+_AS_THEY_ARE = frozenset({str, int, float, bool, type(None)})
 
 
 class _RowMaker:
     """Each record's row. Where every field is one key (`unit_code`), a record whose values are text,
-    whole numbers, booleans or missing gives them as they are, looked up at once; any other record,
+    numbers, booleans or missing gives them looked up at once (whole floats as ints); any other record,
     and every record of other fields, is read field by field (`fast=False` reads every record so;
     tests/source/readers/test_json_feed.py holds both equal)."""
 
@@ -138,13 +138,17 @@ class _RowMaker:
         """The records of one document (the document itself, or those `records:` finds)."""
         keys, builder = self.keys, self.builder
         plain = self.records_path is None and type(document) is dict
-        for location, record in ((prefix + "$", document),) if plain else _records(document, self.records_path,
-                                                                                     prefix):
+        records = ((prefix + "$", document),) if plain else _records(document, self.records_path, prefix)
+        for location, record in records:
             self.count += 1
             if keys is not None and type(record) is dict:
-                values = tuple([record.get(key) for key in keys])
-                if _AS_THEY_ARE.issuperset(map(type, values)) and "" not in values:
-                    builder.add_row(location, values)
+                values = [record.get(key) for key in keys]
+                types = set(map(type, values))
+                if types <= _AS_THEY_ARE and "" not in values:
+                    if float in types:
+                        values = [int(v) if type(v) is float and v.is_integer() and abs(v) < 2**63 else v
+                                  for v in values]
+                    builder.add_row(location, tuple(values))
                     continue
             self.add(location, record)
 
@@ -170,8 +174,12 @@ def _documents(path: Path, lines: bool, display: str) -> Iterator[tuple[Any, str
         for number, line in enumerate(stream, start=1):
             if number == 1 and line.startswith(_BOM):
                 line = line[len(_BOM):]
-            if line.strip():
-                yield _parsed(line, display, number), f"line {number}{PLACE_SEPARATOR}"
+            if not line.isspace() and line:
+                try:
+                    document = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    document = _parsed(line, display, number)  # raises, saying what is wrong where
+                yield document, f"line {number}{PLACE_SEPARATOR}"
 
 
 def _parsed(data: bytes, where: str, line: int) -> Any:
