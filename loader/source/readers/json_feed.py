@@ -1,9 +1,9 @@
 """JSON and JSON Lines -> rows of cell values: from a file, a folder or glob, or an http(s) URL.
 
-Where the records are (`records:`) is a JSONPath (RFC 9535), evaluated by python-jsonpath: the
-path language people already write for JSON APIs (Postman, Kubernetes, jq-like tutorials all
-teach `$.items[*]`), standardised by the IETF, and python-jsonpath follows the RFC closely, is
-pure Python, typed and kept current, where jsonpath-ng follows an older, looser dialect. Without
+Where the records are (`records:`) is a JSONPath (RFC 9535), evaluated by python-jsonpath.
+JSONPath is the path language people already meet around JSON APIs (`$.items[*]`; kubectl's
+`-o jsonpath`, API testing tools), now an IETF standard; python-jsonpath follows the RFC, is typed
+and maintained, where jsonpath-ng implements an older, looser dialect of its own. Without
 `records:` a document that is a list gives one record per item and an object is one record; in
 JSON Lines (`.jsonl`, `.ndjson`) each line is a record (or holds them at `records:`).
 
@@ -14,8 +14,8 @@ nothing. Values follow the cell rules: text as it is (empty text is empty), whol
 `int` (`10.0` too), other numbers as `float`, booleans as they are; an object is refused at the
 record (name a value inside it) and a list gives its items.
 
-A URL is read page by page (by the `WalkPages` given: `loader.api.feeds`): the next page is a link in the body (`next:
-"$.links.next"`), a header (`next: {header: Link}`, the `rel="next"` link), or the next page
+A URL is read page by page, by the `WalkPages` the caller gives (`loader.api.feeds`): the next
+page is a link in the body (`next: "$.links.next"`), a header (`next: {header: Link}`, the `rel="next"` link), or the next page
 number (`page: {param: pageNumber, more: "$.hasNextPage"}`, as OOAPI v5 pages). `total:` is a
 path to the number of records the feed says it holds, checked against the records read.
 
