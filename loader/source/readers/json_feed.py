@@ -15,8 +15,9 @@ nothing. Values follow the cell rules: text as it is (empty text is empty), whol
 record (name a value inside it) and a list gives its items.
 
 A URL is read page by page, by the `WalkPages` the caller gives (`loader.api.feeds`): the next
-page is a link in the body (`next: "$.links.next"`), a header (`next: {header: Link}`, the `rel="next"` link), or the next page
-number (`page: {param: pageNumber, more: "$.hasNextPage"}`, as OOAPI v5 pages). `total:` is a
+page is a link in the body (`next: "$.links.next"`), a header (`next: {header: Link}`, the
+`rel="next"` link), or the next page number (`page: {param: pageNumber, more: "$.hasNextPage"}`,
+as OOAPI v5 pages). `total:` is a
 path to the number of records the feed says it holds, checked against the records read.
 
 Text must be UTF-8 (a byte order mark is dropped); a file or page larger than
