@@ -179,3 +179,9 @@ def test_a_postgresql_error_names_the_source_without_a_traceback(tmp_path: Path,
     with pytest.raises(SheetError, match='the query failed: column "nope" does not exist') as error:
         read(SqlSource("handbook", "SELECT nope FROM units", postgres_units, tmp_path))
     assert error.value.where == "handbook (query)"
+
+
+def test_a_parameter_the_mapping_does_not_give_is_named(tmp_path: Path, handbook: Path) -> None:
+    with pytest.raises(SheetError, match=r"the query failed: .*bind parameter 'year'") as error:
+        read(source(tmp_path, "SELECT unit_code FROM units WHERE year = :year"))
+    assert "[SQL:" not in str(error.value)
