@@ -152,10 +152,9 @@ def _run(source: SqlSource, where: str) -> tuple[tuple[str, ...], list[SheetRow]
     try:
         with engine.connect() as connection:
             _guard(connection, source.timeout_s)
-            result = connection.execution_options(stream_results=True, yield_per=BATCH_ROWS).execute(
-                text(source.sql), dict(source.params))
+            result = connection.execution_options(stream_results=True).execute(text(source.sql), dict(source.params))
             names = tuple(result.keys())
-            return names, list(_rows(result.partitions(), names, where))
+            return names, list(_rows(result.partitions(BATCH_ROWS), names, where))
     except SQLAlchemyError as exc:
         raise SheetError(f"the query failed: {_database_message(exc)}", where=where,
                          hint="run the query in the database's own client to see it fail there") from None
@@ -205,14 +204,20 @@ def _rows(batches: Iterator[Sequence[Sequence[Any]]], names: tuple[str, ...], wh
             raise limits.CELLS.refuse(f"the query gives more than {cells // width:,} rows of {width} columns", where)
         for raw in batch:
             number += 1
-            # Text, whole numbers and dates are cells as they are; only the rest is converted.
+            # Text, whole numbers and dates are cells as they are, floats made whole where they are;
+            # only the rest is converted by a call.
             values = tuple([value if type(value) in _AS_THEY_ARE and value != "" else
+                            _whole(value) if type(value) is float else
                             cell_value(value, names, index, where) for index, value in enumerate(raw)])
             if not all(is_blank(v) for v in values):
                 yield SheetRow(number, values)
 
 
 _AS_THEY_ARE = frozenset({str, int, bool, date, time})
+
+
+def _whole(value: float) -> int | float:
+    return int(value) if value.is_integer() and abs(value) < 2**63 else value
 
 
 def cell_value(value: object, names: Sequence[str], index: int, where: str) -> CellValue:
@@ -222,7 +227,7 @@ def cell_value(value: object, names: Sequence[str], index: int, where: str) -> C
     if isinstance(value, str):
         return value or None
     if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) < 2**63 else value
+        return _whole(value)
     if isinstance(value, Decimal):
         return decimal_value(value)
     if isinstance(value, timedelta):
