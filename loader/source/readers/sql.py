@@ -18,9 +18,9 @@ masked. `sqlite:///x.db` is relative to the mapping file's folder.
 What a value gives, by the cell rules of the other readers: text as it is (empty text is an empty
 cell); whole numbers, and `Decimal`s and floats without a fraction, as `int`; other `Decimal`s as a
 `float` when the float says the same number, else as their exact text ("0.10000000000000000001");
-a date-time at midnight as a `date`, other date-times (time zone kept) and dates as they are; an
-interval as ISO 8601 duration text ("PT36H30M"); UUIDs and the like as their text. Binary, array
-and JSON values are refused, naming the column (select a text form of them).
+a date-time at midnight without a time zone as a `date`, other date-times (time zone kept) and
+dates as they are; an interval as ISO 8601 duration text ("PT36H30M"); UUIDs and the like as their
+text. Binary, array and JSON values are refused, naming the column (select a text form of them).
 
 The header row (row 1) holds the query's column names; a mapping's column is matched to them
 case-insensitively (`UNIT_CODE` is `unit_code`), and `read` names the header by the mapping's
