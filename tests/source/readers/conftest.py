@@ -1,0 +1,18 @@
+"""Fixtures of the readers' tests: a real PostgreSQL server for the SQL reader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from helpers import postgres
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A SQLAlchemy URL of a throwaway PostgreSQL cluster (skipped, saying why, where none can start)."""
+    reason = postgres.why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    with postgres.cluster() as url:
+        yield url
