@@ -129,17 +129,19 @@ class RecordWriter:
     async def _update(
         self, record: RecordPlan, entity: EntityProfile, record_id: str, payload: Mapping[str, Any], *,
         attempts: int, failed_id: str | None = None, doing: str | None = None,
-    ) -> Mapping[str, Any] | None:
-        """PATCH `payload`; its answer (None when it was found landed after its answer was lost).
-        When its retries ran out on failures that may hide a committed write, the record is looked
-        up by id, and the update is done if it holds every field as sent."""
+    ) -> Mapping[str, Any]:
+        """PATCH `payload`; its answer. When its retries ran out on failures that may hide a committed
+        write, the record is looked up by id, and the update is done if it holds every field as sent:
+        the record read then is the answer (its `updated` stamp journaled, so the history is not
+        left behind the write)."""
         try:
             return await self.client.update(entity.name, record_id, payload)
         except ApiError as error:
             if not outcome_unknown(error):
                 raise failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None
-            if await update_landed(self.client.get, entity, record_id, payload):
-                return None
+            landed = await update_landed(self.client.get, entity, record_id, payload)
+            if landed is not None:
+                return landed
             if self.journal is not None:
                 self.journal.lost(record, record_id)
             raise failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None

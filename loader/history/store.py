@@ -177,7 +177,7 @@ class History:
         folded = []
         for path in self.leftovers():
             folded.append(path.name.removesuffix(OPEN_SUFFIX))
-            self._complete(path, replay(path, self.snapshot))
+            self._complete(path, replay(path, self.snapshot), interrupted=True)
         return folded
 
     def journals(self) -> list[Journal]:
@@ -194,14 +194,18 @@ class History:
         return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
                             max_file_bytes=self._max_file_bytes)
 
-    def _complete(self, path: Path, folding: Folding) -> Head:
+    def _complete(self, path: Path, folding: Folding, *, interrupted: bool = False) -> Head:
+        """Fold a finished journal into the snapshot and keep it. One with no entry leaves no trace,
+        unless its apply was `interrupted`: a write of it may have landed with its answer lost, and
+        its journal (a header alone) is what makes that write the loader's (`interrupted_applies`)."""
         self._writable()
-        if not folding.entries:
+        if not folding.entries and not interrupted:
             path.unlink()
             return self.head
-        self.snapshot, changed = folded(folding.overlay)
-        limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
-        write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
+        if folding.entries:
+            self.snapshot, changed = folded(folding.overlay)
+            limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
+            write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
         if folding.wrote and self.head.last_apply != folding.info.apply_id:
             self.head = self.head.moved(folding.info.apply_id, folding.service_users)
         write_atomically(self.folder / HEAD, head_json(self.head))
