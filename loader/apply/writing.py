@@ -15,11 +15,14 @@ from loader.api.errors import ApiError
 from loader.apply.confirm import outcome_unknown, update_landed
 from loader.apply.creating import Created, Creator, WriteClient
 from loader.apply.failures import WriteFailure, failure, shown_message
+from loader.apply.journaling import LABEL_PREFIX as LABEL
 from loader.apply.journaling import ApplyJournal
+from loader.apply.payloads import labels_over
 from loader.apply.results import ANSWER_LOST_ADOPTED, Outcome, RecordResult
 from loader.errors import LoaderError
 from loader.plan.model import Action, RecordPlan
 from loader.profile import EntityProfile
+from loader.record_fields import CUSTOM
 
 
 def result_of(record: RecordPlan, outcome: Outcome, **values: Any) -> RecordResult:
@@ -78,6 +81,8 @@ class RecordWriter:
             elif record.action is Action.UPDATE and payload:
                 if record_id is None:
                     raise WriteFailure("the plan gives no id for this update", status=None, attempts=0)
+                if CUSTOM in payload:
+                    payload = await self._labels_now(record, entity, record_id, payload, attempts)
                 attempts += 1
                 answer = await self._update(record, entity, record_id, payload, attempts=attempts)
                 if self.journal is not None:
@@ -125,6 +130,18 @@ class RecordWriter:
                 self.journal.status_step(record, str(record_id), state, before, answer)
             before = state
         return record.status_path[-1], sent
+
+    async def _labels_now(self, record: RecordPlan, entity: EntityProfile, record_id: str,
+                          payload: dict[str, Any], attempts: int) -> dict[str, Any]:
+        """The payload's labels made over the record as it is now (one GET by id): the plan's label
+        changes sent, a label added in the platform since the plan kept (`labels_over`)."""
+        try:
+            live = await self.client.get(entity.name, record_id)
+        except ApiError as error:
+            raise failure(error, attempts=attempts, record_id=record_id,
+                          doing="reading its labels before the update") from None
+        changed = [c.field[len(LABEL):] for c in record.changes if c.field.startswith(LABEL)]
+        return labels_over(payload, changed, live)
 
     async def _update(
         self, record: RecordPlan, entity: EntityProfile, record_id: str, payload: Mapping[str, Any], *,

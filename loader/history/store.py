@@ -20,6 +20,7 @@ from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
 from loader.history.head import Head, head_json, new_head, read_head
+from loader.history.integrity import refuse_damaged_files, refuse_lost_lines
 from loader.history.interrupted import Interrupted, interrupted_applies
 from loader.history.journal import (
     ApplyInfo,
@@ -96,8 +97,13 @@ class History:
             raise missing_key(key_variable, str(folder))
         else:
             data_key = None
-        history = cls(folder, head, stored is not None, Digester(personal, data_key),
-                      read_snapshot(folder / SNAPSHOT), history_key, max_file_bytes=max_file_bytes)
+        done = [p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX)]
+        refuse_damaged_files(folder, folder / HEAD, stored, folder / SNAPSHOT, done)
+        snapshot = read_snapshot(folder / SNAPSHOT)
+        if not any((folder / JOURNALS).glob(f"*{OPEN_SUFFIX}")):  # else the snapshot may be ahead of the head
+            refuse_lost_lines(folder, folder / HEAD, stored, folder / SNAPSHOT, snapshot)
+        history = cls(folder, head, stored is not None, Digester(personal, data_key), snapshot, history_key,
+                      max_file_bytes=max_file_bytes)
         if fold_leftovers:
             history.fold_leftovers()
         history.interrupted_applies = interrupted_applies(
@@ -208,6 +214,7 @@ class History:
             write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
         if folding.wrote and self.head.last_apply != folding.info.apply_id:
             self.head = self.head.moved(folding.info.apply_id, folding.service_users)
+        self.head = self.head.counted({entity: self.snapshot.count(entity) for entity in self.snapshot.entities()})
         write_atomically(self.folder / HEAD, head_json(self.head))
         self.started = True
         path.rename(path.with_name(path.name.removesuffix(OPEN_SUFFIX) + DONE_SUFFIX))
