@@ -136,9 +136,11 @@ def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProf
 
 
 def compared_despite_errors(plan: RecordPlan) -> bool:
-    """Whether the record's only errors are an illegal status move, which the compare may find is
-    a platform edit to keep (a person deactivated the record): its other changes then go ahead."""
-    return all(f.code == ILLEGAL_MOVE for f in plan.findings if f.severity == "error")
+    """Whether the record's only errors (what blocks it: not a record it depends on) are an illegal
+    status move, which the compare may find is a platform edit to keep (a person deactivated the
+    record): its other changes then go ahead."""
+    errors = [f.code for f in plan.findings if f.severity == "error"]
+    return bool(errors) and all(code == ILLEGAL_MOVE for code in errors)
 
 
 def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | None, live: Mapping[str, Any],
@@ -299,8 +301,12 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
     action = plan.action
     if action is not Action.CREATE:
         action = Action.UPDATE if work.payload or work.status_path else Action.UNCHANGED
-    findings = plan.findings if not work.status_held else tuple(f for f in plan.findings if f.code != ILLEGAL_MOVE)
+    findings, blocked = plan.findings, plan.blocked
+    if work.status_held:  # an illegal move back from the person's status is no move: nothing blocks the rest
+        findings = tuple(f for f in plan.findings if f.code != ILLEGAL_MOVE)
+        blocked = blocked and any(f.severity == "error" for f in findings)
     return record_plan_with(plan, action=action, payload=work.payload, changes=changes, status_path=work.status_path,
+                   blocked=blocked,
                    findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after)

@@ -262,7 +262,7 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
                live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, compare: HistoryCompare,
                block: _Block) -> RecordPlan:
     """One record compared: `live` its match, `by_line` the live record with its line's id."""
-    if plan.blocked or (_has_errors(plan) and not compared_despite_errors(plan)):
+    if (plan.blocked or _has_errors(plan)) and not compared_despite_errors(plan):
         return plan
     profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
     if by_line is not None and str(by_line.get("id")) != plan.live_id:
