@@ -26,7 +26,7 @@ ARRANGEMENTS = "/institution/articulation-arrangements"
 
 
 def _mapping(policy: str | None) -> str:
-    status = "{column: Status, on_platform_edit: %s}" % policy if policy else "Status"
+    status = f"{{column: Status, on_platform_edit: {policy}}}" if policy else "Status"
     return ("version: 1\nsource: arrangements.xlsx\nentities:\n  arrangements:\n    entity: arrangement\n"
             "    sheet: Arrangements\n    key: [code]\n    fields:\n      code: Code\n      name: Name\n"
             f"      status: {status}\n")
