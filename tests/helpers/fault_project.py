@@ -1,10 +1,12 @@
-"""A project the fault tests of the history run through real processes: schools (code, name and a
-`Faculty` label) loaded by `python -m loader` in child processes against a sandbox serving in a
-thread, whose faults (lost answers, 5xx, 429s) are set between runs; a person editing in the
-platform through the sandbox's `staff-client`; applies killed with SIGKILL at a chosen write."""
+"""A project the fault tests of the history run: schools (code, name and a `Faculty` label) loaded
+by the command line against a sandbox serving in a thread, whose faults (lost answers, 5xx, 429s)
+are set between runs; a person editing in the platform through the sandbox's `staff-client`;
+applies killed with SIGKILL at a chosen write (`python -m loader` in a child process of its own)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -21,6 +23,7 @@ import openpyxl
 
 from helpers.apply import loader_yaml_for
 from helpers.sandbox import Caller, fetch_token
+from loader.cli import main
 from loader.history.store import History
 from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, serve_in_thread
 
@@ -70,14 +73,25 @@ class FaultProject:
         return subprocess.Popen([sys.executable, "-m", "loader", *argv], cwd=self.root, env=env, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
-    def run(self, *argv: str, timeout: float = 180) -> tuple[int, str]:
-        """Run the loader to its end: (exit code, what it printed on stderr)."""
-        child = self.start(*argv)
-        _, err = child.communicate(timeout=timeout)
-        return child.returncode, err
+    def run(self, *argv: str) -> tuple[int, str]:
+        """`loader ARGV` run to its end in this process (the command line's `main`, in the project,
+        its secret set; a child process only where it is killed): (exit code, what it printed on
+        stderr)."""
+        err, out = io.StringIO(), io.StringIO()
+        before = os.environ.get(SECRET_VARIABLE)
+        os.environ[SECRET_VARIABLE] = self.sandbox.client_secret
+        try:
+            with contextlib.chdir(self.root), contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                code = main(list(argv))
+        finally:
+            if before is None:
+                del os.environ[SECRET_VARIABLE]
+            else:
+                os.environ[SECRET_VARIABLE] = before
+        return code, err.getvalue()
 
-    def apply(self, timeout: float = 180) -> tuple[int, str]:
-        return self.run("apply", "schools.yaml", "--yes", timeout=timeout)
+    def apply(self) -> tuple[int, str]:
+        return self.run("apply", "schools.yaml", "--yes")
 
     def plan(self) -> tuple[int, str]:
         """`loader plan` writing plan.json."""
@@ -108,8 +122,13 @@ class FaultProject:
         self.sandbox.set_faults(faults or FaultOptions())
 
     def live(self) -> dict[str, dict[str, Any]]:
-        """The live schools by code."""
-        return {s["code"]: s for s in self.loader.all_pages(SCHOOLS)}
+        """The live schools by code (read again while the sandbox's faults fail a read)."""
+        for _ in range(100):
+            try:
+                return {s["code"]: s for s in self.loader.all_pages(SCHOOLS)}
+            except KeyError:  # a 5xx or a 429 answered instead of a page
+                time.sleep(0.2)
+        raise AssertionError("the live schools could not be read")
 
     def edit(self, code: str, body: Mapping[str, Any]) -> None:
         """A person changes a school in the platform's own interface (labels: merged over live's)."""
@@ -141,3 +160,58 @@ def fault_project(root: Path, *, concurrency: int = 4) -> Iterator[FaultProject]
         loader = Caller(http, fetch_token(sandbox.base_url, sandbox.client_id, sandbox.client_secret))
         staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
         yield FaultProject(root, sandbox, loader, staff)
+
+
+FIELDS = ("name", "faculty")
+
+
+@dataclass
+class Expected:
+    """What the project should converge to: the sheet, with every field a person edited last
+    holding the person's value (under `on_platform_edit: keep` a platform edit is never
+    overwritten: kept, or a held conflict when the sheet changes the field). Values are unique per
+    change, so the sheet never catches up with a person by chance."""
+
+    sheet: dict[str, Row]
+    edits: dict[tuple[str, str], str]
+
+    def edit(self, project: FaultProject, code: str, field: str, value: str) -> None:
+        project.edit(code, {"name": value} if field == "name" else {"custom_attributes": {"Faculty": value}})
+        self.edits[code, field] = value
+
+    def change(self, project: FaultProject, code: str, field: str, value: str) -> None:
+        name, faculty = self.sheet[code]
+        self.add(project, code, (value, faculty) if field == "name" else (name, value))
+
+    def add(self, project: FaultProject, code: str, row: Row) -> None:
+        """A row of the sheet set (a new one: a school to create, every field set: a field the loader
+        never wrote has no W, and is compared two-way)."""
+        self.sheet[code] = row
+        project.sheet(self.sheet)
+
+    def wanted(self) -> dict[str, Row]:
+        return {code: (self.edits.get((code, "name"), name), self.edits.get((code, "faculty"), faculty))
+                for code, (name, faculty) in self.sheet.items()}
+
+    def lost_edits(self, live: Mapping[str, Mapping[str, Any]]) -> list[str]:
+        """The persons' edits not live."""
+        return [f"{code}.{field}: {value!r}" for (code, field), value in sorted(self.edits.items())
+                if row_of(live[code])[FIELDS.index(field)] != value]
+
+    def converged(self, live: Mapping[str, Mapping[str, Any]]) -> bool:
+        return {code: row_of(rec) for code, rec in live.items()} == self.wanted()
+
+
+def converge(project: FaultProject, expected: Expected, *, tries: int = 4) -> list[str]:
+    """Re-run `loader apply` (faults as they are) until live is what `expected` wants; the stderr
+    of each run. Fails on a "the history is behind" refusal, or on no convergence."""
+    runs = []
+    for _ in range(tries):
+        code, err = project.apply()
+        runs.append(err)
+        assert BEHIND not in err, err
+        if code == 0 and expected.converged(project.live()):
+            return runs
+    live = {code: row_of(rec) for code, rec in project.live().items()}
+    raise AssertionError(f"no convergence after {tries} applies: live {live}, wanted {expected.wanted()}\n"
+                         + "\n".join(runs[-1:]))
