@@ -21,14 +21,15 @@ from loader.sandbox.server import FaultOptions
 
 SCHOOLS = 8
 ROUNDS = 8
-CHAOS = FaultOptions(lost_rate=0.35, error_rate=0.25, rate_limit=60.0, seed=39)
+CHAOS = FaultOptions(lost_rate=0.35, error_rate=0.25, rate_limit=10.0, seed=39)
+ATTEMPTS = 3  # retries run out often: updates found landed by their look-up, records failed and re-run
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_every_round_converges_with_every_edit_kept_and_never_behind(tmp_path: Path) -> None:
     draw = random.Random(39)
-    with fault_project(tmp_path) as project:
+    with fault_project(tmp_path, attempts=ATTEMPTS) as project:
         expected = Expected({f"K{i}": (f"School {i}", "Arts") for i in range(SCHOOLS)}, {})
         project.sheet(expected.sheet)
         assert project.apply()[0] == 0
@@ -38,7 +39,7 @@ def test_every_round_converges_with_every_edit_kept_and_never_behind(tmp_path: P
             for code in draw.sample(sorted(expected.sheet), 2):  # a person's edits
                 field = draw.choice(("name", "faculty"))
                 expected.edit(project, code, field, f"Staff {code} {field} r{round_}")
-            for code in draw.sample(sorted(expected.sheet), 3):  # the sheet's changes
+            for code in draw.sample(sorted(expected.sheet), 5):  # the sheet's changes
                 field = draw.choice(("name", "faculty"))
                 expected.change(project, code, field, f"Sheet {code} {field} r{round_}")
             expected.add(project, f"N{round_}", (f"New {round_}", f"Faculty {round_}"))  # a school to create

@@ -46,7 +46,7 @@ entities:
 BEHIND = "the history is behind"
 # Retries that outlast a burst of lost answers, with waits long enough to kill an apply between
 # a write that landed and the look-up that would have journaled it.
-SETTINGS = "    retry: {attempts: 6, wait_initial: 0.05, wait_max: 0.4}\n"
+RETRY = "    retry: {attempts: %d, wait_initial: 0.05, wait_max: 0.4}\n"
 Row = tuple[str, str]  # (name, faculty)
 
 
@@ -149,14 +149,14 @@ def row_of(live: Mapping[str, Any]) -> Row:
 
 
 @contextmanager
-def fault_project(root: Path, *, concurrency: int = 4) -> Iterator[FaultProject]:
-    """A project in `root` against a fresh sandbox, with no fault set."""
+def fault_project(root: Path, *, concurrency: int = 4, attempts: int = 6) -> Iterator[FaultProject]:
+    """A project in `root` against a fresh sandbox, with no fault set; `attempts` per request."""
     with serve_in_thread(SandboxOptions(seed={"institution-a": {"schools": []}})) as sandbox, \
             httpx.Client(base_url=sandbox.base_url, timeout=30) as http:
         (root / "schools.yaml").write_text(MAPPING, encoding="utf-8")
         (root / "loader.yaml").write_text(
             loader_yaml_for(sandbox, SECRET_VARIABLE, top=f"default_environment: local\nconcurrency: {concurrency}\n",
-                            settings=SETTINGS), encoding="utf-8")
+                            settings=RETRY % attempts), encoding="utf-8")
         loader = Caller(http, fetch_token(sandbox.base_url, sandbox.client_id, sandbox.client_secret))
         staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
         yield FaultProject(root, sandbox, loader, staff)
