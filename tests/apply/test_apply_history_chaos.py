@@ -49,8 +49,8 @@ def test_every_round_converges_with_every_edit_kept_and_never_behind(tmp_path: P
             converge(project, expected)
             assert expected.lost_edits(project.live()) == [], f"round {round_}"
             project.faults()  # the check itself reads calmly: a plan shows nothing left to write
-            code, err = project.plan()
-            assert code == 0 and BEHIND not in err, err
+            exit_code, err = project.plan()
+            assert exit_code == 0 and BEHIND not in err, err
             planned = read_plan_json(tmp_path / "plan.json").records()
             assert [r.ref for r in planned if r.action is not Action.UNCHANGED] == [], f"round {round_}: {err}"
         assert killed >= ROUNDS // 2 - 1, "most kills must land while the apply runs"

@@ -62,8 +62,8 @@ def test_applies_kills_lost_answers_and_edits_converge_with_every_edit_kept(step
 
         converge(project, expected, tries=3)
         assert expected.lost_edits(project.live()) == []
-        code, err = project.plan()
-        assert code == 0 and BEHIND not in err, err
+        exit_code, err = project.plan()
+        assert exit_code == 0 and BEHIND not in err, err
         planned = read_plan_json(Path(folder) / "plan.json").records()
         assert [r.ref for r in planned if r.action is not Action.UNCHANGED] == []
         unstamped = [(e.kind, e.key) for j in project.history().journals() for e in j.entries
