@@ -141,7 +141,8 @@ class RecordWriter:
             raise failure(error, attempts=attempts, record_id=record_id,
                           doing="reading its labels before the update") from None
         changed = [c.field[len(LABEL):] for c in record.changes if c.field.startswith(LABEL)]
-        return labels_over(payload, changed, live)
+        # a plan that names no label change (made by hand): each label it sends is one
+        return labels_over(payload, changed or list(payload[CUSTOM] or ()), live)
 
     async def _update(
         self, record: RecordPlan, entity: EntityProfile, record_id: str, payload: Mapping[str, Any], *,
