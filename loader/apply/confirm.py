@@ -30,17 +30,19 @@ def outcome_unknown(error: ApiError) -> bool:
 
 async def update_landed(
     get: GetRecord, entity: EntityProfile, record_id: str, payload: Mapping[str, Any]
-) -> bool:
-    """Whether record `record_id` now holds every field of `payload` (one GET by id).
+) -> dict[str, Any] | None:
+    """Record `record_id` as read now (one GET by id) when it holds every field of `payload`: the
+    update landed, and the record stands in for its lost answer (its `metadata.updated` stamp is
+    what the journal keeps, as for an adopted create).
 
-    False when it does not, is not found, or cannot be read (the update then fails as it would
+    None when it does not, is not found, or cannot be read (the update then fails as it would
     have without the look-up).
     """
     try:
         live = await get(entity.name, record_id)
     except LoaderError:
-        return False
-    return live is not None and live_holds(live, payload, entity)
+        return None
+    return live if live is not None and live_holds(live, payload, entity) else None
 
 
 def live_holds(live: Mapping[str, Any], payload: Mapping[str, Any], entity: EntityProfile) -> bool:

@@ -1,10 +1,11 @@
-"""Pure helpers of the executor: payloads with pending ids filled in, keys of a payload, and
-what an adopted record still lacks compared with the payload meant to create it.
+"""Pure helpers of the executor: payloads with pending ids filled in, keys of a payload, what an
+adopted record still lacks compared with the payload meant to create it, and an update's labels
+made over the record as it is when written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from loader.plan.compare import merge_labels, same
@@ -108,3 +109,16 @@ def missing_changes(live: Mapping[str, Any], payload: Mapping[str, Any], entity:
         if not _same(name, current, wanted, entity):
             patch[name] = wanted
     return patch
+
+
+def labels_over(payload: Mapping[str, Any], changed: Iterable[str], live: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`payload` with its `custom_attributes` made again over the labels `live` holds now: only the
+    labels the plan `changed` take the payload's values (absent: removed), every other label keeps
+    live's. An update replaces the whole map, and the map the plan drafted is the one live held
+    when it was fetched: a label a person added since (during a long apply) would be wiped."""
+    sent = payload.get(CUSTOM_ATTRIBUTES)
+    if not isinstance(sent, Mapping):
+        return dict(payload)
+    now = live.get(CUSTOM_ATTRIBUTES) if live is not None else None
+    merged, _ = merge_labels(now if isinstance(now, Mapping) else {}, {label: sent.get(label) for label in changed})
+    return {**payload, CUSTOM_ATTRIBUTES: merged}

@@ -15,11 +15,14 @@ from loader.api.errors import ApiError
 from loader.apply.confirm import outcome_unknown, update_landed
 from loader.apply.creating import Created, Creator, WriteClient
 from loader.apply.failures import WriteFailure, failure, shown_message
+from loader.apply.journaling import LABEL_PREFIX as LABEL
 from loader.apply.journaling import ApplyJournal
+from loader.apply.payloads import labels_over
 from loader.apply.results import ANSWER_LOST_ADOPTED, Outcome, RecordResult
 from loader.errors import LoaderError
 from loader.plan.model import Action, RecordPlan
 from loader.profile import EntityProfile
+from loader.record_fields import CUSTOM
 
 
 def result_of(record: RecordPlan, outcome: Outcome, **values: Any) -> RecordResult:
@@ -78,6 +81,8 @@ class RecordWriter:
             elif record.action is Action.UPDATE and payload:
                 if record_id is None:
                     raise WriteFailure("the plan gives no id for this update", status=None, attempts=0)
+                if CUSTOM in payload:
+                    payload = await self._labels_now(record, entity, record_id, payload, attempts)
                 attempts += 1
                 answer = await self._update(record, entity, record_id, payload, attempts=attempts)
                 if self.journal is not None:
@@ -126,20 +131,35 @@ class RecordWriter:
             before = state
         return record.status_path[-1], sent
 
+    async def _labels_now(self, record: RecordPlan, entity: EntityProfile, record_id: str,
+                          payload: dict[str, Any], attempts: int) -> dict[str, Any]:
+        """The payload's labels made over the record as it is now (one GET by id): the plan's label
+        changes sent, a label added in the platform since the plan kept (`labels_over`)."""
+        try:
+            live = await self.client.get(entity.name, record_id)
+        except ApiError as error:
+            raise failure(error, attempts=attempts, record_id=record_id,
+                          doing="reading its labels before the update") from None
+        changed = [c.field[len(LABEL):] for c in record.changes if c.field.startswith(LABEL)]
+        # a plan that names no label change (made by hand): each label it sends is one
+        return labels_over(payload, changed or list(payload[CUSTOM] or ()), live)
+
     async def _update(
         self, record: RecordPlan, entity: EntityProfile, record_id: str, payload: Mapping[str, Any], *,
         attempts: int, failed_id: str | None = None, doing: str | None = None,
-    ) -> Mapping[str, Any] | None:
-        """PATCH `payload`; its answer (None when it was found landed after its answer was lost).
-        When its retries ran out on failures that may hide a committed write, the record is looked
-        up by id, and the update is done if it holds every field as sent."""
+    ) -> Mapping[str, Any]:
+        """PATCH `payload`; its answer. When its retries ran out on failures that may hide a committed
+        write, the record is looked up by id, and the update is done if it holds every field as sent:
+        the record read then is the answer (its `updated` stamp journaled, so the history is not
+        left behind the write)."""
         try:
             return await self.client.update(entity.name, record_id, payload)
         except ApiError as error:
             if not outcome_unknown(error):
                 raise failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None
-            if await update_landed(self.client.get, entity, record_id, payload):
-                return None
+            landed = await update_landed(self.client.get, entity, record_id, payload)
+            if landed is not None:
+                return landed
             if self.journal is not None:
                 self.journal.lost(record, record_id)
             raise failure(error, attempts=attempts, record_id=failed_id, doing=doing) from None

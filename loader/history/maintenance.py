@@ -11,8 +11,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from loader.history.errors import HistoryError
 from loader.history.head import read_head
-from loader.history.snapshot import read_snapshot
+from loader.history.snapshot import SUFFIX, read_snapshot
 from loader.history.store import DONE_SUFFIX, HEAD, JOURNALS, SNAPSHOT
 
 
@@ -34,10 +35,24 @@ class HistoryFiles:
 
 def history_files(folder: Path) -> HistoryFiles:
     head = read_head(folder / HEAD)
-    snapshot = read_snapshot(folder / SNAPSHOT)
     journals = len(list((folder / JOURNALS).glob(f"*{DONE_SUFFIX}")))
-    return HistoryFiles(folder, {entity: snapshot.count(entity) for entity in snapshot.entities()}, journals,
+    return HistoryFiles(folder, _records(folder / SNAPSHOT), journals,
                         head.lineage if head else None, head.serial if head else 0, head.last_apply if head else None)
+
+
+def _records(snapshot_folder: Path) -> dict[str, int]:
+    """Records per entity of the snapshot; of a damaged one (a reset is its repair), its files' lines
+    counted without reading them as lines of a snapshot."""
+    try:
+        snapshot = read_snapshot(snapshot_folder)
+        return {entity: snapshot.count(entity) for entity in snapshot.entities()}
+    except (HistoryError, ValueError, IndexError, KeyError, TypeError):
+        counts: dict[str, int] = {}
+        for path in sorted(snapshot_folder.glob(f"*{SUFFIX}")):
+            entity = path.name.split(".")[0]
+            lines = path.read_bytes().splitlines()
+            counts[entity] = counts.get(entity, 0) + sum(1 for line in lines if line and not line.startswith(b"#"))
+        return counts
 
 
 def remove_history(folder: Path) -> None:

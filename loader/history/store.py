@@ -20,6 +20,7 @@ from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
 from loader.history.head import Head, head_json, new_head, read_head
+from loader.history.integrity import refuse_damaged_files, refuse_lost_lines
 from loader.history.interrupted import Interrupted, interrupted_applies
 from loader.history.journal import (
     ApplyInfo,
@@ -96,8 +97,13 @@ class History:
             raise missing_key(key_variable, str(folder))
         else:
             data_key = None
-        history = cls(folder, head, stored is not None, Digester(personal, data_key),
-                      read_snapshot(folder / SNAPSHOT), history_key, max_file_bytes=max_file_bytes)
+        done = [p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX)]
+        refuse_damaged_files(folder, folder / HEAD, stored, folder / SNAPSHOT, done)
+        snapshot = read_snapshot(folder / SNAPSHOT)
+        if not any((folder / JOURNALS).glob(f"*{OPEN_SUFFIX}")):  # else the snapshot may be ahead of the head
+            refuse_lost_lines(folder, folder / HEAD, stored, folder / SNAPSHOT, snapshot)
+        history = cls(folder, head, stored is not None, Digester(personal, data_key), snapshot, history_key,
+                      max_file_bytes=max_file_bytes)
         if fold_leftovers:
             history.fold_leftovers()
         history.interrupted_applies = interrupted_applies(
@@ -177,7 +183,7 @@ class History:
         folded = []
         for path in self.leftovers():
             folded.append(path.name.removesuffix(OPEN_SUFFIX))
-            self._complete(path, replay(path, self.snapshot))
+            self._complete(path, replay(path, self.snapshot), interrupted=True)
         return folded
 
     def journals(self) -> list[Journal]:
@@ -194,16 +200,21 @@ class History:
         return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
                             max_file_bytes=self._max_file_bytes)
 
-    def _complete(self, path: Path, folding: Folding) -> Head:
+    def _complete(self, path: Path, folding: Folding, *, interrupted: bool = False) -> Head:
+        """Fold a finished journal into the snapshot and keep it. One with no entry leaves no trace,
+        unless its apply was `interrupted`: a write of it may have landed with its answer lost, and
+        its journal (a header alone) is what makes that write the loader's (`interrupted_applies`)."""
         self._writable()
-        if not folding.entries:
+        if not folding.entries and not interrupted:
             path.unlink()
             return self.head
-        self.snapshot, changed = folded(folding.overlay)
-        limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
-        write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
+        if folding.entries:
+            self.snapshot, changed = folded(folding.overlay)
+            limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
+            write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
         if folding.wrote and self.head.last_apply != folding.info.apply_id:
             self.head = self.head.moved(folding.info.apply_id, folding.service_users)
+        self.head = self.head.counted({entity: self.snapshot.count(entity) for entity in self.snapshot.entities()})
         write_atomically(self.folder / HEAD, head_json(self.head))
         self.started = True
         path.rename(path.with_name(path.name.removesuffix(OPEN_SUFFIX) + DONE_SUFFIX))

@@ -25,9 +25,11 @@ from loader.plan.history_untouched import pending
 from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
 from loader.plan.model import Action, FieldChange, FieldOutcome, RecordPlan
+from loader.plan.status import ILLEGAL_MOVE
 from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
 from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
+from loader.source.equality import same
 from loader.source.records import DesiredRecord
 
 TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; its message starts "<field>: "
@@ -64,6 +66,8 @@ class _Work:
     """The record's plan as the compare changes it."""
 
     def __init__(self, plan: RecordPlan) -> None:
+        self.status_path = plan.status_path
+        self.status_held = False  # the sheet's status not moved to (a kept edit, a conflict, live's already)
         self.payload = dict(plan.payload)
         self.changes = {c.field: c for c in plan.changes}
         self.kept: list[FieldOutcome] = []
@@ -85,9 +89,14 @@ def three_way_record(
     work = _Work(plan)
     marks = dict(line.fields) if line is not None else {}
     who = (updated_user(live), updated_time(live))
+    status = entity.status.field if entity.status is not None else None
     for name in _managed(desired, plan, entity):
         if name == CUSTOM:
             _labels(work, plan, desired, live, marks, digests, context, who)
+            continue
+        if name == status:
+            _status(work, plan, name, desired, live, marks.get(name) if line is not None else None,
+                    digests, context, who)
             continue
         mark = marks.get(name)
         pii = desired is not None and name in desired.pii
@@ -122,9 +131,51 @@ def three_way_record(
 def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProfile) -> list[str]:
     """The fields the sheet manages on this record that an update may write, in a stable order."""
     names = set(desired.fields) if desired is not None else {c.field.split(".")[0] for c in plan.changes}
-    status = entity.status.field if entity.status is not None else None
     skip = entity.read_only | entity.create_only | entity.immutable | entity.forbidden
-    return sorted(n for n in names if n != status and n not in skip)
+    return sorted(n for n in names if n not in skip)
+
+
+def compared_despite_errors(plan: RecordPlan) -> bool:
+    """Whether the record's only errors (what blocks it: not a record it depends on) are an illegal
+    status move, which the compare may find is a platform edit to keep (a person deactivated the
+    record): its other changes then go ahead."""
+    errors = [f.code for f in plan.findings if f.severity == "error"]
+    return bool(errors) and all(code == ILLEGAL_MOVE for code in errors)
+
+
+def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | None, live: Mapping[str, Any],
+            mark: FieldMark | None, digests: RecordDigests, context: RecordContext,
+            who: tuple[str | None, int | None]) -> None:
+    """The status field, three-way as any other: an update is the two-way plan's path (the
+    executor's business, one legal step at a time); a kept platform edit or a conflict holds the
+    path, and with it an illegal move back from the person's status."""
+    if plan.action is Action.CREATE:
+        return
+    sheet = desired.fields.get(name) if desired is not None else next(
+        (c.new for c in plan.changes if c.field == name), None)
+    live_value = live.get(name)
+    if sheet is None:
+        return
+    if same(sheet, live_value):
+        written = digests.value(name, live_value)
+        if mark is None or mark.written != written:
+            work.confirmed.append(name)
+            work.written_after[name] = written
+        return
+    if mark is None:
+        return  # no W: the sheet's status is moved to (two-way)
+    verdict = compare_value(sheet, live_value, _one(mark.written), context.policies.get(name, Policy.KEEP),
+                            lambda v: digests.value(name, v))
+    outcome = verdict.outcome
+    if outcome is Outcome.CONFLICT \
+            and context.decided_for_sheet(plan, name, digests.value(name, sheet), work.findings):
+        outcome = Outcome.UPDATE
+    if outcome is Outcome.UPDATE:
+        return
+    work.status_path, work.status_held = (), True
+    work.changes.pop(name, None)
+    found = _outcome(name, sheet, live_value, mark, digests, sheet, who, False)
+    (work.kept if outcome is Outcome.KEPT else work.conflicts).append(found)
 
 
 def _labels(work: _Work, plan: RecordPlan, desired: DesiredRecord | None, live: Mapping[str, Any],
@@ -249,9 +300,14 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
     changes = tuple(c for _, c in sorted(work.changes.items()))
     action = plan.action
     if action is not Action.CREATE:
-        action = Action.UPDATE if work.payload or plan.status_path else Action.UNCHANGED
-    return record_plan_with(plan, action=action, payload=work.payload, changes=changes,
-                   findings=(*plan.findings, *work.findings), history_line=None if line is None else line_digest(line),
+        action = Action.UPDATE if work.payload or work.status_path else Action.UNCHANGED
+    findings, blocked = plan.findings, plan.blocked
+    if work.status_held:  # an illegal move back from the person's status is no move: nothing blocks the rest
+        findings = tuple(f for f in plan.findings if f.code != ILLEGAL_MOVE)
+        blocked = blocked and any(f.severity == "error" for f in findings)
+    return record_plan_with(plan, action=action, payload=work.payload, changes=changes, status_path=work.status_path,
+                   blocked=blocked,
+                   findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after)
 

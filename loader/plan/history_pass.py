@@ -25,7 +25,7 @@ from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.history_checks import is_adopted, live_user
-from loader.plan.history_fields import RecordContext, three_way_record
+from loader.plan.history_fields import RecordContext, compared_despite_errors, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
 from loader.plan.makers import record_plan_with
@@ -261,10 +261,12 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
                live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, compare: HistoryCompare,
                block: _Block) -> RecordPlan:
     """One record compared: `live` its match, `by_line` the live record with its line's id."""
-    if plan.errors or plan.blocked:
+    if (plan.blocked or _has_errors(plan)) and not compared_despite_errors(plan):
         return plan
     profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
     if by_line is not None and str(by_line.get("id")) != plan.live_id:
+        if _has_errors(plan):
+            return plan
         plan, live = _as_update(plan, by_line, profile, desired), by_line
     if live is None:
         return plan  # a create
@@ -280,27 +282,17 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
             lambda: compare.history.digester.record(plan.entity, plan.key), lambda: line_digest(line))
         if settled is not None:
             return settled
-    compared = line
-    if line is not None and is_adopted(updated_time(live), live_user(live), own, adopt_from) \
-            and (line.updated_time or 0) < (updated_time(live) or 0):
-        compared = None  # written by an interrupted apply: the loader's own, compared two-way
+    # A record an interrupted apply wrote without journaling it is compared three-way all the same:
+    # the fields that apply wrote hold the sheet's values (live = sheet: W moves to live), and a
+    # platform edit of another field it left alone stays one (kept, or a held conflict).
     digests = compare.history.digester.record(plan.entity, plan.key)
-    rec = three_way_record(plan, live, desired, compared, digests, profile, block.context)
-    if line is not None and compared is None:  # adopted: W moves to live where it is not live's already
-        moved = {name for name, w in rec.written_after
-                 if (mark := line.fields.get(name)) is None or mark.written != _written(w)}
-        rec = record_plan_with(rec, history_line=line_digest(line),
-                               confirmed=tuple(n for n in rec.confirmed if n in moved))
+    rec = three_way_record(plan, live, desired, line, digests, profile, block.context)
     return mark_seen(rec, line)
 
 
 def _has_errors(plan: RecordPlan) -> bool:
     """`bool(plan.errors)`, without making the tuple of them."""
     return bool(plan.findings) and any(f.severity == "error" for f in plan.findings)
-
-
-def _written(w: str | tuple[str, ...]) -> str | frozenset[str]:
-    return w if isinstance(w, str) else frozenset(w)
 
 
 def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile,

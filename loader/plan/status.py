@@ -17,6 +17,8 @@ from loader.plan.resolve import LiveRecord
 from loader.profile import EntityProfile
 from loader.source.records import DesiredRecord
 
+ILLEGAL_MOVE = "illegal-status-change"  # the error of a desired status no legal path reaches from live's
+
 
 def plan_status(entity: EntityProfile, desired: Any, live: LiveRecord | None, where: CellRef, out: FieldPlan) -> None:
     """The status steps from the live status (or the initial one) to `desired`, or an error at `where`."""
@@ -38,7 +40,7 @@ def plan_status(entity: EntityProfile, desired: Any, live: LiveRecord | None, wh
     if path is None:
         allowed = ", ".join(rule.transitions.get(current, ())) or "none"
         out.add_finding(
-            Finding("error", "illegal-status-change",
+            Finding("error", ILLEGAL_MOVE,
                     f"cannot move {entity.name} {rule.field} from {current} to {desired}: no legal path "
                     f"({current} can move to: {allowed})", where)
         )
