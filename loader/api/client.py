@@ -334,8 +334,8 @@ class ApiClient:
     async def _with_retries(
         self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None
     ) -> dict[str, Any]:
-        # The first attempt goes out without the retry machinery: setting up stamina's context costs
-        # ~0.15 ms a request, on every page's round trip. Its failure is handed to that context as
+        # The first attempt goes out without the retry machinery: setting up stamina's context is paid
+        # on every page's round trip. Its failure is handed to that context as
         # its first attempt, so what is retried, the waits and the logging are stamina's as before.
         # 429s are waited out by the pacer, on a budget of their own: they spend no attempt. The
         # pacer's loop (`Pacer.paced`) is entered at the first 429; until then the request is sent
@@ -400,7 +400,7 @@ class ApiClient:
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
         # httpx's response and its stream name each other: a cycle, freed only by the collector, which
-        # a plan pauses (loader.collector), so every page's body stayed (80 MB at 250,000 records).
+        # a plan pauses (loader.collector), so every page's body stayed.
         # Its body is read: without the stream, the answer is freed as soon as it is decoded.
         response.stream = _READ
         if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):

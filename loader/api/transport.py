@@ -48,7 +48,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def _ssl_context(self) -> ssl.SSLContext:
         """The same trust store httpx would use (certifi, SSL_CERT_FILE when trust_env, or ca_bundle);
-        made for the first https request (loading it costs ~0.1 s, for nothing on plain http)."""
+        made for the first https request (loading it takes a noticeable moment, for nothing on plain http)."""
         if self._ssl is None:
             self._ssl = httpx.create_ssl_context(verify=self._verify, trust_env=self._trust_env)
         return self._ssl
