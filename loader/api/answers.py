@@ -3,8 +3,9 @@ can act on: the one place an HTTP status becomes an error."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
+
+import httpx
 
 from loader.api.errors import MalformedAnswer, OutcomeUnknown, RateLimited, ServerError, error_class_for
 from loader.api.json_body import decoded
@@ -23,22 +24,7 @@ _HINTS = {
 }
 
 
-class Answer(Protocol):
-    """What is read of an answer: an httpx.Response, or the direct lane's (loader.api.lane)."""
-
-    @property
-    def status_code(self) -> int: ...
-    @property
-    def content(self) -> bytes: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def reason_phrase(self) -> str: ...
-    @property
-    def headers(self) -> Mapping[str, str]: ...
-
-
-def answer_body(response: Answer) -> Any:
+def answer_body(response: httpx.Response) -> Any:
     """The decoded JSON body of an answer, or None when it holds no JSON."""
     try:
         return decoded(response.content)
@@ -46,7 +32,7 @@ def answer_body(response: Answer) -> Any:
         return None
 
 
-def checked_answer(response: Answer, body: Any, method: str, path: str) -> dict[str, Any]:
+def checked_answer(response: httpx.Response, body: Any, method: str, path: str) -> dict[str, Any]:
     """The envelope of a 2xx answer; any other status raised as its typed error."""
     status = response.status_code
     if 200 <= status < 300:

@@ -28,7 +28,6 @@ from loader.errors import ProfileError
 from loader.redaction import register_secret
 
 TOKEN_REQUEST = "loader_token_request"  # request extension marking the token request
-REFUSED_ONCE = "loader_refused_once"  # request extension: already refused with a 401 and renewed for
 RENEW_MARGIN_S = 60.0
 _SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]+")  # printable ASCII, no space: what a header value carries as is
 
@@ -103,7 +102,7 @@ class TokenAuth(httpx.Auth):
         generation = self._generation
         request.headers["Authorization"] = f"Bearer {self._token}"
         response = yield request
-        if response.status_code != 401 or request.extensions.get(REFUSED_ONCE):
+        if response.status_code != 401:
             return
         async with self._lock:
             # Another request may have renewed while this one was in flight: use its token.
@@ -128,25 +127,6 @@ class TokenAuth(httpx.Auth):
 
     def _stale(self) -> bool:
         return self._token is None or self._clock() >= self._renew_at
-
-    def fresh_token(self, url: httpx.URL) -> str | None:
-        """The token to send to `url` now without the auth flow, or None when the flow must run
-        (no token yet, or time to renew). Refuses, as the flow does, any other origin."""
-        if self._stale():
-            return None
-        self.check_origin(url)
-        return self._token
-
-    def unexpired_token(self) -> str | None:
-        """`fresh_token` for a URL whose origin the caller has checked (`check_origin`)."""
-        return None if self._stale() else self._token
-
-    def refused(self, token: str) -> None:
-        """The service answered 401 to `token` (sent without the flow): the next request renews it,
-        unless another has already; the request is sent again marked REFUSED_ONCE, so that a second
-        401 is final, as in the flow."""
-        if token == self._token:
-            self._renew_at = 0.0
 
     def _token_request(self) -> httpx.Request:
         return httpx.Request(

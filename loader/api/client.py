@@ -2,8 +2,8 @@
 
 Paths come from the entity profile; nothing here knows an entity. Every request goes through one
 path: environment gate -> retries (loader.api.retry) -> pacing on 429s (loader.api.throttle) ->
-concurrency slot -> the direct lane to aiohttp (loader.api.lane) or, when it hands the request
-over, httpx (with TokenAuth) -> envelope decoding, where the service's errors become
+concurrency slot -> httpx (with TokenAuth), over the transport of loader.api.transport -> envelope
+decoding, where the service's errors become
 the typed errors of loader.api.errors (loader.api.answers) and records are checked for shape
 (loader.api.shapes).
 
@@ -28,11 +28,9 @@ import httpx
 import stamina
 
 from loader import __version__
-from loader.api.answers import Answer, answer_body, checked_answer
-from loader.api.auth import REFUSED_ONCE, TokenAuth
-from loader.api.cookies import HttpClient
+from loader.api.answers import answer_body, checked_answer
+from loader.api.auth import TokenAuth
 from loader.api.errors import EnvironmentMismatch, MalformedAnswer, NotFound, RateLimited
-from loader.api.lane import DirectLane, Handover
 from loader.api.paging import (
     MALFORMED_HINT,
     Page,
@@ -52,11 +50,10 @@ from loader.api.requestlog import (
 )
 from loader.api.retry import retry_hook
 from loader.api.shapes import record_problem
-from loader.api.slots import Slots
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
-from loader.api.urls import RequestUrls, fill_path, query_value
+from loader.api.urls import fill_path, query_value
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
@@ -95,15 +92,13 @@ class ApiClient:
         self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
-        self._slots = Slots(concurrency)
+        self._slots = asyncio.Semaphore(concurrency)
         self._pacer = Pacer()
         self._first_lock = asyncio.Lock()
         # With nothing to expect there is nothing to check before a write.
         self._checked = env.expect_environment is None
         self._mismatch: EnvironmentMismatch | None = None
         self._http: httpx.AsyncClient | None = None
-        self._urls: RequestUrls | None = None
-        self._lane: DirectLane | None = None
         self.environment: str | None = None
         self.api_version: str | None = None
 
@@ -127,7 +122,7 @@ class ApiClient:
             # Direct connections go through aiohttp's pool (a fraction of httpcore's CPU per request);
             # with a proxy configured, httpx's own transports apply it as before.
             transport = AiohttpTransport(verify=verify, trust_env=not loopback, limits=limits)
-        self._http = HttpClient(
+        self._http = httpx.AsyncClient(
             trust_env=not loopback,
             base_url=self._env.base_url,
             auth=self._auth,
@@ -139,9 +134,6 @@ class ApiClient:
             follow_redirects=False,
             event_hooks={"request": [self._observer.on_request], "response": [self._observer.on_response]},
         )
-        self._urls = RequestUrls(self._http)
-        if isinstance(transport, AiohttpTransport):
-            self._lane = DirectLane(transport, self._http, self._auth, self._observer)
         for name in _FILTERED_LOGGERS:
             logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
@@ -157,7 +149,7 @@ class ApiClient:
             if self._http is not None:
                 await self._http.aclose()
         finally:
-            self._http, self._urls, self._lane = None, None, None
+            self._http = None
             for name in _FILTERED_LOGGERS:
                 logging.getLogger(name).removeFilter(self._filter)
             for name in _LIBRARY_LOGGERS:
@@ -342,8 +334,8 @@ class ApiClient:
     async def _with_retries(
         self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None
     ) -> dict[str, Any]:
-        # The first attempt goes out without the retry machinery: setting up stamina's context costs
-        # ~0.15 ms a request, on every page's round trip. Its failure is handed to that context as
+        # The first attempt goes out without the retry machinery: setting up stamina's context is paid
+        # on every page's round trip. Its failure is handed to that context as
         # its first attempt, so what is retried, the waits and the logging are stamina's as before.
         # 429s are waited out by the pacer, on a budget of their own: they spend no attempt. The
         # pacer's loop (`Pacer.paced`) is entered at the first 429; until then the request is sent
@@ -394,44 +386,23 @@ class ApiClient:
     async def _send_once(
         self, method: str, path: str, params: Mapping[str, str] | None, json: dict[str, Any] | None, attempt: int
     ) -> dict[str, Any]:
-        if self._http is None or self._urls is None:
+        if self._http is None:
             raise RuntimeError("ApiClient used outside `async with`")
-        slots = self._slots
-        if not slots.take_now():
-            await slots.take()
-        try:
-            # The direct lane when httpx would add nothing to this request (loader.api.lane), with the
-            # URL's text where the path is a plain path on base_url (no httpx.URL made), else the URL
-            # httpx builds; a path `url` leaves as text is one only httpx can tell.
-            lane = self._lane
-            text = None if params is not None or lane is None else self._urls.text(path)
-            url = self._urls.url(path, params) if text is None else None
-            target = text if url is None else None if isinstance(url, str) else url
+        async with self._slots:
+            request = self._http.build_request(method, path, params=params, json=json, extensions={ATTEMPT: attempt})
             try:
-                response = Handover.HTTPX if lane is None or target is None else (
-                    await lane.send(method, target, json, attempt)
-                )
-                if isinstance(response, Handover):
-                    if url is None:
-                        url = self._urls.url(path, params)
-                    extensions = {ATTEMPT: attempt, REFUSED_ONCE: response is Handover.REFUSED}
-                    request = self._http.build_request(method, url, json=json, extensions=extensions)
-                    response = await self._http.send(request)
+                response = await self._http.send(request)
             except httpx.TransportError as error:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
-        finally:
-            slots.give()
         return self._decode(response, method, path)
 
-    def _decode(self, response: Answer, method: str, path: str) -> dict[str, Any]:
+    def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
         # httpx's response and its stream name each other: a cycle, freed only by the collector, which
-        # a plan pauses (loader.collector), so every page's body stayed (80 MB at 250,000 records).
-        # Its body is read: without the stream, the answer is freed as soon as it is decoded. (The
-        # direct lane's answers hold no such cycle.)
-        if isinstance(response, httpx.Response):
-            response.stream = _READ
+        # a plan pauses (loader.collector), so every page's body stayed.
+        # Its body is read: without the stream, the answer is freed as soon as it is decoded.
+        response.stream = _READ
         if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):
             self._observe(body)  # until the environment is checked and the version and environment known
         return checked_answer(response, body, method, path)

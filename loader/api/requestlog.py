@@ -103,17 +103,6 @@ class RequestObserver:
         self.counts["token" if request.extensions.get(TOKEN_REQUEST) else request.method] += 1
         request.extensions[STARTED] = perf_counter()
 
-    def sent(self, method: str) -> float:
-        """A request sent without httpx's hooks (loader.api.lane): counted; its start time."""
-        self.counts[method] += 1
-        return perf_counter()
-
-    def answered(self, method: str, url: httpx.URL | str, status: int, started: float, attempt: int | None) -> None:
-        """The line of a request sent without httpx's hooks (its path read only when it is logged)."""
-        if self._log.isEnabledFor(logging.INFO):
-            path = httpx.URL(url).path if isinstance(url, str) else url.path
-            log_request(self._log, method, path, str(status), perf_counter() - started, attempt)
-
     async def on_response(self, response: httpx.Response) -> None:
         self._line(response.request, str(response.status_code))
 

@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import os
 import ssl
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
 import httpx
 from yarl import URL
-
-from loader.api.read_timer import lazy_read_timer
 
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
@@ -50,7 +48,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def _ssl_context(self) -> ssl.SSLContext:
         """The same trust store httpx would use (certifi, SSL_CERT_FILE when trust_env, or ca_bundle);
-        made for the first https request (loading it costs ~0.1 s, for nothing on plain http)."""
+        made for the first https request (loading it takes a noticeable moment, for nothing on plain http)."""
         if self._ssl is None:
             self._ssl = httpx.create_ssl_context(verify=self._verify, trust_env=self._trust_env)
         return self._ssl
@@ -60,70 +58,52 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             limit=self._limits.max_connections or 0,
             keepalive_timeout=self._limits.keepalive_expiry if self._limits.keepalive_expiry is not None else 5.0,
         )
-        lazy_read_timer(connector)  # the read timeout without two timers made and cancelled a request
         # No cookies (httpx's client keeps none we rely on), no default headers: httpx sends its own.
         return aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        status, headers, content, reason, _ = await self.exchange(
-            request.method,
-            str(request.url),
-            request.headers.multi_items(),
-            request.content or None,  # requests built with json= / data= / content= are read already
-            self.timeout_of(request.extensions.get("timeout", {})),
-            lambda: request,
-        )
+        if self._session is None:
+            self._session = self._open()
+        url = str(request.url)
+        answered = False
+        try:
+            async with self._session.request(
+                request.method,
+                URL(url, encoded=True),
+                headers=request.headers.multi_items(),
+                data=request.content or None,  # requests built with json= / data= / content= are read already
+                allow_redirects=False,
+                timeout=_timeout_of(request.extensions.get("timeout", {})),
+                ssl=self._ssl_context() if url.startswith("https:") else True,
+            ) as answer:
+                answered = True
+                content = await answer.read()
+                status, headers, reason = answer.status, answer.raw_headers, answer.reason
+        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+            raise _httpx_error(error, request, answered) from error
         extensions: dict[str, Any] = {"http_version": b"HTTP/1.1"}
         if reason:
             extensions["reason_phrase"] = reason.encode("latin-1", "replace")
         return httpx.Response(status, headers=list(headers), content=content, request=request, extensions=extensions)
 
-    @staticmethod
-    def timeout_of(timeout: Mapping[str, object]) -> aiohttp.ClientTimeout:
-        """aiohttp's timeouts for httpx's (a request's `timeout` extension: connect, pool, read)."""
-        connect = _seconds(timeout.get("connect"))
-        pool = _seconds(timeout.get("pool"))
-        return aiohttp.ClientTimeout(
-            total=None,
-            connect=None if pool is None or connect is None else pool + connect,
-            sock_connect=connect,
-            sock_read=_seconds(timeout.get("read")),
-        )
-
-    async def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Iterable[tuple[str, str]] | Mapping[str, str],
-        body: bytes | None,
-        timeout: aiohttp.ClientTimeout,
-        request: Callable[[], httpx.Request],
-    ) -> tuple[int, tuple[tuple[bytes, bytes], ...], bytes, str | None, bool]:
-        """One request sent and its answer read whole: (status, raw headers, body, reason, plain),
-        `plain` when the answer has no Content-Encoding and sets no cookie. A failure is raised as
-        the httpx error it stands for, about `request()` (built only then)."""
-        if self._session is None:
-            self._session = self._open()
-        answered = False
-        try:
-            async with self._session.request(
-                method, URL(url, encoded=True), headers=headers, data=body, allow_redirects=False, timeout=timeout,
-                ssl=self._ssl_context() if url.startswith("https:") else True,
-            ) as answer:
-                answered = True
-                content = await answer.read()
-                fields = answer.headers
-                plain = "Content-Encoding" not in fields and "Set-Cookie" not in fields and "Set-Cookie2" not in fields
-                return answer.status, answer.raw_headers, content, answer.reason, plain
-        except (TimeoutError, aiohttp.ClientError, OSError) as error:
-            raise _httpx_error(error, request(), answered) from error
-
     async def aclose(self) -> None:
         if self._session is not None:
             session, self._session = self._session, None
             await session.close()
+
+
+def _timeout_of(timeout: Mapping[str, object]) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for httpx's (a request's `timeout` extension: connect, pool, read)."""
+    connect = _seconds(timeout.get("connect"))
+    pool = _seconds(timeout.get("pool"))
+    return aiohttp.ClientTimeout(
+        total=None,
+        connect=None if pool is None or connect is None else pool + connect,
+        sock_connect=connect,
+        sock_read=_seconds(timeout.get("read")),
+    )
 
 
 def _seconds(value: object) -> float | None:

@@ -7,8 +7,8 @@ so a re-send never makes a duplicate (loader.apply.creating); one record is writ
 loader.apply.writing. With a history, each write is journaled as its answer arrives
 (loader.apply.journaling) and the apply's journal is finished at the end, also after an
 interruption or failures: the partial history is kept. The records of a sealed plan.json may
-arrive while the apply runs (`ApplyOptions.more`, `loader.apply.feed`): they are walked by
-`loader.apply.growing.GrowingScheduler` as they come, with the results they would have had.
+arrive while the apply runs (`ApplyOptions.more`, `loader.apply.feed`): the scheduler walks them
+as they come, with the results they would have had.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from loader.apply.creating import Creator, WriteClient
 from loader.apply.failures import CONFLICT_HIDDEN as CONFLICT_HIDDEN
 from loader.apply.feed import Feed, RecordFeed
 from loader.apply.graph import Scheduler, build_graph
-from loader.apply.growing import GrowingScheduler
 from loader.apply.held import HeldRecords
 from loader.apply.journaling import ApplyJournal
 from loader.apply.payloads import UnresolvedPending, substitute
@@ -102,7 +101,7 @@ class _Executor:
         self.held = HeldRecords(options.stale, lambda ref: self.referrers.get(ref, ()))
         self.released: list[str] = []  # parked records the stale check let go, to dispatch first
         self.feed = None if options.more is None else Feed(options.more, self._arrived)
-        self.growing = GrowingScheduler(profile.creation_order)  # the walk of a plan read as it is applied
+        self.scheduler = Scheduler(profile.creation_order)
 
     def _take(self, records: Iterable[RecordPlan]) -> None:
         for record in records:
@@ -144,26 +143,29 @@ class _Executor:
                                  blocked=True))
 
     async def run(self) -> tuple[RecordResult, ...]:
+        scheduler = self.scheduler
         if self.feed is not None:
-            return await self._run_growing()
-        graph = build_graph(self.records.values(), self.profile.creation_order)
-        scheduler = Scheduler(graph)
-        self._apply_skips(self.options.skip, scheduler)
-        for ref, absent in graph.missing.items():
-            self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
-            self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
-        self._skip_all_blocked(self.records.values(), scheduler)
+            if self.options.skip:
+                raise ValueError("ApplyOptions.skip goes with a plan whose records are all there")
+        else:
+            missing = build_graph(self.records.values(), self.profile.creation_order).missing
+            scheduler.add(tuple(self.records.values()), absent_ok=True)
+            self._apply_skips(self.options.skip, scheduler)
+            for ref, absent in missing.items():
+                self._skip([ref], f"not applied: depends on {absent[0]}, not in this plan")
+                self._skip(scheduler.withdraw([ref]), f"not applied: depends on {ref}, skipped")
+            self._skip_all_blocked(self.records.values(), scheduler)
         await self._run_dispatch(scheduler)
-        return results_in_plan_order(self.results.values(), graph.refs)
+        return results_in_plan_order(self.results.values(), scheduler.refs)
 
-    def _skip_all_blocked(self, records: Iterable[RecordPlan], scheduler: Scheduler | GrowingScheduler) -> None:
+    def _skip_all_blocked(self, records: Iterable[RecordPlan], scheduler: Scheduler) -> None:
         for record in records:
             if record.blocked or record.errors:
                 self._skip_blocked(record)
                 for dependant in sorted(scheduler.withdraw([record.ref])):
                     self._skip_blocked(self.records[dependant])
 
-    async def _run_dispatch(self, scheduler: Scheduler | GrowingScheduler) -> None:
+    async def _run_dispatch(self, scheduler: Scheduler) -> None:
         pool = WorkerPool(self, scheduler)
         try:
             await pool.run(self.options.concurrency)
@@ -175,27 +177,20 @@ class _Executor:
             self._skip([*self.held.parked, *self.released, *scheduler.pending()],
                        "not applied: interrupted before it was sent")
 
-    async def _run_growing(self) -> tuple[RecordResult, ...]:
-        """The apply of a plan whose records arrive as it runs (`options.more`, `_arrived`)."""
-        if self.options.skip:
-            raise ValueError("ApplyOptions.skip goes with a plan whose records are all there")
-        await self._run_dispatch(self.growing)
-        return results_in_plan_order(self.results.values(), self.growing.refs)
-
     def _arrived(self, records: Sequence[RecordPlan]) -> None:
         """Records read while the apply runs, walked as if they had been there from the start: one
         whose dependency ended without success meanwhile is skipped as that end would have skipped it."""
         self._take(records)
         self.held.take(records)
-        for ref, (cause, failed) in self.growing.add(records).items():
+        for ref, (cause, failed) in self.scheduler.add(records).items():
             record, root = self.records[ref], self.records[cause]
             if record.blocked or record.errors or root.blocked or root.errors:
                 self._skip_blocked(record)
             else:
                 self._skip([ref], f"not applied: depends on {cause}, {'which failed' if failed else 'skipped'}")
-        self._skip_all_blocked(records, self.growing)
+        self._skip_all_blocked(records, self.scheduler)
 
-    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler | GrowingScheduler) -> None:
+    def _apply_skips(self, skip: Mapping[str, str], scheduler: Scheduler) -> None:
         for ref, reason in skip.items():
             if ref in self.records:
                 self._skip([ref], reason)
@@ -204,7 +199,7 @@ class _Executor:
                     self._skip([referrer], f"not applied: refers to {ref}, skipped")
                     self._skip(scheduler.withdraw([referrer]), f"not applied: depends on {referrer}, skipped")
 
-    def stale_answered(self, scheduler: Scheduler | GrowingScheduler) -> None:
+    def stale_answered(self, scheduler: Scheduler) -> None:
         """The stale check's skips taken as `options.skip` is; the records parked for it released."""
         skip, parked = self.held.answered()
         self._apply_skips(skip, scheduler)
@@ -214,7 +209,7 @@ class _Executor:
             else:
                 self.released.append(ref)
 
-    def next_write(self, scheduler: Scheduler | GrowingScheduler) -> RecordPlan | None:
+    def next_write(self, scheduler: Scheduler) -> RecordPlan | None:
         """The next record to write (released records first), settling on the way the records that
         need no write: skipped before their turn, parked for the stale check, unchanged."""
         while True:
@@ -233,7 +228,7 @@ class _Executor:
                 continue
             return record
 
-    def written(self, scheduler: Scheduler | GrowingScheduler, ref: str, exists: bool) -> None:
+    def written(self, scheduler: Scheduler, ref: str, exists: bool) -> None:
         if exists:
             scheduler.succeeded(ref)
         else:

@@ -1,16 +1,16 @@
 """The record-level dependency graph of a plan, and the scheduler that walks it during apply.
 
 A record may be written as soon as every record it depends on exists: no barrier between
-entity types. `RecordGraph` is the pure value (built once from the plan); `Scheduler` is the
-per-run walk: it hands out ready records and, when one fails or is skipped, withdraws
-everything that depends on it.
+entity types. `RecordGraph` is the pure value a whole plan is checked with (no cycle, no repeated
+ref, the dependencies it lacks); `Scheduler` is the per-run walk: records are added to it (a
+whole plan at once, or a saved plan's records a batch at a time as they are read), it hands out
+ready records and, when one fails or is skipped, withdraws everything that depends on it.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from loader.errors import PlanError
@@ -41,15 +41,6 @@ class RecordGraph:
                     found.add(child)
                     stack.append(child)
         return frozenset(found)
-
-    def order(self) -> tuple[str, ...]:
-        """One dispatch order that respects every dependency (ties by creation order, then plan order)."""
-        scheduler = Scheduler(self)
-        out: list[str] = []
-        while (ref := scheduler.next_ready()) is not None:
-            out.append(ref)
-            scheduler.succeeded(ref)
-        return tuple(out)
 
 
 def build_graph(records: Iterable[RecordPlan], creation_order: Iterable[str] = ()) -> RecordGraph:
@@ -117,31 +108,82 @@ def _check_acyclic(graph: RecordGraph) -> None:
     )
 
 
-class ReadyRecords:
-    """What a walk of records keeps: those ready by rank, in flight, finished and withdrawn.
+Cause = tuple[str, bool]  # the ref whose end withdrew a record, and whether it failed (else skipped)
 
-    The ready records are handed out lowest rank first. Most arrive in rank order (every record
-    with no dependency at the start, sorted once, and then each record made ready after those):
-    they wait in a queue taken from the front; the others wait on a heap, and the lower of the two
-    fronts comes first. (A heap of them all cost a pop of ~log2(n) comparisons per write, ~2 µs at
-    6,000 records, `loader.apply.pool`'s share of a write; the order is the same.)
+
+class Scheduler:
+    """One walk of a plan's records during apply. Not thread-safe; used from one event loop.
+
+    `add` gives it records; `next_ready()` gives a ref whose dependencies all succeeded (None when
+    none is ready now), lowest rank first; report each dispatched ref back with `succeeded` or
+    `failed`. `failed` and `withdraw` withdraw the dependants and return them, so the caller can
+    record them as skipped; `cause` names, for each ref ended or withdrawn, the end that did it.
     """
 
-    def __init__(self, ready: list[tuple[int, str]]) -> None:
-        ready.sort()
-        self._in_order: deque[tuple[int, str]] = deque(ready)
-        self._ready: list[tuple[int, str]] = []  # a heap: the records made ready out of rank order
-        self._withdrawn: set[str] = set()
+    def __init__(self, creation_order: Iterable[str] = ()) -> None:
+        self._entity_rank = {name: i for i, name in enumerate(creation_order)}
+        self.refs: list[str] = []  # in the order they were added: plan order
+        self.cause: dict[str, Cause] = {}
+        self._when: dict[str, int] = {}  # ref in `cause` -> when it got there (the first end withdraws)
+        self._rank: dict[str, int] = {}
+        self._dependants: dict[str, list[str]] = {}
+        self._waiting: dict[str, int] = {}  # ref -> dependencies that have not succeeded yet
+        self._ready: list[tuple[int, str]] = []  # a heap by rank
+        self._succeeded: set[str] = set()
         self._finished: set[str] = set()
         self._in_flight: set[str] = set()
+        self._withdrawn: set[str] = set()
+
+    def add(self, records: Sequence[RecordPlan], *, absent_ok: bool = False) -> dict[str, Cause]:
+        """Walk `records` too (in any order among themselves); returns those withdrawn at once, each
+        with the `cause` of the dependency that ended without success. A dependency that is neither
+        among them nor added before is a PlanError, or with `absent_ok` left to the caller (a whole
+        plan's `RecordGraph.missing`)."""
+        for record in records:
+            ref = record.ref
+            if ref in self._rank:
+                raise PlanError(f"the plan holds record {ref!r} twice", where=record.source)
+            self._rank[ref] = rank_of(self._entity_rank.get(record.entity, len(self._entity_rank)), len(self.refs))
+            self.refs.append(ref)
+            self._dependants[ref] = []
+        withdrawn: dict[str, Cause] = {}
+        for record in records:
+            cause = self._wire(record, absent_ok)
+            if cause is not None:
+                withdrawn[record.ref] = cause
+        return withdrawn
+
+    def _wire(self, record: RecordPlan, absent_ok: bool) -> Cause | None:
+        """`record` waiting for its dependencies, ready, or withdrawn (its cause) when one ended."""
+        ref = record.ref
+        waiting = 0
+        ended: list[str] = []  # dependencies that ended without success, or were withdrawn
+        for dep in dict.fromkeys(record.depends_on):
+            if dep == ref:
+                continue
+            if dep not in self._rank:
+                if absent_ok:
+                    continue
+                raise PlanError(f"record {ref!r} of the plan comes before {dep!r}, which it depends on",
+                                where=record.source)
+            if dep in self._withdrawn or (dep in self._finished and dep not in self._succeeded):
+                ended.append(dep)
+            self._dependants[dep].append(ref)
+            waiting += dep not in self._succeeded
+        self._waiting[ref] = waiting
+        if ended:
+            cause = self.cause[min(ended, key=self._when.__getitem__)]
+            self._withdrawn.add(ref)
+            self._caused(ref, cause)
+            return cause
+        if waiting == 0:
+            heapq.heappush(self._ready, (self._rank[ref], ref))
+        return None
 
     def next_ready(self) -> str | None:
-        in_order, ready, withdrawn = self._in_order, self._ready, self._withdrawn
-        while in_order or ready:
-            if ready and (not in_order or ready[0][0] < in_order[0][0]):
-                ref = heapq.heappop(ready)[1]
-            else:
-                ref = in_order.popleft()[1]
+        ready, withdrawn = self._ready, self._withdrawn
+        while ready:
+            ref = heapq.heappop(ready)[1]
             if ref not in withdrawn:
                 self._in_flight.add(ref)
                 return ref
@@ -149,56 +191,55 @@ class ReadyRecords:
 
     def ready_count(self) -> int:
         """How many refs may be ready now (at most: some may have been withdrawn since)."""
-        return len(self._in_order) + len(self._ready)
-
-    def _push(self, rank: int, ref: str) -> None:
-        """`ref` (of `rank`) is ready: queued when it comes after every queued record, else on the heap."""
-        in_order = self._in_order
-        if not in_order or in_order[-1][0] < rank:
-            in_order.append((rank, ref))
-        else:
-            heapq.heappush(self._ready, (rank, ref))
-
-    def _finish(self, ref: str) -> None:
-        self._in_flight.discard(ref)
-        self._finished.add(ref)
-
-
-class Scheduler(ReadyRecords):
-    """One walk of a RecordGraph. Not thread-safe; used from one event loop.
-
-    `next_ready()` gives a ref whose dependencies all succeeded (None when none is ready now);
-    report each dispatched ref back with `succeeded` or `failed`. `failed` withdraws the
-    dependants and returns them, so the caller can record them as skipped.
-    """
-
-    def __init__(self, graph: RecordGraph) -> None:
-        self._graph = graph
-        self._waiting = {ref: len(deps) for ref, deps in graph.depends_on.items()}
-        super().__init__([(graph.rank[ref], ref) for ref, count in self._waiting.items() if count == 0])
+        return len(self._ready)
 
     def succeeded(self, ref: str) -> None:
         self._finish(ref)
-        for child in self._graph.dependants.get(ref, ()):
+        self._succeeded.add(ref)
+        for child in self._dependants.get(ref, ()):
             self._waiting[child] -= 1
             if self._waiting[child] == 0 and child not in self._withdrawn:
-                self._push(self._graph.rank[child], child)
+                heapq.heappush(self._ready, (self._rank[child], child))
 
     def failed(self, ref: str) -> frozenset[str]:
         """Mark `ref` as not done; returns the dependants newly withdrawn because of it."""
         self._finish(ref)
-        return self.withdraw([ref])
+        self._caused(ref, (ref, True))
+        return self._withdraw((ref,), failed=True)
 
     def withdraw(self, refs: Iterable[str]) -> frozenset[str]:
         """Never dispatch `refs`' dependants (nor `refs` not yet dispatched); returns the newly withdrawn."""
-        refs = tuple(refs)
-        newly = {r for r in refs if r not in self._finished and r not in self._in_flight}
-        newly |= {r for r in self._graph.dependants_of(refs) if r not in self._finished}
-        newly -= self._withdrawn
-        self._withdrawn |= newly
-        return frozenset(newly)
+        return self._withdraw(tuple(refs), failed=False)
 
     def pending(self) -> tuple[str, ...]:
         """Refs neither finished, in flight nor withdrawn, in plan order (e.g. left by an interruption)."""
         gone = self._finished | self._withdrawn | self._in_flight
-        return tuple(ref for ref in self._graph.refs if ref not in gone)
+        return tuple(ref for ref in self.refs if ref not in gone)
+
+    def _withdraw(self, refs: tuple[str, ...], failed: bool) -> frozenset[str]:
+        newly: set[str] = set()
+        for root in refs:
+            if root not in self._finished and root not in self._in_flight and root not in self._withdrawn:
+                newly.add(root)
+                self._caused(root, (root, failed))
+            stack, seen = [root], {root}
+            while stack:
+                for child in self._dependants.get(stack.pop(), ()):
+                    if child in seen:
+                        continue
+                    seen.add(child)
+                    stack.append(child)
+                    if child not in self._finished and child not in self._withdrawn:
+                        newly.add(child)
+                        self._caused(child, (root, failed))
+        self._withdrawn |= newly
+        return frozenset(newly)
+
+    def _caused(self, ref: str, cause: Cause) -> None:
+        if ref not in self.cause:
+            self.cause[ref] = cause
+            self._when[ref] = len(self._when)
+
+    def _finish(self, ref: str) -> None:
+        self._in_flight.discard(ref)
+        self._finished.add(ref)

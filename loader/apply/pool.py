@@ -17,11 +17,8 @@ from typing import Protocol
 
 from loader.apply.feed import Feed
 from loader.apply.graph import Scheduler
-from loader.apply.growing import GrowingScheduler
 from loader.apply.held import HeldRecords
 from loader.plan.model import RecordPlan
-
-Walk = Scheduler | GrowingScheduler
 
 
 class Writes(Protocol):
@@ -35,16 +32,16 @@ class Writes(Protocol):
     @property
     def all_arrived(self) -> bool: ...
 
-    def next_write(self, scheduler: Walk) -> RecordPlan | None: ...
+    def next_write(self, scheduler: Scheduler) -> RecordPlan | None: ...
     async def write(self, record: RecordPlan) -> bool: ...
-    def written(self, scheduler: Walk, ref: str, exists: bool) -> None: ...
-    def stale_answered(self, scheduler: Walk) -> None: ...
+    def written(self, scheduler: Scheduler, ref: str, exists: bool) -> None: ...
+    def stale_answered(self, scheduler: Scheduler) -> None: ...
 
 
 class WorkerPool:
     """One run's workers over `scheduler`; `run` returns when every write is done or the apply stopped."""
 
-    def __init__(self, writes: Writes, scheduler: Walk) -> None:
+    def __init__(self, writes: Writes, scheduler: Scheduler) -> None:
         self._writes = writes
         self._scheduler = scheduler
         self._busy = 0  # writes in flight

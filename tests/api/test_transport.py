@@ -7,11 +7,9 @@ import asyncio
 import socket
 from collections.abc import Awaitable, Callable
 
-import aiohttp
 import httpx
 import pytest
 
-from loader.api.read_timer import lazy_read_timer
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -132,17 +130,3 @@ def test_an_answer_whose_bytes_keep_coming_is_read_past_the_read_timeout() -> No
 def test_a_pause_longer_than_the_read_timeout_after_some_bytes_is_a_read_timeout() -> None:
     with pytest.raises(httpx.ReadTimeout):
         asyncio.run(_send(_trickle(0.5, 2), "GET", read_timeout=0.2))
-
-
-def test_the_read_timer_is_kept_lazily_with_this_aiohttp() -> None:
-    async def check() -> tuple[bool, bool]:
-        laid_out = aiohttp.TCPConnector()
-        other = aiohttp.TCPConnector()
-        other._factory = lambda: None  # type: ignore[assignment]  # an aiohttp laid out otherwise
-        try:
-            return lazy_read_timer(laid_out), lazy_read_timer(other)
-        finally:
-            await laid_out.close()
-            await other.close()
-
-    assert asyncio.run(check()) == (True, False)

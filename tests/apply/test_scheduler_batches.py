@@ -1,12 +1,11 @@
-"""GrowingScheduler: the walk of records added while it runs gives what Scheduler gives over them all."""
+"""Scheduler: the walk of records added in batches while it runs gives the walk of them all added at once."""
 
 from __future__ import annotations
 
 import pytest
 from helpers.apply import record
 
-from loader.apply.graph import Scheduler, build_graph
-from loader.apply.growing import GrowingScheduler
+from loader.apply.graph import Scheduler
 from loader.errors import PlanError
 from loader.plan.model import RecordPlan
 
@@ -19,7 +18,7 @@ def _records() -> list[RecordPlan]:
     return schools + courses + subjects
 
 
-def _walk(scheduler: Scheduler | GrowingScheduler, fail: set[str]) -> tuple[list[str], set[str]]:
+def _walk(scheduler: Scheduler, fail: set[str]) -> tuple[list[str], set[str]]:
     order: list[str] = []
     withdrawn: set[str] = set()
     while (ref := scheduler.next_ready()) is not None:
@@ -34,8 +33,10 @@ def _walk(scheduler: Scheduler | GrowingScheduler, fail: set[str]) -> tuple[list
 @pytest.mark.parametrize("fail", [set(), {"schools/S1"}, {"courses/C0", "schools/S2"}])
 def test_records_added_in_batches_are_walked_as_if_all_were_there(fail: set[str]) -> None:
     records = _records()
-    whole = _walk(Scheduler(build_graph(records, ("school", "course", "subject"))), fail)
-    growing = GrowingScheduler(("school", "course", "subject"))
+    at_once = Scheduler(("school", "course", "subject"))
+    assert at_once.add(records) == {}
+    whole = _walk(at_once, fail)
+    growing = Scheduler(("school", "course", "subject"))
     for start in range(0, len(records), 4):
         assert growing.add(records[start:start + 4]) == {}
     assert _walk(growing, fail) == whole
@@ -44,7 +45,7 @@ def test_records_added_in_batches_are_walked_as_if_all_were_there(fail: set[str]
 
 def test_a_record_added_after_its_dependency_failed_is_withdrawn_naming_what_failed() -> None:
     records = _records()
-    growing = GrowingScheduler()
+    growing = Scheduler()
     growing.add(records[:3])
     assert growing.next_ready() == "schools/S0"
     growing.failed("schools/S0")
@@ -60,4 +61,4 @@ def test_a_record_added_after_its_dependency_failed_is_withdrawn_naming_what_fai
 def test_a_record_before_one_it_depends_on_is_refused() -> None:
     late = record("courses", "course", "C0", {}, depends_on=("schools/S0",))
     with pytest.raises(PlanError, match="comes before 'schools/S0'"):
-        GrowingScheduler().add([late])
+        Scheduler().add([late])

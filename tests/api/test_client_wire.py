@@ -1,4 +1,5 @@
-"""The direct lane (loader.api.lane): what it sends is what httpx sends, and a 401 renews once."""
+"""What the client puts on the wire: the same head and body for every write, a 401 renewed once,
+cookies kept and sent back, compressed answers decoded."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def test_a_401_to_a_fresh_token_renews_it_once_then_the_second_401_is_final(star
     async def go() -> dict[str, int]:
         env = environment_for(api, auth_url=identity.auth_url)
         async with ApiClient(env, profile) as client:
-            for _ in range(2):  # the second read finds the renewed token fresh: it goes by the lane
+            for _ in range(2):  # the second read finds the renewed token fresh
                 with pytest.raises(Unauthorized):
                     await client.fetch_collection("tag")
             return client.request_counts
@@ -77,7 +78,7 @@ async def _recorder() -> AsyncIterator[tuple[_Recorder, str]]:
         yield recorder, f"http://127.0.0.1:{port}"
 
 
-def test_the_lane_sends_the_head_and_body_httpx_sends(profile):
+def test_a_write_sent_with_a_fresh_token_has_the_head_and_body_of_the_first(profile):
     async def go() -> list[tuple[str, dict[str, str], bytes]]:
         async with _recorder() as (recorder, url):
             env = Environment(name="rec", base_url=url + "/institution", auth_url=url, realm="r",
@@ -86,17 +87,17 @@ def test_the_lane_sends_the_head_and_body_httpx_sends(profile):
             async with ApiClient(env, profile) as client:
                 payload: dict[str, Any] = {"code": "A", "name": "é", "custom_attributes": {"n": 1.5}}
                 first = await client.create("school", payload)  # no token yet: through httpx's auth flow
-                second = await client.create("school", payload)  # a fresh token: by the lane
+                second = await client.create("school", payload)  # with the token already held
                 assert first == second and second["name"] == "é"
                 assert client.request_counts["POST"] == 2
         return recorder.requests
 
-    token, by_httpx, by_lane = asyncio.run(go())
+    token, first, second = asyncio.run(go())
     assert "/token" in token[0]
-    assert by_lane[0] == by_httpx[0]  # the request line
-    assert by_lane[2] == by_httpx[2]  # the body, byte for byte
-    assert by_lane[1] == by_httpx[1]  # every header, with its value
-    assert by_lane[1]["authorization"] == "Bearer t0ken-abc"
+    assert second[0] == first[0]  # the request line
+    assert second[2] == first[2]  # the body, byte for byte
+    assert second[1] == first[1]  # every header, with its value
+    assert second[1]["authorization"] == "Bearer t0ken-abc"
 
 
 def _environment(url: str) -> Environment:
@@ -104,14 +105,14 @@ def _environment(url: str) -> Environment:
                        client_secret=Secret("s3cret-value"), timeout=5.0, expect_environment=None)
 
 
-def test_a_cookie_set_on_the_lane_is_kept_and_sent_back_as_httpx_would(profile):
+def test_a_cookie_an_answer_sets_is_kept_and_sent_back(profile):
     async def go() -> list[tuple[str, dict[str, str], bytes]]:
         async with _recorder() as (recorder, url):
             async with ApiClient(_environment(url), profile) as client:
-                await client.get("school", "A")  # the token, by httpx's auth flow
+                await client.get("school", "A")  # the token, then the read
                 recorder.extra = [b"Set-Cookie: route=b2; Path=/"]
-                await client.get("school", "A")  # by the lane: the cookie is kept
-                await client.get("school", "A")  # a cookie held: by httpx, which sends it
+                await client.get("school", "A")  # the cookie is kept
+                await client.get("school", "A")  # and sent back
         return recorder.requests
 
     *_, set_by, sent_back = asyncio.run(go())
@@ -119,7 +120,7 @@ def test_a_cookie_set_on_the_lane_is_kept_and_sent_back_as_httpx_would(profile):
     assert sent_back[1]["cookie"] == "route=b2"
 
 
-def test_a_compressed_answer_on_the_lane_is_decoded_as_httpx_would(profile):
+def test_a_compressed_answer_is_decoded(profile):
     async def go() -> dict[str, Any]:
         async with _recorder() as (recorder, url):
             async with ApiClient(_environment(url), profile) as client:
