@@ -21,8 +21,7 @@ from typing import NoReturn, TextIO
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
 from loader.files.private import create_private, private_folder
-from loader.memory import return_freed_memory
-from loader.redaction import redact
+from loader.redaction import configure_logging, redact
 
 COMMANDS: dict[str, str] = {
     "validate": "offline: check mapping files and spreadsheets, build every record",
@@ -163,8 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return exit_code_for(UsageError("no command given"))
+        configure_logging()
         handler = _start_logging(args.verbose)
-        return_freed_memory()  # a plan's large blocks, once freed, go back to the system (loader.memory)
         try:
             return _dispatch(args._module, args)
         finally:

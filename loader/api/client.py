@@ -46,7 +46,6 @@ from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
     LibraryNoiseFilter,
-    RedactionFilter,
     RequestObserver,
     RetryNoticeFilter,
 )
@@ -63,7 +62,6 @@ from loader.profile import EntityProfile, Profile
 
 _LIBRARY_LOGGERS = ("httpx", "httpcore")
 PROBE_ENTITY = "tag"  # few records, read-only on the real platform: the cheapest page to ask for
-_FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
 _READ = httpx.ByteStream(b"")  # the stream of an answer decoded already (see ApiClient._decode)
 
 
@@ -92,7 +90,6 @@ class ApiClient:
             token_url, env.client_id, env.client_secret, allowed_origins=(env.base_url, env.auth_url)
         )
         self._observer = RequestObserver(logging.getLogger(HTTP_LOGGER))
-        self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
         self._slots = Slots(concurrency)
@@ -142,8 +139,6 @@ class ApiClient:
         self._urls = RequestUrls(self._http)
         if isinstance(transport, AiohttpTransport):
             self._lane = DirectLane(transport, self._http, self._auth, self._observer)
-        for name in _FILTERED_LOGGERS:
-            logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
             logging.getLogger(name).addFilter(self._quiet)
         # First, so it sees stamina's record before any other filter touches it.
@@ -158,8 +153,6 @@ class ApiClient:
                 await self._http.aclose()
         finally:
             self._http, self._urls, self._lane = None, None, None
-            for name in _FILTERED_LOGGERS:
-                logging.getLogger(name).removeFilter(self._filter)
             for name in _LIBRARY_LOGGERS:
                 logging.getLogger(name).removeFilter(self._quiet)
             logging.getLogger("stamina").removeFilter(self._retry_notice)
@@ -426,10 +419,9 @@ class ApiClient:
 
     def _decode(self, response: Answer, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
-        # httpx's response and its stream name each other: a cycle, freed only by the collector, which
-        # a plan pauses (loader.collector), so every page's body stayed (80 MB at 250,000 records).
-        # Its body is read: without the stream, the answer is freed as soon as it is decoded. (The
-        # direct lane's answers hold no such cycle.)
+        # httpx's response and its stream name each other: a cycle, freed only when the collector
+        # next runs. Its body is read: without the stream, the answer is freed as soon as it is
+        # decoded. (The direct lane's answers hold no such cycle.)
         if isinstance(response, httpx.Response):
             response.stream = _READ
         if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):
