@@ -9,11 +9,13 @@ and takes `run(request)`. The configuration is loaded here, once, after the usag
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import sys
 import traceback
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn, TextIO
@@ -111,6 +113,28 @@ def _stop_logging(handler: logging.Handler) -> None:
     logger.setLevel(logging.NOTSET)
 
 
+@contextmanager
+def tuned_interpreter() -> Iterator[None]:
+    """The command line's one change to the interpreter, for one command: the cyclic garbage
+    collector off inside, back as it was after.
+
+    A command makes millions of objects that live until it ends (desired and live records, the
+    plan, a plan.json's records) and almost no cycles; each of the collector's passes over the
+    oldest generation walks every one of them again. Reference counting still frees everything
+    not in a cycle, and httpx's answers, the one cycle made per request, are broken as they are
+    read (`loader.api.client`). The library never calls this: a program using it keeps its own
+    settings (tests/test_process_state.py). The gain is in docs/performance.md ("Interpreter
+    settings and validation").
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 CRASH_LOG_NAME = "traceback.log"
 
 
@@ -165,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging()
         handler = _start_logging(args.verbose)
         try:
-            return _dispatch(args._module, args)
+            with tuned_interpreter():
+                return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)
     except (SystemExit, GeneratorExit):

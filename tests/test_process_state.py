@@ -1,8 +1,9 @@
 """The library changes no interpreter setting: planning against a running sandbox, writing and reading
 plan.json, rendering the HTML report and applying leave the garbage collector (on or off, its
 thresholds, its frozen objects) and the switch interval as they were, also while they run (a
-watcher thread samples them), and leave no filter on any logger. Nothing in `loader/` calls the
-functions that change them."""
+watcher thread samples them), and leave no filter on any logger; the plan they make and apply is
+whole without the command line's setting. Only the command line's entry point changes one
+(`loader.cli.tuned_interpreter`: the collector off for one command)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ import pytest
 from helpers.apply import client_for
 from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
 
+from loader import cli
 from loader.apply.executor import apply_plan
+from loader.cli import tuned_interpreter
 from loader.config import load_config
 from loader.plan.plan_file import read_plan_json, write_plan_json
 from loader.redaction import REDACTED_LOGGERS
@@ -93,18 +96,54 @@ _SETTERS = {("gc", "disable"), ("gc", "enable"), ("gc", "freeze"), ("gc", "unfre
             ("sys", "setswitchinterval"), ("asyncio", "set_event_loop_policy")}
 
 
-def _calls_of_setters(path: Path) -> list[str]:
+def _calls_of_setters(path: Path) -> list[tuple[str, str, str]]:
+    """(module, enclosing function, call) of each setter named in the module."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if (node.value.id, node.attr) in _SETTERS:
-                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Name | ast.Attribute) and "mallopt" in ast.unparse(node):
-            found.append(f"{path.relative_to(REPO)}:{node.lineno}: mallopt")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Name | ast.Attribute):
+            continue
+        name = None
+        owner = node.value.id if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) else None
+        if isinstance(node, ast.Attribute) and (owner, node.attr) in _SETTERS:
+            name = f"{owner}.{node.attr}"
+        elif "mallopt" in ast.unparse(node):
+            name = "mallopt"
+        if name:
+            inside = [f.name for f in functions if f.lineno <= node.lineno <= (f.end_lineno or f.lineno)]
+            found.append((str(path.relative_to(REPO)), inside[-1] if inside else "", name))
     return found
 
 
-def test_no_library_module_changes_an_interpreter_setting() -> None:
+def test_only_the_command_line_s_tuned_interpreter_changes_an_interpreter_setting() -> None:
     modules = sorted((REPO / "loader").rglob("*.py"))
     assert modules
-    assert [call for path in modules for call in _calls_of_setters(path)] == []
+    calls = {call for path in modules for call in _calls_of_setters(path)}
+    assert calls == {("loader/cli.py", "tuned_interpreter", "gc.disable"),
+                     ("loader/cli.py", "tuned_interpreter", "gc.enable")}
+
+
+def test_the_collector_is_off_for_a_command_and_back_as_it_was_after() -> None:
+    assert gc.isenabled()
+    with tuned_interpreter():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), tuned_interpreter():
+        raise RuntimeError("a command that failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with tuned_interpreter():
+            pass
+        assert not gc.isenabled()  # a program that had it off keeps it off
+    finally:
+        gc.enable()
+
+
+def test_a_command_line_run_leaves_the_settings_as_they_were(
+    in_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _settings()
+    assert cli.main(["validate", *SAMPLE_MAPPINGS]) == 0, capsys.readouterr().err
+    assert _settings() == before
