@@ -139,6 +139,9 @@ def _run(main: Any) -> Any:
     return run(main)
 
 
+_TUNED: list[Any] = []
+
+
 def _as_the_command_line() -> None:
     """What `loader`'s command line does around a command (`loader.cli.main`), for this whole child
     process: the collector off (`loader.cli.tuned_interpreter`); in a tree before it, that tree's
@@ -147,7 +150,8 @@ def _as_the_command_line() -> None:
 
     cli = importlib.import_module("loader.cli")
     if hasattr(cli, "tuned_interpreter"):
-        cli.tuned_interpreter().__enter__()  # left on: the process ends with the plan
+        _TUNED.append(cli.tuned_interpreter())  # held, and left entered: the process ends with the plan
+        _TUNED[-1].__enter__()
         return
     try:
         memory = importlib.import_module("loader.memory")
