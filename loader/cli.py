@@ -15,7 +15,7 @@ import logging
 import sys
 import traceback
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn, TextIO
@@ -119,12 +119,13 @@ def tuned_interpreter() -> Iterator[None]:
     collector off inside, back as it was after.
 
     A command makes millions of objects that live until it ends (desired and live records, the
-    plan, a plan.json's records) and almost no cycles; each of the collector's passes over the
-    oldest generation walks every one of them again. Reference counting still frees everything
-    not in a cycle, and httpx's answers, the one cycle made per request, are broken as they are
-    read (`loader.api.client`). The library never calls this: a program using it keeps its own
-    settings (tests/test_process_state.py). The gain is in docs/performance.md ("Interpreter
-    settings and validation").
+    plan, a plan.json's records) and few cycles; each of the collector's passes over the oldest
+    generation walks every one of them again. Reference counting still frees everything not in a
+    cycle, and an httpx answer's cycle with its stream is broken as it is read (`loader.api.client`);
+    the command's process ends with it. A command that serves until stopped (`SERVING_COMMANDS`)
+    keeps the collector. The library never calls this: a program using it keeps its own settings
+    (tests/test_process_state.py). The gain is in docs/performance.md ("Interpreter settings and
+    validation").
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -134,6 +135,8 @@ def tuned_interpreter() -> Iterator[None]:
         if enabled:
             gc.enable()
 
+
+SERVING_COMMANDS = frozenset({"sandbox"})  # its process runs until stopped: the collector stays on
 
 CRASH_LOG_NAME = "traceback.log"
 
@@ -189,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging()
         handler = _start_logging(args.verbose)
         try:
-            with tuned_interpreter():
+            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter():
                 return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)
