@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import jsonschema
 import pytest
 from hypothesis import given, settings
@@ -100,3 +102,13 @@ def test_a_pii_field_s_violation_says_what_was_expected_without_the_value() -> N
     # The map of labels holds the PII label's value, so a problem of the whole map hides it too.
     whole = check_fields(applicant, {"custom_attributes": ["0400 000 000"]}, {"custom_attributes.Phone"})
     assert [(p.field, p.message) for p in whole] == [("custom_attributes", "expected object, got (hidden)")]
+
+
+def test_a_value_json_has_no_type_for_is_a_finding_of_its_field_not_a_crash() -> None:
+    applicant = PROFILE.entity("applicant")
+    born = datetime.date(2001, 2, 3)
+    problems = check_fields(applicant, {"first_name": "Jo", "date_of_birth": born})
+    assert [(p.field, p.message) for p in problems] == [
+        ("date_of_birth", "expected text, a number, true/false or a list, got datetime.date(2001, 2, 3)")
+    ]
+    assert not fields_checker(applicant, value_checks(applicant))({"date_of_birth": born})
