@@ -9,11 +9,13 @@ and takes `run(request)`. The configuration is loaded here, once, after the usag
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import sys
 import traceback
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn, TextIO
@@ -21,8 +23,7 @@ from typing import NoReturn, TextIO
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
 from loader.files.private import create_private, private_folder
-from loader.memory import return_freed_memory
-from loader.redaction import redact
+from loader.redaction import configure_logging, redact
 
 COMMANDS: dict[str, str] = {
     "validate": "offline: check mapping files and spreadsheets, build every record",
@@ -112,6 +113,31 @@ def _stop_logging(handler: logging.Handler) -> None:
     logger.setLevel(logging.NOTSET)
 
 
+@contextmanager
+def tuned_interpreter() -> Iterator[None]:
+    """The command line's one change to the interpreter, for one command: the cyclic garbage
+    collector off inside, back as it was after.
+
+    A command makes millions of objects that live until it ends (desired and live records, the
+    plan, a plan.json's records) and few cycles; each of the collector's passes over the oldest
+    generation walks every one of them again. Reference counting still frees everything not in a
+    cycle, and an httpx answer's cycle with its stream is broken as it is read (`loader.api.client`);
+    the command's process ends with it. A command that serves until stopped (`SERVING_COMMANDS`)
+    keeps the collector. The library never calls this: a program using it keeps its own settings
+    (tests/test_process_state.py). The gain is in docs/performance.md ("Interpreter settings and
+    validation").
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+SERVING_COMMANDS = frozenset({"sandbox"})  # its process runs until stopped: the collector stays on
+
 CRASH_LOG_NAME = "traceback.log"
 
 
@@ -163,10 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return exit_code_for(UsageError("no command given"))
+        configure_logging()
         handler = _start_logging(args.verbose)
-        return_freed_memory()  # a plan's large blocks, once freed, go back to the system (loader.memory)
         try:
-            return _dispatch(args._module, args)
+            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter():
+                return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)
     except (SystemExit, GeneratorExit):

@@ -8,9 +8,6 @@ import asyncio
 import concurrent.futures
 import os
 import signal
-import sys
-import threading
-import time
 
 import pytest
 
@@ -45,109 +42,6 @@ def test_an_exception_comes_back_as_raised() -> None:
         assert str(exc) == "no"
     else:
         raise AssertionError("no exception")
-
-
-def test_quick_switching_holds_inside_only_and_is_put_back_after_an_error() -> None:
-    before = sys.getswitchinterval()
-    with event_loop.loop_switches_quickly(0.001):
-        assert sys.getswitchinterval() == pytest.approx(0.001)
-    assert sys.getswitchinterval() == before
-    with pytest.raises(RuntimeError), event_loop.loop_switches_quickly(0.002):
-        raise RuntimeError("a plan that failed")
-    assert sys.getswitchinterval() == before
-
-
-def test_the_loop_run_makes_says_when_it_waits_and_other_loops_have_no_such_flag() -> None:
-    async def main() -> tuple[bool, bool]:
-        idle = event_loop.idle_of(asyncio.get_running_loop())
-        assert idle is not None
-        busy = idle.loop_waits  # this coroutine is running: the loop is not waiting
-        waits = await asyncio.to_thread(_seen_waiting, idle)  # the loop waits for this thread
-        return busy, waits
-
-    assert event_loop.run(main()) == (False, True)
-
-    async def plain() -> event_loop.LoopIdle | None:
-        return event_loop.idle_of(asyncio.get_running_loop())
-
-    assert asyncio.run(plain()) is None
-
-
-def test_a_worker_giving_way_waits_while_the_loop_is_busy_and_runs_freely_while_it_waits() -> None:
-    """While the loop is busy (here: a coroutine holding it for 0.2 s), each give_way() waits for it,
-    at most GIVE_WAY_MAX_S; while the loop waits for the worker, give_way() returns at once."""
-    loop_busy, loop_busy_until = threading.Event(), threading.Event()
-
-    def worker(idle: event_loop.LoopIdle) -> tuple[int, float]:
-        loop_busy.wait()
-        passed_while_busy = 0
-        while not loop_busy_until.is_set():
-            idle.give_way()
-            passed_while_busy += 1
-        started = time.monotonic()
-        for _ in range(100_000):
-            idle.give_way()
-        return passed_while_busy, time.monotonic() - started
-
-    async def main() -> tuple[int, float, float]:
-        idle = event_loop.idle_of(asyncio.get_running_loop())
-        assert idle is not None
-        work = asyncio.ensure_future(asyncio.to_thread(worker, idle))
-        await asyncio.sleep(0.01)  # the worker is started, waiting for loop_busy
-        loop_busy.set()
-        busy_from = time.monotonic()
-        time.sleep(0.2)  # the loop is busy: it runs this coroutine, not waiting for I/O
-        busy_s = time.monotonic() - busy_from
-        loop_busy_until.set()
-        passed, waiting_s = await work
-        return passed, busy_s, waiting_s
-
-    busy, busy_s, waiting_s = event_loop.run(main())
-    # 0.2 s of a busy loop lets through at most one step per GIVE_WAY_MAX_S (about 100); a step that
-    # does not wait would pass millions of times.
-    assert busy <= busy_s / event_loop.GIVE_WAY_MAX_S * 1.5
-    assert waiting_s < 5  # 100,000 steps: about 0.02 s; waiting each step would take 200 s
-
-
-def _seen_waiting(idle: event_loop.LoopIdle) -> bool:
-    """In a worker thread the loop awaits: whether the loop is seen waiting (it gets there soon)."""
-    deadline = time.monotonic() + 5
-    while not idle.loop_waits and time.monotonic() < deadline:
-        time.sleep(0.001)
-    return idle.loop_waits
-
-
-def test_giving_way_in_the_loop_thread_itself_returns_at_once() -> None:
-    async def main() -> float:
-        idle = event_loop.idle_of(asyncio.get_running_loop())
-        assert idle is not None
-        await asyncio.sleep(0.01)  # the loop has waited once: its thread is known
-        started = time.monotonic()
-        for _ in range(10_000):  # each would wait GIVE_WAY_MAX_S (20 s in all) if it waited
-            idle.give_way()
-        return time.monotonic() - started
-
-    assert event_loop.run(main()) < 2
-
-
-def test_once_the_loop_has_closed_a_worker_no_longer_gives_way() -> None:
-    """A worker still running after its loop closed (a second Ctrl-C leaves it so) goes on at full speed."""
-
-    async def main() -> event_loop.LoopIdle:
-        idle = event_loop.idle_of(asyncio.get_running_loop())
-        assert idle is not None
-        return idle
-
-    idle = event_loop.run(main())
-
-    def steps() -> float:
-        started = time.monotonic()
-        for _ in range(2_000):  # 4 s if each waited GIVE_WAY_MAX_S
-            idle.give_way()
-        return time.monotonic() - started
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        assert pool.submit(steps).result() < 1
 
 
 @pytest.mark.parametrize("first", [signal.SIGINT, signal.SIGTERM])

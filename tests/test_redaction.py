@@ -2,7 +2,8 @@
 request into its error, an identity provider repeating the form it was sent, a log line.
 
 The redaction happens at the output boundaries (the CLI's error printer, the crash log, the
-logging handler) from one registry of every secret read and token issued (loader.redaction).
+logging handler, the filter `configure_logging` puts on the loggers) from one registry of every
+secret read and token issued (loader.redaction).
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from pathlib import Path
 
 import pytest
 import stamina
-from helpers.apply import PROFILE, client_for, make_plan, record
+from helpers.apply import PROFILE, client_for, loader_yaml_for, make_plan, record
 from helpers.faulty import TOKEN, faulty_server
 
 from loader import cli
 from loader.apply.executor import CONFLICT_HIDDEN, apply_plan
 from loader.config import Secret
 from loader.plan.model import FieldChange
-from loader.redaction import redact
+from loader.redaction import REDACTED_LOGGERS, RedactionFilter, configure_logging, known_secrets, redact
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 SECRET = "Echoed+secret/value=42"  # characters that form encoding changes: the echo shows %2B, %2F, %3D
@@ -104,3 +105,60 @@ def test_a_conflict_naming_another_person_is_masked_when_the_record_holds_pii() 
         messages = asyncio.run(go())
     assert CONFLICT_HIDDEN in messages and not any("Jane" in m or "Citizen" in m for m in messages)
     assert any("already used by" in m for m in messages if m != CONFLICT_HIDDEN)
+
+
+@pytest.fixture
+def no_redaction_filter() -> Iterator[None]:
+    """The loggers without the filter `configure_logging` adds (another test may have run the CLI),
+    and without it again after."""
+
+    def remove() -> None:
+        for name in REDACTED_LOGGERS:
+            logger = logging.getLogger(name)
+            for found in [f for f in logger.filters if isinstance(f, RedactionFilter)]:
+                logger.removeFilter(found)
+
+    remove()
+    yield
+    remove()
+
+
+def test_verbose_output_against_the_sandbox_never_shows_the_token_or_the_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture, no_redaction_filter: None,
+) -> None:
+    """`loader -v` and `-vv`, every logger's records included (caplog listens at the root), then a
+    library's record carrying the token: the command line put the redaction in place."""
+    monkeypatch.chdir(tmp_path)
+    before = set(known_secrets())
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        monkeypatch.setenv("REDACTION_TEST_SECRET", sandbox.client_secret)
+        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "REDACTION_TEST_SECRET"), encoding="utf-8")
+        caplog.set_level(logging.DEBUG)
+        assert cli.main(["whoami", "-v"]) == 0
+        assert cli.main(["pull", "school", "--out", "live.xlsx", "-vv"]) == 0
+    issued = set(known_secrets()) - before - {sandbox.client_secret}
+    assert issued  # the tokens the commands were given
+    token = max(issued, key=len)
+    logging.getLogger("httpx").warning("echoed: Authorization %s and %s", token, sandbox.client_secret)
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err + caplog.text
+    assert " 200 " in shown  # the request lines were logged
+    assert "echoed: Authorization ***" in caplog.text
+    for secret in (*issued, sandbox.client_secret):
+        assert secret not in shown
+
+
+def test_configure_logging_hides_secrets_for_a_library_user_once_however_often_called(
+    caplog: pytest.LogCaptureFixture, no_redaction_filter: None
+) -> None:
+    Secret("library-user-secret")
+    configure_logging()
+    configure_logging()
+    assert all(
+        sum(isinstance(f, RedactionFilter) for f in logging.getLogger(name).filters) == 1 for name in REDACTED_LOGGERS
+    )
+    with caplog.at_level(logging.INFO):
+        for name in REDACTED_LOGGERS:
+            logging.getLogger(name).warning("sent %s", "library-user-secret")
+    assert caplog.messages == ["sent ***"] * len(REDACTED_LOGGERS)

@@ -82,10 +82,6 @@ class TokenAuth(httpx.Auth):
                 return str(claims[name])
         return None
 
-    def held_values(self) -> tuple[str, ...]:
-        """What must never be written anywhere: the secret and the current token (for redaction)."""
-        return tuple(v for v in (self._client_secret.reveal(), self._token) if v)
-
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         raise RuntimeError("TokenAuth works with httpx.AsyncClient only")
         yield request  # pragma: no cover - makes this a generator, as httpx expects

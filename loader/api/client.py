@@ -44,7 +44,6 @@ from loader.api.requestlog import (
     ATTEMPT,
     HTTP_LOGGER,
     LibraryNoiseFilter,
-    RedactionFilter,
     RequestObserver,
     RetryNoticeFilter,
 )
@@ -60,7 +59,6 @@ from loader.profile import EntityProfile, Profile
 
 _LIBRARY_LOGGERS = ("httpx", "httpcore")
 PROBE_ENTITY = "tag"  # few records, read-only on the real platform: the cheapest page to ask for
-_FILTERED_LOGGERS = (HTTP_LOGGER, "stamina", *_LIBRARY_LOGGERS)
 _READ = httpx.ByteStream(b"")  # the stream of an answer decoded already (see ApiClient._decode)
 
 
@@ -89,7 +87,6 @@ class ApiClient:
             token_url, env.client_id, env.client_secret, allowed_origins=(env.base_url, env.auth_url)
         )
         self._observer = RequestObserver(logging.getLogger(HTTP_LOGGER))
-        self._filter = RedactionFilter(self._auth.held_values)
         self._quiet = LibraryNoiseFilter()
         self._retry_notice = RetryNoticeFilter()
         self._slots = asyncio.Semaphore(concurrency)
@@ -134,8 +131,6 @@ class ApiClient:
             follow_redirects=False,
             event_hooks={"request": [self._observer.on_request], "response": [self._observer.on_response]},
         )
-        for name in _FILTERED_LOGGERS:
-            logging.getLogger(name).addFilter(self._filter)
         for name in _LIBRARY_LOGGERS:
             logging.getLogger(name).addFilter(self._quiet)
         # First, so it sees stamina's record before any other filter touches it.
@@ -150,8 +145,6 @@ class ApiClient:
                 await self._http.aclose()
         finally:
             self._http = None
-            for name in _FILTERED_LOGGERS:
-                logging.getLogger(name).removeFilter(self._filter)
             for name in _LIBRARY_LOGGERS:
                 logging.getLogger(name).removeFilter(self._quiet)
             logging.getLogger("stamina").removeFilter(self._retry_notice)
@@ -399,9 +392,9 @@ class ApiClient:
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
-        # httpx's response and its stream name each other: a cycle, freed only by the collector, which
-        # a plan pauses (loader.collector), so every page's body stayed.
-        # Its body is read: without the stream, the answer is freed as soon as it is decoded.
+        # httpx's response and its stream name each other: a cycle, freed only when the collector
+        # next runs. Its body is read: without the stream, the answer is freed as soon as it is
+        # decoded.
         response.stream = _READ
         if isinstance(body, dict) and (not self._checked or self.environment is None or self.api_version is None):
             self._observe(body)  # until the environment is checked and the version and environment known

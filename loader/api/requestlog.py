@@ -1,9 +1,9 @@
-"""`-v` request logging: one line per HTTP request, and a redaction filter as a second defence.
+"""`-v` request logging: one line per HTTP request (`loader.redaction.configure_logging` hides secrets).
 
 Lines look like `GET /institution/catalogue/subjects 200 12 ms attempt 1`. Only the method, the
 path (never the query: it may carry filters with personal data or a page token), the status, the
-time and the attempt are logged; never headers or bodies. The filter still scrubs anything that
-looks like a token or a secret, and the exact values the client holds, should a message ever
+time and the attempt are logged; never headers or bodies. The redaction filter still scrubs
+anything that looks like a token or a secret, and every registered one, should a message ever
 carry one (an exception text, a future debug line).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
 from time import perf_counter
 
 import httpx
@@ -19,33 +18,11 @@ import httpx
 from loader.api.auth import TOKEN_REQUEST
 from loader.redaction import REDACTED, redact
 
-__all__ = ["ATTEMPT", "HTTP_LOGGER", "REDACTED", "RedactionFilter", "RequestObserver", "redact"]
+__all__ = ["ATTEMPT", "HTTP_LOGGER", "REDACTED", "RequestObserver", "redact"]
 
 HTTP_LOGGER = "loader.http"
 ATTEMPT = "loader_attempt"  # request extension: which attempt of the retry loop sent it
 STARTED = "loader_started"
-
-
-class RedactionFilter(logging.Filter):
-    """Rewrites each record's message through `redact`, with the values `known()` returns."""
-
-    def __init__(self, known: Callable[[], Iterable[str]]):
-        super().__init__()
-        self._known = known
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact(message, tuple(self._known()))
-        if cleaned != message or record.args:
-            record.msg = cleaned
-            record.args = None
-        if record.exc_info and record.exc_info[1] is not None:
-            # Tracebacks are formatted later, outside our reach: keep only the scrubbed summary.
-            error = record.exc_info[1]
-            record.msg = f"{record.msg} ({type(error).__name__}: {redact(str(error), tuple(self._known()))})"
-            record.exc_info = None
-            record.exc_text = None
-        return True
 
 
 class LibraryNoiseFilter(logging.Filter):

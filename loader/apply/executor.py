@@ -30,7 +30,6 @@ from loader.apply.pool import WorkerPool
 from loader.apply.results import Outcome, RecordResult, Results, results_in_plan_order
 from loader.apply.stale import StaleCheck
 from loader.apply.writing import RecordWriter, result_of
-from loader.collector import collector_spaced
 from loader.errors import LoaderError
 from loader.history.store import History
 from loader.places import CellRef
@@ -289,8 +288,7 @@ async def apply_plan(
     journal = None if writer is None else ApplyJournal(writer, plan, profile)
     executor = _Executor(plan, client, profile, options, stop, listener, journal)
     try:
-        with collector_spaced():
-            records = await executor.run()
+        records = await executor.run()
     finally:  # also after Ctrl-C or a crash: what was written stays journaled, and is folded
         if history is not None and writer is not None:
             history.finish_apply(writer, _outcome_counts(executor.results.values(), stop.is_set()))

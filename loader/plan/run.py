@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.api.client import ApiClient
-from loader.collector import collector_paused
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
-from loader.event_loop import GiveWay, idle_of, loop_switches_quickly, never_give_way
+from loader.event_loop import GiveWay, never_give_way
 from loader.history.decisions import Decisions
 from loader.history.digests import Digester
 from loader.history.personal import personal_entities
@@ -105,11 +104,8 @@ async def run_plan(
     profile = config.profile
     started = time.perf_counter()
     before = dict(client.request_counts)
-    # The worker threads (reading's, the diff's) give way to the loop that brings the pages, if it
-    # is one that knows when it is idle (loader.event_loop.run makes it).
-    idle = idle_of(asyncio.get_running_loop())
-    give_way = idle.give_way if idle is not None else never_give_way
-    with progress_bars(progress) as bars, collector_paused(keep_survivors=True), loop_switches_quickly():
+    give_way = never_give_way
+    with progress_bars(progress) as bars:
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)

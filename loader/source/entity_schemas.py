@@ -9,13 +9,12 @@ section 7): `quoted` from the planner hides it, as in every other report.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 
 from loader.files.package_data import schema as package_schema
 from loader.profile import EntityProfile
@@ -44,8 +43,8 @@ def payload_schema(name: str) -> dict[str, Any]:
 
 
 @cache
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(payload_schema(name))
+def _validator(name: str) -> jsonschema_rs.Draft202012Validator:
+    return jsonschema_rs.Draft202012Validator(payload_schema(name))
 
 
 def schema_of(entity: EntityProfile) -> dict[str, Any] | None:
@@ -91,17 +90,41 @@ class ValueChecks:
 
 
 def value_checks(entity: EntityProfile) -> ValueChecks:
+    """Each field's check (and a label's), from its part of the entity's schema; none where the
+    schema has keywords over the whole record (`required`, ...), which only `check_fields` decides."""
     if not entity.schema:
         return ValueChecks({}, None)
-    checks = {name: _with_references(entity, name, check) for name, check in _fast_checks(entity.schema).items()}
-    custom = payload_schema(entity.schema).get("properties", {}).get(CUSTOM, {})
+    schema = payload_schema(entity.schema)
+    if set(schema) - _NEUTRAL - _TOP_LEVEL or schema.get("type") != "object" or \
+            schema.get("additionalProperties") is not False:
+        return ValueChecks({}, None)
+    properties: dict[str, Any] = schema.get("properties", {})
+    checks = {name: _with_references(entity, name, _value_check(spec)) for name, spec in properties.items()}
+    custom = properties.get(CUSTOM, {})
     label_spec = custom.get("additionalProperties")
     plain_map = set(custom) - _NEUTRAL <= {"type", "additionalProperties"} and custom.get("type") == "object"
-    label = _compile(label_spec) if plain_map and isinstance(label_spec, Mapping) else None
-    properties = payload_schema(entity.schema).get("properties", {})
+    label = _value_check(label_spec) if plain_map and isinstance(label_spec, Mapping) else None
     any_text = frozenset(name for name in checks if name not in entity.references and _takes_any_text(properties[name]))
     label_any_text = label is not None and isinstance(label_spec, Mapping) and _takes_any_text(label_spec)
     return ValueChecks(checks, label, any_text, label_any_text)
+
+
+_NEUTRAL = frozenset({"description", "title", "format", "$comment", "examples"})
+_TOP_LEVEL = frozenset({"$schema", "$id", "type", "additionalProperties", "properties"})
+Check = Callable[[Any], bool]
+
+
+def _value_check(spec: Mapping[str, Any]) -> Check:
+    """The schema's verdict on one value; False for a value JSON has no type for (it is refused)."""
+    is_valid = jsonschema_rs.Draft202012Validator(dict(spec)).is_valid
+
+    def check(value: Any) -> bool:
+        try:
+            return is_valid(value)
+        except ValueError:  # not a JSON value (a date, an object): check_fields names it
+            return False
+
+    return check
 
 
 def _takes_any_text(spec: Mapping[str, Any]) -> bool:
@@ -160,173 +183,60 @@ def check_fields(
         return []
     # None clears an optional field (a PATCH sends null), so it is never a violation here.
     instance = {k: _placeholder(entity, k, v) for k, v in fields.items() if v is not None}
-    # jsonschema costs ~25 µs a field; the compiled checks settle the common, valid case first.
-    checks = _fast_checks(entity.schema)
-    for name, value in instance.items():
-        check = checks.get(name)
-        if check is None or not check(value):
-            break
-    else:
-        return []
     validator = _validator(entity.schema)
-    return list(_problems(validator.iter_errors(instance), frozenset(pii)))
+    try:
+        if validator.is_valid(instance):
+            return []
+        errors = list(validator.iter_errors(instance))
+    except ValueError:  # a value JSON has no type for
+        return [_not_json(name, value, _holds_pii(name, frozenset(pii))) for name, value in instance.items()
+                if not _is_json(value)]
+    return list(_problems(errors, payload_schema(entity.schema), frozenset(pii)))
 
 
-Check = Callable[[Any], bool]
-_SIMPLE_TYPES: dict[str, Check] = {
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list | tuple),
-}
-_NEUTRAL = frozenset({"description", "title", "format", "$comment", "examples"})
-_TOP_LEVEL = frozenset({"$schema", "$id", "type", "additionalProperties", "properties"})
+def _is_json(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(map(_is_json, value))
+    return value is None or isinstance(value, str | int | float | bool)
 
 
-@cache
-def _fast_checks(name: str) -> dict[str, Check]:
-    """Per-field predicates for the simple keywords our schemas use; a field using others is left out.
-
-    A predicate only ever says True when jsonschema would accept the value too.
-    """
-    schema = payload_schema(name)
-    if set(schema) - _NEUTRAL - _TOP_LEVEL or schema.get("type") != "object" or \
-            schema.get("additionalProperties") is not False:
-        return {}  # a keyword over the whole record (`required`, ...): jsonschema decides every record
-    properties = schema.get("properties", {})
-    compiled = {field: _compile(spec) for field, spec in properties.items()}
-    return {field: check for field, check in compiled.items() if check is not None}
+def _not_json(field: str, value: Any, hide: bool) -> FieldProblem:
+    return FieldProblem(field, f"expected text, a number, true/false or a list, got {quoted(value, hide)}")
 
 
-def _enum(allowed: tuple[Any, ...]) -> Check:
-    return lambda v: any(v == a and type(v) is type(a) for a in allowed)
-
-
-def _min_length(n: int) -> Check:
-    return lambda v: not isinstance(v, str) or len(v) >= n
-
-
-def _pattern(expression: str) -> Check:
-    search = re.compile(expression).search
-    return lambda v: not isinstance(v, str) or search(v) is not None
-
-
-def _items(item: Check) -> Check:
-    def check(v: Any) -> bool:
-        if isinstance(v, list | tuple):
-            for i in v:
-                if not item(i):
-                    return False
-        return True
-
-    return check
-
-
-def _values(value_check: Check) -> Check:
-    def check(v: Any) -> bool:
-        if isinstance(v, dict):
-            for i in v.values():
-                if not value_check(i):
-                    return False
-        return True
-
-    return check
-
-
-def _text_of_length(n: int) -> Check:
-    return lambda v: isinstance(v, str) and len(v) >= n
-
-
-def _object(properties: Mapping[str, Check], required: tuple[str, ...], closed: bool) -> Check:
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
-        if any(name not in v for name in required):
-            return False
-        for name, item in v.items():
-            item_check = properties.get(name)
-            if item_check is None:
-                if closed:
-                    return False
-            elif not item_check(item):
-                return False
-        return True
-
-    return check
-
-
-def _compile(spec: Mapping[str, Any]) -> Check | None:
-    checks: list[Check] = []
-    if "properties" in spec:
-        # An object of known fields ({"id": ...}): every property simple, extra ones either refused
-        # (`additionalProperties: false`) or unchecked (absent).
-        extra = spec.get("additionalProperties", True)
-        properties = {name: _compile(item) for name, item in spec["properties"].items()}
-        if extra not in (True, False) or not all(isinstance(name, str) for name in spec.get("required", [])):
-            return None
-        known = {name: item for name, item in properties.items() if item is not None}
-        if len(known) < len(properties):
-            return None
-        checks.append(_object(known, tuple(spec.get("required", ())), closed=extra is False))
-        spec = {k: v for k, v in spec.items() if k not in ("properties", "required", "additionalProperties")}
-    for keyword, expected in spec.items():
-        if keyword in _NEUTRAL:
-            continue
-        if keyword == "type" and isinstance(expected, str) and expected in _SIMPLE_TYPES:
-            checks.append(_SIMPLE_TYPES[expected])
-        elif keyword == "enum":
-            checks.append(_enum(tuple(expected)))
-        elif keyword == "minLength":
-            checks.append(_min_length(int(expected)))
-        elif keyword == "pattern":
-            checks.append(_pattern(expected))
-        elif keyword == "items" and isinstance(expected, Mapping):
-            item = _compile(expected)
-            if item is None:
-                return None
-            checks.append(_items(item))
-        elif keyword == "additionalProperties" and isinstance(expected, Mapping) and "properties" not in spec:
-            value_check = _compile(expected)
-            if value_check is None:
-                return None
-            checks.append(_values(value_check))
-        else:
-            return None
-    if spec.get("type") == "string" and set(spec) - _NEUTRAL == {"type", "minLength"}:
-        return _text_of_length(int(spec["minLength"]))  # the most common pair, as one test
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-    return lambda v: all(check(v) for check in checks)
-
-
-def _problems(errors: Iterator[jsonschema.ValidationError], pii: frozenset[str]) -> Iterator[FieldProblem]:
+def _problems(
+    errors: list[jsonschema_rs.ValidationError], schema: Mapping[str, Any], pii: frozenset[str]
+) -> Iterator[FieldProblem]:
     for error in errors:
-        path = list(error.absolute_path)
+        path = list(error.instance_path)
+        keyword = error.kind.name
         if not path:
-            if error.validator == "additionalProperties":
-                known = ", ".join(error.schema.get("properties", {}))
-                for extra in set(error.instance) - set(error.schema.get("properties", {})):
+            if keyword == "additionalProperties":
+                known = ", ".join(schema.get("properties", {}))
+                found = error.instance if isinstance(error.instance, dict) else {}
+                for extra in set(found) - set(schema.get("properties", {})):
                     yield FieldProblem(str(extra), f"unknown field {extra!r}; the payload has: {known}")
                 continue
-            yield FieldProblem("", _message(error, hide=bool(pii)))
+            yield FieldProblem("", _message(error, _keyword_value(schema, error), hide=bool(pii)))
             continue
         field = str(path[0])
         if field == CUSTOM and len(path) > 1:
             field = f"{CUSTOM}.{path[1]}"
-        yield _problem(field, error, _holds_pii(field, pii))
+        hide = _holds_pii(field, pii)
+        message = _message(error, _keyword_value(schema, error), hide)
+        # What it says of every value it is found on ("expected integer", of "expected integer, got 'ten'").
+        said, got, _ = message.rpartition(", got ")
+        yield FieldProblem(field, message, said if got and keyword in _DESCRIBED else "")
 
 
-def _problem(field: str, error: jsonschema.ValidationError, hide: bool) -> FieldProblem:
-    """The problem, with what it says of every value it is found on ("expected integer", of
-    "expected integer, got 'ten'") as its cause."""
-    message = _message(error, hide)
-    said, got, _ = message.rpartition(", got ")
-    return FieldProblem(field, message, said if got and str(error.validator) in _DESCRIBED else "")
+def _keyword_value(schema: Mapping[str, Any], error: jsonschema_rs.ValidationError) -> Any:
+    """What the schema gives the keyword the value fails (`"integer"` of `type: integer`)."""
+    value: Any = schema
+    for step in error.schema_path:
+        value = value[step]
+    return value
 
 
 _DESCRIBED = frozenset({"enum", "type", "pattern", "minLength", "maxLength"})
@@ -337,21 +247,22 @@ def _holds_pii(field: str, pii: frozenset[str]) -> bool:
     return field in pii or any(name.startswith(field + ".") for name in pii)
 
 
-def _message(error: jsonschema.ValidationError, hide: bool) -> str:
+def _message(error: jsonschema_rs.ValidationError, expected: Any, hide: bool) -> str:
     shown = quoted(error.instance, hide)
     if len(shown) > 60:
         shown = shown[:57] + "..."
+    keyword = error.kind.name
     describe: dict[str, Callable[[], str]] = {
-        "enum": lambda: f"expected one of {', '.join(map(str, error.validator_value))}, got {shown}",
-        "type": lambda: f"expected {error.validator_value}, got {shown}",
-        "pattern": lambda: f"expected text matching {error.validator_value!r}, got {shown}",
-        "minLength": lambda: f"expected at least {error.validator_value} character(s), got {shown}",
-        "maxLength": lambda: f"expected at most {error.validator_value} character(s), got {shown}",
+        "enum": lambda: f"expected one of {', '.join(map(str, expected))}, got {shown}",
+        "type": lambda: f"expected {expected}, got {shown}",
+        "pattern": lambda: f"expected text matching {expected!r}, got {shown}",
+        "minLength": lambda: f"expected at least {expected} character(s), got {shown}",
+        "maxLength": lambda: f"expected at most {expected} character(s), got {shown}",
     }
-    maker = describe.get(str(error.validator))
+    maker = describe.get(keyword)
     if maker:
         return maker()
-    # jsonschema's own messages quote the value, except those that name only fields.
-    if hide and error.validator not in ("required", "additionalProperties", "dependentRequired"):
-        return f"the value {shown} fails the schema's {error.validator!r} check"
-    return str(error.message)
+    # The validator's own messages quote the value, except those that name only fields.
+    if hide and keyword not in ("required", "additionalProperties", "dependentRequired"):
+        return f"the value {shown} fails the schema's {keyword!r} check"
+    return error.message

@@ -117,9 +117,6 @@ def read_sources(
     credentials (a kind not `offline`) are left unread, said once in a warning.
 
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
-    The garbage collector is left running: the planner reads small sources on a thread beside the
-    event loop that fetches pages, and the collector is process-wide. A reading child process
-    pauses it (`loader.plan.incremental.reading`).
     """
     paths = [m for m in mappings if not isinstance(m, LoadedMapping)]
     loaded = [m for m in mappings if isinstance(m, LoadedMapping)] + load_mappings(paths, profile)

@@ -413,8 +413,8 @@ def test_pages_that_fail_and_are_retried_still_yield_every_record_once_in_order(
 
 
 def test_pages_read_leave_nothing_for_the_cyclic_collector(start_sandbox, profile):
-    """A plan pauses the collector (loader.collector): an answer in a reference cycle (httpx's response
-    and its stream) would keep every page's body until the process ends."""
+    """An answer in a reference cycle (httpx's response and its stream) would keep every page's body
+    until the collector next runs; with the collector off here, until the process ends."""
     sb = start_sandbox(seed=schools_seed(450))
 
     async def go() -> int:

@@ -23,8 +23,9 @@ from loader.api.errors import (
     Unreachable,
     ValidationFailed,
 )
-from loader.api.requestlog import HTTP_LOGGER, REDACTED, RedactionFilter, log_request, redact
+from loader.api.requestlog import HTTP_LOGGER, REDACTED, log_request, redact
 from loader.api.retry import MAX_RETRY_AFTER_S, parse_retry_after, retry_hook
+from loader.redaction import RedactionFilter
 
 TOKEN_CHARS = string.ascii_letters + string.digits + "-_."
 

@@ -139,14 +139,25 @@ def _run(main: Any) -> Any:
     return run(main)
 
 
+_TUNED: list[Any] = []
+
+
 def _as_the_command_line() -> None:
-    """What `loader`'s command line does before a command (`loader.cli.main`): the allocator told to
-    give freed memory back (a baseline tree older than loader.memory: nothing)."""
+    """What `loader`'s command line does around a command (`loader.cli.main`), for this whole child
+    process: the collector off (`loader.cli.tuned_interpreter`); in a tree before it, that tree's
+    allocator setting, if it has one."""
+    import importlib
+
+    cli = importlib.import_module("loader.cli")
+    if hasattr(cli, "tuned_interpreter"):
+        _TUNED.append(cli.tuned_interpreter())  # held, and left entered: the process ends with the plan
+        _TUNED[-1].__enter__()
+        return
     try:
-        from loader.memory import return_freed_memory
+        memory = importlib.import_module("loader.memory")
     except ImportError:
         return
-    return_freed_memory()
+    memory.return_freed_memory()
 
 
 def _environment(base_url: str) -> Any:

@@ -54,7 +54,7 @@ def plan_against(sandbox: Any, mappings: Sequence[str | Path]) -> PlanRun:
         async with ApiClient(env, config.profile) as client:
             return await run_plan([Path(m) for m in mappings], config=config, env=env, client=client, progress=False)
 
-    return event_loop.run(go())  # as the plan command runs it: worker threads give way to the loop
+    return event_loop.run(go())  # as the plan command runs it
 
 
 def copy_samples(dest: Path) -> Path:

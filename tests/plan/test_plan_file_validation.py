@@ -1,7 +1,5 @@
-"""plan.json's check: the fast validator (jsonschema-rs) and the Python one agree on every plan file.
-
-`validation_errors` trusts jsonschema-rs's "valid" and asks the Python validator only for the
-messages of a plan it refuses, so the two must agree: here on a plan with every kind of record, and
+"""plan.json's check: the loader's validator (jsonschema-rs) and the Python reference implementation
+agree on every plan file, and name as many problems: here on a plan with every kind of record, and
 on that plan broken at any place in any way.
 """
 

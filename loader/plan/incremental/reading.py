@@ -30,7 +30,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from loader.collector import collector_paused
 from loader.event_loop import GiveWay, never_give_way
 from loader.places import CellRef
 from loader.profile import Profile
@@ -139,8 +138,7 @@ async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile, gi
 def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection) -> None:
     try:
         try:
-            with collector_paused():  # this process only reads: see loader.collector
-                sources = read_sources(mappings, profile, each_block=lambda block: _sent(block, sending))
+            sources = read_sources(mappings, profile, each_block=lambda block: _sent(block, sending))
         except BaseException:
             sending.send_bytes(_FAILED)
             return
@@ -167,14 +165,8 @@ def _sent(block: BlockRecords, sending: Connection) -> BlockRecords:
 
 
 def _receive(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
-    """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL).
-
-    The collector is paused while the records are made again (`loader.collector`): unpickling
-    100,000 records took 3.0 s with it and 0.7 s without. It is process-wide, so the event loop
-    fetching pages meanwhile runs without it too, which costs the fetch nothing.
-    """
-    with collector_paused():
-        return _unpickled(receiving, give_way)
+    """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL)."""
+    return _unpickled(receiving, give_way)
 
 
 def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
@@ -211,7 +203,7 @@ class _SharingRefs(pickle.Unpickler):
         file.seek(1)
         super().__init__(file)
         # Not a method: the unpickler keeps what find_class gives, and a bound method would make a
-        # cycle of it, its memo and its buffer, left for the collector (paused while unpickling).
+        # cycle of it, its memo and its buffer, left for the collector.
         self._ref = _ref_maker(refs)
 
     def find_class(self, module: str, name: str) -> Any:
