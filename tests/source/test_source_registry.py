@@ -133,7 +133,8 @@ def test_a_source_naming_no_kind_is_refused_with_the_kinds_there_are(project: Pa
     read = _read(project, "tabel: []")
     (finding,) = read.findings
     assert finding.code == "source-kind"
-    assert "source 'units' names no kind of source: give one of json, sql, table, xml (did you mean 'table'?)" in finding.message
+    assert ("source 'units' names no kind of source: give one of json, sql, table, xml (did you mean 'table'?)"
+            in finding.message)
 
 
 def test_a_source_option_its_kind_does_not_take_is_refused_at_its_place(project: Path) -> None:

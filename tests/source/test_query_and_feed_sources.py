@@ -1,0 +1,199 @@
+"""The `sql:`, `json:` and `xml:` kinds through the command line against the sandbox: a mapping's
+`sources:` planned, applied and planned again to nothing; a query's fingerprint of the values
+read; bad input said once, naming the source, with no traceback."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from loader.cli import main
+from loader.plan.model import Action
+from loader.plan.plan_file import read_plan_json
+
+XCRI_XML = Path(__file__).with_name("readers") / "data" / "xcri-cap.xml"
+
+SQL_MAPPING = """\
+version: 1
+sources:
+  handbook:
+    sql: "{query}"
+    url: sqlite:///handbook.db
+    params: {{year: 2027}}
+entities:
+  units:
+    entity: subject
+    source: handbook
+    key: [code]
+    fields:
+      code: UNIT_CODE
+      name: title
+      custom_attributes:
+        Credit Points: {{column: credit_points, type: string}}
+"""
+SELECT = "SELECT unit_code, title, credit_points, updated_at FROM units WHERE year = :year"
+
+JSON_MAPPING = """\
+version: 1
+sources:
+  catalogue:
+    json: exports/courses.json
+    records: "{records}"
+entities:
+  subjects:
+    entity: subject
+    source: catalogue
+    key: [code]
+    fields:
+      code: primaryCode.code
+      name: name[0].value
+      custom_attributes:
+        Study Load: {column: studyLoad.value, type: string}
+"""
+
+XML_MAPPING = """\
+version: 1
+sources:
+  feed:
+    xml: xcri-cap.xml
+    records: "//x:course"
+    namespaces: {x: "http://xcri.org/profiles/1.2/catalog", dc: "http://purl.org/dc/elements/1.1/",
+                 xsi: "http://www.w3.org/2001/XMLSchema-instance", cdp: "http://xcri.co.uk"}
+entities:
+  courses:
+    entity: subject
+    source: feed
+    key: [code]
+    fields:
+      code: {column: "dc:identifier[@xsi:type='cdp:internalID']"}
+      name: {column: "dc:title"}
+      custom_attributes:
+        Provider: {column: "../dc:title"}
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _handbook(path: Path, rows: list[tuple[str, str, int, str]]) -> None:
+    path.unlink(missing_ok=True)
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE units (unit_code TEXT, title TEXT, credit_points NUMERIC, year INT, updated_at TEXT)")
+        db.executemany("INSERT INTO units VALUES (?, ?, ?, 2027, ?)", rows)
+
+
+UNITS = [("MATH1001", "Calculus", 6, "2027-01-01T09:00"), ("PHYS1001", "Mechanics", 12, "2027-01-01T09:00")]
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *args: str) -> dict[tuple[str, ...], Action]:
+    assert main(["plan", "m.yaml", "--out", "plan.json", *args]) == 0, capsys.readouterr()
+    return {record.key: record.action for record in read_plan_json(Path("plan.json")).records()}
+
+
+def _converges(capsys: pytest.CaptureFixture[str]) -> None:
+    """Apply the plan written, then plan again: nothing left to do."""
+    assert main(["apply", "--plan", "plan.json", "--yes"]) == 0, capsys.readouterr()
+    capsys.readouterr()
+    assert main(["plan", "m.yaml", "--detailed-exitcode"]) == 0, capsys.readouterr()
+
+
+def test_a_sqlite_query_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _handbook(project / "handbook.db", UNITS)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
+    assert _plan(capsys) == {("MATH1001",): Action.CREATE, ("PHYS1001",): Action.CREATE}
+    plan = read_plan_json(project / "plan.json")
+    created = {r.key: r for r in plan.records()}
+    assert created[("PHYS1001",)].payload["name"] == "Mechanics"
+    assert created[("PHYS1001",)].payload["custom_attributes"] == {"Credit Points": "12"}
+    assert plan.blocks[0].source_file == "handbook (query)"
+    assert "sql:handbook" in plan.fingerprints
+    _converges(capsys)
+
+
+def test_a_query_changed_only_in_an_unmapped_column_or_row_order_keeps_its_fingerprint(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
+
+    def fingerprint(rows: list[tuple[str, str, int, str]]) -> str:
+        _handbook(project / "handbook.db", rows)
+        _plan(capsys)
+        return str(read_plan_json(project / "plan.json").fingerprints["sql:handbook"])
+
+    first = fingerprint(UNITS)
+    assert fingerprint(UNITS[::-1]) == first
+    assert fingerprint([(code, title, points, "2027-06-30T17:45") for code, title, points, _ in UNITS]) == first
+    assert fingerprint([UNITS[0], ("PHYS1001", "Mechanics", 24, "2027-01-01T09:00")]) != first
+
+
+def test_a_json_file_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "exports").mkdir()
+    items = [{"courseId": str(n), "primaryCode": {"codeType": "courseCode", "code": code},
+              "name": [{"language": "en-GB", "value": title}], "studyLoad": {"value": load}}
+             for n, (code, title, load) in enumerate([("INFO101", "Databases", 5), ("INFO202", "Networks", 7.5)])]
+    (project / "exports" / "courses.json").write_text(json.dumps({"pageNumber": 1, "items": items}),
+                                                       encoding="utf-8")
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.items[*]"), encoding="utf-8")
+    assert _plan(capsys) == {("INFO101",): Action.CREATE, ("INFO202",): Action.CREATE}
+    plan = read_plan_json(project / "plan.json")
+    payloads = {r.key: r.payload for r in plan.records()}
+    assert payloads[("INFO202",)] == {"code": "INFO202", "name": "Networks",
+                                       "custom_attributes": {"Study Load": "7.5"}}
+    assert plan.blocks[0].source_file == "exports/courses.json"
+    _converges(capsys)
+
+
+def test_an_xml_file_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "xcri-cap.xml").write_bytes(XCRI_XML.read_bytes())
+    (project / "m.yaml").write_text(XML_MAPPING, encoding="utf-8")
+    assert _plan(capsys) == {("PG-DATA-01",): Action.CREATE, ("PG-HIST-02",): Action.CREATE}
+    payloads = {r.key: r.payload for r in read_plan_json(project / "plan.json").records()}
+    assert payloads[("PG-HIST-02",)] == {"code": "PG-HIST-02", "name": "MA History",
+                                          "custom_attributes": {"Provider": "University of Example"}}
+    _converges(capsys)
+
+
+def _refused(capsys: pytest.CaptureFixture[str]) -> str:
+    """What `loader plan` says of a source it cannot read: exit 1, one error, no traceback."""
+    assert main(["plan", "m.yaml"]) == 1
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert "Traceback" not in said and said.count("✗") == 1
+    return said
+
+
+def test_a_query_that_is_not_a_select_is_refused_naming_the_source(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _handbook(project / "handbook.db", UNITS)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query="DELETE FROM units WHERE year = :year"),
+                                    encoding="utf-8")
+    said = _refused(capsys)
+    assert "handbook (query): the query is a DELETE statement, not a SELECT" in said
+    with closing(sqlite3.connect(project / "handbook.db")) as db:
+        assert db.execute("SELECT count(*) FROM units").fetchone() == (2,)
+
+
+def test_a_records_path_that_finds_nothing_is_an_error_not_an_empty_plan(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "exports").mkdir()
+    (project / "exports" / "courses.json").write_text('{"items": [{"primaryCode": {"code": "A"}}]}',
+                                                       encoding="utf-8")
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.courses[*]"), encoding="utf-8")
+    said = _refused(capsys)
+    assert "exports/courses.json: the records path '$.courses[*]' finds no record" in said
+
+
+def test_invalid_xml_is_an_error_naming_the_file_and_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "xcri-cap.xml").write_text("<catalog><course></catalog>", encoding="utf-8")
+    (project / "m.yaml").write_text(XML_MAPPING, encoding="utf-8")
+    said = _refused(capsys)
+    assert "xcri-cap.xml: not well-formed XML: line 1" in said
