@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from collections.abc import Iterator
 from contextlib import closing
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -197,3 +201,83 @@ def test_invalid_xml_is_an_error_naming_the_file_and_line(project: Path, capsys:
     (project / "m.yaml").write_text(XML_MAPPING, encoding="utf-8")
     said = _refused(capsys)
     assert "xcri-cap.xml: not well-formed XML: line 1" in said
+
+
+OOAPI = Path(__file__).with_name("readers") / "data"
+TOKEN = "Bearer tok-7Hq2xZ9pLw"
+URL_MAPPING = """\
+version: 1
+sources:
+  catalogue:
+    json: http://127.0.0.1:{port}/courses
+    records: "$.items[*]"
+    page: {{param: pageNumber, more: "$.hasNextPage"}}
+    headers: {{Authorization: {{env: CATALOGUE_TOKEN}}}}
+entities:
+  subjects:
+    entity: subject
+    source: catalogue
+    key: [code]
+    fields:
+      code: primaryCode.code
+      name: name[0].value
+"""
+
+
+class _Ooapi(BaseHTTPRequestHandler):
+    """Two OOAPI v5 pages of courses, for a request that carries the token."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.headers.get("Authorization") != TOKEN:
+            body, status = b'{"error": "no token"}', 401
+        else:
+            page = parse_qs(urlsplit(self.path).query).get("pageNumber", ["1"])[0]
+            body, status = (OOAPI / f"ooapi-courses-page{page}.json").read_bytes(), 200
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def ooapi() -> Iterator[int]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Ooapi)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def test_a_paged_json_url_is_read_by_plan_with_its_token_and_left_unread_by_validate(
+        project: Path, ooapi: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CATALOGUE_TOKEN", TOKEN)
+    (project / "m.yaml").write_text(URL_MAPPING.format(port=ooapi), encoding="utf-8")
+    assert main(["validate", "m.yaml"]) == 0
+    said = capsys.readouterr().out
+    assert "1 block(s) read a source that needs a network or credentials (catalogue (json, http://127.0.0.1:" in said
+    planned = _plan(capsys)
+    assert len(planned) == 3 and set(planned.values()) == {Action.CREATE}
+    assert ("INFOMQNM",) in planned
+    assert main(["validate", "m.yaml", "--read-sources"]) == 0
+    said += capsys.readouterr().out
+    _converges(capsys)
+    written = "".join(p.read_text("utf-8", errors="replace") for p in project.rglob("*") if p.is_file()
+                      and p.suffix in (".json", ".yaml", ".log", ".md", ".txt", ".jsonl"))
+    assert "tok-7Hq2xZ9pLw" not in said + written
+
+
+def test_a_url_source_without_its_token_is_an_error_naming_the_variable(
+        project: Path, ooapi: int, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "m.yaml").write_text(URL_MAPPING.format(port=ooapi), encoding="utf-8")
+    assert main(["plan", "m.yaml"]) == 1
+    said = "".join(capsys.readouterr())
+    assert "CATALOGUE_TOKEN" in said and "Traceback" not in said
