@@ -18,6 +18,7 @@ import pytest
 from loader.cli import main
 from loader.plan.model import Action
 from loader.plan.plan_file import read_plan_json
+from loader.source.readers import KINDS, named_kinds
 
 XCRI_XML = Path(__file__).with_name("readers") / "data" / "xcri-cap.xml"
 
@@ -281,3 +282,19 @@ def test_a_url_source_without_its_token_is_an_error_naming_the_variable(
     assert main(["plan", "m.yaml"]) == 1
     said = "".join(capsys.readouterr())
     assert "CATALOGUE_TOKEN" in said and "Traceback" not in said
+
+
+def test_the_mapping_schema_describes_every_kind_and_its_options() -> None:
+    schema = json.loads((Path(__file__).parents[2] / "schemas" / "mapping.schema.json").read_text("utf-8"))
+    described = schema["properties"]["sources"]["additionalProperties"]["properties"]
+    for name in named_kinds():
+        assert name in described and described[name]["description"]
+        assert KINDS[name].options <= set(described), name
+
+
+def test_a_sql_source_without_its_url_is_refused_at_its_place(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT).replace("    url: sqlite:///handbook.db\n", ""),
+                                    encoding="utf-8")
+    assert main(["validate", "m.yaml"]) == 1
+    assert "m.yaml:3:3: source 'handbook' needs url: (add url: to the source's entry)" in capsys.readouterr().out

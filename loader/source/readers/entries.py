@@ -20,6 +20,8 @@ def text(name: str, entry: dict[str, Any], key: str, *, required: bool = False) 
     value = entry.get(key)
     if value is None and not required:
         return None
+    if value is None:
+        raise MappingError(f"source {name!r} needs {key}:", hint=f"add {key}: to the source's entry")
     if not isinstance(value, str) or not value.strip():
         raise MappingError(f"source {name!r}: {key}: must be text", hint=f"e.g. {key}: \"...\"")
     return value
