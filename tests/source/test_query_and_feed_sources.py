@@ -5,6 +5,7 @@ read; bad input said once, naming the source, with no traceback."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -298,3 +299,34 @@ def test_a_sql_source_without_its_url_is_refused_at_its_place(
                                     encoding="utf-8")
     assert main(["validate", "m.yaml"]) == 1
     assert "m.yaml:3:3: source 'handbook' needs url: (add url: to the source's entry)" in capsys.readouterr().out
+
+
+DOCS = Path(__file__).parents[2] / "docs" / "mappings.md"
+DATA_FILES = {"json": "courses.json", "xml": "catalogue.xml"}
+
+
+def _examples() -> list[tuple[str, dict[str, str]]]:
+    """Each example of the docs' "Sources" section: its title and its code blocks by language."""
+    text = DOCS.read_text("utf-8")
+    section = text[text.index("\n## Sources\n"):]
+    section = section[:section.index("\n## ", 1)]
+    examples = []
+    for part in section.split("\n### ")[1:]:
+        blocks = re.findall(r"```(\w+)\n(.*?)```", part, re.S)
+        examples.append((part.splitlines()[0], dict(blocks)))
+    return examples
+
+
+@pytest.mark.parametrize(("title", "blocks"), _examples(), ids=[title for title, _ in _examples()])
+def test_each_example_of_the_docs_sources_section_plans_applies_and_converges(
+        project: Path, capsys: pytest.CaptureFixture[str], title: str, blocks: dict[str, str]) -> None:
+    if "sql" in blocks:
+        with closing(sqlite3.connect(project / "handbook.db")) as db:
+            db.executescript(blocks["sql"])
+    for language, name in DATA_FILES.items():
+        if language in blocks:
+            (project / name).write_text(blocks[language], encoding="utf-8")
+    (project / "m.yaml").write_text(blocks["yaml"], encoding="utf-8")
+    planned = _plan(capsys)
+    assert len(planned) == 2 and set(planned.values()) == {Action.CREATE}
+    _converges(capsys)
