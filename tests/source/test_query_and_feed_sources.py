@@ -4,6 +4,7 @@ read; bad input said once, naming the source, with no traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sqlite3
@@ -17,9 +18,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from loader.cli import main
+from loader.plan.incremental.reading import read_off_loop
 from loader.plan.model import Action
 from loader.plan.plan_file import read_plan_json
+from loader.profile import load_profile
 from loader.source.readers import KINDS, named_kinds
+from loader.source.sources import load_mappings, readable_in_child
 
 XCRI_XML = Path(__file__).with_name("readers") / "data" / "xcri-cap.xml"
 
@@ -330,3 +334,20 @@ def test_each_example_of_the_docs_sources_section_plans_applies_and_converges(
     planned = _plan(capsys)
     assert len(planned) == 2 and set(planned.values()) == {Action.CREATE}
     _converges(capsys)
+
+
+def test_json_and_xml_files_read_in_a_reading_child_give_what_the_planning_process_reads(project: Path) -> None:
+    (project / "xcri-cap.xml").write_bytes(XCRI_XML.read_bytes())
+    (project / "x.yaml").write_text(XML_MAPPING, encoding="utf-8")
+    (project / "exports").mkdir()
+    (project / "exports" / "courses.json").write_text('[{"primaryCode": {"code": "A1"}, "name": [{"value": "A"}]}]',
+                                                       encoding="utf-8")
+    (project / "j.yaml").write_text(JSON_MAPPING.replace('    records: "{records}"\n', ""), encoding="utf-8")
+    profile = load_profile()
+    mappings = load_mappings([project / "x.yaml", project / "j.yaml"], profile)
+    assert readable_in_child(mappings)
+    there = asyncio.run(read_off_loop(mappings, profile, in_child=True))
+    here = asyncio.run(read_off_loop(mappings, profile, in_child=False))
+    assert [[r.key for r in b.records] for b in there.blocks] == [[("PG-DATA-01",), ("PG-HIST-02",)], [("A1",)]]
+    assert [b.records for b in there.blocks] == [b.records for b in here.blocks]
+    assert there.fingerprints == here.fingerprints
