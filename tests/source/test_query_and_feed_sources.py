@@ -351,3 +351,16 @@ def test_json_and_xml_files_read_in_a_reading_child_give_what_the_planning_proce
     assert [[r.key for r in b.records] for b in there.blocks] == [[("PG-DATA-01",), ("PG-HIST-02",)], [("A1",)]]
     assert [b.records for b in there.blocks] == [b.records for b in here.blocks]
     assert there.fingerprints == here.fingerprints
+
+
+def test_a_database_password_from_the_environment_is_never_shown(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CURRICULUM_DB_URL", "postgresql://reader:Pw-9vQ3mZt7K@127.0.0.1:1/curriculum")
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT).replace(
+        "url: sqlite:///handbook.db", "url: {env: CURRICULUM_DB_URL}"), encoding="utf-8")
+    assert main(["validate", "m.yaml"]) == 0  # no query run, no variable read
+    said = _refused(capsys)  # nothing listens on port 1
+    assert "handbook (query): the query failed" in said
+    written = "".join(p.read_text("utf-8", errors="replace") for p in project.rglob("*") if p.is_file()
+                      and p.suffix in (".json", ".yaml", ".log", ".md", ".txt", ".jsonl"))
+    assert "Pw-9vQ3mZt7K" not in said + written
