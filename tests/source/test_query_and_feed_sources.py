@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import closing
@@ -364,3 +365,13 @@ def test_a_database_password_from_the_environment_is_never_shown(
     written = "".join(p.read_text("utf-8", errors="replace") for p in project.rglob("*") if p.is_file()
                       and p.suffix in (".json", ".yaml", ".log", ".md", ".txt", ".jsonl"))
     assert "Pw-9vQ3mZt7K" not in said + written
+
+
+def test_a_query_without_sqlalchemy_installed_says_which_extra_to_install(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _handbook(project / "handbook.db", UNITS)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)  # as if the `sql` extra were not installed
+    said = _refused(capsys)
+    assert "handbook (query): reading a query needs SQLAlchemy, which is not installed" in said
+    assert "pip install 'loader[sql]'" in said
