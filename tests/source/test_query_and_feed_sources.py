@@ -375,3 +375,21 @@ def test_a_query_without_sqlalchemy_installed_says_which_extra_to_install(
     said = _refused(capsys)
     assert "handbook (query): reading a query needs SQLAlchemy, which is not installed" in said
     assert "pip install 'loader[sql]'" in said
+
+
+def test_a_field_may_list_paths_and_the_first_that_finds_a_value_gives_it(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "xcri-cap.xml").write_text(
+        '<catalog xmlns="http://xcri.org/profiles/1.2/catalog" xmlns:dc="http://purl.org/dc/elements/1.1/"><provider>'
+        '<course><dc:identifier>C1</dc:identifier><dc:title xml:lang="de">Geschichte</dc:title>'
+        '<dc:title xml:lang="en">History</dc:title></course>'
+        '<course><dc:identifier>C2</dc:identifier><dc:title xml:lang="de">Physik</dc:title></course>'
+        '</provider></catalog>', encoding="utf-8")
+    (project / "m.yaml").write_text(XML_MAPPING.replace(
+        """      code: {column: "dc:identifier[@xsi:type='cdp:internalID']"}
+      name: {column: "dc:title"}""",
+        """      code: {column: "dc:identifier"}
+      name: {column: ["dc:title[@xml:lang='en']", "dc:title[1]"]}"""), encoding="utf-8")
+    _plan(capsys)
+    names = {r.key: r.payload["name"] for r in read_plan_json(project / "plan.json").records()}
+    assert names == {("C1",): "History", ("C2",): "Physik"}
