@@ -34,6 +34,7 @@ from pathlib import Path
 from loader.config import Config
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
+from loader.plan.feed_fetching import fetch_feed
 from loader.profile import Profile
 from loader.source.draft import (
     DraftBlock,
@@ -112,7 +113,7 @@ def run(request: InitRequest, config: Config) -> int:
         print(f"The draft does not validate yet: no column of {', '.join(unresolved)} is unique; choose the key "
               f"(the line marked CHOOSE in {out}), then `loader validate {out}`.", file=sys.stderr)
         return EXIT_ERROR
-    sources = read_sources([out], config.profile)
+    sources = read_sources([out], config.profile, fetch=fetch_feed)
     if sources.has_errors:
         print(f"The draft does not validate yet: run `loader validate {out}` and fix what it names.", file=sys.stderr)
         return EXIT_ERROR

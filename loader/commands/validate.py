@@ -11,6 +11,7 @@ from typing import TextIO
 from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
+from loader.plan.feed_fetching import fetch_feed
 from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
@@ -35,7 +36,8 @@ def request_from(args: argparse.Namespace) -> ValidateRequest:
 
 
 def run(request: ValidateRequest, config: Config) -> int:
-    sources = read_sources(list(request.mappings), config.profile, online=request.read_sources)
+    sources = read_sources(list(request.mappings), config.profile, online=request.read_sources,
+                           fetch=fetch_feed)
     code = EXIT_ERROR if sources.has_errors else EXIT_OK
     if request.output != "json":
         print_report(sources, sys.stdout)

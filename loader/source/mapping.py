@@ -40,6 +40,9 @@ class LookupSpec:
     place: MappingPlace
 
 
+PATHS_SEPARATOR = " | "  # joins a field's list of paths into the name of the column they give
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     """Where one field's value comes from and how it is cleaned.
@@ -65,6 +68,9 @@ class FieldSpec:
     separator: str = ", "  # for collect: join
     lookup: LookupSpec | None = None  # its table is read with the sheets (`loader.source.lookups`)
     on_platform_edit: str = "keep"  # keep | sheet | platform: what wins when the platform changed it
+    # `column: [path, ...]` of a JSON or XML source: the paths tried in turn (the first finding a value
+    # gives it); `column` is then their names joined by " | ", as the reader names that column
+    paths: tuple[str, ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:

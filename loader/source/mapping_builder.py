@@ -14,7 +14,7 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.entity_schemas import default_type, field_names
-from loader.source.mapping import Block, Condition, FieldSpec, LookupSpec, Variant
+from loader.source.mapping import PATHS_SEPARATOR, Block, Condition, FieldSpec, LookupSpec, Variant
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import kind_for
@@ -238,7 +238,9 @@ class BlockBuilder:
         steps = self._steps(data, where, data.get("type", "string" if ref else kind))
         if steps is None or len(self.findings) > before or not self._constants_fit(name, data, where, steps):
             return None
-        column = self.sub(data["column"]) if "column" in data else None
+        given = data.get("column")
+        paths = tuple(self.sub(path).strip() for path in given) if isinstance(given, list) else ()
+        column = PATHS_SEPARATOR.join(paths) if paths else self.sub(given) if given is not None else None
         value = data.get("value")
         return FieldSpec(
             name=name,
@@ -258,6 +260,7 @@ class BlockBuilder:
             separator=data.get("separator", ", "),
             lookup=self._lookup(data.get("lookup"), (*where, "lookup")),
             on_platform_edit=data.get("on_platform_edit", "keep"),
+            paths=paths,
         )
 
     def _steps(self, data: Any, where: tuple[Any, ...], kind: str) -> Steps | None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from loader.errors import MappingError
 from loader.findings import Finding
 from loader.source.mapping import Block, FieldSpec, LoadedMapping, LookupSpec, Variant
 from loader.source.readers import KINDS, Source, file_source, kind_for, named_kinds
@@ -44,7 +45,12 @@ def named_sources(doc: MarkedDocument, folder: Path, findings: list[Finding]) ->
             found[name] = None
             continue
         assert kind.from_mapping is not None
-        found[name] = kind.from_mapping(name, dict(entry), folder)
+        try:
+            found[name] = kind.from_mapping(name, dict(entry), folder)
+        except MappingError as exc:
+            findings.append(Finding("error", "source-option", exc.message + (f" ({exc.hint})" if exc.hint else ""),
+                                    doc.place(("sources", name), key=True)))
+            found[name] = None
     return found
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from loader.source.columns_read import block_columns
 from loader.source.mapping import Block
 from loader.source.readers import SheetData, Source, fingerprint_name, kind_for
 
@@ -47,8 +48,5 @@ def _joined(digests: list[str]) -> str:
 
 
 def _columns(block: Block) -> set[str]:
-    """The columns a block reads: its fields' (columns and templates) and its `where`'s."""
-    columns = {c for v in block.variants for spec in v.fields for c in spec.columns}
-    columns |= {c.column for v in block.variants for c in v.where}
-    columns |= {c.column for v in block.variants for spec in v.fields for c in spec.when}
-    return columns
+    """The columns a block reads of its source (`columns_read.block_columns`)."""
+    return set(block_columns(block))

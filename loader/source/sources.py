@@ -17,10 +17,12 @@ from loader.places import CellRef, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.block_records import BlockRecords
+from loader.source.columns_read import Identity, columns_read
 from loader.source.lookups import ReadSheet, lookup_sources, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
-from loader.source.readers import KINDS, MissingSheet, SheetData, Source, kind_for, read_source
+from loader.source.readers import KINDS, MissingSheet, SheetData, Source, Wanted, kind_for, read_source
+from loader.source.readers.record_rows import FetchFeed, FieldPaths
 from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
 
@@ -105,6 +107,7 @@ def read_sources(
     *,
     each_block: Callable[[BlockRecords], BlockRecords] | None = None,
     online: bool = True,
+    fetch: FetchFeed | None = None,
 ) -> SourceSet:
     """Read every mapping file (paths, or mappings `load_mappings` has read already) and the sheets
     they name; build and check every record.
@@ -114,13 +117,15 @@ def read_sources(
     them, so no more than one block's records are held at a time).
 
     `online=False` (what `validate` does unless asked): the blocks whose source needs a network or
-    credentials (a kind not `offline`) are left unread, said once in a warning.
+    credentials (a kind not `offline`) are left unread, said once in a warning. `fetch` is how a
+    URL source is fetched (`loader.plan.feed_fetching`; None: a URL source is an error to read).
 
     Raises MappingError only when a mapping file cannot be read at all (listing every such file).
     """
     paths = [m for m in mappings if not isinstance(m, LoadedMapping)]
     loaded = [m for m in mappings if isinstance(m, LoadedMapping)] + load_mappings(paths, profile)
-    reading = _Reading(profile, online)
+    every_block = [block for one in loaded for block in (one.mapping.blocks if one.mapping else ())]
+    reading = _Reading(profile, online, _SheetCache(columns_read(every_block), fetch))
     blocks: list[BlockRecords] = []
     for one in loaded:
         reading.findings.extend(one.findings)
@@ -134,11 +139,11 @@ def read_sources(
 class _Reading:
     """One `read_sources`: the findings so far, each table read once, and what the fingerprints need."""
 
-    def __init__(self, profile: Profile, online: bool) -> None:
+    def __init__(self, profile: Profile, online: bool, sheets: _SheetCache) -> None:
         self.profile = profile
         self.online = online
         self.findings: list[Finding] = []
-        self.sheets = _SheetCache()
+        self.sheets = sheets
         self.inputs: list[Source] = []  # the sources fingerprinted by their files' bytes
         self.values = ValuesRead()  # and those by the values read
         self.unread: list[Block] = []  # left unread: they need a network (online=False)
@@ -146,7 +151,7 @@ class _Reading:
     def block(self, block: Block) -> BlockRecords | None:
         """The block's records, or None when it could not be read (its findings added)."""
         sources = (block.source, *lookup_sources(block))
-        if not self.online and not all(kind_for(s).offline for s in sources):
+        if not self.online and not all(kind_for(s).reads_offline(s) for s in sources):
             self.unread.append(block)
             return None
         self.inputs += [s for s in sources if kind_for(s).fingerprint is None]
@@ -188,9 +193,12 @@ def _files(sources: list[Source]) -> list[Path]:
 
 
 class _SheetCache:
-    """Each table is read once per `read_sources`, however many blocks use it."""
+    """Each table is read once per `read_sources`, however many blocks use it, asked for the
+    columns all of them read."""
 
-    def __init__(self) -> None:
+    def __init__(self, columns: dict[Identity, tuple[FieldPaths, ...]], fetch: FetchFeed | None) -> None:
+        self._columns = columns
+        self._fetch = fetch
         self._data: dict[tuple[tuple[Source, int | None], str | None], SheetData | None] = {}
         self._used: set[int] = set()
 
@@ -214,7 +222,8 @@ class _SheetCache:
                 sheet = kind.first_visible_sheet(source, display)  # blocks naming it and naming none share a read
             key = (source.identity, sheet if kind.has_sheets else None)
             if key not in self._data:
-                self._data[key] = read_source(source, display, sheet)
+                wanted = Wanted(self._columns.get(source.identity, ()), self._fetch)
+                self._data[key] = read_source(source, display, sheet, wanted)
             return self._data[key]
         except MissingSheet as exc:
             findings.append(Finding(

@@ -15,6 +15,7 @@ from loader.source.readers import (
     SheetRow,
     Source,
     SourceKind,
+    Wanted,
     file_source,
     first_visible_sheet,
     has_sheets,
@@ -54,7 +55,7 @@ def test_a_kind_no_reader_knows_is_refused_with_the_kinds_there_are(tmp_path: Pa
     assert caught.value.hint == "use .xlsx, .xlsm or .csv"
 
 
-def _table(source: Source, display: str, sheet: str | None) -> SheetData:
+def _table(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     return SheetData(display, sheet, (SheetRow(1, (f"{sheet}:{source.option('encoding')}",)),))
 
 

@@ -17,14 +17,14 @@ from loader.profile import load_profile
 from loader.source.mapping_file import read_mapping
 from loader.source.named_sources import given_sources
 from loader.source.readers import KINDS, SheetData, SheetRow, Source, SourceKind, SourceShape, kind_for, reads_files
-from loader.source.readers.kinds import no_files, values_digest
+from loader.source.readers.kinds import Wanted, no_files, values_digest
 from loader.source.readers.table import table
 from loader.source.sources import read_sources
 
 # --- a throwaway kind: `counted: N` gives N subjects, U1 .. UN -------------------------------------
 
 
-def _counted_read(source: Source, display: str, sheet: str | None) -> SheetData:
+def _counted_read(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     rows = [SheetRow(n + 1, (f"U{n}", f"Unit {n}")) for n in range(1, int(source.location) + 1)]
     return SheetData(display, None, (SheetRow(1, ("Code", "Name")), *rows))
 
@@ -133,7 +133,8 @@ def test_a_source_naming_no_kind_is_refused_with_the_kinds_there_are(project: Pa
     read = _read(project, "tabel: []")
     (finding,) = read.findings
     assert finding.code == "source-kind"
-    assert "source 'units' names no kind of source: give one of table (did you mean 'table'?)" in finding.message
+    assert ("source 'units' names no kind of source: give one of json, sql, table, xml (did you mean 'table'?)"
+            in finding.message)
 
 
 def test_a_source_option_its_kind_does_not_take_is_refused_at_its_place(project: Path) -> None:

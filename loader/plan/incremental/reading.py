@@ -25,6 +25,7 @@ import os
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from itertools import pairwise
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import Any
 
 from loader.event_loop import GiveWay, never_give_way
 from loader.places import CellRef
+from loader.plan.feed_fetching import fetch_feed
 from loader.profile import Profile
 from loader.shared_values import FewValues
 from loader.source.mapping import LoadedMapping
@@ -80,7 +82,7 @@ async def read_off_loop(
         parts = await asyncio.gather(*(_read_in_child(part, profile, give_way) for part in children))
         if all(part is not None for part in parts):
             return joined([part for part in parts if part is not None])
-    return await asyncio.to_thread(read_sources, mappings, profile)
+    return await asyncio.to_thread(partial(read_sources, mappings, profile, fetch=fetch_feed))
 
 
 def split_for_children(mappings: Sequence[LoadedMapping], processes: int | None = None) -> list[list[LoadedMapping]]:
@@ -138,7 +140,8 @@ async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile, gi
 def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection) -> None:
     try:
         try:
-            sources = read_sources(mappings, profile, each_block=lambda block: _sent(block, sending))
+            sources = read_sources(mappings, profile, each_block=lambda block: _sent(block, sending),
+                                   fetch=fetch_feed)
         except BaseException:
             sending.send_bytes(_FAILED)
             return

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from loader.errors import SheetError
-from loader.source.readers import csv, old_excel, table, xlsx
-from loader.source.readers.kinds import Source, SourceKind, SourceShape, options_of
+from loader.source.readers import csv, json_kind, old_excel, sql_kind, table, xlsx, xml_kind
+from loader.source.readers.kinds import Source, SourceKind, SourceShape, Wanted, options_of
 from loader.source.readers.rows import WHITESPACE, CellValue, SheetData, SheetRow, column_letter, is_blank
 from loader.source.readers.xlsx_package import check_regular_file
 from loader.suggestions import closest
@@ -28,6 +28,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "SourceShape",
+    "Wanted",
     "column_letter",
     "file_source",
     "fingerprint_name",
@@ -43,7 +44,17 @@ __all__ = [
     "sheet_names",
 ]
 
-KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (xlsx.KIND, csv.KIND, old_excel.KIND, table.KIND)}
+KINDS: dict[str, SourceKind] = {kind.name: kind for kind in (
+    xlsx.KIND,
+    csv.KIND,
+    old_excel.KIND,
+    table.KIND,
+    sql_kind.KIND,
+    json_kind.KIND,
+    xml_kind.KIND,
+)}
+
+NOTHING_WANTED = Wanted()  # what a file kind is read with: every column, no URL fetched
 
 
 def kind_of(path: Path) -> SourceKind | None:
@@ -135,17 +146,18 @@ def read_sheet(
     return read_source(source, display, sheet)
 
 
-def read_source(source: Source, display: str, sheet: str | None = None) -> SheetData:
-    """One table of a source: the sheet named (None: the first visible), or its only table."""
+def read_source(source: Source, display: str, sheet: str | None = None, wanted: Wanted = NOTHING_WANTED) -> SheetData:
+    """One table of a source: the sheet named (None: the first visible), or its only table; `wanted`
+    what the mappings read of it (the columns a query or a record's paths give)."""
     kind = kind_for(source)
     if kind.sheet_names is None:
-        return kind.read(source, display, None)
+        return kind.read(source, display, None, wanted)
     names = kind.sheet_names(source, display)
     if sheet is None and kind.first_visible_sheet is not None:
         sheet = kind.first_visible_sheet(source, display)
     if sheet is None or sheet not in names:
         raise MissingSheet(sheet, names, display)
-    return kind.read(source, display, sheet)
+    return kind.read(source, display, sheet, wanted)
 
 
 class MissingSheet(SheetError):
@@ -161,9 +173,7 @@ class MissingSheet(SheetError):
         self.names = names
 
 
-
-
-def _refuse_unknown_file(source: Source, display: str, sheet: str | None) -> SheetData:
+def _refuse_unknown_file(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     raise NotASpreadsheet(source.path, display)
 
 

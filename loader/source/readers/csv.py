@@ -19,7 +19,7 @@ from pathlib import Path
 from loader.errors import SheetError
 from loader.places import CellRef
 from loader.source.readers import limits
-from loader.source.readers.kinds import Source, SourceKind
+from loader.source.readers.kinds import Source, SourceKind, Wanted
 from loader.source.readers.rows import SheetData, SheetRow, is_blank, unneutralised
 
 SUFFIXES = frozenset({".csv", ".txt"})
@@ -108,7 +108,7 @@ def _sniff(text: str) -> str:
         return best if counts[best] else ","
 
 
-def _read_kind(source: Source, display: str, sheet: str | None) -> SheetData:
+def _read_kind(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     return read(source.path, display, delimiter=source.option("delimiter"), encoding=source.option("encoding"))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loader.files.fingerprints import display_path
+from loader.source.readers.record_rows import FetchFeed, FieldPaths
 from loader.source.readers.rows import SheetData, SheetRow
 
 Options = tuple[tuple[str, Any], ...]  # (name, value) pairs, sorted by name: a Source stays hashable
@@ -54,6 +55,16 @@ class Source:
 def options_of(given: dict[str, Any]) -> Options:
     """Options as a Source holds them: the ones given (None ones left out), sorted by name."""
     return tuple(sorted((k, v) for k, v in given.items() if v is not None))
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What the mappings ask of a source as it is read: the columns their blocks and lookups read
+    (a query's columns, the paths of a JSON or XML record), and how to fetch a URL (None: the
+    command reads no URL). File kinds read every column and need neither."""
+
+    columns: tuple[FieldPaths, ...] = ()
+    fetch: FetchFeed | None = None
 
 
 @dataclass(frozen=True)
@@ -115,15 +126,18 @@ class SourceKind:
     """
 
     name: str
-    # one table of the source (`sheet` None: its only table, or the first visible sheet); raises SheetError
-    read: Callable[[Source, str, str | None], SheetData]
+    # one table of the source (`sheet` None: its only table, or the first visible sheet) with what the
+    # mappings want of it; raises SheetError
+    read: Callable[[Source, str, str | None, Wanted], SheetData]
     suffixes: frozenset[str] = frozenset()  # lower case, with the dot; empty: not a file kind
     sheet_names: Callable[[Source, str], list[str]] | None = None  # None: one table, no sheets to name
     first_visible_sheet: Callable[[Source, str], str | None] | None = None  # read without `sheet:`
     advertised: tuple[str, ...] = ()  # the suffixes an error about an unknown kind of file suggests
     describe: Callable[[Source], str] = described_file  # for reports, logs and errors: never a credential
     files: Callable[[Source], tuple[Path, ...]] = its_file  # the files reading it opens
-    offline: bool = True  # False: needs a network or credentials; `validate` reads it only if asked
+    # False: needs a network or credentials, so `validate` reads it only if asked; or the function
+    # telling it of each source (a JSON file is read offline, a JSON URL is not)
+    offline: bool | Callable[[Source], bool] = True
     in_child: bool = True  # may be read in a reading child process (it can be pickled and read there)
     # None: the digest of its files' bytes; else the digest of the values the mapping reads
     fingerprint: ValuesDigest | None = None
@@ -140,6 +154,10 @@ class SourceKind:
     # and the keys that entry may hold beside the kind's own (its options: a query's `params`, ...)
     from_mapping: Callable[[str, dict[str, Any], Path], Source] | None = None
     options: frozenset[str] = frozenset()
+
+    def reads_offline(self, source: Source) -> bool:
+        """Whether `source` is read without a network or credentials."""
+        return self.offline(source) if callable(self.offline) else self.offline
 
     @property
     def has_sheets(self) -> bool:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from loader.errors import SheetError
-from loader.source.readers.kinds import Source, SourceKind
+from loader.source.readers.kinds import Source, SourceKind, Wanted
 from loader.source.readers.rows import SheetData
 
 SUFFIXES = frozenset({".xls", ".xlt"})
 
 
-def _refuse(source: Source, display: str, sheet: str | None) -> SheetData:
+def _refuse(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     raise SheetError("this is an old binary Excel workbook (.xls, Excel 97-2003 format), which the loader "
                      "does not read", where=display,
                      hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)")

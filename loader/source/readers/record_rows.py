@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from loader.config import EnvRef
 from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
 from loader.source.readers.rows import CellValue, SheetData, SheetRow
@@ -46,6 +47,23 @@ class Page(Protocol):
 # walk(first_url, visit, where) fetches first_url and every URL `visit` returns for a page, until
 # it returns None; the number of pages. Raises SheetError naming `where` for a page it cannot fetch.
 WalkPages = Callable[[str, Callable[[Page], "str | None"], str], int]
+
+
+@dataclass(frozen=True)
+class FeedAuth:
+    """How a URL source is reached, as its mapping gives it: headers and OAuth2 client credentials,
+    each secret named by the environment variable that holds it (read when the feed is fetched)."""
+
+    headers: tuple[tuple[str, EnvRef], ...] = ()
+    token_url: str | None = None
+    client_id: str | EnvRef | None = None
+    client_secret: EnvRef | None = None
+
+
+# fetch(auth, where): the WalkPages that fetches a URL source with its credentials (given by a
+# stage that may use the HTTP client: `loader.plan.feed_fetching`); raises a LoaderError naming
+# `where` for a credential it cannot read.
+FetchFeed = Callable[[FeedAuth, str], WalkPages]
 
 
 def is_url(location: str) -> bool:

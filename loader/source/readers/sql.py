@@ -127,6 +127,7 @@ def read(source: SqlSource, columns: Sequence[str] = ()) -> SheetData:
     that is refused or fails, a column of `columns` the query lacks, or no rows (unless allow_empty)."""
     where = describe(source)
     check_select(source.sql, where)
+    _check_installed(where)
     names, rows = _run(source, where)
     header = _header(names, columns, where)
     if not rows and not source.allow_empty:
@@ -134,6 +135,15 @@ def read(source: SqlSource, columns: Sequence[str] = ()) -> SheetData:
         raise SheetError("the query read 0 rows" + (f" with {shown}" if shown else ""), where=where,
                          hint="check the query and its params:; if no rows is right, set allow_empty: true")
     return SheetData(where, None, (SheetRow(1, header), *rows))
+
+
+def _check_installed(where: str) -> None:
+    """SQLAlchemy is the `loader[sql]` extra: without it a query is an error saying what to install."""
+    try:
+        import sqlalchemy  # noqa: F401
+    except ImportError:
+        raise SheetError("reading a query needs SQLAlchemy, which is not installed", where=where,
+                         hint="pip install 'loader[sql]' (or 'loader[postgres]', 'loader[oracle]')") from None
 
 
 def _run(source: SqlSource, where: str) -> tuple[tuple[str, ...], list[SheetRow]]:

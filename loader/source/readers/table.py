@@ -15,7 +15,7 @@ from typing import Any
 
 from loader.errors import SheetError
 from loader.places import CellRef
-from loader.source.readers.kinds import Source, SourceKind, no_files, values_digest
+from loader.source.readers.kinds import Source, SourceKind, Wanted, no_files, values_digest
 from loader.source.readers.rows import CellValue, SheetData, SheetRow
 
 NAME = "table"
@@ -35,7 +35,7 @@ def _from_mapping(name: str, entry: dict[str, Any], folder: Path) -> Source:
     return table(name, entry[NAME] or ())
 
 
-def _read(source: Source, display: str, sheet: str | None) -> SheetData:
+def _read(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     rows: tuple[Any, ...] = source.given or ()
     columns: dict[str, int] = {}
     for number, row in enumerate(rows, start=2):

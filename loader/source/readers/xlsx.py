@@ -41,7 +41,7 @@ from typing import cast
 
 from loader.errors import SheetError
 from loader.safe_cells import QUOTE, unescape_xlsx_text
-from loader.source.readers.kinds import Source, SourceKind
+from loader.source.readers.kinds import Source, SourceKind, Wanted
 from loader.source.readers.rows import (
     NEUTRALISED,
     WHITESPACE,
@@ -333,7 +333,7 @@ _UNCACHED = (
 )
 
 
-def _read_kind(source: Source, display: str, sheet: str | None) -> SheetData:
+def _read_kind(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     assert sheet is not None  # `loader.source.readers` names the sheet to read
     return read(source.path, display, sheet, engine=source.option("engine", "calamine"))
 
