@@ -23,8 +23,7 @@ tuples as lists, sets as lists in the order of their items' canonical text, Pend
 {"$pending": ref}, integers beyond 64 bits as their digits, dict keys that are not text as their
 canonical value's text, any other type as {"$text": str(value)}.
 
-The formula, in three levels so that each record can be hashed as soon as it is planned (most
-are planned while pages still come in, loader.plan.incremental.early) and each block as soon as its part is:
+The formula, in three levels so that each block can be hashed as soon as its part is planned:
 `record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
 `[ref, entity, key, action, payload, source, row, live_id, changes, status_path, depends_on,
 refers_to, findings, blocked]`, and for a record planned with a history `[history line digest,
@@ -38,9 +37,7 @@ mapping file and dropped records instead of the records not managed here, sectio
 order]]`, the head an object of the plan's environment, loader name, API version, findings and
 `extra`. The formula is the loader's own: a plan reviewed with one loader version is applied with
 the same version, and FORMULA names this one (the first, one SHA-256 over the whole text, and the
-second, a block's records' texts hashed whole, gave other digests; with each early record's text
-held until its block was hashed, a 250,000-record plan peaked at 967-985 MB in bench_plan, with
-its hash 934-955 MB).
+second, a block's records' texts hashed whole, gave other digests).
 """
 
 from __future__ import annotations
@@ -56,7 +53,6 @@ from typing import Any
 
 import orjson
 
-from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan
@@ -86,30 +82,15 @@ def _is_hex_digest(text: str) -> bool:
 _HEX = frozenset("0123456789abcdef")
 
 
-def block_digest(
-    block: BlockPlan, known: Sequence[bytes | None] | None = None, give_way: GiveWay = never_give_way,
-    *, with_history: bool = False,
-) -> str:
+def block_digest(block: BlockPlan, *, with_history: bool = False) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
-    `known`: the `record_hash` of each of the block's records (in its order) hashed before, None for
-    the others: those planned while pages still came in are not hashed again
-    (`loader.plan.incremental.early`). `give_way` is called after each record hashed here
-    (`loader.event_loop`). `with_history`: the plan was compared against a history (`HISTORY` in
-    its `extra`; section 10's digest).
+    `with_history`: the plan was compared against a history (`HISTORY` in its `extra`; section 10's
+    digest).
     """
     hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
-    hashes = []
-    records = block.records
-    if known is not None and len(known) != len(records):
-        raise ValueError(f"{len(records)} records need as many known hashes, not {len(known)}")
-    for at in sorted(range(len(records)), key=list(map(_REF, records)).__getitem__):
-        made = known[at] if known is not None else None
-        if made is None:
-            made = record_hash(records[at])
-            give_way()
-        hashes.append(made)
-    hasher.update(b"".join(hashes))
+    records = sorted(block.records, key=_REF)
+    hasher.update(b"".join(map(record_hash, records)))
     return hasher.hexdigest()
 
 

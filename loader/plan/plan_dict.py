@@ -11,12 +11,12 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef, place_from_dict, place_to_dict, row_place
-from loader.plan.makers import field_change, record_plan
 from loader.plan.model import (
     Action,
     BlockedRow,
     BlockPlan,
     DroppedRecord,
+    FieldChange,
     FieldOutcome,
     FieldRule,
     NotInSource,
@@ -274,9 +274,7 @@ def record_maker() -> _Reader:
     return _Reader(consume=True)
 
 
-_PUT_BLOCKED = RecordPlan.__dict__["blocked"].__set__
-_PUT_HISTORY = tuple(RecordPlan.__dict__[name].__set__
-                     for name in ("history_line", "kept", "conflicts", "confirmed", "written_after"))
+_NO_HISTORY = (None, (), (), (), ())  # a record's three-way outcomes when it was planned two-way
 _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded as they are
 
 
@@ -315,25 +313,20 @@ class _Reader:
         cheapest way; the optional ones looked up)."""
         share, free = self.shared.setdefault, self.free
         block, entity, key, changes, findings = r["block"], r["entity"], r["key"], r["changes"], r["findings"]
-        made = record_plan(
+        history = _history_from_dict(r) if _has_history(r) else _NO_HISTORY
+        return RecordPlan(
             r["ref"], share(block, block), share(entity, entity),
             tuple(key) if _plain_list(key) else tuple(_decode(k) for k in key),
             _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), r["live_id"],
             r["live_updated_time"],
-            tuple([field_change(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]),
+            tuple([FieldChange(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]),
                                 c.get("pii", False)) for c in changes]) if changes else (),
             _tuple(r["status_path"]), _tuple(r["depends_on"]),
             tuple([_finding_from_dict(f) for f in findings]) if findings else (),
-            r["row"], _tuple(r.get("refers_to")),
+            r["blocked"], r["row"], _tuple(r.get("refers_to")),
             tuple([(b, n) for b, n in r["also_rows"]]) if "also_rows" in r else (),
+            *history,
         )
-        blocked = r["blocked"]
-        if blocked is not False:
-            _PUT_BLOCKED(made, blocked)
-        if _has_history(r):
-            for put, value in zip(_PUT_HISTORY, _history_from_dict(r), strict=True):
-                put(made, value)
-        return made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")
@@ -346,7 +339,7 @@ class _Reader:
 
 
 def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A record's three-way outcomes (a plan compared against a history), in _PUT_HISTORY's order."""
+    """A record's three-way outcomes (a plan compared against a history), in RecordPlan's order of them."""
     return (
         r.get("history_line"),
         tuple(_outcome_from_dict(o) for o in r.get("kept", ())),

@@ -26,7 +26,6 @@ from loader.plan.plan_dict import plan_from_made, record_maker
 from loader.plan.plan_file import (
     HINT,
     MAX_PLAN_BYTES,
-    collector_paused,
     plan_errors,
     plan_of_text,
     read_plan_bytes,
@@ -58,16 +57,15 @@ class SealedPlan:
         self._text = None
         maker, check = record_maker(), validators()[1]
         made: list[tuple[RecordPlan, ...]] = []
-        with collector_paused():
-            for span in self._spans:
-                block: list[RecordPlan] = []
-                for forms in _parsed(text, span, self.path):
-                    if not check.is_valid(forms):
-                        raise _refused(text, self.path)
-                    records = maker.made(forms)
-                    block += records
-                    yield records
-                made.append(tuple(block))
+        for span in self._spans:
+            block: list[RecordPlan] = []
+            for forms in _parsed(text, span, self.path):
+                if not check.is_valid(forms):
+                    raise _refused(text, self.path)
+                records = maker.made(forms)
+                block += records
+                yield records
+            made.append(tuple(block))
             plan = plan_from_made(self._head_data, made)
         if plan_counts(plan) != self.counts:
             raise PlanError("the plan file's records are not what its seal counts", where=str(self.path), hint=HINT)

@@ -98,7 +98,6 @@ class Resolver:
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
-        self.label_misses = 0  # live ids no live record of `live` has (an early draft with one is not kept)
         # entity -> `Ref.by` -> `Ref.values` -> what they resolved to (each Ref's own values tuple the key)
         self._resolved: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], Resolution]]] = {}
         self._alone: dict[str, tuple[str]] = {}
@@ -135,11 +134,7 @@ class Resolver:
                     shown = rec.get("code") or rec.get("external_id") or rec.get("name")
                     if shown and rec.get("id"):
                         labels[str(rec["id"])] = str(shown)
-        label = labels.get(live_id)
-        if label is None:
-            self.label_misses += 1
-            return live_id
-        return label
+        return labels.get(live_id, live_id)
 
     # ---- desired side ------------------------------------------------------------------------
 

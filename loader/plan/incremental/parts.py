@@ -16,8 +16,8 @@ subjects (the largest collection) are still arriving.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from loader.plan.diff import BlockInput
@@ -30,14 +30,10 @@ B = TypeVar("B", bound=BlockInput)
 
 @dataclass(frozen=True)
 class PlanPart:
-    """Blocks (by their index, in order) planned together, the live collections their plan reads, the
-    entities each of its blocks' entities refers to (what `loader.plan.incremental.early` waits for),
-    and the fields the part's references look each entity's records up by (their `Ref.by`)."""
+    """Blocks (by their index, in order) planned together and the live collections their plan reads."""
 
     indexes: tuple[int, ...]
     entities: tuple[str, ...]
-    refers: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    referred_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def blocks_of(self, blocks: Sequence[B]) -> list[B]:
         return [blocks[i] for i in self.indexes]

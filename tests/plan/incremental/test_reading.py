@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import math
 import multiprocessing
 import threading
 from dataclasses import replace
@@ -17,7 +16,6 @@ from loader.config import load_config
 from loader.errors import MappingError
 from loader.plan.incremental.reading import (
     _FAILED,
-    CHUNK_RECORDS,
     _child,
     _receive,
     _sent,
@@ -39,10 +37,7 @@ def samples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Path]) -> None:
     profile = load_config(None).profile
     here = read_sources(samples, profile)
-    gave_way: list[None] = []
-    there = asyncio.run(
-        read_off_loop(load_mappings(samples, profile), profile, in_child=True, give_way=lambda: gave_way.append(None))
-    )
+    there = asyncio.run(read_off_loop(load_mappings(samples, profile), profile, in_child=True))
     assert there.fingerprints == here.fingerprints
     assert there.findings == here.findings
     assert [b.block for b in there.blocks] == [b.block for b in here.blocks]
@@ -52,8 +47,6 @@ def test_sources_read_in_a_child_process_equal_those_read_here(samples: list[Pat
         assert (theirs.rows_read, theirs.rows_filtered) == (ours.rows_read, ours.rows_filtered)
         assert theirs.place == ours.place
     assert sum(len(b.records) for b in there.blocks) > 0
-    # the records came back a chunk at a time, the event loop given way to before each
-    assert len(gave_way) == sum(math.ceil(len(b.records) / CHUNK_RECORDS) for b in here.blocks)
 
 
 def test_a_mapping_file_that_cannot_be_read_fails_before_any_reading_as_reading_here_fails(
