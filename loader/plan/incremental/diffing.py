@@ -53,7 +53,7 @@ class PartDiffing:
     def _planned(self, part: PlanPart, live: dict[str, list[dict[str, Any]]]) -> Plan:
         """In the worker thread: the part's plan; its blocks are let go of here."""
         started = time.perf_counter()
-        blocks = [block for block in part.blocks_of(self._blocks) if block is not None]
+        blocks = [block for index in part.indexes if (block := self._blocks[index]) is not None]
         for index in part.indexes:
             self._blocks[index] = None
         plan = plan_changes(blocks, live, self._profile, header=self._header, history=self._history,
