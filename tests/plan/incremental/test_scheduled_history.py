@@ -260,10 +260,9 @@ def test_the_scheduled_three_way_plan_against_a_sandbox_is_the_pure_plan(
         run = _planned(sandbox, History.open(folder / "history"), mappings=[mapping], keep_sources=keep_sources)
         sources = _planned(sandbox, None, mappings=[mapping]).sources  # the same sheet read again
         live = _fetched(sandbox, run.live_counts)
-        history = History.open(folder / "history")
-    header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
-                        run.plan.fingerprints, sources.findings, run.plan.created_at,
-                        {k: v for k, v in run.plan.extra.items() if k != HISTORY})
-    at_once = plan_changes(sources.blocks, live, PROFILE, header=header, history=history)
+        header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
+                            run.plan.fingerprints, sources.findings, run.plan.created_at,
+                            {k: v for k, v in run.plan.extra.items() if k != HISTORY})
+        at_once = plan_changes(sources.blocks, live, PROFILE, header=header, history=History.open(folder / "history"))
     assert replace(run.plan, digest=None) == at_once
     assert run.plan.digest == plan_digest(at_once)
