@@ -199,8 +199,7 @@ def plan_from_batches(head: dict[str, Any], batches: Callable[[int], Iterable[li
     """`plan_from_parsed` of plan.json read a batch of records at a time (`loader.plan.plan_split`):
     `head` is the document with some blocks' records left out, `batches(i)` gives block i's records
     left out (none for the others), a list of their parsed forms at a time, used up as
-    `plan_from_parsed` uses them. The parsed records are never all in memory (250,000 records parsed
-    whole: 1.2 GB before the first record was made)."""
+    `plan_from_parsed` uses them. The parsed records are never all in memory."""
     return _plan_from(head, _Reader(consume=True, batches=batches))
 
 
@@ -279,9 +278,9 @@ _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded
 
 
 class _Reader:
-    """Records from their plan.json forms, made the fast way (`loader.plan.makers`): 250,000 records
-    took 6.5 s through the dataclasses' constructors and the generic `_decode`. `consume`: the forms
-    are the parser's own, used up (see `plan_from_parsed`); else they are left as they were."""
+    """Records from their plan.json forms, the names they repeat shared and their values decoded
+    without the generic `_decode` where they are plain. `consume`: the forms are the parser's own,
+    used up (see `plan_from_parsed`); else they are left as they were."""
 
     def __init__(self, consume: bool, batches: Callable[[int], Iterable[list[Any]]] | None = None) -> None:
         self.consume = consume

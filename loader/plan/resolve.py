@@ -173,7 +173,7 @@ class Resolver:
         index = self._live_index.get((entry.record.entity, entry.key_fields))
         if index is None:
             index = self.live_index(entry.record.entity, entry.key_fields)
-        if entry.exact_key is not None:  # nothing to resolve: a lookup, not remembered (that took 4% of the diff)
+        if entry.exact_key is not None:  # nothing to resolve: a lookup, not remembered
             return index.get(index_key(entry.exact_key))
         if not index:  # nothing live to match (as the live credentials often are): no need to resolve the key
             return None
