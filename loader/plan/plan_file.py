@@ -148,8 +148,8 @@ def validation_errors(data: Any) -> list[str]:
     """Every way `data` breaks plan.schema.json, as `path: message` lines.
 
     A valid plan (the common case) is recognised by jsonschema-rs, far faster than the Python
-    validator (docs/performance.md). Only a plan it refuses is gone through again by the Python validator, whose messages name every
-    problem the way the mapping files' do.
+    validator (docs/performance.md). Only a plan it refuses is gone through again by the Python
+    validator, whose messages name every problem the way the mapping files' do.
     """
     if validators()[0].is_valid(data):
         return []
