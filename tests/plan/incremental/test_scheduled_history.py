@@ -103,7 +103,8 @@ def _by_parts(blocks: list[Block], live: Live, history: History) -> Plan:
     """What the scheduler (`loader.plan.incremental.diffing`) does with a history: each part planned
     with only the collections it needs, its blocks digested then; the parts joined."""
     parts = plan_parts(blocks, PROFILE)
-    plans, digests = [], {}
+    plans: list[Plan] = []
+    digests: dict[int, str] = {}
     for part in parts:
         plan = plan_changes(part.blocks_of(blocks), {e: live.get(e, []) for e in part.entities}, PROFILE,
                             header=HEADER, history=history)
