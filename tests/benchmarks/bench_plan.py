@@ -141,7 +141,14 @@ def _run(main: Any) -> Any:
 
 def _as_the_command_line() -> None:
     """What `loader`'s command line does before a command (`loader.cli.main`): the allocator told to
-    give freed memory back (a baseline tree older than loader.memory: nothing)."""
+    give freed memory back (a baseline tree older than loader.memory: nothing). With
+    BENCH_PLAN_COLLECTOR=off in the environment, the cyclic collector is switched off first, for this
+    process alone, as an entry point could (the library leaves it as it is)."""
+    import gc
+    import os
+
+    if os.environ.get("BENCH_PLAN_COLLECTOR") == "off":
+        gc.disable()
     try:
         from loader.memory import return_freed_memory
     except ImportError:
