@@ -66,7 +66,7 @@ class SealedPlan:
                 block += records
                 yield records
             made.append(tuple(block))
-            plan = plan_from_made(self._head_data, made)
+        plan = plan_from_made(self._head_data, made)
         if plan_counts(plan) != self.counts:
             raise PlanError("the plan file's records are not what its seal counts", where=str(self.path), hint=HINT)
         self._plan = plan
