@@ -8,10 +8,6 @@ None. The loop is asyncio's own; nothing here changes an interpreter setting.
 
 `stop_on_signals(stop, notice)` turns the first Ctrl-C (or SIGTERM) into a request to stop that the
 work in hand can honour (apply lets the requests in flight end and writes its results).
-
-`GiveWay` and `never_give_way` remain only for the planner modules that still take a `give_way`
-argument (`loader.plan.diff`, `loader.plan.digest`, `loader.plan.incremental`); nothing gives way
-any more, and they go with those arguments.
 """
 
 from __future__ import annotations
@@ -19,12 +15,11 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-GiveWay = Callable[[], None]
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
@@ -36,10 +31,6 @@ def run(main: Coroutine[Any, Any, T]) -> T:
 
     asyncio.run(boxed())
     return box[0]
-
-
-def never_give_way() -> None:
-    """The `give_way` the planner's modules still take: it returns at once."""
 
 
 # Ctrl-C, and SIGTERM as CI sends when a job is cancelled.

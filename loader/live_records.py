@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from loader.shared_values import FewValues
-
 
 def updated_time(record: Mapping[str, Any]) -> Any:
     """The record's `metadata.updated.time` (epoch milliseconds, as the service gives it), None when
@@ -79,14 +77,12 @@ class LiveSlimmer:
 
     - `metadata` keeps only `updated`'s time and user id (`UpdatedStamp`): who created the record
       and the updater's names a plan never reads;
-    - a reference object (`{"id": ...}`) is the one object of every record naming that id;
-    - a field with few distinct values holds one object per value (`loader.shared_values`).
+    - a reference object (`{"id": ...}`) is the one object of every record naming that id.
 
     Shared values are read, never changed: a plan copies what it changes (`loader.plan.fields`).
     """
 
-    def __init__(self, distinct: int = 1024):
-        self._few = FewValues(distinct)
+    def __init__(self) -> None:
         self._references: dict[str, dict[str, Any]] = {}
         self._users: dict[str, str] = {}
 
@@ -100,10 +96,8 @@ class LiveSlimmer:
                 continue
             if type(value) is dict and len(value) == 1 and type(value.get("id")) is str:
                 kept = self._references.setdefault(value["id"], value)
-            else:
-                kept = self._few.one(name, value)
-            if kept is not value:
-                shared.append((name, kept))
+                if kept is not value:
+                    shared.append((name, kept))
         for name, value in shared:
             record[name] = value
         return record

@@ -6,7 +6,7 @@ Places are values; they are turned into text (`file › sheet › cell`, `file:l
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 PLACE_SEPARATOR = " › "
@@ -27,10 +27,6 @@ class CellRef:
     row: int | None = None
     repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # Pickled as its values, made again by setting its slots (as `loader.source.makers` pickles records).
-        return _cell_ref_from_slots, (self.file, self.sheet, self.cell, self.row, self.repeat)
-
     def __str__(self) -> str:
         parts = [self.file]
         if self.sheet is not None:
@@ -43,20 +39,8 @@ class CellRef:
 
 
 def row_place(file: str, sheet: str | None, row: int, repeat: str = "") -> CellRef:
-    """CellRef(file, sheet, None, row, repeat), made the fast way: reading makes one per row. A frozen
-    dataclass's __init__ sets each field through object.__setattr__; this sets its slots directly
-    (the instance is the same: tests/source/test_source_makers.py)."""
-    return _cell_ref_from_slots(file, sheet, None, row, repeat)
-
-
-def _cell_ref_from_slots(file: str, sheet: str | None, cell: str | None, row: int | None, repeat: str) -> CellRef:
-    made = object.__new__(CellRef)
-    put = _CELL_REF_SLOTS  # one setter per field, in field order
-    put[0](made, file), put[1](made, sheet), put[2](made, cell), put[3](made, row), put[4](made, repeat)
-    return made
-
-
-_CELL_REF_SLOTS = tuple(CellRef.__dict__[f.name].__set__ for f in fields(CellRef))
+    """The place of a whole row: CellRef(file, sheet, None, row, repeat)."""
+    return CellRef(file, sheet, None, row, repeat)
 
 
 @dataclass(frozen=True, order=True)

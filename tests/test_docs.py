@@ -137,7 +137,7 @@ def test_every_loader_path_and_module_named_in_docs_and_docstrings_exists() -> N
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("see `loader/plan/incremental/early.py`", []),
+        ("see `loader/plan/incremental/parts.py`", []),
         ("see `loader/plan/no_such_module.py`", ["loader/plan/no_such_module.py"]),
         ("`loader.records` holds them", ["loader.records"]),
         ("`loader.event_loop.run` runs it", []),

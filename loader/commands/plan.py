@@ -80,10 +80,9 @@ def run(request: PlanRequest, config: Config) -> int:
     if output != "json":
         render(plan)
     log.info(
-        "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s (%s records while pages still came in); "
-        "requests %s",
+        "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
-        plan_run.early_records, dict(plan_run.request_counts),
+        dict(plan_run.request_counts),
     )
     _write_artifacts(request, plan, next((h.digester for h in opened if h is not None), None))
     code = _exit_code(request, plan)
@@ -119,7 +118,7 @@ async def _plan(request: PlanRequest, config: Config, env: Environment, opened: 
                               history_opener=opener,
                               service_user_ids=env.service_user_ids,
                               decisions=read_decisions(decisions_path(config.root)), today=date.today(),
-                              keep_records=False)  # the plan alone is shown and written
+                              keep_sources=False)  # the plan alone is shown and written
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:

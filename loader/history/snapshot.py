@@ -15,18 +15,14 @@ when asked, so a large snapshot loads in a fraction of a second.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
-from functools import cached_property
-from json.encoder import encode_basestring as _string  # a str as json.dumps(ensure_ascii=False) writes it
 from pathlib import Path
-from typing import NamedTuple
 
 from loader.history.errors import HistoryError
-from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
+from loader.history.lines import FieldMark, HistoryLine, Owner
 
 MAGIC = "#loader-history-snapshot 1"
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -40,20 +36,6 @@ class Tables:
     fields: tuple[str, ...] = ()
     owners: tuple[Owner, ...] = ()
     users: tuple[str, ...] = ()
-
-    @cached_property
-    def shown(self) -> _Shown:
-        """The tables as `line_digest`'s JSON writes them, made once a shard for `raw_line_digest`."""
-        owners = {str(at): f"[{_string(owner.file)}, {_string(owner.block)}, " for at, owner in enumerate(self.owners)}
-        return _Shown(tuple(f"{_string(name)}: " for name in self.fields), owners,
-                      tuple(map(_string, self.users)), list(self.fields) == sorted(self.fields))
-
-
-class _Shown(NamedTuple):
-    fields: tuple[str, ...]  # each opening its mark: `"name": `
-    owners: dict[str, str]  # by the index a line writes: `["file", "block", ` opening the mark's list
-    users: tuple[str, ...]
-    ordered: bool  # the fields in the order json.dumps(sort_keys=True) writes them
 
 
 class Snapshot:
@@ -121,10 +103,6 @@ class Snapshot:
         entities[entity] = changed
         return Snapshot(entities, self._tables)
 
-    def without(self, entity: str) -> Snapshot:
-        """A snapshot without any line of `entity`."""
-        return Snapshot({e: v for e, v in self._lines.items() if e != entity}, self._tables)
-
     def raw_items(self, entity: str) -> tuple[Tables | None, Mapping[str, str | HistoryLine]]:
         return self._tables.get(entity), self._lines.get(entity, {})
 
@@ -159,32 +137,6 @@ def parse_line(text: str, tables: Tables) -> HistoryLine:
                 fields[name] = FieldMark(owners[int(column[:dot])], column[dot + 1:])
     return HistoryLine(key, live_id, int(time) if time else None,
                        tables.users[int(user)] if user else None, fields)
-
-
-def raw_line_digest(text: str | list[str], tables: Tables) -> str:
-    """`line_digest(parse_line(text, tables))`, made from the text (or the text split at tabs): the
-    JSON `line_digest` hashes, written here as `json.dumps` writes it (its separators, keys sorted,
-    strings as it escapes them). A plan makes one a record it compares: written for speed."""
-    parts = text.split("\t") if isinstance(text, str) else text
-    names, owners, users, ordered = tables.shown
-    if not ordered:  # a table not sorted (written by hand): the marks in another order than the columns
-        return line_digest(parse_line("\t".join(parts), tables))
-    marks = []
-    at = 0
-    for column in parts[4:]:
-        if column:
-            owner, _, written = column.partition(".")
-            if written[:1] == "[":
-                written = "[" + ", ".join(map(_string, sorted(set(written[1:].split(",")) - {""}))) + "]"
-            else:
-                written = _string(written)
-            marks.append(f"{names[at]}{owners[owner]}{written}]")
-        at += 1
-    key, live_id, time, user = parts[:4]
-    shown_user = users[int(user)] if user else "null"
-    shown_time = str(int(time)) if time else "null"
-    whole = f"[{_string(key)}, {_string(live_id)}, {shown_time}, {shown_user}, {{{', '.join(marks)}}}]"
-    return hashlib.sha256(whole.encode()).hexdigest()[:16]
 
 
 def render_line(line: HistoryLine, tables: Tables, index: _Index) -> str:

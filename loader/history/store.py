@@ -57,20 +57,6 @@ class History:
         # Applies that were interrupted (their journals, folded, have no end line), oldest first,
         # with when the next apply began: what the loader's own user wrote meanwhile is theirs.
         self.interrupted_applies: tuple[Interrupted, ...] = ()
-        self._read_only = False  # some of the snapshot's lines let go of (`let_go_of`)
-
-    def let_go_of(self, entities: Iterable[str]) -> None:
-        """Let go of the snapshot's lines of `entities`, compared by a plan that reads them no more
-        (`run_plan(keep_records=False)`, as `loader plan` plans: less held at the plan's peak).
-        The history can no longer be written: an apply refuses to begin."""
-        for entity in entities:
-            self.snapshot = self.snapshot.without(entity)
-        self._read_only = True
-
-    def _writable(self) -> None:
-        if self._read_only:
-            raise HistoryError("this history was opened for a plan, which let go of some of its lines",
-                               where=str(self.folder), hint="open it again to apply (a bug of the loader's if seen)")
 
     @classmethod
     def open(cls, folder: Path, *, history_key: bytes | None = None, key_variable: str | None = None,
@@ -146,7 +132,6 @@ class History:
     def begin_apply(self, environment: str, *, plan_digest: str | None, by: str | None,
                     apply_id: str | None = None, time: datetime | None = None) -> JournalWriter:
         """Start the journal of an apply; record its writes on the writer, then `finish_apply`."""
-        self._writable()
         moment = time or datetime.now(UTC)
         # Milliseconds in the id: journals sort by their names, so two applies within a second keep their order.
         apply_id = apply_id or f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{secrets.token_hex(3)}"
@@ -204,7 +189,6 @@ class History:
         """Fold a finished journal into the snapshot and keep it. One with no entry leaves no trace,
         unless its apply was `interrupted`: a write of it may have landed with its answer lost, and
         its journal (a header alone) is what makes that write the loader's (`interrupted_applies`)."""
-        self._writable()
         if not folding.entries and not interrupted:
             path.unlink()
             return self.head

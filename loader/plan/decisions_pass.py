@@ -29,7 +29,6 @@ from loader.findings import Finding
 from loader.history.decisions import CREATE, Decision, Decisions, Kind, ProposedChange, match_decisions
 from loader.history.digests import Digester, RecordDigests
 from loader.plan.change_identity import create_value, record_identity
-from loader.plan.makers import record_plan_with
 from loader.plan.model import Action, BlockPlan, FieldChange, Plan, RecordPlan
 from loader.record_fields import CUSTOM
 
@@ -152,7 +151,7 @@ def _conflicts_held(record: RecordPlan, held: Any) -> RecordPlan:
         notes.append(Finding("warning", DECIDED, skipped_message(decision, what), record.source))
     if not notes:
         return record
-    return record_plan_with(record, conflicts=tuple(left), findings=(*record.findings, *notes))
+    return replace(record, conflicts=tuple(left), findings=(*record.findings, *notes))
 
 
 def _fields_held(record: RecordPlan, held: Any, digests: RecordDigests) -> RecordPlan:
@@ -182,7 +181,7 @@ def _fields_held(record: RecordPlan, held: Any, digests: RecordDigests) -> Recor
     action = record.action
     if action is Action.UPDATE and not payload and not path:
         action = Action.UNCHANGED
-    return record_plan_with(
+    return replace(
         record, action=action, payload=payload, changes=changes, status_path=path,
         findings=(*record.findings, *notes),
         written_after=tuple((name, w) for name, w in record.written_after if name not in dropped))
@@ -232,7 +231,7 @@ def _held(record: RecordPlan, message: str) -> RecordPlan:
     """The record held as a whole: nothing sent (planned as unchanged), with the warning `message`."""
     note = Finding("warning", DECIDED, message, record.source)
     confirmed = set(record.confirmed)
-    return record_plan_with(record, action=Action.UNCHANGED, payload={}, changes=(), status_path=(),
+    return replace(record, action=Action.UNCHANGED, payload={}, changes=(), status_path=(),
                             findings=(*record.findings, note),
                             written_after=tuple((n, w) for n, w in record.written_after if n in confirmed))
 

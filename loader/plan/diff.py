@@ -17,15 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.plan.decisions_pass import SheetWins
 from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
 from loader.plan.history_pass import with_history
-from loader.plan.merge import Merged, merged_entries
+from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import key_json, plan_record, reference_cells
 from loader.plan.resolve import Entry, LiveRecord, Resolver, index_key, key_text, unique_clashes
@@ -34,7 +34,6 @@ from loader.source.records import DesiredRecord, Ref
 
 if TYPE_CHECKING:
     from loader.history.store import History
-    from loader.plan.incremental.early import EarlyDrafts
 
 
 class BlockInput(Protocol):
@@ -82,25 +81,22 @@ def plan_changes(
     profile: Profile,
     *,
     header: PlanHeader,
-    early: EarlyDrafts | None = None,
-    merged: Merged | None = None,
-    give_way: GiveWay = never_give_way,
     history: History | None = None,
+    service_user_ids: Sequence[str] = (),
+    sheet_wins: SheetWins | None = None,
 ) -> Plan:
     """The plan: per block, each desired record as create / update / unchanged with its findings.
 
-    `early`: the blocks' merged entries and the plans of those drafted while `live` was still arriving
-    (`loader.plan.incremental.early`; the same plans: only a record whose code another record claims
-    is planned again, with that finding). `merged`: the blocks' merged entries, when made already
-    (`merged_entries(blocks)`; `early` holds its own). `give_way` is called after each record planned here
-    (`loader.event_loop`: run in a worker thread). `history`: compared three-way against it
-    (`loader.plan.history_pass`, after `loader.plan.history_checks` refused a wrong one); None: two-way.
+    `history`: compared three-way against it (`loader.plan.history_pass`), once
+    `loader.plan.history_checks` refused one of another database or behind the service
+    (`service_user_ids`: the environment's own users); None, or a history with nothing recorded
+    yet: two-way. `sheet_wins`: the conflicts reviewers decided for the sheet.
     """
-    merged = early.merged if early is not None else merged or merged_entries(blocks)
+    merged = merged_entries(blocks)
     entries, merge_findings, owner, _ = merged
     resolver = Resolver(entries, live)
-    clashes = _code_clashes(entries, resolver, profile, early)
-    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes, early, give_way)
+    clashes = _code_clashes(entries, resolver, profile)
+    drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes)
     planned = drafts.planned
     if drafts.linked:  # both keep the order of the records they are given
         settled = block_dependents(refuse_cycles(drafts.linked, _reference_cells(entries, drafts.linked_at,
@@ -122,27 +118,17 @@ def plan_changes(
     if history is None or not history.started:  # nothing recorded yet: two-way
         return made
     indexed = indexes(history, live, {b.entity for b in blocks})
-    refuse_wrong_history(history, indexed)
-    return with_history(made, blocks, indexed, history, profile, merged=merged)
+    refuse_wrong_history(history, indexed, service_user_ids)
+    return with_history(made, blocks, indexed, history, profile, service_user_ids, merged=merged,
+                        sheet_wins=sheet_wins)
 
 
-def _code_clashes(
-    entries: Sequence[Entry], resolver: Resolver, profile: Profile, early: EarlyDrafts | None
-) -> dict[str, list[str]]:
+def _code_clashes(entries: Sequence[Entry], resolver: Resolver, profile: Profile) -> dict[str, list[str]]:
     """entry ref -> messages for the values of a unique group (a code) that another record claims."""
     clashes: dict[str, list[str]] = {}
-    for index, group in enumerate(profile.unique_groups.values()):
-        if early is not None:  # most live claims added as they came in: the rest now
-            claims = early.claims[index]
-            for entity in claims.members:
-                claims.catch_up(entity, resolver.live_records(entity))
-            found = claims.clashes(_describe)
-        else:
-            found = unique_clashes(entries, resolver, group, _describe)
-        for ref, messages in found.items():
+    for group in profile.unique_groups.values():
+        for ref, messages in unique_clashes(entries, resolver, group, _describe).items():
             clashes.setdefault(ref, []).extend(messages)
-    if early is not None:
-        early.claims.clear()  # every desired record's claim: used
     return clashes
 
 
@@ -181,7 +167,7 @@ def _block_plans(
 def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple[BlockedRow, ...]:
     """The block's rows left out by errors, each with the live record its key names (if any, and unmatched)."""
     left_out = getattr(b, "left_out", ())
-    if not left_out:  # the usual block: no live index to build (a collection's, 0.05 s at 87,500 records)
+    if not left_out:  # the usual block: no live index to build
         return ()
     rows = []
     index = resolver.live_index(b.entity, tuple(b.key_fields)) if b.key_fields else {}
@@ -229,7 +215,7 @@ class _Drafts(NamedTuple):
 
     planned: list[RecordPlan]  # in the order of the entries
     # The records that depend on another or have findings, by ref, and where they are in `planned`:
-    # all that refuse_cycles and block_dependents need to see (a dict of every record took 5% of the diff).
+    # all that refuse_cycles and block_dependents need to see.
     linked: dict[str, RecordPlan]
     linked_at: dict[str, list[int]]  # several places only when two blocks share a name (an error of its own)
     matched: set[str]  # the live ids matched
@@ -237,40 +223,34 @@ class _Drafts(NamedTuple):
 
 def _plan_entries(
     entries: Sequence[Entry], resolver: Resolver, profile: Profile, merge_findings: Mapping[str, Sequence[Finding]],
-    clashes: Mapping[str, Sequence[str]], early: EarlyDrafts | None = None, give_way: GiveWay = never_give_way,
+    clashes: Mapping[str, Sequence[str]],
 ) -> _Drafts:
-    """Each entry's plan, in order (its early draft, when it has one and no code clash).
+    """Each entry's plan, in order.
 
     A block's entries are together and of one entity and key: its field rules and live index are
-    looked up once a run of them, and a key of texts matched here (Resolver.match, without its
-    call and lookups, was 6% of the diff). What the rest of the plan needs of each record is noted
-    here too, while it is at hand (a second pass over 250,000 records misses the cache on each).
+    looked up once a run of them, and a key of texts matched here (as `Resolver.match` does, without
+    its call and lookups). What the rest of the plan needs of each record is noted here too, while
+    it is at hand.
     """
     drafts = _Drafts([], {}, {}, set())
     planned, linked, linked_at, matched = drafts.planned, drafts.linked, drafts.linked_at, drafts.matched
     rules: dict[str, FieldRules] = {}
     entity, key_fields, index, entity_rules = None, None, None, None
-    drafted = early.plans if early is not None else None
-    for position, e in enumerate(entries):
-        draft = drafted[position] if drafted is not None else None
-        if draft is not None and clashes and e.ref in clashes:
-            draft = None
-        if draft is None:
-            if e.record.entity != entity or e.key_fields is not key_fields:
-                entity, key_fields = e.record.entity, e.key_fields
-                index = resolver.live_index(entity, key_fields)
-                entity_rules = rules.get(entity)
-                if entity_rules is None:
-                    entity_rules = rules[entity] = FieldRules(profile.entity(entity))
-            assert index is not None and entity_rules is not None  # set by the first entry
-            key = e.exact_key  # as the live index keys it (`index_key`, inline: this runs for every record)
-            live = index.get(key[0] if len(key) == 1 else key) if key is not None else resolver.match(e)
-            draft = plan_record(
-                e, live, resolver, entity_rules,
-                merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
-            )
-            give_way()
-        if draft.depends_on or draft.findings:  # by the draft's ref: an entry let go of may stand for several
+    for e in entries:
+        if e.record.entity != entity or e.key_fields is not key_fields:
+            entity, key_fields = e.record.entity, e.key_fields
+            index = resolver.live_index(entity, key_fields)
+            entity_rules = rules.get(entity)
+            if entity_rules is None:
+                entity_rules = rules[entity] = FieldRules(profile.entity(entity))
+        assert index is not None and entity_rules is not None  # set by the first entry
+        key = e.exact_key  # as the live index keys it (`index_key`, inline: this runs for every record)
+        live = index.get(key[0] if len(key) == 1 else key) if key is not None else resolver.match(e)
+        draft = plan_record(
+            e, live, resolver, entity_rules,
+            merge_findings.get(e.ref, ()) if merge_findings else (), clashes.get(e.ref, ()) if clashes else (),
+        )
+        if draft.depends_on or draft.findings:
             linked[draft.ref] = draft
             linked_at.setdefault(draft.ref, []).append(len(planned))
         planned.append(draft)

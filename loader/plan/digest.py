@@ -23,8 +23,7 @@ tuples as lists, sets as lists in the order of their items' canonical text, Pend
 {"$pending": ref}, integers beyond 64 bits as their digits, dict keys that are not text as their
 canonical value's text, any other type as {"$text": str(value)}.
 
-The formula, in three levels so that each record can be hashed as soon as it is planned (most
-are planned while pages still come in, loader.plan.incremental.early) and each block as soon as its part is:
+The formula, in three levels so that each block can be hashed as soon as its part is planned:
 `record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
 `[ref, entity, key, action, payload, source, row, live_id, changes, status_path, depends_on,
 refers_to, findings, blocked]`, and for a record planned with a history `[history line digest,
@@ -38,9 +37,7 @@ mapping file and dropped records instead of the records not managed here, sectio
 order]]`, the head an object of the plan's environment, loader name, API version, findings and
 `extra`. The formula is the loader's own: a plan reviewed with one loader version is applied with
 the same version, and FORMULA names this one (the first, one SHA-256 over the whole text, and the
-second, a block's records' texts hashed whole, gave other digests; with each early record's text
-held until its block was hashed, a 250,000-record plan peaked at 967-985 MB in bench_plan, with
-its hash 934-955 MB).
+second, a block's records' texts hashed whole, gave other digests).
 """
 
 from __future__ import annotations
@@ -56,7 +53,6 @@ from typing import Any
 
 import orjson
 
-from loader.event_loop import GiveWay, never_give_way
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan, extra_of
@@ -85,30 +81,15 @@ def _is_hex_digest(text: str) -> bool:
 _HEX = frozenset("0123456789abcdef")
 
 
-def block_digest(
-    block: BlockPlan, known: Sequence[bytes | None] | None = None, give_way: GiveWay = never_give_way,
-    *, with_history: bool = False,
-) -> str:
+def block_digest(block: BlockPlan, *, with_history: bool = False) -> str:
     """The hex SHA-256 of one block's head's canonical text and its records' hashes (sorted by ref).
 
-    `known`: the `record_hash` of each of the block's records (in its order) hashed before, None for
-    the others: those planned while pages still came in are not hashed again
-    (`loader.plan.incremental.early`). `give_way` is called after each record hashed here
-    (`loader.event_loop`). `with_history`: the plan was compared against a history (its
-    `history_state`; section 10's digest).
+    `with_history`: the plan was compared against a history (its `history_state`; section 10's
+    digest).
     """
     hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
-    hashes = []
-    records = block.records
-    if known is not None and len(known) != len(records):
-        raise ValueError(f"{len(records)} records need as many known hashes, not {len(known)}")
-    for at in sorted(range(len(records)), key=list(map(_REF, records)).__getitem__):
-        made = known[at] if known is not None else None
-        if made is None:
-            made = record_hash(records[at])
-            give_way()
-        hashes.append(made)
-    hasher.update(b"".join(hashes))
+    records = sorted(block.records, key=_REF)
+    hasher.update(b"".join(map(record_hash, records)))
     return hasher.hexdigest()
 
 
@@ -229,7 +210,7 @@ def _record(record: RecordPlan) -> tuple[Any, ...]:
         record.ref,
         record.entity,
         _free(record.key),
-        record.action._value_,  # the enum's `.value` property: 22 ms at 100k records, this 7 ms
+        record.action._value_,  # the member's value without the `.value` property's call
         _free(record.payload),
         _place(record.source),
         record.row,
@@ -250,8 +231,7 @@ def _history(record: RecordPlan) -> tuple[Any, ...]:
 
 
 def _place(source: CellRef) -> Any:
-    """A row's place as its parts ([file, sheet, cell, row, repeat]): its text took 84 ms at 100k
-    records, the parts 35 ms."""
+    """A row's place as its parts ([file, sheet, cell, row, repeat]), cheaper than its text."""
     if type(source) is CellRef:
         return (source.file, source.sheet, source.cell, source.row, source.repeat)
     return str(source)
@@ -286,9 +266,7 @@ _SCALARS = frozenset({str, int, bool, type(None), PendingId})
 def _free(value: Any) -> Any:
     """A free-form value (a key, a payload, an old or new value) in canonical form: as it is where it
     is plain (str, int, bool, None, PendingId, dicts, lists and tuples of them, which orjson writes in
-    canonical form), else walked by `_canonical`. The check took 0.09 s at 100k records, all of them
-    plain but for their PendingIds; the walk it saves was half the old digest's time (8.5 of 16 s
-    under the profiler)."""
+    canonical form), else walked by `_canonical`: the check is much cheaper than the walk it saves."""
     return value if type(value) in _SCALARS or _plain(value) else _canonical(value)
 
 

@@ -36,7 +36,7 @@ class FieldPlan:
         self.findings: tuple[Finding, ...] = ()
         self.depends_on: tuple[str, ...] = ()
         # dependency ref -> the reference naming it and its field, for `reference_cell` (worked out
-        # only for a record on a cycle: making each cell took 2% of the diff)
+        # only for a record on a cycle: the others never need it)
         self.depends_at: Mapping[str, tuple[Ref, str]] = _NO_REFERENCES
         self.refers_to: tuple[str, ...] = ()  # records of this plan referred to by their live id
         self.status_path: tuple[str, ...] = ()

@@ -39,7 +39,7 @@ def same_as_live(value: Any, live_value: Any, name: str, entity: EntityProfile) 
     elif type(value) is list and type(live_value) is list and name in entity.set_fields and all_text(value) \
             and all_text(live_value):
         # set_form of each, without the general walk; equal texts are equal normalised (an applicant's
-        # deliveries in another order: 2% of the diff normalising them)
+        # deliveries in another order)
         return set(value) == set(live_value) or _text_set(value) == _text_set(live_value)
     plain = unshape(value)
     if isinstance(plain, PendingId) or (isinstance(plain, list) and any(isinstance(v, PendingId) for v in plain)):

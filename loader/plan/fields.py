@@ -10,7 +10,6 @@ comparison gives is a `loader.plan.field_plan.FieldPlan`.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -20,7 +19,6 @@ from loader.places import CellRef
 from loader.plan.compare import merge_labels, same
 from loader.plan.field_plan import FieldPlan
 from loader.plan.field_values import same_as_live, send_form, unshape
-from loader.plan.makers import field_change
 from loader.plan.model import FieldChange
 from loader.plan.resolve import LiveRecord, Resolver, all_text
 from loader.plan.status import check_only_when, plan_status
@@ -45,7 +43,6 @@ class FieldRules:
         self.entity = entity
         self.status_field = entity.status.field if entity.status is not None else None
         self.kinds: dict[str, FieldKind] = {}  # field name -> kind, filled in by `kind`
-        self.created = CreatedChanges()  # the changes of records to create, those of few values shared
 
     def kind(self, name: str) -> FieldKind:
         kind = self.kinds.get(name)
@@ -64,34 +61,6 @@ class FieldRules:
         if name in entity.references:
             return FieldKind.REFERENCE
         return FieldKind.PLAIN
-
-
-class CreatedChanges:
-    """The change `FieldChange(name, None, new, pii)` of a record to create, one object for every
-    record that creates the field with the same text, while the field has had at most `distinct`
-    of them (a level, a type, a result, a parent shared by a few records; codes and names have more
-    and are made per record, as `loader.shared_values` shares values). Changes are read, never changed."""
-
-    def __init__(self, distinct: int = 1024) -> None:
-        self._distinct = distinct
-        self._made: dict[str, dict[str, FieldChange]] = {}  # field -> its text -> the change kept
-        self._many: set[str] = set()  # fields with more texts than `distinct`: not shared
-
-    def change(self, name: str, new: Any, pii: bool) -> FieldChange:
-        if type(new) is not str or name in self._many:
-            return field_change(name, None, new, pii)
-        made = self._made.get(name)
-        if made is None:
-            made = self._made[name] = {}
-        kept = made.get(new)
-        if kept is None or kept.pii is not pii:
-            kept = field_change(name, None, new, pii)
-            if len(made) >= self._distinct:
-                self._many.add(name)
-                del self._made[name]
-            else:
-                made[new] = kept
-        return kept
 
 
 # An Enum member looked up on its class costs about three plain attribute lookups; the loop over
@@ -117,7 +86,7 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
             if live is None:
                 if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
                     out.payload[name] = desired
-                    out.changes.append(rules.created.change(name, desired, name in record.pii))
+                    out.changes.append(FieldChange(name, None, desired, name in record.pii))
                 else:
                     _created(record, name, desired, desired, entity, out)
                 continue
@@ -133,12 +102,12 @@ def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRule
                 _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
         elif kind is _LABELS:
             if live is None:
-                _created_labels(record, desired or {}, out, rules.created)
+                _created_labels(record, desired or {}, out)
                 continue
             live_labels = live.get(CUSTOM)
             if type(desired) is dict and type(live_labels) is dict and _labels_unchanged(desired, live_labels):
                 continue  # the common case: labels of texts equal to live
-            _custom_attributes(record, desired or {}, live, out, rules.created)
+            _custom_attributes(record, desired or {}, live, out)
         else:
             _special_field(record, name, desired, live, rules, resolver, out)
     return out
@@ -155,7 +124,7 @@ def _special_field(
         out.add_finding(Finding("error", "forbidden-field", message, _where(record, name)))
         return
     if name == CUSTOM:
-        _custom_attributes(record, desired or {}, live, out, rules.created)
+        _custom_attributes(record, desired or {}, live, out)
         return
     if name == rules.status_field:
         plan_status(entity, desired, live, _where(record, name), out)
@@ -217,7 +186,7 @@ def _one_reference(
             _created(record, name, ref, shaped, entity, out)
         else:  # what _created does with an id, a PendingId or {"id": ...} of either: sends it as it is
             out.payload[name] = shaped
-            out.changes.append(rules.created.change(name, _shown(ref), name in record.pii))
+            out.changes.append(FieldChange(name, None, _shown(ref), name in record.pii))
         return
     live_value = live.get(name)
     if type(value) is str and not reference.is_list and shaped == live_value:
@@ -232,11 +201,11 @@ def _created(record: DesiredRecord, name: str, desired: Any, value: Any, entity:
         return
     if type(value) is str:
         out.payload[name] = value
-        out.changes.append(field_change(name, None, desired if type(desired) is str else _shown(desired),
+        out.changes.append(FieldChange(name, None, desired if type(desired) is str else _shown(desired),
                                         name in record.pii))
         return
     out.payload[name] = value if type(value) is dict else send_form(value, name, entity)  # a dict is sent as is
-    out.changes.append(field_change(name, None, _shown(desired), name in record.pii))
+    out.changes.append(FieldChange(name, None, _shown(desired), name in record.pii))
 
 
 def _changed(
@@ -261,7 +230,7 @@ def _changed(
         )
     else:
         out.payload[name] = send_form(value, name, entity)
-        out.changes.append(field_change(name, old, shown, pii))
+        out.changes.append(FieldChange(name, old, shown, pii))
 
 
 def _shown(value: Any) -> Any:
@@ -349,10 +318,9 @@ def _shown_live(value: Any, reference: Reference | None, resolver: Resolver) -> 
 
 def _custom_attributes(
     record: DesiredRecord, desired: Mapping[str, Any], live: LiveRecord | None, out: FieldPlan,
-    created: CreatedChanges,
 ) -> None:
     if live is None:
-        _created_labels(record, desired, out, created)
+        _created_labels(record, desired, out)
         return
     live_labels = live.get(CUSTOM) or {}
     if type(live_labels) is dict and _labels_unchanged(desired, live_labels):
@@ -362,24 +330,22 @@ def _custom_attributes(
     for label in changed:
         field = f"{CUSTOM}.{label}"  # made once for both
         pii = field in record.pii or CUSTOM in record.pii
-        out.changes.append(field_change(field, live_map.get(label), desired[label], pii))
+        out.changes.append(FieldChange(field, live_map.get(label), desired[label], pii))
     if changed:
         out.payload[CUSTOM] = merged
 
 
-def _created_labels(
-    record: DesiredRecord, desired: Mapping[str, Any], out: FieldPlan, created: CreatedChanges
-) -> None:
+def _created_labels(record: DesiredRecord, desired: Mapping[str, Any], out: FieldPlan) -> None:
     """The labels of a record to create: those with a value (as merge_labels gives them against no live map).
-    Where every label has one, the payload sends the desired labels' own object (shared by the records
-    with the same labels, `loader.shared_values`; never changed), not a copy of it."""
+    Where every label has one, the payload sends the desired labels' own object (never changed), not a
+    copy of it."""
     merged = {}
     for label, value in desired.items():
         if value == "" if type(value) is str else same(value, None):  # a text is empty only when it is ""
             continue
         merged[label] = value
-        field = sys.intern(f"{CUSTOM}.{label}")  # made once for both; one object for every record's change
-        out.changes.append(created.change(field, value, field in record.pii or CUSTOM in record.pii))
+        field = f"{CUSTOM}.{label}"  # made once for both
+        out.changes.append(FieldChange(field, None, value, field in record.pii or CUSTOM in record.pii))
     if merged:
         out.payload[CUSTOM] = desired if type(desired) is dict and len(merged) == len(desired) else merged
 

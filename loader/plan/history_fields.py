@@ -21,10 +21,8 @@ from loader.history.digests import RecordDigests, Written
 from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
 from loader.live_records import updated_time, updated_user
 from loader.plan.decisions_pass import WRITTEN, sheet_won_message
-from loader.plan.history_untouched import pending
-from loader.plan.makers import record_plan_with
 from loader.plan.masking import mask_value
-from loader.plan.model import Action, FieldChange, FieldOutcome, RecordPlan
+from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
 from loader.plan.status import ILLEGAL_MOVE
 from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
 from loader.profile import EntityProfile
@@ -305,7 +303,7 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
     if work.status_held:  # an illegal move back from the person's status is no move: nothing blocks the rest
         findings = tuple(f for f in plan.findings if f.code != ILLEGAL_MOVE)
         blocked = blocked and any(f.severity == "error" for f in findings)
-    return record_plan_with(plan, action=action, payload=work.payload, changes=changes, status_path=work.status_path,
+    return replace(plan, action=action, payload=work.payload, changes=changes, status_path=work.status_path,
                    blocked=blocked,
                    findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
@@ -318,3 +316,16 @@ def _one(written: Written) -> str | None:
 
 def _masked(value: Any, pii: bool) -> Any:
     return mask_value(value) if pii else value
+
+
+def pending(value: Any) -> bool:
+    """Whether `value` holds an id known only once this plan creates its record."""
+    if type(value) is str:
+        return False
+    if isinstance(value, PendingId):
+        return True
+    if isinstance(value, Mapping):
+        return any(pending(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(pending(v) for v in value)
+    return False

@@ -12,24 +12,20 @@ marked `seen` (`loader.plan.shown`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
-from loader.history.lines import HistoryLine, Owner, line_digest
-from loader.history.snapshot import raw_line_digest
+from loader.history.lines import HistoryLine, Owner
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.history_checks import is_adopted, live_user
 from loader.plan.history_fields import RecordContext, compared_despite_errors, three_way_record
 from loader.plan.history_index import EntityIndex
-from loader.plan.history_untouched import TextMarks, Untouched, all_marked, line_columns, parsed_marks, untouched_since
-from loader.plan.makers import record_plan_with
-from loader.plan.marks import Marks, mark_of
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.resolve import key_text
@@ -39,15 +35,6 @@ from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
 from loader.source.equality import same
 from loader.source.records import DesiredRecord
-
-
-class EarlyCompared(Protocol):
-    """Records compared while their part's pages still came in (`loader.plan.incremental.early`)."""
-
-    def compared_at(self, position: int, record: RecordPlan) -> tuple[bool, RecordPlan] | None:
-        """Whether the history has a line for the record at `position` of the part's merged entries
-        and its three-way plan, when `record` is the plan compared then; None: compare it now."""
-        ...
 
 
 class _Given:
@@ -64,11 +51,10 @@ class _Given:
 class _Block(NamedTuple):
     context: RecordContext
     profile: EntityProfile
-    untouched: Untouched
 
 
 class HistoryCompare:
-    """What comparing a record against `history` needs, per block of `blocks` (made once)."""
+    """What comparing a record against `history` needs, per block of `blocks` (made once a plan)."""
 
     def __init__(self, history: History, blocks: Sequence[Any], profile: Profile,
                  service_user_ids: Sequence[str] = (), sheet_wins: SheetWins | None = None) -> None:
@@ -84,20 +70,11 @@ class HistoryCompare:
         # per block name, the key tokens of the lines of the records its sheet names (those of records
         # without a line would never be looked for: `_dropped` looks for lines not named)
         self._named: dict[str, set[str]] = {}
-        self._named_twice: dict[str, set[int]] = {}  # entity -> marks of id tokens more than one line names
-        # per block, the owners of its entity's snapshot tables it counts as its own, and the
-        # columns of their fields (made again when the tables are other ones)
-        self._layouts: dict[str, tuple[Any, dict[str, int], frozenset[int]]] = {}
 
     def named(self, name: str) -> set[str]:
         """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
         leaves out)."""
         return self._named.setdefault(name, set())
-
-    def forget_named(self, names: Iterable[str]) -> None:
-        """Let go of the tokens named by blocks `names`, compared whole."""
-        for name in names:
-            self._named.pop(name, None)
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context (`source_file`: its file, when no input names it)."""
@@ -112,95 +89,20 @@ class HistoryCompare:
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
                 self.sheet_wins)
-            profile = self._profile.entity(entity)
-            found = self._blocks[name, entity] = _Block(context, profile, Untouched(profile))
+            found = self._blocks[name, entity] = _Block(context, self._profile.entity(entity))
         return found
-
-    def named_more_than_once(self, entity: str, live_id: str) -> bool:
-        """Whether more than one line of the history may name the live record `live_id` by its id. One
-        does when a record's code changed in the platform: the record whose line names it but whose key
-        matches another is compared at the end against it, whole (`_three_way`'s `by_line`). "Maybe"
-        where two id tokens share a mark (`loader.plan.marks`): the answer that keeps a record whole."""
-        twice = self._named_twice.get(entity)
-        if twice is None:
-            twice = self._named_twice[entity] = set()
-            snapshot = self.history.snapshot
-            seen = Marks(snapshot.count(entity))
-            for _, token in snapshot.id_tokens_by_key(entity):
-                mark = mark_of(token)
-                if mark in seen:
-                    twice.add(mark)
-                else:
-                    seen.add(mark)
-        return bool(twice) and mark_of(self.history.digester.id_token(entity, live_id)) in twice
-
-    def early(self, plan: RecordPlan, live: Mapping[str, Any] | None,
-              desired: DesiredRecord) -> tuple[bool, RecordPlan] | None:
-        """Whether the history has a line for the record and its three-way plan, as `plan` is drafted
-        against `live`, its match, before its collection is whole (`desired`: its first row's record);
-        None when that needs other live records (its line names another live id)."""
-        given = self._inputs.get(plan.block)
-        if given is None:
-            return None
-        history = self.history
-        token = history.digester.key_token(plan.entity, plan.key)
-        block = self.block(plan.block, plan.entity, given.source_file)
-        untouched = self.untouched(plan, token, live, desired, block)
-        if untouched is not None:
-            self.named(plan.block).add(token)
-            return True, untouched
-        line = history.snapshot.get(plan.entity, token)
-        if line is None:
-            return False, _three_way(plan, line, desired, live, None, self, block)
-        if not (plan.errors or plan.blocked) and (
-                live is None or line.live_id != history.digester.id_token(plan.entity, str(live.get("id")))):
-            return None
-        self.named(plan.block).add(token)
-        return True, _three_way(plan, line, desired, live, live, self, block)
-
-    def untouched(self, plan: RecordPlan, token: str, live: Mapping[str, Any] | None,
-                  desired: DesiredRecord | None, block: _Block,
-                  line_of: Mapping[str, str] | None = None) -> RecordPlan | None:
-        """The common cases made from the line's text, unparsed: a record untouched since its line
-        (`metadata.updated` the line's), the line naming its live id and marking every field the sheet
-        manages, as `_three_way` plans it (`loader.plan.history_untouched`). None: compare it in full.
-        `line_of`: `EntityIndex.line_of`, when the live records are indexed (their id tokens made)."""
-        if live is None or plan.live_id is None or plan.blocked or _has_errors(plan):
-            return None
-        tables, lines = self.history.snapshot.raw_items(plan.entity)
-        text = lines.get(token)
-        if tables is None or type(text) is not str or desired is None:
-            return None
-        columns, owned = self._layout(plan.block, tables, block.context)
-        marks = TextMarks(text, columns, owned)
-        if not untouched_since(marks.time, live) or not all_marked(desired, marks):
-            return None
-        if (line_of.get(plan.live_id) != token if line_of is not None
-                else marks.id_token != self.history.digester.id_token(plan.entity, plan.live_id)):
-            return None
-        digester = self.history.digester
-        return block.untouched.record(plan, live, desired, marks.mark_of,
-                                      lambda: digester.record(plan.entity, plan.key),
-                                      lambda: raw_line_digest(marks.parts, tables))
-
-    def _layout(self, name: str, tables: Any, context: RecordContext) -> tuple[dict[str, int], frozenset[int]]:
-        made = self._layouts.get(name)
-        if made is None or made[0] is not tables:
-            owned = frozenset(at for at, owner in enumerate(tables.owners) if context.owns(owner))
-            made = self._layouts[name] = (tables, line_columns(tables), owned)
-        return made[1], made[2]
 
 
 def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, EntityIndex], history: History,
                  profile: Profile, service_user_ids: Sequence[str] = (), *, merged: Merged | None = None,
-                 early: EarlyCompared | None = None, compare: HistoryCompare | None = None) -> Plan:
+                 sheet_wins: SheetWins | None = None) -> Plan:
     """`plan` (two-way, of `blocks` against the live records `indexed`) compared three-way against
     `history`. `merged`: the blocks' merged entries the plan was made of (made again when not given).
-    `early`: the records compared before, with the `compare` that compared them."""
-    compare = compare or HistoryCompare(history, blocks, profile, service_user_ids)
+    `sheet_wins`: the conflicts reviewers decided for the sheet."""
+    compare = HistoryCompare(history, blocks, profile, service_user_ids, sheet_wins)
     merged = merged or merged_entries(blocks)
     inputs = {b.block: b for b in blocks}
-    planned = [_block(block, merged, at, indexed[block.entity], compare, early)
+    planned = [_block(block, merged, at, indexed[block.entity], compare)
                for block, at in zip(plan.blocks, merged.owner, strict=True)]
     matched: dict[str, set[str]] = {}  # entity -> the live ids its records match (no tuple per record)
     for b in planned:
@@ -213,37 +115,26 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         absent = tuple(n for n in block.not_in_source_records if n.id not in ids and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped))
-    compare.forget_named(block.name for block in plan.blocks)
     return replace(plan, blocks=tuple(final), history_state=compare.state)
 
 
 def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,
-           compare: HistoryCompare, early: EarlyCompared | None) -> BlockPlan:
+           compare: HistoryCompare) -> BlockPlan:
     """The block's records compared (`positions`: where each is in `merged`'s entries)."""
     found = compare.block(block.name, block.entity, block.source_file)
     records, with_line, others = [], 0, 0
     key_token = compare.history.digester.key_token
     named = compare.named(block.name)
     for position, plan in zip(positions, block.records, strict=True):
-        hit = early.compared_at(position, plan) if early is not None else None
-        if hit is not None:  # its token named as it was compared
-            has_line, rec = hit
-        else:
-            token = key_token(plan.entity, plan.key)
-            live = entity.by_id.get(plan.live_id) if plan.live_id else None
-            desired = merged.first_record(position)
-            untouched = compare.untouched(plan, token, live, desired, found, entity.line_of)
-            if untouched is not None:
-                rec, has_line = untouched, True
-            else:
-                line = entity.line(token)
-                by_line = entity.by_key.get(token) if line is not None else None
-                rec, has_line = _three_way(plan, line, desired, live, by_line, compare, found), line is not None
-            if has_line:
-                named.add(token)
-        with_line += has_line
-        if not has_line and rec.live_id is not None \
-                and live_user(entity.by_id.get(rec.live_id, {})) not in compare.own:
+        token = key_token(plan.entity, plan.key)
+        live = entity.by_id.get(plan.live_id) if plan.live_id else None
+        line = entity.line(token)
+        by_line = entity.by_key.get(token) if line is not None else None
+        rec = _three_way(plan, line, merged.first_record(position), live, by_line, compare, found)
+        if line is not None:
+            named.add(token)
+            with_line += 1
+        elif rec.live_id is not None and live_user(entity.by_id.get(rec.live_id, {})) not in compare.own:
             others += 1
         records.append(rec)
     findings = block.findings
@@ -261,11 +152,11 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
                live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, compare: HistoryCompare,
                block: _Block) -> RecordPlan:
     """One record compared: `live` its match, `by_line` the live record with its line's id."""
-    if (plan.blocked or _has_errors(plan)) and not compared_despite_errors(plan):
+    if (plan.blocked or plan.errors) and not compared_despite_errors(plan):
         return plan
     profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
     if by_line is not None and str(by_line.get("id")) != plan.live_id:
-        if _has_errors(plan):
+        if plan.errors:
             return plan
         plan, live = _as_update(plan, by_line, profile, desired), by_line
     if live is None:
@@ -273,26 +164,12 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     if line is None and plan.action is Action.UNCHANGED \
             and not is_adopted(updated_time(live), live_user(live), own, adopt_from):
         return plan  # a record without history the sheet leaves as it is: two-way
-    # (one an interrupted apply created or wrote without journaling it is adopted: its fields confirmed)
-    if line is not None and desired is not None and untouched_since(line.updated_time, live) \
-            and all_marked(desired, line.fields):
-        # untouched since the loader last wrote or saw it: live is W (loader.plan.history_untouched)
-        settled = block.untouched.record(
-            plan, live, desired, parsed_marks(line.fields, block.context.owns),
-            lambda: compare.history.digester.record(plan.entity, plan.key), lambda: line_digest(line))
-        if settled is not None:
-            return settled
     # A record an interrupted apply wrote without journaling it is compared three-way all the same:
     # the fields that apply wrote hold the sheet's values (live = sheet: W moves to live), and a
     # platform edit of another field it left alone stays one (kept, or a held conflict).
     digests = compare.history.digester.record(plan.entity, plan.key)
     rec = three_way_record(plan, live, desired, line, digests, profile, block.context)
     return mark_seen(rec, line)
-
-
-def _has_errors(plan: RecordPlan) -> bool:
-    """`bool(plan.errors)`, without making the tuple of them."""
-    return bool(plan.findings) and any(f.severity == "error" for f in plan.findings)
 
 
 def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile,
@@ -324,7 +201,7 @@ def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile
     if path and status is not None:
         path = () if live.get(status) == path[-1] else (path[-1],)
     action = Action.UPDATE if payload or path else Action.UNCHANGED
-    return record_plan_with(plan, action=action, payload=payload, changes=tuple(changes), status_path=path,
+    return replace(plan, action=action, payload=payload, changes=tuple(changes), status_path=path,
                             live_id=str(live.get("id")), live_updated_time=updated_time(live))
 
 

@@ -7,7 +7,7 @@ Pure. The entries are what `loader.plan.diff` plans, each with its plan ref ("<b
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,29 +34,6 @@ class Merged(NamedTuple):
         own record, unless rows merged into it)."""
         first = self.firsts.get(position) if self.firsts else None
         return first if first is not None else self.entries[position].record
-
-
-class RecordsByPosition(Mapping[int, DesiredRecord]):
-    """Records by position held as a list, None where there is none: no int and dict slot a record
-    (`Merged.firsts` of the hundreds of thousands of records a three-way compare reads)."""
-
-    __slots__ = ("_count", "_records")
-
-    def __init__(self, records: list[DesiredRecord | None]):
-        self._records = records
-        self._count = len(records) - records.count(None)
-
-    def __getitem__(self, position: int) -> DesiredRecord:
-        record = self._records[position] if 0 <= position < len(self._records) else None
-        if record is None:
-            raise KeyError(position)
-        return record
-
-    def __iter__(self) -> Iterator[int]:
-        return (position for position, record in enumerate(self._records) if record is not None)
-
-    def __len__(self) -> int:
-        return self._count
 
 
 def merged_entries(blocks: Sequence[BlockInput]) -> Merged:

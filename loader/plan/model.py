@@ -1,8 +1,7 @@
 """The plan as values: what will change, per block and per record.
 
 `loader.plan.diff` computes a Plan (pure); reports render it; `loader.apply` executes it.
-Its plan.json form is `loader.plan.plan_dict`; the planner makes its records with the fast makers
-of `loader.plan.makers`, which give these very values.
+Its plan.json form is `loader.plan.plan_dict`.
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef, place_from_dict, place_to_dict, row_place
-from loader.plan.makers import field_change, record_plan
 from loader.plan.model import (
     Action,
     BlockedRow,
     BlockPlan,
     DroppedRecord,
+    FieldChange,
     FieldOutcome,
     FieldRule,
     NotInSource,
@@ -201,8 +201,7 @@ def plan_from_batches(head: dict[str, Any], batches: Callable[[int], Iterable[li
     """`plan_from_parsed` of plan.json read a batch of records at a time (`loader.plan.plan_split`):
     `head` is the document with some blocks' records left out, `batches(i)` gives block i's records
     left out (none for the others), a list of their parsed forms at a time, used up as
-    `plan_from_parsed` uses them. The parsed records are never all in memory (250,000 records parsed
-    whole: 1.2 GB before the first record was made)."""
+    `plan_from_parsed` uses them. The parsed records are never all in memory."""
     return _plan_from(head, _Reader(consume=True, batches=batches))
 
 
@@ -276,16 +275,14 @@ def record_maker() -> _Reader:
     return _Reader(consume=True)
 
 
-_PUT_BLOCKED = RecordPlan.__dict__["blocked"].__set__
-_PUT_HISTORY = tuple(RecordPlan.__dict__[name].__set__
-                     for name in ("history_line", "kept", "conflicts", "confirmed", "written_after"))
+_NO_HISTORY = (None, (), (), (), ())  # a record's three-way outcomes when it was planned two-way
 _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded as they are
 
 
 class _Reader:
-    """Records from their plan.json forms, made the fast way (`loader.plan.makers`): 250,000 records
-    took 6.5 s through the dataclasses' constructors and the generic `_decode`. `consume`: the forms
-    are the parser's own, used up (see `plan_from_parsed`); else they are left as they were."""
+    """Records from their plan.json forms, the names they repeat shared and their values decoded
+    without the generic `_decode` where they are plain. `consume`: the forms are the parser's own,
+    used up (see `plan_from_parsed`); else they are left as they were."""
 
     def __init__(self, consume: bool, batches: Callable[[int], Iterable[list[Any]]] | None = None) -> None:
         self.consume = consume
@@ -317,25 +314,20 @@ class _Reader:
         cheapest way; the optional ones looked up)."""
         share, free = self.shared.setdefault, self.free
         block, entity, key, changes, findings = r["block"], r["entity"], r["key"], r["changes"], r["findings"]
-        made = record_plan(
+        history = _history_from_dict(r) if _has_history(r) else _NO_HISTORY
+        return RecordPlan(
             r["ref"], share(block, block), share(entity, entity),
             tuple(key) if _plain_list(key) else tuple(_decode(k) for k in key),
             _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), r["live_id"],
             r["live_updated_time"],
-            tuple([field_change(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]),
+            tuple([FieldChange(c["field"], _scalar_or(free, c["old"]), _scalar_or(free, c["new"]),
                                 c.get("pii", False)) for c in changes]) if changes else (),
             _tuple(r["status_path"]), _tuple(r["depends_on"]),
             tuple([_finding_from_dict(f) for f in findings]) if findings else (),
-            r["row"], _tuple(r.get("refers_to")),
+            r["blocked"], r["row"], _tuple(r.get("refers_to")),
             tuple([(b, n) for b, n in r["also_rows"]]) if "also_rows" in r else (),
+            *history,
         )
-        blocked = r["blocked"]
-        if blocked is not False:
-            _PUT_BLOCKED(made, blocked)
-        if _has_history(r):
-            for put, value in zip(_PUT_HISTORY, _history_from_dict(r), strict=True):
-                put(made, value)
-        return made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")
@@ -348,7 +340,7 @@ class _Reader:
 
 
 def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A record's three-way outcomes (a plan compared against a history), in _PUT_HISTORY's order."""
+    """A record's three-way outcomes (a plan compared against a history), in RecordPlan's order of them."""
     return (
         r.get("history_line"),
         tuple(_outcome_from_dict(o) for o in r.get("kept", ())),

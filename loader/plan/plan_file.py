@@ -58,7 +58,7 @@ def plan_json_bytes(plan: Plan) -> Iterator[bytes]:
     """The plan.json text a few thousand pieces at a time, UTF-8: exactly `json.dumps(data, indent=2,
     ensure_ascii=False)` of plan_to_dict(masked_plan(plan)) with its digest and, last, its seal
     (`loader.plan.plan_seal`), without holding that data, a masked copy of the plan or the text
-    whole (250,000 records: about 2 GB more at the peak than the plan itself)."""
+    whole."""
     head = plan_head_to_dict(plan)
     mark = f"blocks-{uuid.uuid4().hex}"  # stands where the blocks go; no value can spell it
     head["blocks"] = mark

@@ -1,7 +1,7 @@
 """plan.json's records read a batch at a time, so the parsed document is never whole in memory.
 
-Parsed whole, a 250,000-record plan.json (273 MB of text) became 1.2 GB of dicts and lists before
-a record was made of them. `split_plan` finds, in the text as `loader plan --out` lays it out
+Parsed whole, a large plan.json becomes several times its size in dicts and lists before a record
+is made of them (docs/performance.md). `split_plan` finds, in the text as `loader plan --out` lays it out
 (`json.dumps(indent=2)`), each block's `"records": [` ... `]`, and returns the document without
 them (its `head`: every block's records a marker standing for them) and, per block, where its
 records' text lies. `record_batches` cuts such a span into batches of about a mebibyte, each a

@@ -1,7 +1,6 @@
 """One desired record's plan against its live match: create, update or unchanged, with its findings.
 
-Pure. `plan_record` is what `loader.plan.diff` does for each entry (and `loader.plan.incremental.early`
-for those it drafts before the last pages): its fields compared (`loader.plan.fields`), the
+Pure. `plan_record` is what `loader.plan.diff` does for each entry: its fields compared (`loader.plan.fields`), the
 findings of its source rows added (values they disagree on, codes other records claim), and a
 near-duplicate warning for a create whose key a live record has but for case and spaces.
 """
@@ -15,7 +14,6 @@ from loader.findings import Finding
 from loader.live_records import updated_time
 from loader.places import CellRef
 from loader.plan.fields import FieldRules, plan_fields, reference_cell
-from loader.plan.makers import record_plan
 from loader.plan.model import Action, RecordPlan
 from loader.plan.resolve import Entry, LiveRecord, Resolver, all_text, show_key
 from loader.source.records import DesiredRecord, Ref, display_value
@@ -43,7 +41,7 @@ def plan_record(
         live_id = str(live_id) if live_id else None
         updated = updated_time(live)
     also_rows = tuple((block, ref.row) for block, ref in rec.also_rows if ref.row is not None) if rec.also_rows else ()
-    return record_plan(  # positionally, in RecordPlan's field order: a call with 16 keywords costs twice as much
+    return RecordPlan(  # positionally, in RecordPlan's field order
         entry.ref,
         rec.block,
         rec.entity,
@@ -57,6 +55,7 @@ def plan_record(
         fp.status_path,
         fp.depends_on,
         tuple(findings) if findings else (),
+        False,
         rec.row.row,
         fp.refers_to,
         also_rows,

@@ -98,7 +98,6 @@ class Resolver:
         self._matches: dict[str, LiveRecord | None] = {}
         self._matching: set[str] = set()
         self._labels: dict[str, str] = {}
-        self.label_misses = 0  # live ids no live record of `live` has (an early draft with one is not kept)
         # entity -> `Ref.by` -> `Ref.values` -> what they resolved to (each Ref's own values tuple the key)
         self._resolved: dict[str, dict[tuple[str, ...], dict[tuple[Any, ...], Resolution]]] = {}
         self._alone: dict[str, tuple[str]] = {}
@@ -135,11 +134,7 @@ class Resolver:
                     shown = rec.get("code") or rec.get("external_id") or rec.get("name")
                     if shown and rec.get("id"):
                         labels[str(rec["id"])] = str(shown)
-        label = labels.get(live_id)
-        if label is None:
-            self.label_misses += 1
-            return live_id
-        return label
+        return labels.get(live_id, live_id)
 
     # ---- desired side ------------------------------------------------------------------------
 
@@ -178,7 +173,7 @@ class Resolver:
         index = self._live_index.get((entry.record.entity, entry.key_fields))
         if index is None:
             index = self.live_index(entry.record.entity, entry.key_fields)
-        if entry.exact_key is not None:  # nothing to resolve: a lookup, not remembered (that took 4% of the diff)
+        if entry.exact_key is not None:  # nothing to resolve: a lookup, not remembered
             return index.get(index_key(entry.exact_key))
         if not index:  # nothing live to match (as the live credentials often are): no need to resolve the key
             return None

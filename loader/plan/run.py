@@ -2,10 +2,9 @@
 
 The I/O around the pure planner. Live data comes from list requests only, one traversal per
 collection, all collections concurrently and while the sheets are being read; each part of the plan
-(`loader.plan.incremental.parts`) is diffed in a worker thread (`loader.plan.incremental.diffing`): its
-records that can be are planned as the pages come in (`loader.plan.incremental.early`), the rest as
-soon as the collections it reads are in, while other collections are still arriving
-(`loader.plan.incremental.collections`):
+(`loader.plan.incremental.parts`) is planned by `plan_changes` in a worker thread
+(`loader.plan.incremental.diffing`) as soon as the collections it reads are in, while other
+collections are still arriving (`loader.plan.incremental.collections`):
 
     async with ApiClient(env, config.profile) as client:
         run = await run_plan(paths, config=config, env=env, client=client)   # run.plan + timings + counts
@@ -27,7 +26,6 @@ from typing import Any, NamedTuple
 from loader.api.client import ApiClient
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
-from loader.event_loop import GiveWay, never_give_way
 from loader.history.decisions import Decisions
 from loader.history.digests import Digester
 from loader.history.personal import personal_entities
@@ -36,9 +34,6 @@ from loader.plan.change_identity import personal_entities_of
 from loader.plan.decisions_pass import SheetWins, with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
-from loader.plan.history_checks import refuse_wrong_history
-from loader.plan.history_index import indexes
-from loader.plan.history_pass import HistoryCompare, with_history
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -63,11 +58,10 @@ class PlanRun:
     total_s: float
     request_counts: Mapping[str, int] = field(default_factory=dict)  # requests this plan sent, by method
     digesting_s: float = 0.0  # the plan's digest, after the diff (within total_s)
-    early_records: int = 0  # records planned before their part's last page came in (plan.incremental.early)
 
     def __repr__(self) -> str:
         # Short on purpose: Python 3.11's asyncio.run formats the repr of a coroutine's result while
-        # restoring the SIGINT handler, and a full repr of 100,000 records took seconds and 450 MB.
+        # restoring the SIGINT handler, and a full repr of a large plan is slow and large.
         return f"PlanRun({len(self.plan.records())} records, {self.total_s:.2f} s)"
 
 
@@ -84,7 +78,7 @@ async def run_plan(
     history_opener: Callable[[frozenset[str]], History | None] | None = None,
     decisions: Decisions | None = None,
     today: date | None = None,
-    keep_records: bool = True,
+    keep_sources: bool = True,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
@@ -96,29 +90,25 @@ async def run_plan(
     `history_opener`: opens it instead, given the entities the mappings mark personal fields of
     (the commands': the mapping files are read once, here). `decisions`: reviewers' decisions to
     honour (`loader.plan.decisions_pass`), as of `today` (required with them: no clock here).
-    `keep_records=False`: each desired record is let go of once nothing reads it again (a part's
-    last ones once it is planned), `PlanRun.sources` holds the blocks without them, and the history's
-    lines of each part compared are let go of too (`History.let_go_of`: the history opened is then
-    read-only). What `loader plan` needs: the plan alone is shown and written.
+    `keep_sources=False`: `PlanRun.sources` holds the blocks without their records, so each part's
+    records are let go of once it is planned (what `loader plan` needs: the plan alone is shown and
+    written; apply and baseline keep them).
     """
     profile = config.profile
     started = time.perf_counter()
     before = dict(client.request_counts)
-    give_way = never_give_way
     with progress_bars(progress) as bars:
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
-        reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child, give_way))
+        reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child))
         opening = asyncio.create_task(_opened(history, history_opener, mappings))
-        done = await _diffed(reading, opening, collections, config, env, client, give_way, service_user_ids,
-                             _Deciding(decisions, today), keep_records)
-        history = done.history
-    plan = _joined(done, profile, client.environment or env.name, client.api_version)
-    plan, digest_started = await _compared_and_digested(plan, done, history, profile, service_user_ids,
-                                                        decisions, today)
+        done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
+                             _Deciding(decisions, today), keep_sources)
+    plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
+    plan, digest_started = _decided_and_digested(plan, done, decisions, today)
     now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
         plan=plan,
@@ -130,31 +120,30 @@ async def run_plan(
         total_s=now - started,
         request_counts={k: after.get(k, 0) - before.get(k, 0) for k in after},
         digesting_s=diffing.digesting_s + now - digest_started,
-        early_records=diffing.early_records,
     )
 
 
-def _joined(done: _Diffed, profile: Profile, environment: str, api_version: str | None) -> Plan:
+def _joined(done: _Diffed, profile: Profile, environment: str, api_version: str | None,
+            service_user_ids: Sequence[str]) -> Plan:
     """The parts' plans as one. The parts were diffed before the last page came in: the environment
     and API version are the ones the service reported by the end (the first answer may come after
     the reading)."""
-    plan = joined_plan(done.plans, done.parts) if done.parts else plan_changes((), {}, profile, header=done.header)
+    if done.parts:
+        plan = joined_plan(done.plans, done.parts)
+    else:  # nothing to plan: the empty plan, still named as compared against the history
+        plan = plan_changes((), {}, profile, header=done.header, history=done.history,
+                            service_user_ids=service_user_ids, sheet_wins=done.sheet_wins)
     return replace(plan, environment=environment, api_version=api_version)
 
 
-async def _compared_and_digested(
-    plan: Plan, done: _Diffed, history: History | None, profile: Profile, service_user_ids: Sequence[str],
-    decisions: Decisions | None, today: date | None,
-) -> tuple[Plan, float]:
-    """The plan compared against the history (three-way), with the reviewers' decisions honoured and
-    its digest recorded (every report and plan.json shows it); and when the digest was started.
-    Each block was hashed with its part: those hashes serve while no pass changed the plan."""
+def _decided_and_digested(plan: Plan, done: _Diffed, decisions: Decisions | None,
+                          today: date | None) -> tuple[Plan, float]:
+    """The plan with the reviewers' decisions honoured and its digest recorded (every report and
+    plan.json shows it); and when the digest was started. Each block was digested with its part:
+    those digests serve while no pass changed the plan."""
+    history = done.history
     # the digester the review workbook names changes with (loader.report.review_rows): the history's
     digester = history.digester if history is not None else None
-    if history is not None and not history.started:
-        history = None  # nothing recorded yet: two-way, exactly as without a history
-    if history is not None and not done.parts:  # each part was compared as it was diffed: here, none
-        plan = await asyncio.to_thread(_three_way, plan, done, history, profile, service_user_ids)
     digest_started = time.perf_counter()
     compared = plan
     if decisions is not None and decisions.entries:
@@ -163,18 +152,9 @@ async def _compared_and_digested(
         won = done.sheet_wins.matched if done.sheet_wins is not None else None
         plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today, won)
     diffing = done.diffing
-    unchanged = plan is compared
+    unchanged = plan is compared and len(diffing.digests) == len(plan.blocks)
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
     return replace(plan, digest=plan_digest(plan, block_digests)), digest_started
-
-
-def _three_way(plan: Plan, done: _Diffed, history: History, profile: Profile,
-               service_user_ids: Sequence[str]) -> Plan:
-    """The plan compared against the history, once it is known to be this database's and up to date."""
-    blocks = done.sources.blocks
-    indexed = indexes(history, done.live, {b.entity for b in blocks})
-    refuse_wrong_history(history, indexed, service_user_ids)
-    return with_history(plan, blocks, indexed, history, profile, service_user_ids)
 
 
 class _Diffed(NamedTuple):
@@ -216,12 +196,12 @@ async def _opened(history: History | None, opener: Callable[[frozenset[str]], Hi
 
 async def _diffed(
     reading: asyncio.Task[_Read], opening: asyncio.Task[History | None],
-    collections: LiveCollections, config: Config, env: Environment, client: ApiClient, give_way: GiveWay,
-    service_user_ids: Sequence[str], deciding: _Deciding, keep_records: bool,
+    collections: LiveCollections, config: Config, env: Environment, client: ApiClient,
+    service_user_ids: Sequence[str], deciding: _Deciding, keep_sources: bool,
 ) -> _Diffed:
-    """The sources once read, and each part diffed (and with a `history`, compared three-way) as soon as
-    its collections are in; when one side fails (a missing mapping file, the service refusing, a history
-    refused), the rest is stopped quietly and it is raised. `keep_records`: see `run_plan`."""
+    """The sources once read, and each part planned (with a `history`, three-way) as soon as its
+    collections are in; when one side fails (a missing mapping file, the service refusing, a history
+    refused), the rest is stopped quietly and it is raised. `keep_sources`: see `run_plan`."""
     planning: list[asyncio.Task[Plan]] = []
     try:
         history = await opening
@@ -229,7 +209,7 @@ async def _diffed(
         await collections.until_read(reading)
         sources, reading_s = reading.result().taken()
         blocks = sources.blocks
-        if not keep_records:  # the parts hold the records (`PartDiffing`), each part's until it is planned
+        if not keep_sources:  # the scheduler holds the records, each part's until it is planned
             sources = replace(sources, blocks=tuple(replace(b, records=()) for b in blocks))
         header = PlanHeader(
             environment=client.environment or env.name,
@@ -241,17 +221,14 @@ async def _diffed(
             created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             profile_fingerprint=config.profile.fingerprint,
         )
-        # off the event loop's back: finding what the records refer to walks them all (0.4 s at 250,000)
+        # off the event loop's back: finding what the records refer to walks them all
         parts = await asyncio.to_thread(plan_parts, blocks, config.profile)
         # a safety net: the records name a collection the mapping files did not
         collections.fetch(e for part in parts for e in part.entities)
-        sheet_wins = compare = None
+        sheet_wins = None
         if history is not None and history.started:  # nothing recorded yet: two-way
             sheet_wins = deciding.sheet_wins(history, env.name)
-            compare = HistoryCompare(history, blocks, config.profile, service_user_ids, sheet_wins)
-        # each part's live records let go once it is planned (and compared): nothing after reads them
-        diffing = PartDiffing(blocks, config.profile, header, give_way, compare, service_user_ids,
-                              keep_live=False, keep_records=keep_records)
+        diffing = PartDiffing(blocks, config.profile, header, history, service_user_ids, sheet_wins)
         del blocks
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)
@@ -282,19 +259,17 @@ def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) 
 # ---- reading and fetching -----------------------------------------------------------------
 
 
-async def _read(
-    mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None, give_way: GiveWay
-) -> SourceSet:
+async def _read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
     # Off the event loop's back (a child process for large sources), so pages keep coming meanwhile.
     bar = bars.add(f"reading {len(mappings)} mapping file(s) and their sheets", total=len(mappings))
-    sources = await read_off_loop(mappings, profile, in_child=in_child, give_way=give_way)
+    sources = await read_off_loop(mappings, profile, in_child=in_child)
     bar.done()
     return sources
 
 
 class _Read:
     """The sources read and how long it took, handed over once: a task keeps its result, this lets
-    go of the sources when taken (`run_plan(keep_records=False)` lets go of them part by part)."""
+    go of the sources when taken (`run_plan(keep_sources=False)` lets go of them part by part)."""
 
     def __init__(self, sources: SourceSet, seconds: float) -> None:
         self._read: tuple[SourceSet, float] | None = (sources, seconds)
@@ -306,9 +281,7 @@ class _Read:
         return read
 
 
-async def _timed_read(
-    mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None, give_way: GiveWay
-) -> _Read:
+async def _timed_read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None) -> _Read:
     started = time.perf_counter()
-    sources = await _read(mappings, profile, bars, in_child, give_way)
+    sources = await _read(mappings, profile, bars, in_child)
     return _Read(sources, time.perf_counter() - started)

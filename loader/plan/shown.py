@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.history.lines import HistoryLine, Owner
-from loader.plan.makers import record_plan_with
 from loader.plan.model import FieldOutcome, Plan, RecordPlan
 
 SHOWN = "#shown"
@@ -63,7 +62,7 @@ def mark_seen(record: RecordPlan, line: HistoryLine | None) -> RecordPlan:
         return record
     kept = tuple(replace(o, seen=outcome_item("kept", o) in shown) for o in record.kept)
     conflicts = tuple(replace(o, seen=outcome_item("conflict", o) in shown) for o in record.conflicts)
-    return record_plan_with(record, kept=kept, conflicts=conflicts)
+    return replace(record, kept=kept, conflicts=conflicts)
 
 
 def dropped_seen(line: HistoryLine) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef
 from loader.plan.field_plan import FieldPlan
-from loader.plan.makers import field_change
+from loader.plan.model import FieldChange
 from loader.plan.resolve import LiveRecord
 from loader.profile import EntityProfile
 from loader.source.records import DesiredRecord
@@ -34,7 +34,7 @@ def plan_status(entity: EntityProfile, desired: Any, live: LiveRecord | None, wh
     current = rule.initial if live is None else (live.get(rule.field) or rule.initial)
     if live is None and rule.on_create:
         out.payload[rule.field] = desired
-        out.changes.append(field_change(rule.field, None, desired))
+        out.changes.append(FieldChange(rule.field, None, desired))
         return
     path = rule.path(current, desired)
     if path is None:
@@ -47,10 +47,10 @@ def plan_status(entity: EntityProfile, desired: Any, live: LiveRecord | None, wh
         return
     out.status_path = path
     if live is None:
-        out.changes.append(field_change(rule.field, None, desired))
+        out.changes.append(FieldChange(rule.field, None, desired))
     elif path:
         out.status_changed = True
-        out.changes.append(field_change(rule.field, current, desired))
+        out.changes.append(FieldChange(rule.field, current, desired))
 
 
 def check_only_when(

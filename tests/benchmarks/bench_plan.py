@@ -187,8 +187,10 @@ def child(root: Path, base_url: str, history: bool = False) -> None:
     config = load_config(None)
     env = _environment(base_url)
     options: dict[str, Any] = {"history_opener": _opener(root)} if history else {}
-    if "keep_records" in inspect.signature(run_plan).parameters:  # as `loader plan` plans (a tree before: all kept)
-        options["keep_records"] = False
+    parameters = inspect.signature(run_plan).parameters
+    for name in ("keep_sources", "keep_records"):  # as `loader plan` plans (its name in the tree before: keep_records)
+        if name in parameters:
+            options[name] = False
 
     async def go() -> Any:
         async with ApiClient(env, config.profile) as client:
@@ -209,7 +211,7 @@ def child(root: Path, base_url: str, history: bool = False) -> None:
         "kept": sum(len(r.kept) for r in records), "conflicts": sum(len(r.conflicts) for r in records),
         "digest": run.plan.digest,
         "reading_s": run.reading_s, "fetching_s": run.fetching_s, "diffing_s": run.diffing_s,
-        "digesting_s": getattr(run, "digesting_s", 0.0), "early": getattr(run, "early_records", 0),
+        "digesting_s": getattr(run, "digesting_s", 0.0),
         "plan_s": run.total_s, "wall_s": wall, "live": dict(run.live_counts), "requests": dict(run.request_counts),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "cpu_s": cpu, "reader_child_cpu_s": children.ru_utime + children.ru_stime,
@@ -504,7 +506,6 @@ def main() -> int:
                   f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} "
                   f"{f['combined_rss_mb']:>11.0f} {f['load']:>5.2f}",
                   flush=True)
-            print(f"         {f['label']}: {f['early']} records planned before their part's last page")
             if args.history:
                 _print_three_way(f)
         per = {k.split(" ", 1)[1]: v for k, v in sorted(f["sandbox_requests"].items()) if k.startswith("GET ")}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.history.errors import AnotherDatabaseError, HistoryError, HistoryKeyError, another_database
+from loader.history.errors import AnotherDatabaseError, HistoryKeyError, another_database
 from loader.history.journal import FieldWrite, read_journal
 from loader.history.lines import Owner, line_digest
 from loader.history.store import History, rekey
@@ -60,19 +60,6 @@ def test_an_apply_that_writes_nothing_does_not_move_the_head(tmp_path: Path) -> 
     assert history.finish_apply(empty) == head
     assert (tmp_path / "head.json").read_bytes() == before and len(history.journals()) == 1
     assert not list((tmp_path / "journal").glob("*.open.jsonl"))
-
-
-def test_a_history_a_plan_let_go_of_lines_of_is_read_only(tmp_path: Path) -> None:
-    history = _open(tmp_path)
-    writer = history.begin_apply("test", plan_digest=None, by=None)
-    for entity in ("programs", "subjects"):
-        writer.record("create", entity, ("P1",), f"{entity}-1", [FieldWrite("name", OWNER, after="x")])
-    history.finish_apply(writer)
-    history.let_go_of(["programs"])  # as a plan that compared the programs and reads them no more
-    assert history.line("programs", ("P1",)) is None and history.line("subjects", ("P1",)) is not None
-    with pytest.raises(HistoryError, match="opened for a plan"):
-        history.begin_apply("test", plan_digest=None, by=None)
-    assert _open(tmp_path).line("programs", ("P1",)) is not None  # nothing written: the files hold every line
 
 
 def test_nothing_is_written_before_the_first_write(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.digest import block_digest, plan_digest, record_hash
+from loader.plan.digest import block_digest, plan_digest
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, NotInSource, PendingId, Plan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
@@ -198,15 +198,6 @@ def test_a_block_digest_is_its_heads_text_and_its_records_hashes_in_ref_order() 
         head = orjson.dumps(digests._block_head(one), option=orjson.OPT_SORT_KEYS)
         expected = hashlib.sha256(head + b"".join(hashlib.sha256(t).digest() for t in texts)).hexdigest()
         assert block_digest(one) == expected
-        # some records hashed before (as loader.plan.incremental.early does): none, every other one, all of them
-        for known in ([None] * len(one.records), [record_hash(r) if i % 2 else None for i, r in enumerate(one.records)],
-                      [record_hash(r) for r in one.records]):
-            assert block_digest(one, known) == expected
-        # the known hashes are taken as given, one per record in the block's order
-        if one.records:
-            assert block_digest(one, [b"x" * 32] * len(one.records)) != expected
-            with pytest.raises(ValueError, match="as many known hashes"):
-                block_digest(one, [None] * (len(one.records) + 1))
 
 
 def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> None:

@@ -1,8 +1,8 @@
-"""The live collections a plan reads, each fetched by its own task, watched as the pages come in.
+"""The live collections a plan reads, each fetched by its own task.
 
 All collections are fetched side by side, a page at a time (list requests only, one traversal per
-collection); the diff's parts look at what has come in so far (`loader.plan.incremental.diffing`)
-and plan what they can before the last page.
+collection); each part of the plan is planned once its collections are in
+(`loader.plan.incremental.diffing`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,6 @@ from loader.api.client import ApiClient
 from loader.console import Bars
 from loader.live_records import LiveSlimmer
 
-# When this share of a collection has come in, its records not matched yet are planned as creates (unsure;
-# those matched by the rest are planned again): the last tenth of the subjects at 250,000 records is about
-# 90 pages, 2 s, and planning their creates (about 37,000) takes 1 s of the worker's time.
-NEARLY_WHOLE = 0.9
-
 
 class LiveCollections:
     """The live collections, each fetched by its own task from the moment the plan is known to need it."""
@@ -32,15 +27,13 @@ class LiveCollections:
         self._records: dict[str, list[dict[str, Any]]] = {}  # as they come in
         self._totals: dict[str, int] = {}  # as the service counts them
         self.counts: dict[str, int] = {}  # entity -> its records fetched, once it is in (kept when released)
-        self._watchers: list[asyncio.Event] = []
         self.finished = time.perf_counter()  # when the last collection came in
 
     def fetch(self, entities: Iterable[str]) -> None:
         for entity in entities:
             if entity not in self._tasks:
                 self._records[entity] = []
-                task = self._tasks[entity] = asyncio.create_task(self._one(entity, self._records[entity]))
-                task.add_done_callback(lambda _: self._changed())
+                self._tasks[entity] = asyncio.create_task(self._one(entity, self._records[entity]))
 
     async def _one(self, entity: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         bar = self._bars.add(f"fetching {entity} records")
@@ -50,11 +43,10 @@ class LiveCollections:
                 self._totals[entity] = total
                 bar.set_total(total)
 
-        slim = LiveSlimmer().slim  # what a plan never reads left out, repeated values held once
+        slim = LiveSlimmer().slim  # what a plan never reads left out
         async for batch in self._client.iter_collection_batches(entity, on_total=told):  # a page at a time
             records += map(slim, batch)
             bar.advance(len(batch))
-            self._changed()
         bar.done()
         self.finished = max(self.finished, time.perf_counter())
         self.counts[entity] = len(records)
@@ -66,43 +58,6 @@ class LiveCollections:
         for entity in entities:
             if _fetched(self._tasks[entity]):
                 self._records[entity].clear()  # the one list: the task's result too
-
-    def _changed(self) -> None:
-        for watcher in self._watchers:
-            watcher.set()
-
-    def watch(self) -> asyncio.Event:
-        """An event set whenever a record comes in or a collection is done (or failed): clear it, then wait."""
-        event = asyncio.Event()
-        self._watchers.append(event)
-        return event
-
-    def done(self, entities: Iterable[str]) -> bool:
-        return all(self._tasks[entity].done() for entity in entities)
-
-    def whole(self, entities: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-        """The collections among `entities` that are in, whole."""
-        return {entity: self._records[entity] for entity in entities if _fetched(self._tasks[entity])}
-
-    def nearly_whole(self, entities: Iterable[str]) -> set[str]:
-        """The collections among `entities` still arriving with at most a tenth of their records to come
-        (by the total the service gives): the drafter plans their records not matched yet as creates."""
-        nearly = set()
-        for entity in entities:
-            total = self._totals.get(entity)
-            if total and not self._tasks[entity].done() and len(self._records[entity]) >= total * NEARLY_WHOLE:
-                nearly.add(entity)
-        return nearly
-
-    def arrived(self, entities: Iterable[str], since: dict[str, int]) -> dict[str, list[dict[str, Any]]]:
-        """The records of `entities` (not whole) that came in since `since` (entity -> count, moved on)."""
-        new = {}
-        for entity in entities:
-            records = self._records[entity]
-            if not self._tasks[entity].done() and len(records) > since.get(entity, 0):
-                new[entity] = records[since.get(entity, 0):]
-                since[entity] = len(records)
-        return new
 
     async def until_read(self, reading: asyncio.Task[Any]) -> None:
         """Wait for `reading`; raises its error, or a collection's as soon as one fails."""

@@ -16,8 +16,8 @@ subjects (the largest collection) are still arriving.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from loader.plan.diff import BlockInput
@@ -30,14 +30,10 @@ B = TypeVar("B", bound=BlockInput)
 
 @dataclass(frozen=True)
 class PlanPart:
-    """Blocks (by their index, in order) planned together, the live collections their plan reads, the
-    entities each of its blocks' entities refers to (what `loader.plan.incremental.early` waits for),
-    and the fields the part's references look each entity's records up by (their `Ref.by`)."""
+    """Blocks (by their index, in order) planned together and the live collections their plan reads."""
 
     indexes: tuple[int, ...]
     entities: tuple[str, ...]
-    refers: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    referred_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def blocks_of(self, blocks: Sequence[B]) -> list[B]:
         return [blocks[i] for i in self.indexes]
@@ -49,19 +45,11 @@ def plan_parts(blocks: Sequence[BlockInput], profile: Profile) -> list[PlanPart]
     Blocks with a repeated name stay in one part: a plan refers to records by block name, so such
     blocks are not independent (and the plan is refused for the repeated name anyway).
     """
-    looked_up = [_looked_up(b) for b in blocks]
-    targets = [frozenset(entity for entity, _ in pairs) for pairs in looked_up]
+    targets = [_referred_to(b) for b in blocks]
     needs = [with_groups([b.entity, *sorted(t)], profile) for b, t in zip(blocks, targets, strict=True)]
 
     def part(indexes: Sequence[int]) -> PlanPart:
-        refers: dict[str, frozenset[str]] = {}
-        referred_by: dict[str, set[str]] = {}
-        for i in indexes:
-            refers[blocks[i].entity] = refers.get(blocks[i].entity, frozenset()) | targets[i]
-            for entity, by in looked_up[i]:
-                referred_by.setdefault(entity, set()).update(by)
-        return PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])), refers,
-                        {entity: frozenset(by) for entity, by in referred_by.items()})
+        return PlanPart(tuple(indexes), tuple(dict.fromkeys(e for i in indexes for e in needs[i])))
 
     if len({b.block for b in blocks}) < len(blocks):
         return [part(range(len(blocks)))]
@@ -94,13 +82,13 @@ def joined_plan(parts: Sequence[Plan], order: Sequence[PlanPart]) -> Plan:
     return replace(parts[0], blocks=tuple(at[i] for i in sorted(at)))
 
 
-def _looked_up(block: BlockInput) -> frozenset[tuple[str, tuple[str, ...]]]:
-    """(entity, `Ref.by`) of each reference of the block's records, in their fields or keys."""
-    refs: set[tuple[str, tuple[str, ...]]] = set()
+def _referred_to(block: BlockInput) -> frozenset[str]:
+    """The entities the block's records refer to, in their fields or keys."""
+    entities: set[str] = set()
     for rec in block.records:
-        _add_refs(refs, rec.fields.values())
-        _add_refs(refs, rec.key)
-    return frozenset(refs)
+        _add_refs(entities, rec.fields.values())
+        _add_refs(entities, rec.key)
+    return frozenset(entities)
 
 
 def with_groups(entities: Iterable[str], profile: Profile) -> list[str]:
@@ -114,11 +102,11 @@ def with_groups(entities: Iterable[str], profile: Profile) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _add_refs(refs: set[tuple[str, tuple[str, ...]]], values: Iterable[Any]) -> None:
+def _add_refs(entities: set[str], values: Iterable[Any]) -> None:
     for value in values:
         if type(value) is str:  # the common case, first
             continue
         if isinstance(value, Ref):
-            refs.add((value.entity, value.by))
+            entities.add(value.entity)
         elif isinstance(value, (list, tuple)):
-            refs.update((v.entity, v.by) for v in value if isinstance(v, Ref))
+            entities.update(v.entity for v in value if isinstance(v, Ref))

@@ -1,8 +1,7 @@
 """Reading the sources off the event loop's back: in a child process when they are large.
 
 `read_sources` is pure Python and holds the GIL; in a thread beside the event loop that fetches
-pages it slowed every page down (a 250,000-record plan: reading 35 s alone, 59 s beside the fetch,
-and the fetch 58.7 s against a 17.5 s floor). Large sources are therefore read in a child process
+pages it slows every page down (docs/performance.md). Large sources are therefore read in a child process
 (`spawn`: nothing of this process, its threads or its sockets is inherited); the child sends each
 block's records pickled in chunks as soon as the block is read, then drops them (it never holds
 more than one block's records beside the parent's copy), and the parent unpickles them in a worker
@@ -31,11 +30,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from loader.event_loop import GiveWay, never_give_way
 from loader.places import CellRef
 from loader.plan.feed_fetching import fetch_feed
 from loader.profile import Profile
-from loader.shared_values import FewValues
 from loader.source.mapping import LoadedMapping
 from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import (
@@ -49,7 +46,7 @@ from loader.source.sources import (
 )
 
 CHILD_FROM_BYTES = 1024 * 1024  # source files this large together (about 50,000 rows) are read in a child process
-CHUNK_RECORDS = 200  # unpickling one takes about 1 ms, holding the GIL throughout (see _unpickled)
+CHUNK_RECORDS = 200  # unpickling one holds the GIL throughout (see _unpickled): small chunks
 # What the child sends, each message starting with its kind: a chunk of a block's records, the end of
 # a block's records, the SourceSet (its blocks without their records, sent before), or that it failed.
 _RECORDS, _BLOCK_END, _SOURCES, _FAILED = b"r", b"e", b"s", b"f"
@@ -65,21 +62,18 @@ async def read_off_loop(
     profile: Profile,
     *,
     in_child: bool | None = None,
-    give_way: GiveWay = never_give_way,
 ) -> SourceSet:
     """`read_sources(mappings, profile)` without holding the event loop's GIL for its duration.
 
     The mappings are parsed already (once per run); a child process gets them pickled.
 
     `in_child`: None decides by the sources' size (CHILD_FROM_BYTES); True or False forces it.
-    `give_way`: called before each chunk of records is made again from a child's answer
-    (`loader.event_loop`: that runs in a worker thread beside the loop fetching pages).
     """
     if in_child is None:
         in_child = await asyncio.to_thread(source_bytes, mappings) >= CHILD_FROM_BYTES
     if in_child and readable_in_child(mappings):  # each kind says whether a child may read it
         children = split_for_children(mappings)
-        parts = await asyncio.gather(*(_read_in_child(part, profile, give_way) for part in children))
+        parts = await asyncio.gather(*(_read_in_child(part, profile) for part in children))
         if all(part is not None for part in parts):
             return joined([part for part in parts if part is not None])
     return await asyncio.to_thread(partial(read_sources, mappings, profile, fetch=fetch_feed))
@@ -87,8 +81,7 @@ async def read_off_loop(
 
 def split_for_children(mappings: Sequence[LoadedMapping], processes: int | None = None) -> list[list[LoadedMapping]]:
     """The mapping files in consecutive runs, one child process each (at most `processes`, by default
-    the machine's cores less one, which the event loop fetching pages needs: on 2 cores two reading
-    children slowed a 100,000-record fetch from 9.3 s to 12.4 s), cut only where no file is read on
+    the machine's cores less one, which the event loop fetching pages needs), cut only where no file is read on
     both sides, the source bytes about even.
 
     Consecutive runs keep the order of blocks and findings exactly as one reading gives (`joined`).
@@ -120,14 +113,14 @@ def _size(files: set[Path]) -> int:
     return total
 
 
-async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile, give_way: GiveWay) -> SourceSet | None:
+async def _read_in_child(mappings: Sequence[LoadedMapping], profile: Profile) -> SourceSet | None:
     context = multiprocessing.get_context("spawn")
     receiving, sending = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(list(mappings), profile, sending), daemon=True)
     child.start()
     sending.close()
     try:
-        return await asyncio.to_thread(_receive, receiving, give_way)
+        return await asyncio.to_thread(_unpickled, receiving)
     except EOFError:  # the child died without a word
         return None
     finally:
@@ -151,30 +144,34 @@ def _child(mappings: list[LoadedMapping], profile: Profile, sending: Connection)
 
 
 def _sent(block: BlockRecords, sending: Connection) -> BlockRecords:
-    """In the child: the block's records sent as soon as it is read, in chunks; the block without them.
-
-    A value repeated across its records (custom attributes, a type, a list of deliveries) is one
-    object first (`loader.shared_values`), so each chunk pickles it once and the parent makes it once.
-    """
+    """In the child: the block's records sent as soon as it is read, in chunks; the block without them."""
     records = block.records
-    few = FewValues()
-    for record in records:
-        if type(record.fields) is dict:
-            few.share(record.fields)
     for start in range(0, len(records), CHUNK_RECORDS):
-        sending.send_bytes(_RECORDS + pickle.dumps(records[start : start + CHUNK_RECORDS], pickle.HIGHEST_PROTOCOL))
+        sending.send_bytes(_RECORDS + _pickled(records[start : start + CHUNK_RECORDS]))
     sending.send_bytes(_BLOCK_END)
     return replace(block, records=())
 
 
-def _receive(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
-    """In a worker thread: the SourceSet, a chunk at a time (recv_bytes waits without the GIL)."""
-    return _unpickled(receiving, give_way)
+def _pickled(records: Sequence[DesiredRecord]) -> bytes:
+    """The records pickled, each Ref as the call that makes it (what `_SharingRefs` reads)."""
+    out = io.BytesIO()
+    _RefsAsCalls(out, pickle.HIGHEST_PROTOCOL).dump(records)
+    return out.getvalue()
 
 
-def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
-    """Each block's records as the child sends them (the child holds one block's at a time), then
-    the SourceSet of the blocks without them; None when the child failed (at any point)."""
+class _RefsAsCalls(pickle.Pickler):
+    """A pickler writing each Ref as `Ref(entity, values, by, cell)`, for this pickler alone."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is Ref:
+            return Ref, (obj.entity, obj.values, obj.by, obj.cell)
+        return NotImplemented
+
+
+def _unpickled(receiving: Connection) -> SourceSet | None:
+    """In a worker thread: each block's records as the child sends them (the child holds one block's
+    at a time; recv_bytes waits without the GIL), then the SourceSet of the blocks without them;
+    None when the child failed (at any point)."""
     blocks: list[tuple[DesiredRecord, ...]] = []
     records: list[DesiredRecord] = []
     refs: dict[tuple[Any, ...], Ref] = {}  # one Ref for the references to one record (_SharingRefs)
@@ -182,7 +179,6 @@ def _unpickled(receiving: Connection, give_way: GiveWay) -> SourceSet | None:
         message = receiving.recv_bytes()
         tag = message[:1]
         if tag == _RECORDS:
-            give_way()  # unpickling a chunk holds the GIL throughout: the loop goes first
             records.extend(_SharingRefs(message, refs).load())
         elif tag == _BLOCK_END:
             blocks.append(tuple(records))

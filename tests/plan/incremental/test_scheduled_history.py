@@ -1,26 +1,26 @@
-"""With a history, records compared three-way as they are drafted (loader.plan.incremental.early with
-`compare`, then `with_history(..., early=...)` per part) give the plan and digest of the three-way
-plan made at once (`plan_changes(..., history=...)`), however the pages come in."""
+"""With a history, the scheduler's plan (each part planned by `plan_changes` as soon as its
+collections are in, its block digests made then) is the three-way plan `plan_changes` makes of
+everything at once: part by part over generated worlds, and through `run_plan` against a real
+sandbox while its pages come in."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from helpers.plan import Block, environment_for, plan_against, write_workbook
+from helpers.plan import Block, environment_for, write_workbook
 from helpers.sandbox import Caller, fetch_token
-from helpers.worlds import desired, worlds
+from helpers.worlds import worlds
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_early import Live, _arrivals
 
-from loader import event_loop
 from loader.api.client import ApiClient
 from loader.config import load_config
 from loader.history.baseline import record_baseline
@@ -28,30 +28,26 @@ from loader.history.comparable import comparable
 from loader.history.digests import Digester
 from loader.history.errors import HistoryError
 from loader.history.head import new_head
-from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
+from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.history.snapshot import Snapshot
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.baseline import baseline_of
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
-from loader.plan.history_checks import refuse_wrong_history
-from loader.plan.history_index import indexes
-from loader.plan.history_pass import HistoryCompare, _three_way, with_history
-from loader.plan.incremental.early import EarlyDrafter
 from loader.plan.incremental.parts import joined_plan, plan_parts
-from loader.plan.merge import merged_entries
 from loader.plan.model import Plan
 from loader.plan.run import PlanRun, run_plan
 from loader.profile import load_profile
 from loader.report.machine import dumps, plan_document
 from loader.report.markdown import render as render_markdown
 from loader.report.terminal import render_text
-from loader.sandbox.server import FaultOptions, SandboxOptions, serve_in_thread
+from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, serve_in_thread
 
 PROFILE = load_profile()
 HEADER = PlanHeader("sandbox", findings=())
 LOADER_USER = "loader-user"
+Live = dict[str, list[dict[str, Any]]]
 
 
 def _stamp(draw: Callable[..., Any], live: Live) -> None:
@@ -104,113 +100,47 @@ def _history(draw: Callable[..., Any], blocks: list[Block], live: Live) -> Histo
     return History(Path("history"), head, True, digester, Snapshot(lines), None)
 
 
-def _compared_early(blocks: list[Block], live: Live, history: History, draw: Callable[..., Any]) -> Plan:
-    """What loader.plan.run does with a history: each part drafted as pages come in, each draft
-    compared as it is made, the part planned and compared once all are in; block digests from the
-    hashes of the compared drafts."""
+def _by_parts(blocks: list[Block], live: Live, history: History) -> Plan:
+    """What the scheduler (`loader.plan.incremental.diffing`) does with a history: each part planned
+    with only the collections it needs, its blocks digested then; the parts joined."""
     parts = plan_parts(blocks, PROFILE)
-    plans, digests = [], []
+    plans: list[Plan] = []
+    digests: dict[int, str] = {}
     for part in parts:
-        mine = part.blocks_of(blocks)
-        collections = {e: live.get(e, []) for e in part.entities}
-        compare = HistoryCompare(history, mine, PROFILE)
-        let_go = draw(st.booleans())  # as `loader plan` drafts: desired records let go of once read no more
-        drafter = EarlyDrafter(mine, PROFILE, part.refers, compare=compare.early, let_go=let_go,
-                               referred_by=part.referred_by, let_go_live=draw(st.booleans()),
-                               named_more_than_once=compare.named_more_than_once)
-        so_far = dict.fromkeys(part.entities, 0)
-        whole: Live = {}
-        for entity, upto, last in _arrivals(draw, live, part.entities):
-            arrived = collections[entity][so_far[entity]:upto]
-            so_far[entity] = upto
-            if last:
-                whole[entity] = collections[entity]
-                if len(whole) < len(collections):
-                    drafter.draft(dict(whole), {})
-            else:
-                drafter.draft(dict(whole), {entity: arrived} if arrived else {},
-                              nearly_whole={entity} if draw(st.booleans()) else set())
-        plan = plan_changes(mine, collections, PROFILE, header=HEADER, early=drafter.settled(collections))
-        indexed = indexes(history, collections, {b.entity for b in mine})
-        refuse_wrong_history(history, indexed)
-        merged = drafter.records_let_go(plan, drafter.drafts.merged) if let_go else drafter.drafts.merged
-        plan = with_history(plan, mine, indexed, history, PROFILE, merged=merged, early=drafter, compare=compare)
-        digests += [block_digest(b, drafter.block_hashes(i, b), with_history=True) for i, b in enumerate(plan.blocks)]
-        assert digests[-len(plan.blocks):] == [block_digest(b, with_history=True) for b in plan.blocks]
+        plan = plan_changes(part.blocks_of(blocks), {e: live.get(e, []) for e in part.entities}, PROFILE,
+                            header=HEADER, history=history)
+        digests.update((i, block_digest(b, with_history=True)) for i, b in zip(part.indexes, plan.blocks, strict=True))
         plans.append(plan)
     joined = joined_plan(plans, parts)
-    by_index = dict(zip([i for p in parts for i in p.indexes], digests, strict=True))
-    return replace(joined, digest=plan_digest(joined, [by_index[i] for i in sorted(by_index)]))
+    return replace(joined, digest=plan_digest(joined, [digests[i] for i in sorted(digests)]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.data())
-def test_records_compared_as_they_are_drafted_get_the_three_way_plan_made_at_once(data: st.DataObject) -> None:
+def test_a_three_way_plan_made_part_by_part_is_the_one_made_at_once(data: st.DataObject) -> None:
     blocks, live = data.draw(worlds())
     _stamp(data.draw, live)
     history = _history(data.draw, blocks, live)
     try:
         at_once = plan_changes(blocks, live, PROFILE, header=HEADER, history=history)
     except HistoryError:
-        # refused (another database, or behind): refused too when compared part by part
-        # (which part's refusal is named first may differ)
-        try:
-            _compared_early(blocks, live, history, data.draw)
-        except HistoryError:
-            return
-        raise AssertionError("the plan compared part by part was not refused") from None
-    early = _compared_early(blocks, live, history, data.draw)
-    assert replace(early, digest=None) == at_once
-    assert repr(replace(early, digest=None)) == repr(at_once)
-    assert early.digest == plan_digest(at_once)
+        # refused (another database, or behind): refused too part by part (which part's refusal is
+        # named first may differ)
+        with pytest.raises(HistoryError):
+            _by_parts(blocks, live, history)
+        return
+    by_parts = _by_parts(blocks, live, history)
+    assert replace(by_parts, digest=None) == at_once
+    assert repr(replace(by_parts, digest=None)) == repr(at_once)
+    assert by_parts.digest == plan_digest(at_once)
 
-
-
-def test_a_live_record_another_line_names_is_kept_whole_when_its_match_is_let_go_of() -> None:
-    """A2's match, a-2, is also named by A1's line (A1's code changed in the platform: A1 is compared at
-    the end against a-2, whole). A2 is let go of once compared; a-2 is not trimmed, and the plan is the
-    one made at once. A3's match, which only its own line names, is trimmed."""
-    people = Block("applicants", "applicant", ("external_id",), tuple(
-        desired("applicants", "applicant", row, (code,), {"external_id": code, "first_name": "F", "last_name": "x"})
-        for row, code in enumerate(["A1", "A2", "A3"], start=2)))
-    stamp = {"updated": {"time": 1000, "user": LOADER_USER}}
-    live: Live = {"applicant": [
-        {"id": f"a-{n}", "external_id": f"A{n}", "first_name": "F", "last_name": "y", "metadata": stamp}
-        for n in (1, 2, 3)], "credential": []}
-    digester = Digester(frozenset({"applicant", "credential"}), b"k" * 32)
-    lines: dict[str, str | HistoryLine] = {}
-    for code, live_id in (("A1", "a-2"), ("A2", "a-2"), ("A3", "a-3")):
-        digests = digester.record("applicant", (code,))
-        marks = {"last_name": FieldMark(Owner("intake.xlsx", "applicants"), digests.written("last_name", "y"))}
-        line = HistoryLine(digester.key_token("applicant", (code,)), digester.id_token("applicant", live_id),
-                           1000, LOADER_USER, marks)
-        lines[line.key] = line
-    history = History(Path("history"), replace(new_head(), service_user_ids=(LOADER_USER,)), True, digester,
-                      Snapshot({"applicant": lines}), None)
-    at_once = plan_changes([people], json.loads(json.dumps(live)), PROFILE, header=HEADER, history=history)
-    (part,) = plan_parts([people], PROFILE)
-    compare = HistoryCompare(history, [people], PROFILE)
-    drafter = EarlyDrafter([people], PROFILE, part.refers, compare=compare.early, let_go=True,
-                           referred_by=part.referred_by, let_go_live=True,
-                           named_more_than_once=compare.named_more_than_once)
-    drafter.draft({"credential": []}, {"applicant": live["applicant"]})
-    assert [sorted(r) for r in live["applicant"]] == [
-        ["external_id", "first_name", "id", "last_name", "metadata"],  # A1's: its line names another
-        ["external_id", "first_name", "id", "last_name", "metadata"],  # named by A1's line too
-        ["external_id", "id", "metadata"]]
-    plan = plan_changes([people], live, PROFILE, header=HEADER, early=drafter.settled(live))
-    indexed = indexes(history, live, {"applicant"})
-    merged = drafter.records_let_go(plan, drafter.drafts.merged)
-    plan = with_history(plan, [people], indexed, history, PROFILE, merged=merged, early=drafter, compare=compare)
-    assert plan == at_once
-    assert plan.blocks[0].records[0].live_id == "a-2"  # A1: an update of the record its line names
 
 def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through `run_plan` against the sandbox, 12 pages of subjects at 40 ms each, with a baseline and
-    then a person's edits: most records are compared before the last page, and the plan, its digest
-    and its reports are those of the three-way plan made of everything at once."""
+    then a person's edits: the plan, its digest and its reports are those of the three-way plan made
+    of everything at once, and so are they when the records are let go of part by part."""
     program = "00000000-0000-4000-8002-000000000001"
     seed = {"institution-a": {"programs": [{"id": program, "code": "P1", "name": "Program"}], "subjects": [
         {"code": f"S{n:04d}", "name": f"Subject {n}", "parent": {"id": program}} for n in range(1150)]}}
@@ -224,7 +154,7 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
         "      parent: {ref: program, column: Program}\n", encoding="utf-8")
     with serve_in_thread(SandboxOptions(seed=str(tmp_path / "seed.json"), faults=FaultOptions(latency_ms=40))) \
             as sandbox, httpx.Client(base_url=sandbox.base_url, timeout=30) as http:
-        first = plan_against(sandbox, ["subjects.yaml"])
+        first = _planned(sandbox, None)
         live = _fetched(sandbox, first.live_counts)
         blocks = baseline_of(first.plan, first.sources, live, PROFILE)
         record_baseline(History.open(tmp_path / "history"), blocks, "sandbox", by="test")
@@ -235,16 +165,12 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
         rows[1 + 7][1] = rows[1 + 500][1] = "Renamed in the sheet"  # an update, and a conflict
         write_workbook(tmp_path / "subjects.xlsx", {"Subjects": rows})
         run = _planned(sandbox, History.open(tmp_path / "history"))
-        planned_with = History.open(tmp_path / "history")
-        lean = _planned(sandbox, planned_with, keep_records=False)  # as `loader plan` plans
+        lean = _planned(sandbox, History.open(tmp_path / "history"), keep_sources=False)  # as `loader plan` plans
         live = _fetched(sandbox, run.live_counts)
-    assert run.early_records > 1100
     # each part's records let go of once it is planned: the same plan, the blocks without their records
     assert replace(lean.plan, created_at=run.plan.created_at) == run.plan and lean.plan.digest == run.plan.digest
     assert [len(b.records) for b in run.sources.blocks] == [1200] and [b.records for b in lean.sources.blocks] == [()]
     assert [replace(b, records=()) for b in run.sources.blocks] == list(lean.sources.blocks)
-    with pytest.raises(HistoryError, match="opened for a plan"):  # its compared lines let go of too
-        planned_with.begin_apply("sandbox", plan_digest=None, by=None)
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                         run.plan.fingerprints, run.sources.findings, run.plan.created_at,
                         run.plan.profile_fingerprint)
@@ -270,39 +196,75 @@ def _fetched(sandbox: Any, entities: Iterable[str]) -> Live:
     return asyncio.run(go())
 
 
-def _planned(sandbox: Any, history: History, *, keep_records: bool = True) -> PlanRun:
+def _planned(sandbox: Any, history: History | None, *, keep_sources: bool = True,
+             mappings: Iterable[Path] = (Path("subjects.yaml"),)) -> PlanRun:
     config = load_config(None)
     env = environment_for(sandbox)
 
     async def go() -> PlanRun:
         async with ApiClient(env, config.profile) as client:
-            return await run_plan([Path("subjects.yaml")], config=config, env=env, client=client, progress=False,
-                                  history=history, keep_records=keep_records)
+            return await run_plan(list(mappings), config=config, env=env, client=client, progress=False,
+                                  history=history, keep_sources=keep_sources)
 
-    return event_loop.run(go())
+    return asyncio.run(go())
 
 
-@settings(max_examples=200, deadline=None)
+_SUBJECTS = 150
+_MAPPING = ("version: 1\nsource: subjects.xlsx\nentities:\n  subjects:\n    entity: subject\n    sheet: Subjects\n"
+            "    key: [code]\n    fields:\n      code: Code\n      name: Name\n"
+            "      parent: {ref: program, column: Program}\n")
+
+
+@pytest.fixture(scope="module")
+def subjects_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSandbox]:
+    """A sandbox of one program and its subjects, a few pages of them, each page a little late."""
+    program = "00000000-0000-4000-8002-000000000001"
+    seed = {"institution-a": {"programs": [{"id": program, "code": "P1", "name": "Program"}], "subjects": [
+        {"code": f"S{n:04d}", "name": f"Subject {n}", "parent": {"id": program}} for n in range(_SUBJECTS)]}}
+    folder = tmp_path_factory.mktemp("seed")
+    (folder / "seed.json").write_text(json.dumps(seed), encoding="utf-8")
+    with serve_in_thread(SandboxOptions(seed=str(folder / "seed.json"), faults=FaultOptions(latency_ms=5))) as sandbox:
+        yield sandbox
+
+
+@settings(max_examples=8, deadline=None)
 @given(st.data())
-def test_the_untouched_record_made_from_the_line_text_is_the_one_compared_in_full(data: st.DataObject) -> None:
-    blocks, live = data.draw(worlds())
-    _stamp(data.draw, live)
-    history = _history(data.draw, blocks, live)
-    compare = HistoryCompare(history, blocks, PROFILE)
-    indexed = indexes(history, live, {b.entity for b in blocks})
-    merged = merged_entries(blocks)
-    for block, positions in zip(plan_changes(blocks, live, PROFILE, header=HEADER).blocks, merged.owner, strict=True):
-        found = compare.block(block.name, block.entity, block.source_file)
-        entity = indexed[block.entity]
-        for position, plan in zip(positions, block.records, strict=True):
-            token = history.digester.key_token(plan.entity, plan.key)
-            live_record = entity.by_id.get(plan.live_id) if plan.live_id else None
-            desired = merged.first_record(position)
-            untouched = compare.untouched(plan, token, live_record, desired, found)
-            if untouched is None:
-                continue
-            line = entity.line(token)
-            assert line is not None
-            by_line = entity.by_key.get(token)
-            assert untouched == _three_way(plan, line, desired, live_record, by_line, compare, found)
-            assert untouched.history_line == line_digest(line)
+def test_the_scheduled_three_way_plan_against_a_sandbox_is_the_pure_plan(
+    subjects_sandbox: RunningSandbox, data: st.DataObject
+) -> None:
+    """`run_plan` with a history (a baseline or none yet), after a person's edits and a sheet that
+    renames, adds and leaves out records, gives the plan and digest of `plan_changes` at once over
+    the same records, live collections and history."""
+    sandbox = subjects_sandbox
+    codes = sorted(data.draw(st.sets(st.integers(0, _SUBJECTS + 9), min_size=1, max_size=40)))
+    with tempfile.TemporaryDirectory() as temporary, \
+            httpx.Client(base_url=sandbox.base_url, timeout=30) as http:
+        folder = Path(temporary)
+        mapping = folder / "subjects.yaml"
+        mapping.write_text(_MAPPING, encoding="utf-8")
+        rows: list[list[Any]] = [["Code", "Name", "Program"], *([f"S{n:04d}", f"Subject {n}", "P1"] for n in codes)]
+        write_workbook(folder / "subjects.xlsx", {"Subjects": rows})
+        if data.draw(st.booleans(), label="baseline"):
+            first = _planned(sandbox, None, mappings=[mapping])
+            live = _fetched(sandbox, first.live_counts)
+            blocks = baseline_of(first.plan, first.sources, live, PROFILE)
+            record_baseline(History.open(folder / "history"), blocks, "sandbox", by="test")
+        staff = Caller(http, fetch_token(sandbox.base_url, sandbox.staff_client_id, sandbox.staff_client_secret))
+        ids = {r["code"]: r["id"] for r in _fetched(sandbox, ["subject"])["subject"]}
+        for n in data.draw(st.sets(st.integers(0, _SUBJECTS - 1), max_size=5), label="edited"):
+            staff.patch(f"/institution/catalogue/subjects/{ids[f'S{n:04d}']}", {"name": f"Edited {n}"}) \
+                .raise_for_status()
+        for row in rows[1:]:
+            if data.draw(st.integers(0, 4), label="renamed") == 0:
+                row[1] = "Renamed in the sheet"
+        write_workbook(folder / "subjects.xlsx", {"Subjects": rows})
+        keep_sources = data.draw(st.booleans(), label="keep_sources")
+        run = _planned(sandbox, History.open(folder / "history"), mappings=[mapping], keep_sources=keep_sources)
+        sources = _planned(sandbox, None, mappings=[mapping]).sources  # the same sheet read again
+        live = _fetched(sandbox, run.live_counts)
+        header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
+                            run.plan.fingerprints, sources.findings, run.plan.created_at,
+                            run.plan.profile_fingerprint)
+        at_once = plan_changes(sources.blocks, live, PROFILE, header=header, history=History.open(folder / "history"))
+    assert replace(run.plan, digest=None) == at_once
+    assert run.plan.digest == plan_digest(at_once)
