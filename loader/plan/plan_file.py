@@ -36,7 +36,7 @@ from loader.plan.plan_seal import SEAL_OPEN, Sealer, seal_to_dict
 from loader.plan.plan_split import record_batches, split_plan
 
 T = TypeVar("T")
-MAX_PLAN_BYTES = 4 * 1024 * 1024 * 1024  # a plan of a million records holds about 1.1 GB of text
+MAX_PLAN_BYTES = 4 * 1024 * 1024 * 1024  # room for plans of a few million records
 
 
 @cache

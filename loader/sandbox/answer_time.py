@@ -3,9 +3,8 @@ app's own work (routing, the handler, the response's headers and body) done insi
 
 `AnswerOnTime` is the outermost of the app's middleware. It notes when a request arrived; a handler
 that wants its answer held (`hold_answer`) gets it sent that long after the arrival. Waiting inside
-the handler instead left the routing before it and Starlette's work after it outside the wait:
-about 0.15 ms a page on top of the latency (the median of 351 pages), no part of the client being
-measured.
+the handler instead would leave the routing before it and Starlette's work after it outside the
+wait: time on top of the latency that is no part of the client being measured.
 
 A write does not use this: it waits before doing anything (see `loader.sandbox.app`), so a client
 that gives up during the wait has changed nothing.

@@ -115,10 +115,9 @@ def _api(state: SandboxState, method: str, template: str, handler: Handler, writ
 
 async def _read(state: SandboxState, request: Request, handler: Handler, delay_s: float) -> Response:
     """A read, answered `delay_s` after it arrived with its work done inside that time, as a service's
-    response time includes its own work (`loader.sandbox.answer_time`). (Waiting first and working
-    after added the sandbox's own ~1 ms a page to each page of a chain: a bare client paged at
-    23.0 ms a page at 20 ms latency, which was no part of the client.) A read changes nothing, so a
-    client that gives up meanwhile cannot tell the order."""
+    response time includes its own work (`loader.sandbox.answer_time`): waiting first and working
+    after would add the sandbox's own work to each page of a chain, which is no part of the client.
+    A read changes nothing, so a client that gives up meanwhile cannot tell the order."""
     if delay_s:
         hold_answer(request.scope, delay_s)
     return await _answered(state, request, handler)

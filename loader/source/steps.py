@@ -164,8 +164,8 @@ def _plain_list(steps: Steps) -> bool:
 
 
 def _split_text(value: CellValue | Any, separator: str) -> Any:
-    """`apply_steps` for a plain list (`_plain_list`), which never raises: 25,000 cells in 36 ms
-    where the general steps took 85. A blank cell has no item, so it gives EMPTY as there."""
+    """`apply_steps` for a plain list (`_plain_list`), which never raises, without the general
+    steps' machinery. A blank cell has no item, so it gives EMPTY as there."""
     if value is None:
         return EMPTY
     kept = _items(value if type(value) is str else text_of(value), separator)

@@ -282,9 +282,7 @@ def _text_sheet(display: str, sheet: str, rows: list[Sequence[object]], meta: Sh
     range, error value or zero-padded number, which the sheet-XML pass would have found), made a
     sheet at a time: a row whose every cell holds text that is neither blank nor neutralised
     (`unneutralised`) is its values as they are, found by searches over all the cells; only the
-    other rows are read a cell at a time. None for any other sheet: `_assemble` reads it.
-
-    The benchmark's sheet of 50,000 rows of text: 2.0 µs a row a cell at a time, 1.0 a sheet at a time."""
+    other rows are read a cell at a time. None for any other sheet: `_assemble` reads it."""
     if meta.merged or meta.errors or meta.zero_padded or meta.early_dates or meta.rich_texts or not rows:
         return None
     width = len(rows[0])

@@ -139,7 +139,7 @@ class PlainRows:
 
 
 # A byte of a needle that sheet XML seldom holds: where it is absent, so is the needle, and a search
-# for one byte (memchr) took 0.03 ms a MB where one for "<!" took 1.9 (a "<" starts every tag).
+# for one byte (memchr) is far cheaper than one for "<!" (a "<" starts every tag).
 _GUARDS = {b"<!": b"!", b"<?": b"?", b"'e'": b"'"}
 
 
