@@ -83,16 +83,11 @@ async def run_plan(
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
 
-    `read_in_child`: read the sources in a child process (True), in a thread (False), or decide by
-    their size (None, see loader.plan.incremental.reading). `history`: compare three-way against it
-    (section 10; None: two-way), refused first when it is of another database or behind the
-    service (`service_user_ids`: the environment's own users, with those the history learned).
-    `history_opener`: opens it instead, given the entities the mappings mark personal fields of
-    (the commands': the mapping files are read once, here). `decisions`: reviewers' decisions to
-    honour (`loader.plan.decisions_pass`), as of `today` (required with them: no clock here).
-    `keep_sources=False`: `PlanRun.sources` holds the blocks without their records, so each part's
-    records are let go of once it is planned (what `loader plan` needs: the plan alone is shown and
-    written; apply and baseline keep them).
+    `read_in_child`: sources read in a child process (True), a thread (False), or by size (None).
+    `history` (or `history_opener`, given the entities with personal fields): compare three-way,
+    refused first when of another database or behind the service (`service_user_ids`).
+    `decisions`: reviewers' decisions honoured as of `today` (no clock here). `keep_sources=False`:
+    each part's records are let go of once planned (`PlanRun.sources` without records).
     """
     profile = config.profile
     started = time.perf_counter()

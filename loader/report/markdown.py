@@ -27,6 +27,7 @@ sample does not churn from plan to plan). A plan with nothing to do is the summa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -232,26 +233,36 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
         tables.append(Table(f"#### Updates ({len(changing)})\n\n", f"#### {name}: updates, continued\n\n",
                             "| row | record | changes |\n|--:|---|---|\n", rows,
                             _fold(len(changing), "records to update"), trim=True, what="records to update"))
-    listed = [d for d in block.dropped if not d.seen]
     if block.dropped:
-        rows = [f"| `{_code(key_label(d.key))}` | `{_code(clean(d.id))}` | {_cell(dropped_text(d.last_loaded))} |\n"
-                for d in listed]
-        before = len(block.dropped) - len(listed)
-        tables.append(Table(
-            f"#### Dropped from the source ({len(block.dropped)})\n\n"
-            "Loaded by this block before, no longer in its sheet (the service has no delete: retire them by hand)."
-            + (f" {before} shown before." if before else "") + "\n\n", f"#### {name}: dropped, continued\n\n",
-            "| key | id | last loaded |\n|---|---|---|\n", rows, _fold(len(rows), "dropped"), trim=True,
-            what="dropped records"))
+        tables.append(_dropped_table(block, name))
     if blocked or block.blocked_rows:
-        rows = [f"| {_cell(row_cell(r, block))} | `{_code(label(r))}` | "
-                f"{_cell(cut(blocked_reason(r), MESSAGE_LIMIT))} |\n" for r in blocked]
-        rows += [f"| {_cell(short_place(b.source, block).removeprefix(_ROW))} | `{_code(key_label(b.key))}` | "
-                 f"{_cell(cut(row_reason(b), MESSAGE_LIMIT))} |\n" for b in block.blocked_rows]
-        tables.append(Table(f"#### Blocked by errors ({len(rows)})\n\n", f"#### {name}: blocked, continued\n\n",
-                            "| row | record | why |\n|---|---|---|\n", rows, _fold(len(rows), "blocked"), trim=True,
-                            what="blocked records"))
+        tables.append(_blocked_table(block, name, blocked))
     return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
+
+
+def _dropped_table(block: BlockPlan, name: str) -> Table:
+    """The records this block loaded before that its sheet no longer names (those not shown before)."""
+    listed = [d for d in block.dropped if not d.seen]
+    rows = [f"| `{_code(key_label(d.key))}` | `{_code(clean(d.id))}` | {_cell(dropped_text(d.last_loaded))} |\n"
+            for d in listed]
+    before = len(block.dropped) - len(listed)
+    return Table(
+        f"#### Dropped from the source ({len(block.dropped)})\n\n"
+        "Loaded by this block before, no longer in its sheet (the service has no delete: retire them by hand)."
+        + (f" {before} shown before." if before else "") + "\n\n", f"#### {name}: dropped, continued\n\n",
+        "| key | id | last loaded |\n|---|---|---|\n", rows, _fold(len(rows), "dropped"), trim=True,
+        what="dropped records")
+
+
+def _blocked_table(block: BlockPlan, name: str, blocked: Sequence[RecordPlan]) -> Table:
+    """The records and rows blocked by errors, with why."""
+    rows = [f"| {_cell(row_cell(r, block))} | `{_code(label(r))}` | "
+            f"{_cell(cut(blocked_reason(r), MESSAGE_LIMIT))} |\n" for r in blocked]
+    rows += [f"| {_cell(short_place(b.source, block).removeprefix(_ROW))} | `{_code(key_label(b.key))}` | "
+             f"{_cell(cut(row_reason(b), MESSAGE_LIMIT))} |\n" for b in block.blocked_rows]
+    return Table(f"#### Blocked by errors ({len(rows)})\n\n", f"#### {name}: blocked, continued\n\n",
+                 "| row | record | why |\n|---|---|---|\n", rows, _fold(len(rows), "blocked"), trim=True,
+                 what="blocked records")
 
 
 def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
