@@ -223,43 +223,49 @@ def schema_problems(doc: MarkedDocument, schema: Mapping[str, Any]) -> list[tupl
 def _describe(doc: MarkedDocument, error: jsonschema.ValidationError) -> list[tuple[Path_, MappingPlace, str]]:
     path: Path_ = tuple(error.absolute_path)
     schema = error.schema if isinstance(error.schema, Mapping) else {}
-    instance = error.instance
-    if error.validator == "additionalProperties" and isinstance(instance, Mapping):
-        allowed = list(schema.get("properties", {}))
-        out = []
-        for extra in instance:
-            if extra in allowed:
-                continue
-            message = f"unknown key {extra!r}"
-            if allowed:
-                message += f"; expected one of: {', '.join(allowed)}"
-                message += did_you_mean(extra, allowed)
-            out.append(((*path, extra), doc.place((*path, extra), key=True), message))
-        return out
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        return _unknown_keys(doc, path, list(schema.get("properties", {})), error.instance)
     if error.validator == "required":
         missing = str(error.message).split("'")[1] if "'" in str(error.message) else str(error.message)
         return [(path, doc.place(path), f"missing `{missing}`" + _expected_suffix(schema))]
-    expected = schema.get("x-expected")
+    return [(path, doc.place(path), _expectation(error, schema.get("x-expected")))]
+
+
+def _unknown_keys(
+    doc: MarkedDocument, path: Path_, allowed: list[str], instance: Mapping[str, Any]
+) -> list[tuple[Path_, MappingPlace, str]]:
+    """One problem per key the schema does not allow, pointing at that key."""
+    out = []
+    for extra in instance:
+        if extra in allowed:
+            continue
+        message = f"unknown key {extra!r}"
+        if allowed:
+            message += f"; expected one of: {', '.join(allowed)}"
+            message += did_you_mean(extra, allowed)
+        out.append(((*path, extra), doc.place((*path, extra), key=True), message))
+    return out
+
+
+def _expectation(error: jsonschema.ValidationError, expected: Any) -> str:
+    """What the schema wanted at the error's place and what the file has there, in YAML words."""
+    instance = error.instance
     if error.validator in ("minProperties", "minItems") and error.validator_value == 1:
-        message = "expected at least one entry, got none"
-    elif error.validator == "minLength" and error.validator_value == 1:
-        message = "expected some text, got an empty string"
-    elif expected:
-        message = f"expected {expected}"
-        if not isinstance(instance, dict):
-            message += f", got {_yaml_type(instance)}"
-    elif error.validator == "type":
+        return "expected at least one entry, got none"
+    if error.validator == "minLength" and error.validator_value == 1:
+        return "expected some text, got an empty string"
+    if expected:
+        return f"expected {expected}" + ("" if isinstance(instance, dict) else f", got {_yaml_type(instance)}")
+    if error.validator == "type":
         wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        message = f"expected {' or '.join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)}, got {_yaml_type(instance)}"
-    elif error.validator == "enum":
-        message = f"expected one of: {', '.join(map(str, error.validator_value))}; got {_yaml_type(instance)}"
-        if isinstance(instance, str):
-            message += did_you_mean(instance, [str(v) for v in error.validator_value])
-    elif error.validator == "const":
-        message = f"expected {error.validator_value!r}, got {_yaml_type(instance)}"
-    else:
-        message = error.message
-    return [(path, doc.place(path), message)]
+        return f"expected {' or '.join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)}, got {_yaml_type(instance)}"
+    if error.validator == "enum":
+        choices = [str(v) for v in error.validator_value]
+        message = f"expected one of: {', '.join(choices)}; got {_yaml_type(instance)}"
+        return message + did_you_mean(instance, choices) if isinstance(instance, str) else message
+    if error.validator == "const":
+        return f"expected {error.validator_value!r}, got {_yaml_type(instance)}"
+    return str(error.message)
 
 
 def _expected_suffix(schema: Mapping[str, Any]) -> str:

@@ -53,33 +53,49 @@ def record_problem(record: Mapping[str, Any], *, id_required: bool = True) -> st
     if ident.__class__ is not str and not _is_id(ident, id_required):
         return "it has no `id`" if ident is None else _wrong("id", ident, "text or a whole number")
     labels = get("custom_attributes")
-    if labels is not None:
-        if labels.__class__ is not dict:
-            return _wrong("custom_attributes", labels, "an object of label to value")
-        for value in labels.values():
-            if value.__class__ is not str and value.__class__ not in _PLAIN:
-                return _label_problem(labels)
+    if labels is not None and not _labels_plain(labels):
+        return _label_problem(labels)
     metadata = get("metadata")
-    if metadata is not None:
-        if metadata.__class__ is not dict:
-            return _metadata_problem(metadata)
-        created = metadata.get("created")
-        updated = metadata.get("updated")
-        if (created is not None and (created.__class__ is not dict or created.get("time").__class__ not in _TIMES)) or (
-            updated is not None and (updated.__class__ is not dict or updated.get("time").__class__ not in _TIMES)
-        ):
-            return _metadata_problem(metadata)
+    if metadata is not None and not _stamps_plain(metadata):
+        return _metadata_problem(metadata)
     parent = get("parent")
-    if parent is not None:
-        if parent.__class__ is not dict:
-            return _wrong("parent", parent, "an object holding an id")
-        parent_id = parent.get("id")
-        if parent_id.__class__ is not str and not _is_id(parent_id, False):  # `{"id": null}`: no parent
-            return _wrong("parent.id", parent_id, "text or a whole number")
+    if parent is not None and (parent.__class__ is not dict or not _is_parent_id(parent.get("id"))):
+        return _parent_problem(parent)
     children = get("children")
     if children is not None and children.__class__ is not list:
         return _wrong("children", children, "a list")
     return None
+
+
+def _labels_plain(labels: object) -> bool:
+    """The exact-class check of `custom_attributes`: a dict of plain JSON scalars."""
+    if labels.__class__ is not dict:
+        return False
+    for value in labels.values():
+        if value.__class__ is not str and value.__class__ not in _PLAIN:
+            return False
+    return True
+
+
+def _stamps_plain(metadata: object) -> bool:
+    """The exact-class check of `metadata`: a dict whose `created` and `updated` hold a numeric `time`."""
+    if metadata.__class__ is not dict:
+        return False
+    for stamp in (metadata.get("created"), metadata.get("updated")):
+        if stamp is not None and (stamp.__class__ is not dict or stamp.get("time").__class__ not in _TIMES):
+            return False
+    return True
+
+
+def _is_parent_id(value: object) -> bool:
+    """Text, a whole number, or null (`{"id": null}`: no parent)."""
+    return value.__class__ is str or _is_id(value, False)
+
+
+def _parent_problem(parent: object) -> str:
+    if parent.__class__ is not dict or not isinstance(parent, dict):
+        return _wrong("parent", parent, "an object holding an id")
+    return _wrong("parent.id", parent.get("id"), "text or a whole number")
 
 
 def _is_id(value: object, required: bool) -> bool:
@@ -89,7 +105,9 @@ def _is_id(value: object, required: bool) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _label_problem(labels: dict[str, Any]) -> str | None:
+def _label_problem(labels: object) -> str | None:
+    if labels.__class__ is not dict or not isinstance(labels, dict):
+        return _wrong("custom_attributes", labels, "an object of label to value")
     for label, value in labels.items():
         if not isinstance(value, _SCALARS):
             return _wrong(f"custom_attributes.{label}", value, "a value")

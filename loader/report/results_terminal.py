@@ -19,17 +19,30 @@ def _count_line(counts: Mapping[Outcome, int], blocked: int) -> str:
 
 def render_results(results: Results) -> str:
     """Plain text (the command may colour it): one line per block, then a line per problem."""
-    lines: list[str] = [f"Applied to {results.environment} ({results.env_name}):"]
+    lines = [f"Applied to {results.environment} ({results.env_name}):"]
+    lines += _count_table(results)
+    lines += _problem_lines(results)
+    lines += _notes(results)
+    return "\n".join(lines)
+
+
+def _count_table(results: Results) -> list[str]:
+    """A line of outcome counts per block, names aligned, then the totals."""
     blocks = results.blocks()
     width = max((len(b.name) for b in blocks), default=0)
-    for block in blocks:
-        lines.append(f"  {clean(block.name):<{width}}  {_count_line(block.counts, block.blocked)}")
+    lines = [f"  {clean(block.name):<{width}}  {_count_line(block.counts, block.blocked)}" for block in blocks]
     lines.append(f"  {'total':<{width}}  {_count_line(results.counts(), len(results.blocked()))}")
+    return lines
+
+
+def _problem_lines(results: Results) -> list[str]:
+    """The records that failed, were blocked or skipped, under a title each, the first few per group."""
     groups = (
         ("Failed", [r for r in results.records if r.outcome is Outcome.FAILED]),
         ("Blocked by errors", list(results.blocked())),
         ("Skipped", [r for r in results.records if r.outcome is Outcome.SKIPPED and not r.blocked]),
     )
+    lines: list[str] = []
     for title, problems in groups:
         if not problems:
             continue
@@ -39,6 +52,12 @@ def render_results(results: Results) -> str:
             lines.append(f"  {clean(result.source)}  {clean(result.ref)}: {status}{clean(result.message or '')}")
         if len(problems) > SHOWN_PER_OUTCOME:
             lines.append(f"  ... and {len(problems) - SHOWN_PER_OUTCOME} more (see the results file)")
+    return lines
+
+
+def _notes(results: Results) -> list[str]:
+    """What the run as a whole needs said: an interruption, and creates adopted instead of made."""
+    lines: list[str] = []
     if results.interrupted:
         lines.append("Interrupted: records not yet sent were skipped; re-run to converge.")
     lost = sum(1 for r in results.records if r.adopted and r.message == ANSWER_LOST_ADOPTED)
@@ -47,4 +66,4 @@ def render_results(results: Results) -> str:
     found = sum(1 for r in results.records if r.adopted and r.message != ANSWER_LOST_ADOPTED)
     if found:
         lines.append(f"{found} create(s) found already made under their key (an earlier apply's) and adopted.")
-    return "\n".join(lines)
+    return lines

@@ -26,6 +26,7 @@ Decisions for what the spec leaves unshown (contract section 8 decides the rest)
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,46 +263,52 @@ def _text_ok(value: str) -> bool:
     return True
 
 
-def _check_value(name: str, spec: Field, value: Any) -> None:
-    def fail(expected: str) -> ValidationFailure:
-        return ValidationFailure(f"field '{name}' must be {expected}")
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and _text_ok(value)
 
-    kind = spec.kind
-    if kind in ("str", "date", "enum"):
-        if not isinstance(value, str) or not _text_ok(value):
-            raise fail("a string")
-        if kind == "enum" and value not in spec.choices:
-            raise fail("one of " + ", ".join(spec.choices))
-        if kind == "date":
-            try:
-                dt.date.fromisoformat(value)
-            except ValueError:
-                raise fail("an ISO date (YYYY-MM-DD)") from None
-            if len(value) != 10:
-                raise fail("an ISO date (YYYY-MM-DD)")
-    elif kind == "num_or_str":
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise fail("a string or a number")
-        if isinstance(value, str) and not _text_ok(value):
-            raise fail("a string or a number")
-    elif kind == "bool":
-        if not isinstance(value, bool):
-            raise fail("a boolean")
-    elif kind == "str_list":
-        if not isinstance(value, list) or not all(isinstance(v, str) and _text_ok(v) for v in value):
-            raise fail("a list of strings")
-    elif kind == "attrs":
-        if not isinstance(value, dict) or not all(
-            isinstance(v, str) and _text_ok(k) and _text_ok(v) for k, v in value.items()
-        ):
-            raise fail("an object of string values")
-    elif kind == "object_id":
-        if not isinstance(value, dict) or set(value) != {"id"} or not isinstance(value["id"], str):
-            raise fail('an object {"id": "<id>"}')
-        if not _text_ok(value["id"]):
-            raise fail('an object {"id": "<id>"}')
-    elif kind == "json":
+
+def _is_iso_date(value: str) -> bool:
+    """YYYY-MM-DD exactly (`fromisoformat` alone also takes the basic form YYYYMMDD)."""
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return len(value) == 10
+
+
+# Per field kind (except json): the test a value must pass, and what the refusal says it must be.
+_SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "str": (_is_text, "a string"),
+    "date": (_is_text, "a string"),
+    "enum": (_is_text, "a string"),
+    "num_or_str": (
+        lambda v: not isinstance(v, bool) and (isinstance(v, int | float) or _is_text(v)),
+        "a string or a number",
+    ),
+    "bool": (lambda v: isinstance(v, bool), "a boolean"),
+    "str_list": (lambda v: isinstance(v, list) and all(_is_text(item) for item in v), "a list of strings"),
+    "attrs": (
+        lambda v: isinstance(v, dict) and all(isinstance(i, str) and _text_ok(k) and _text_ok(i) for k, i in v.items()),
+        "an object of string values",
+    ),
+    "object_id": (
+        lambda v: isinstance(v, dict) and set(v) == {"id"} and _is_text(v["id"]),
+        'an object {"id": "<id>"}',
+    ),
+}
+
+
+def _check_value(name: str, spec: Field, value: Any) -> None:
+    if spec.kind == "json":
         _check_json_text(name, value)
+        return
+    accepts, expected = _SHAPES[spec.kind]
+    if not accepts(value):
+        raise ValidationFailure(f"field '{name}' must be {expected}")
+    if spec.kind == "enum" and value not in spec.choices:
+        raise ValidationFailure(f"field '{name}' must be one of " + ", ".join(spec.choices))
+    if spec.kind == "date" and not _is_iso_date(value):
+        raise ValidationFailure(f"field '{name}' must be an ISO date (YYYY-MM-DD)")
 
 
 def _check_json_text(name: str, value: Any) -> None:
@@ -325,21 +332,9 @@ def validate_body(entity: Entity, body: Any, creating: bool) -> dict[str, Any]:
         raise ValidationFailure("request body must be a JSON object")
     cleaned: dict[str, Any] = {}
     for name, value in body.items():
-        if not isinstance(name, str) or not _text_ok(name):
-            raise ValidationFailure("field names must be text")
-        if name in entity.refused:
-            raise ValidationFailure(f"field '{name}' is not accepted: {entity.refused[name]}")
-        if creating and name in entity.refused_on_create:
-            raise ValidationFailure(f"field '{name}' is not accepted: {entity.refused_on_create[name]}")
-        if not creating and name in entity.ignored_on_update:
-            continue
-        if not creating and name in entity.create_only:
-            raise ValidationFailure(f"field '{name}' is only accepted on create")
-        if name in entity.read_only:
-            raise ValidationFailure(f"field '{name}' is read-only")
-        spec = entity.fields.get(name)
+        spec = _writable_field(entity, name, creating)
         if spec is None:
-            raise ValidationFailure(f"unknown field '{name}'")
+            continue
         if value is None:
             if name in entity.required:
                 raise ValidationFailure(f"field '{name}' is required and cannot be null")
@@ -357,3 +352,26 @@ def validate_body(entity: Entity, body: Any, creating: bool) -> dict[str, Any]:
             if name not in cleaned:
                 raise ValidationFailure(f"field '{name}' is required")
     return cleaned
+
+
+def _writable_field(entity: Entity, name: Any, creating: bool) -> Field | None:
+    """The field `name` a body may write in this request; None when an update silently ignores it.
+
+    Raises ValidationFailure when the field may not be sent here at all.
+    """
+    if not isinstance(name, str) or not _text_ok(name):
+        raise ValidationFailure("field names must be text")
+    if name in entity.refused:
+        raise ValidationFailure(f"field '{name}' is not accepted: {entity.refused[name]}")
+    if creating and name in entity.refused_on_create:
+        raise ValidationFailure(f"field '{name}' is not accepted: {entity.refused_on_create[name]}")
+    if not creating and name in entity.ignored_on_update:
+        return None
+    if not creating and name in entity.create_only:
+        raise ValidationFailure(f"field '{name}' is only accepted on create")
+    if name in entity.read_only:
+        raise ValidationFailure(f"field '{name}' is read-only")
+    spec = entity.fields.get(name)
+    if spec is None:
+        raise ValidationFailure(f"unknown field '{name}'")
+    return spec

@@ -26,6 +26,19 @@ from loader.sandbox.tokens import Client
 
 PAGE_SIZE = 100
 _FILTERABLE_KINDS = ("str", "enum", "date")
+# Per collection: (field, collection its id must name), checked in this order before the other rules.
+_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "credentials": (("applicant_id", "applicants"),),
+    "applications": (("applicant_id", "applicants"),),
+    "suggestions": (("application_id", "applications"), ("subject_id", "subjects"), ("credential_id", "credentials")),
+}
+# Per collection: (list field, collection each of its ids must name), checked after the other rules.
+_LIST_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "credentials": (("tags", "tags"),),
+    "applications": (("tags", "tags"),),
+    "arrangements": (("subjects_awarded", "subjects"),),
+    "users": (("roles", "roles"),),
+}
 
 
 class ApiError(Exception):
@@ -219,31 +232,26 @@ class Service:
         kind = entity.collection
         if kind in CURRICULUM and "parent" in body:
             self._check_curriculum_parent(institution, body)
-        if kind in ("credentials", "applications"):
-            self._require(institution, "applicants", body["applicant_id"], "applicant_id")
+        for field_name, target in _REFERENCES.get(kind, ()):
+            if field_name in body:
+                self._require(institution, target, body[field_name], field_name)
         if kind == "credentials":
-            if before is not None and body["type"] != before["type"]:
-                raise invalid(f"field 'type' cannot be changed ({before['type']} -> {body['type']})")
-            if "parent" in body:
-                if body["type"] != "SUBJECT":
-                    raise invalid(f"field 'parent' is only accepted for SUBJECT credentials, not {body['type']}")
-                self._require(institution, "credentials", body["parent"]["id"], "parent")
-        if kind == "arrangements":
-            if before is not None and body["status"] != before["status"]:
-                if body["status"] not in ARRANGEMENT_MOVES[before["status"]]:
-                    raise invalid(f"status cannot move from {before['status']} to {body['status']}")
-            for subject in body.get("subjects_awarded", []):
-                self._require(institution, "subjects", subject, "subjects_awarded")
-        if kind == "suggestions":
-            self._require(institution, "applications", body["application_id"], "application_id")
-            if "subject_id" in body:
-                self._require(institution, "subjects", body["subject_id"], "subject_id")
-            if "credential_id" in body:
-                self._require(institution, "credentials", body["credential_id"], "credential_id")
-        for tag in body.get("tags", []) if kind in ("credentials", "applications") else []:
-            self._require(institution, "tags", tag, "tags")
-        for role in body.get("roles", []) if kind == "users" else []:
-            self._require(institution, "roles", role, "roles")
+            self._check_credential(institution, body, before)
+        if kind == "arrangements" and before is not None and body["status"] != before["status"]:
+            if body["status"] not in ARRANGEMENT_MOVES[before["status"]]:
+                raise invalid(f"status cannot move from {before['status']} to {body['status']}")
+        for field_name, target in _LIST_REFERENCES.get(kind, ()):
+            for record_id in body.get(field_name, []):
+                self._require(institution, target, record_id, field_name)
+
+    def _check_credential(self, institution: str, body: dict[str, Any], before: dict[str, Any] | None) -> None:
+        """A credential's `type` never changes; only a SUBJECT credential has a `parent`, a credential."""
+        if before is not None and body["type"] != before["type"]:
+            raise invalid(f"field 'type' cannot be changed ({before['type']} -> {body['type']})")
+        if "parent" in body:
+            if body["type"] != "SUBJECT":
+                raise invalid(f"field 'parent' is only accepted for SUBJECT credentials, not {body['type']}")
+            self._require(institution, "credentials", body["parent"]["id"], "parent")
 
     def _require(self, institution: str, collection: str, record_id: str, field_name: str) -> None:
         if self._store.get(institution, (collection,), record_id) is None:

@@ -148,45 +148,60 @@ def _column(rows: Sequence[SheetRow], cells: _Cells, reader: FieldReader, slow: 
             left_out: list[bool]) -> list[Any]:
     """One field's values over the rows; `slow` set for the rows it cannot give a value without a finding,
     `left_out` for the rows without this field (an empty cell of an `empty: skip` field)."""
+    values, special = _converted_column(reader, _raw_column(rows, cells, reader))
+    if reader.spec.ref is not None:
+        values = _references(reader.spec, values)
+    if special:
+        _mark_rows(values, reader, slow, left_out)
+    return values
+
+
+def _raw_column(rows: Sequence[SheetRow], cells: _Cells, reader: FieldReader) -> list[Any]:
+    """The field's cells (or what its `extract` takes from each row) before its steps."""
     index = reader.column
-    raw: list[Any]
     if reader.spec.column is not None and index is not None:
-        raw = cells.column(index)
-    else:
-        extract = reader.extract
-        raw = [extract(row) for row in rows]
+        return cells.column(index)
+    extract = reader.extract
+    return [extract(row) for row in rows]
+
+
+def _converted_column(reader: FieldReader, raw: list[Any]) -> tuple[list[Any], bool]:
+    """The field's values after its steps, and whether any row needs `_mark_rows`: a value its steps
+    refuse, an empty cell, an empty key. Looked for before the values become Refs, whose (dataclass)
+    equality costs a call per value."""
     convert = reader.convert
-    texts = convert is plain_text and set(map(type, raw)) == {str}
+    if convert is plain_text and set(map(type, raw)) == {str}:
+        # A column of text: taken as it is, but for its blank cells (EMPTY: the only special it holds).
+        return _texts(cast(list[str], raw))
     try:
-        if texts:  # a column of text: taken as it is, but for its blank cells
-            values, blank = _texts(cast(list[str], raw))
-        elif convert is plain_text:  # the most common field, without a call for a cell of text
+        if convert is plain_text:  # the most common field, without a call for a cell of text
             values = [(v if v.strip(WHITESPACE) else EMPTY) if type(v) is str else plain_text(v) for v in raw]
         else:
             values = list(map(convert, raw))
     except StepError:
         values = [_converted(convert, value) for value in raw]
-    spec = reader.spec
-    # Looked for before the values become Refs, whose (dataclass) equality costs a call per value;
-    # a column of text holds none of these but EMPTY, where its blank cells were.
-    special = blank if texts else \
-        _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values))
-    if spec.ref is not None:
-        values = _references(spec, values)
-    must_have = reader.is_key or spec.empty == "error"
-    if special:
-        for j, value in enumerate(values):
-            if value is _ROW_BY_ROW:
+    special = _ROW_BY_ROW in values or EMPTY in values or (reader.is_key and (None in values or [] in values))
+    return values, special
+
+
+def _mark_rows(values: list[Any], reader: FieldReader, slow: list[bool], left_out: list[bool]) -> None:
+    """Set `slow` for the rows only the row path can give (a refused value, an empty key or required
+    field); any other empty cell becomes the field's empty value, or `_LEFT_OUT` under `empty: skip`."""
+    must_have = reader.is_key or reader.spec.empty == "error"
+    skip = reader.spec.empty == "skip"
+    for j, value in enumerate(values):
+        if value is _ROW_BY_ROW:
+            slow[j] = True
+        elif value is EMPTY:
+            if must_have:
                 slow[j] = True
-            elif value is EMPTY:
-                if must_have:
-                    slow[j] = True
-                else:
-                    values[j] = _LEFT_OUT if spec.empty == "skip" else reader.empty()
-                    left_out[j] = left_out[j] or spec.empty == "skip"
-            elif reader.is_key and (value is None or value == []):
-                slow[j] = True
-    return values
+            elif skip:
+                values[j] = _LEFT_OUT
+                left_out[j] = True
+            else:
+                values[j] = reader.empty()
+        elif reader.is_key and (value is None or value == []):
+            slow[j] = True
 
 
 def _texts(raw: list[str]) -> tuple[list[Any], bool]:

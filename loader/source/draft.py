@@ -19,12 +19,11 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from loader.profile import EntityProfile, Profile, Reference
+from loader.source.draft_steps import is_number, reading_steps, separator
 from loader.source.draft_words import (
-    LIST_SEPARATORS,
     PII_FIELDS,
     PII_WORDS,
     REF_WORDS,
-    STATUS_WORDS,
     SYNONYMS,
 )
 from loader.source.entity_schemas import schema_of
@@ -224,36 +223,6 @@ def guess_entity(sample: Sample, profile: Profile) -> str:
     return rank_entities(sample, profile)[0][0]
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _separator(values: Sequence[Any]) -> str:
-    texts = [v for v in values if isinstance(v, str)]
-    for separator in LIST_SEPARATORS:
-        if any(separator in t for t in texts):
-            return separator
-    return ";"
-
-
-def _enum_spec(values: Sequence[Any], allowed: Sequence[str]) -> tuple[dict[str, Any] | None, str | None]:
-    """Steps that turn the column's words into the allowed values, or a note saying which words do not fit."""
-    words = sorted({str(v).strip(WHITESPACE) for v in values})
-    if all(w.upper() in allowed for w in words):
-        return {"transform": ["strip", "upper"]}, None
-    mapped: dict[str, str] = {}
-    unknown: list[str] = []
-    for word in words:
-        target = word.upper() if word.upper() in allowed else STATUS_WORDS.get(word.lower())
-        if target is not None and target in allowed:
-            mapped[word] = target
-        else:
-            unknown.append(word)
-    if unknown:
-        return None, f"values {', '.join(map(repr, unknown))} are none of {', '.join(allowed)}: add a `map`"
-    return {"transform": ["strip"], "map": mapped}, None
-
-
 def _field_spec(
     name: str,
     match: ColumnMatch,
@@ -266,51 +235,28 @@ def _field_spec(
     """The field's spec besides `column`; `exact` (a sheet `loader pull` wrote) adds no text steps,
     since its cells hold what the service holds, and reads `parent.id` by id."""
     prop: Mapping[str, Any] = schema.get("properties", {}).get(name, {})
-    kind = prop.get("type")
-    spec: dict[str, Any] = {}
-    note = None
-    if match.ref is not None or name in references:
-        target = match.ref or references[name].entities[0]
-        spec["ref"] = target
-        if target == "tag":
-            spec["by"] = "name"
-        elif exact and match.column.endswith(".id"):
-            spec["by"] = "id"
-    if kind == "array":
-        spec["split"] = _separator(values)
-    if "enum" in prop and exact:
-        pass
-    elif "enum" in prop:
-        steps, note = _enum_spec(values, prop["enum"])
-        if steps is None:
-            return None, note
-        spec.update(steps)
-    elif prop.get("format") == "date":
-        spec["type"] = "date"
-        if any(isinstance(v, str) for v in values):
-            note = "dates written as text: 2027-02-28 and 28/02/2027 are read; check the others"
-    elif kind in ("string", "array", None) or "ref" in spec:
-        if any(_is_number(v) for v in values) and kind != "array":
-            spec["type"] = "string"  # codes stored as numbers keep their digits, no trailing .0
-        if not exact:
-            spec["transform"] = _text_steps(values, prop)
-    elif kind in ("integer", "number", "boolean"):
-        spec["type"] = kind
+    spec = _ref_spec(name, match, references, exact)
+    if prop.get("type") == "array":
+        spec["split"] = separator(values)
+    steps, note = reading_steps(prop, values, exact, "ref" in spec)
+    if steps is None:
+        return None, note
+    spec.update(steps)
     if name in PII_FIELDS.get(entity, ()):
         spec["pii"] = True
     return spec, note
 
 
-_INNER_SPACE = re.compile(r"\s\s|[^\S ]")  # two whitespace characters, or one that is not a space
-
-
-def _text_steps(values: Sequence[Any], prop: Mapping[str, Any]) -> list[str]:
-    """`strip` for text (and `lower` for e-mail), `collapse_spaces` when a value holds line breaks,
-    tabs or runs of spaces inside."""
-    steps = ["strip", "lower"] if prop.get("format") == "email" else ["strip"]
-    if any(isinstance(v, str) and _INNER_SPACE.search(v.strip(WHITESPACE)) for v in values):
-        steps.append("collapse_spaces")
-    return steps
+def _ref_spec(name: str, match: ColumnMatch, references: Mapping[str, Reference], exact: bool) -> dict[str, Any]:
+    """`ref` (and `by`) for a field naming another record: tags by name, a pulled `parent.id` by id."""
+    if match.ref is None and name not in references:
+        return {}
+    target = match.ref or references[name].entities[0]
+    if target == "tag":
+        return {"ref": target, "by": "name"}
+    if exact and match.column.endswith(".id"):
+        return {"ref": target, "by": "id"}
+    return {"ref": target}
 
 
 CUSTOM_PREFIX = "custom_attributes."  # how `loader pull` heads a custom attribute's column
@@ -331,36 +277,15 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
     entity = entity or guess_entity(sample, profile)
     entity_profile = profile.entities[entity]
     schema = schema_of(entity_profile) or {}
-    references = dict(entity_profile.references)
     pulled = is_pulled(sample, profile)
-    service_set = set(entity_profile.read_only) - ({"type"} if entity == "credential" else set())
-    headers = [h for h in sample.headers if not (pulled and (h.startswith(CUSTOM_PREFIX) or h in service_set
-                                                             or h.split(".")[0] in service_set))]
-    matches = match_columns(headers, entity, entity_profile)
-    fields: list[DraftField] = []
-    notes: list[str] = []
-    for match in matches:
-        spec, note = _field_spec(match.field, match, schema, sample.columns.get(match.column, ()), entity, references,
-                                 pulled)
-        if spec is None:
-            notes.append(f"{match.field} ← {match.column!r} left out: {note}")
-            continue
-        fields.append(DraftField(match.field, match.column, spec, match.score, note))
-    mapped = {f.name for f in fields}
-    key = tuple(entity_profile.key)
-    missing = [k for k in key if k not in mapped]
-    if missing:
-        # Without its key a block does not validate: name the fields, keyed on the first mapped one.
-        notes.append(f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it")
-        present = tuple(k for k in key if k in mapped)
-        key = present or ((fields[0].name,) if fields else key)
+    headers = _own_headers(sample, entity, entity_profile, pulled)
+    fields, notes = _draft_fields(sample, headers, entity, entity_profile, schema, pulled)
+    key, key_stand_in = _stand_in_key(fields, tuple(entity_profile.key))
+    notes += [key_stand_in] if key_stand_in else []
     fields, key_note, key_unresolved = unique_key(sample, fields, key)
     notes += [key_note] if key_note else []
-    used = {f.column for f in fields} | {c for f in fields for c in _template_columns(f)}
-    custom = tuple((h[len(CUSTOM_PREFIX):], h) for h in sample.headers if pulled and h.startswith(CUSTOM_PREFIX)
-                   and "custom_attributes" in schema.get("properties", {}))
-    left_out = set(sample.headers) - set(headers)
-    unmatched = tuple(c for c in sample.headers if c not in used and c not in left_out)
+    has_custom = "custom_attributes" in schema.get("properties", {})
+    unmatched = _unmatched(sample, headers, fields)
     return DraftBlock(
         name=name or _block_name(sample.sheet or entity),
         entity=entity,
@@ -370,13 +295,61 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
         fields=tuple(fields),
         unmatched=unmatched,
         pii_unmatched=frozenset(c for c in unmatched if _looks_personal(c)),
-        numeric_unmatched=frozenset(c for c in unmatched if any(_is_number(v) for v in sample.columns.get(c, ()))),
+        numeric_unmatched=frozenset(c for c in unmatched if any(is_number(v) for v in sample.columns.get(c, ()))),
         notes=tuple(notes),
         entity_guessed=guessed,
-        custom_attributes="custom_attributes" in schema.get("properties", {}),
-        custom=custom,
+        custom_attributes=has_custom,
+        custom=tuple((h[len(CUSTOM_PREFIX):], h) for h in sample.headers if h.startswith(CUSTOM_PREFIX))
+        if pulled and has_custom else (),
         key_unresolved=key_unresolved,
     )
+
+
+def _own_headers(sample: Sample, entity: str, entity_profile: EntityProfile, pulled: bool) -> list[str]:
+    """The headers a block may map: all, but on a pulled sheet not the columns the service sets
+    (read-only fields, custom attributes: those are drafted apart)."""
+    if not pulled:
+        return list(sample.headers)
+    service_set = set(entity_profile.read_only) - ({"type"} if entity == "credential" else set())
+    return [h for h in sample.headers
+            if not (h.startswith(CUSTOM_PREFIX) or h in service_set or h.split(".")[0] in service_set)]
+
+
+def _draft_fields(
+    sample: Sample, headers: list[str], entity: str, entity_profile: EntityProfile, schema: Mapping[str, Any],
+    pulled: bool,
+) -> tuple[list[DraftField], list[str]]:
+    """A drafted field per header matched to a field, and a note per match left out."""
+    references = dict(entity_profile.references)
+    fields: list[DraftField] = []
+    notes: list[str] = []
+    for match in match_columns(headers, entity, entity_profile):
+        spec, note = _field_spec(match.field, match, schema, sample.columns.get(match.column, ()), entity, references,
+                                 pulled)
+        if spec is None:
+            notes.append(f"{match.field} ← {match.column!r} left out: {note}")
+            continue
+        fields.append(DraftField(match.field, match.column, spec, match.score, note))
+    return fields, notes
+
+
+def _unmatched(sample: Sample, headers: list[str], fields: list[DraftField]) -> tuple[str, ...]:
+    """The sheet's columns no field reads, but for those a pulled sheet leaves to the service."""
+    used = {f.column for f in fields} | {c for f in fields for c in _template_columns(f)}
+    left_out = set(sample.headers) - set(headers)
+    return tuple(c for c in sample.headers if c not in used and c not in left_out)
+
+
+def _stand_in_key(fields: list[DraftField], key: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The entity's key, or when no column matched part of it the mapped part of it (else the first
+    field) and a note saying so: without its key a block does not validate."""
+    mapped = {f.name for f in fields}
+    missing = [k for k in key if k not in mapped]
+    if not missing:
+        return key, None
+    present = tuple(k for k in key if k in mapped)
+    note = f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it"
+    return present or ((fields[0].name,) if fields else key), note
 
 
 def _block_name(text: str) -> str:

@@ -9,7 +9,7 @@ sent is still the one the source gives.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -23,31 +23,59 @@ def normalise(value: Any) -> Any:
     """A comparable form: empties become None, numbers text (6.0 as "6"), dates ISO, maps sorted."""
     if value is None:
         return None
-    if type(value) is str:
+    if type(value) is str:  # the common case, kept inline
         if value == "":
             return None
         midnight = _MIDNIGHT.match(value) if len(value) >= 10 and value[4] == "-" else None
         return midnight.group(1) if midnight else value
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, datetime):
-        if (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0):
-            return value.date().isoformat()
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, str):
-        return normalise(str(value))
-    if isinstance(value, Mapping):
-        items = {k: normalise(v) for k, v in value.items()}
-        return {k: v for k, v in sorted(items.items()) if v is not None} or None
-    if isinstance(value, (list, tuple)):
-        return tuple(normalise(v) for v in value) or None
+    by_type = _BY_TYPE.get(type(value))
+    if by_type is not None:
+        return by_type(value)
+    for kind, by_kind in _BY_KIND:  # subclasses: an IntEnum, a str subclass, a mapping type
+        if isinstance(value, kind):
+            return by_kind(value)
     return value
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _moment(value: datetime) -> str:
+    """A datetime at midnight is its date; any other keeps its time."""
+    if (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0):
+        return value.date().isoformat()
+    return value.isoformat()
+
+
+def _mapping(value: Mapping[Any, Any]) -> dict[Any, Any] | None:
+    items = {k: normalise(v) for k, v in value.items()}
+    return {k: v for k, v in sorted(items.items()) if v is not None} or None
+
+
+def _sequence(value: list[Any] | tuple[Any, ...]) -> tuple[Any, ...] | None:
+    return tuple(normalise(v) for v in value) or None
+
+
+def _same_value(value: Any) -> Any:
+    return value
+
+
+# How each kind of value is normalised, in the order kinds are tried for subclasses (bool before
+# int, datetime before date); _BY_TYPE finds an exact type in one look-up.
+_BY_KIND: tuple[tuple[type | tuple[type, ...], Callable[[Any], Any]], ...] = (
+    (bool, _same_value),
+    ((int, float), _number),
+    (datetime, _moment),
+    (date, date.isoformat),
+    (str, lambda value: normalise(str(value))),
+    (Mapping, _mapping),
+    ((list, tuple), _sequence),
+)
+_BY_TYPE: dict[type, Callable[[Any], Any]] = {
+    bool: _same_value, int: _number, float: _number, datetime: _moment, date: date.isoformat,
+    dict: _mapping, list: _sequence, tuple: _sequence,
+}
 
 
 def same(desired: Any, live: Any, *, as_set: bool = False) -> bool:

@@ -58,12 +58,7 @@ def build_row(row: SheetRow, variant: VariantReader, context: BlockContext) -> B
         row_ref = replace(row_ref, repeat=variant.repeat)
     cells = RowCells(variant.layout, row.number, context.shared(tuple(with_cells)))
     if not errors and not context.valid(fields):
-        rules = {r.spec.name: r.spec.place for r in variant.fields}
-        for problem in check_fields(context.profile, _without_cleared_labels(fields), context.pii):
-            place = cells.get(problem.field) or row_ref
-            name = f"{problem.field or 'record'}{shown}"
-            errors.append(Finding("error", "schema", f"{name}: {problem.message}", place,
-                                  f"{name}: {problem.cause}" if problem.cause else "", rules.get(problem.field)))
+        errors = _schema_findings(variant, context, fields, cells, row_ref, shown)
     if errors:
         known = all(k in fields for k in context.key)
         key = tuple(fields.get(k) for k in context.key) if known else None
@@ -72,6 +67,21 @@ def build_row(row: SheetRow, variant: VariantReader, context: BlockContext) -> B
     warnings = not_taken(context, fields, cells, row_ref, shown)
     return Built(DesiredRecord(context.block, context.entity, key, fields, row_ref, cells, context.pii),
                  warnings, collected)
+
+
+def _schema_findings(
+    variant: VariantReader, context: BlockContext, fields: dict[str, Any], cells: RowCells, row_ref: CellRef,
+    shown: str,
+) -> list[Finding]:
+    """A finding per way the record breaks the entity's schema, at the field's cell (else the row)."""
+    rules = {r.spec.name: r.spec.place for r in variant.fields}
+    errors: list[Finding] = []
+    for problem in check_fields(context.profile, _without_cleared_labels(fields), context.pii):
+        place = cells.get(problem.field) or row_ref
+        name = f"{problem.field or 'record'}{shown}"
+        errors.append(Finding("error", "schema", f"{name}: {problem.message}", place,
+                              f"{name}: {problem.cause}" if problem.cause else "", rules.get(problem.field)))
+    return errors
 
 
 def _field_value(row: SheetRow, reader: FieldReader, shown: str, context: BlockContext) -> Any:

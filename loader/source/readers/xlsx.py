@@ -33,8 +33,9 @@ What a cell gives (documented for users in docs/mappings.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime, time, timedelta
+from functools import partial
 from itertools import chain, count, repeat
 from pathlib import Path
 from typing import cast
@@ -226,42 +227,59 @@ def _assemble(display: str, sheet: str, raw: Iterable[tuple[int, Sequence[object
     rows: list[SheetRow] = []
     fill = _MergedFill(meta.merged)
     merged = bool(meta.merged)
-    padded = meta.zero_padded
-    early = meta.early_dates
-    error_cells: dict[int, list[int]] = {}
-    for r, c, _ in meta.errors:
-        error_cells.setdefault(r, []).append(c)
-    for number, values in _with_merged_rows(raw, meta.merged) if meta.merged else raw:
+    corrections = _corrections(meta)
+    for number, values in _with_merged_rows(raw, meta.merged) if merged else raw:
         # Text (most cells) without a call: _normal's first case, inline.
         normal = [((v[1:] if v.startswith(QUOTE) and NEUTRALISED.match(v) else v) or None) if type(v) is str
                   else _normal(v)
                   for v in values]
-        if error_cells:
-            for c in error_cells.get(number, ()):
+        fixes = corrections.get(number) if corrections else None
+        if fixes:
+            for c, fix in fixes:
                 if c < len(normal):
-                    normal[c] = None  # openpyxl gives "#DIV/0!", calamine "": an error is no value
-        widths = padded.get(number) if padded else None
-        if widths:
-            for c, width in widths.items():
-                value = normal[c] if c < len(normal) else None
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                    normal[c] = str(value).zfill(width)
-        texts = meta.rich_texts.get(number) if meta.rich_texts else None
-        if texts:
-            for c, text in texts.items():
-                if c < len(normal):
-                    normal[c] = unneutralised(text) or None
-        serials = early.get(number) if early else None
-        if serials:
-            for c, serial in serials.items():
-                if c < len(normal):
-                    normal[c] = _early_date(serial, meta.date1904)
+                    normal[c] = fix(normal[c])
         if merged:
             fill.apply(number, normal)
         row = _kept(number, normal)
         if row is not None:
             rows.append(row)
     return _sheet_data(display, sheet, tuple(rows), meta)
+
+
+_Fix = Callable[[CellValue], CellValue]
+
+
+def _corrections(meta: SheetMeta) -> dict[int, list[tuple[int, _Fix]]]:
+    """Per row, the cells whose value the sheet's XML knows better than the cell reader, in the
+    order they apply: an error is no value (openpyxl gives "#DIV/0!", calamine ""); a number shown
+    zero-padded is that text; rich text keeps the whitespace calamine trims; a date-formatted serial
+    below 1 is a date, not a time of day."""
+    found: dict[int, list[tuple[int, _Fix]]] = {}
+    for r, c, _ in meta.errors:
+        found.setdefault(r, []).append((c, _no_value))
+    for r, widths in meta.zero_padded.items():
+        found.setdefault(r, []).extend((c, partial(_zero_padded, width=width)) for c, width in widths.items())
+    for r, texts in meta.rich_texts.items():
+        found.setdefault(r, []).extend((c, _constant(unneutralised(text) or None)) for c, text in texts.items())
+    for r, serials in meta.early_dates.items():
+        found.setdefault(r, []).extend(
+            (c, _constant(_early_date(serial, meta.date1904))) for c, serial in serials.items()
+        )
+    return found
+
+
+def _no_value(_: CellValue) -> None:
+    return None
+
+
+def _zero_padded(value: CellValue, width: int) -> CellValue:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return str(value).zfill(width)
+    return value
+
+
+def _constant(value: CellValue) -> _Fix:
+    return lambda _: value
 
 
 def _sheet_data(display: str, sheet: str, rows: tuple[SheetRow, ...], meta: SheetMeta) -> SheetData:

@@ -259,29 +259,39 @@ def _main_part_by_content_type(package: Package) -> str | None:
 
 def read_workbook(package: Package) -> Workbook:
     """The sheets of the workbook (in order) with their parts, and its styles and shared strings."""
-    book_part = next((t for k, t in package.relationships("").values() if rel_kind(k) == "officeDocument"), None)
-    book_part = book_part or _main_part_by_content_type(package)
-    if book_part is None:
-        raise SheetError("the package names no workbook part (no officeDocument relationship in _rels/.rels)",
-                         where=package.display, hint="the file is damaged or not a workbook; save it again in Excel")
+    book_part = _workbook_part(package)
     root = package.xml(book_part)
     namespace = root.tag[1:].split("}")[0] if root.tag.startswith("{") else ""
     if namespace not in MAIN_NAMESPACES:
         raise SheetError(f"the workbook part is not SpreadsheetML (its root is {root.tag!r})",
                          where=f"{package.display} › {book_part}")
     by_id = package.relationships(book_part)
-    sheets = []
-    for node in root.iter(f"{{{namespace}}}sheet"):
-        rel_id = next((node.get(f"{{{ns}}}id") for ns in _DOC_REL_NAMESPACES if node.get(f"{{{ns}}}id")), None)
-        rel = by_id.get(rel_id or "")
-        kind = _KINDS.get(rel_kind(rel[0]), "unknown") if rel else "unknown"
-        sheets.append(SheetEntry(node.get("name") or "", node.get("state") or "visible", kind,
-                                 rel[1] if rel else None))
-    styles = next((t for k, t in by_id.values() if rel_kind(k) == "styles"), None)
-    strings = next((t for k, t in by_id.values() if rel_kind(k) == "sharedStrings"), None)
+    sheets = tuple(_sheet_entry(node, by_id) for node in root.iter(f"{{{namespace}}}sheet"))
     props = root.find(f"{{{namespace}}}workbookPr")
     date1904 = props is not None and (props.get("date1904") or "").lower() in ("1", "true")
-    return Workbook(tuple(sheets), styles, strings, date1904)
+    return Workbook(sheets, _related(by_id, "styles"), _related(by_id, "sharedStrings"), date1904)
+
+
+def _related(by_id: dict[str, tuple[str, str]], kind: str) -> str | None:
+    """The part the first relationship of `kind` (its type's last word) points at, if any."""
+    return next((target for rel_type, target in by_id.values() if rel_kind(rel_type) == kind), None)
+
+
+def _workbook_part(package: Package) -> str:
+    """The workbook's main part, named by the package's relationships or else by its content type."""
+    book_part = _related(package.relationships(""), "officeDocument") or _main_part_by_content_type(package)
+    if book_part is None:
+        raise SheetError("the package names no workbook part (no officeDocument relationship in _rels/.rels)",
+                         where=package.display, hint="the file is damaged or not a workbook; save it again in Excel")
+    return book_part
+
+
+def _sheet_entry(node: Element, by_id: dict[str, tuple[str, str]]) -> SheetEntry:
+    """One `<sheet>` of the workbook: its name, visibility, kind and part (None when its relationship is missing)."""
+    rel_id = next((node.get(f"{{{ns}}}id") for ns in _DOC_REL_NAMESPACES if node.get(f"{{{ns}}}id")), None)
+    rel = by_id.get(rel_id or "")
+    kind = _KINDS.get(rel_kind(rel[0]), "unknown") if rel else "unknown"
+    return SheetEntry(node.get("name") or "", node.get("state") or "visible", kind, rel[1] if rel else None)
 
 
 def open_package(path: Path, display: str) -> zipfile.ZipFile:

@@ -197,6 +197,9 @@ class _SheetScan:
         self.runs = Runs()
         self.padded_styles = padded_styles
         self.dated_styles = dated_styles
+        # The cell kinds and styles `_cell` notes something for; any other cell costs it no call.
+        self.noted_kinds = {"e", "inlineStr", "s"} if self.rich_strings else {"e", "inlineStr"}
+        self.noted_styles = {style for style, width in padded_styles.items() if width} | dated_styles
         self.early_dates: dict[int, dict[int, float]] = {}
         self.where = where
         self.merged: list[tuple[int, int, int, int]] = []
@@ -288,24 +291,35 @@ class _SheetScan:
         if self.has_value or self.formula:
             self._extent(row, col)
         kind = self.kind
-        if kind == "e":
-            self.errors.append((row, col, self.value_text or "an error"))
-        elif kind == "s" and self.rich_strings and self.value_text.isdigit():
-            rich = self.rich_strings.get(int(self.value_text))
-            if rich is not None:
-                self.rich_texts.setdefault(row, {})[col] = rich
-        elif kind == "inlineStr" and self.runs.trimmed():
-            self.rich_texts.setdefault(row, {})[col] = self.runs.joined()
+        if kind in self.noted_kinds:
+            self._noted_kind(row, col, kind)
         # Excel writes <v></v> for a formula whose result is "" (t="str"); openpyxl writes <v></v> or
         # nothing for every formula, since it never calculates. An inline string holds its value in <is>.
         if self.formula and not self.has_value and kind not in ("str", "inlineStr"):
             self.uncached.append((row, col))
-        if self.style is not None and self.has_value and (kind is None or kind == "n"):
-            width = self.padded_styles.get(self.style)
-            if width:
-                self.padded.setdefault(row, {})[col] = width
-            elif self.style in self.dated_styles:
-                self._early_date(row, col)
+        if self.style in self.noted_styles and self.has_value and (kind is None or kind == "n"):
+            self._noted_number(row, col)
+
+    def _noted_kind(self, row: int, col: int, kind: str) -> None:
+        """An error value, or text whose leading or trailing whitespace calamine trims."""
+        if kind == "e":
+            self.errors.append((row, col, self.value_text or "an error"))
+        elif kind == "inlineStr":
+            if self.runs.trimmed():
+                self.rich_texts.setdefault(row, {})[col] = self.runs.joined()
+        elif self.value_text.isdigit():  # a shared string, when the workbook has rich ones
+            rich = self.rich_strings.get(int(self.value_text))
+            if rich is not None:
+                self.rich_texts.setdefault(row, {})[col] = rich
+
+    def _noted_number(self, row: int, col: int) -> None:
+        """A number whose style shows it zero-padded, or as a date."""
+        assert self.style is not None
+        width = self.padded_styles.get(self.style)
+        if width:
+            self.padded.setdefault(row, {})[col] = width
+        else:
+            self._early_date(row, col)
 
     def _early_date(self, row: int, col: int) -> None:
         try:
