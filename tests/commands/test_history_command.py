@@ -7,6 +7,7 @@ needed, it is written by the History API in the test.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def test_personal_fields_say_only_whether_they_changed(checkout: Path, capsys: p
             assert "first_name: changed" in out and "email_address: unchanged" in out
     history_bytes = b"".join(p.read_bytes() for p in (checkout / ".loader" / "history").rglob("*") if p.is_file())
     for value in ("Mina", *PERSON.values(), "A-7", "id-a7"):
-        assert value.encode() not in history_bytes
+        assert not _holds(history_bytes, str(value)), value
 
 
 def test_a_record_without_loads_is_said_so(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,7 +140,7 @@ def test_baseline_asks_then_records_live_without_moving_the_head(
     history_bytes = b"".join(p.read_bytes() for p in (checkout / ".loader" / "history").rglob("*") if p.is_file())
     for applicant in applicants:
         for field in ("external_id", "first_name", "last_name", "email_address", "date_of_birth"):
-            assert str(applicant[field]).encode() not in history_bytes, field
+            assert not _holds(history_bytes, str(applicant[field])), field
 
 
 def test_reset_says_what_it_removes_and_asks(checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -270,3 +271,11 @@ def test_the_value_after_is_read_live_where_live_still_holds_what_the_loader_wro
     assert f'name: "Arts" → "{course["name"]}" (live now)' in out
     assert f'parent: null → "{course["parent"]["id"]}" (live now)' in out
     assert 'custom_attributes.Duration: "3 years" → (kept only as a digest)' in out  # changed since
+
+
+def _holds(data: bytes, value: str) -> bool:
+    """Whether `value` is in the history's bytes as a value of its own: a short one (a first name) can
+    turn up by chance inside a keyed digest's base64url text, so it counts only standing alone."""
+    if len(value) >= 8:
+        return value.encode() in data
+    return re.search(rb"(?<![A-Za-z0-9_-])" + re.escape(value.encode()) + rb"(?![A-Za-z0-9_-])", data) is not None
