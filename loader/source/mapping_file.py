@@ -21,6 +21,7 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping, Mapping
 from loader.source.mapping_builder import BlockBuilder, error
+from loader.source.readers import kind_of
 from loader.yaml_files import YamlSyntaxError, decode_yaml_text, load_marked, schema_problems
 
 
@@ -47,6 +48,9 @@ def load_mapping(path: Path, profile: Profile) -> tuple[Mapping | None, list[Fin
 
 def _parse_mapping(path: Path, data: bytes, profile: Profile) -> tuple[Mapping | None, list[Finding]]:
     display = display_path(path)
+    source = _source_given_as_mapping(path, data, display)
+    if source is not None:
+        return None, [source]
     try:
         doc = load_marked(decode_yaml_text(data, display), display)
     except YamlSyntaxError as exc:
@@ -64,6 +68,25 @@ def _parse_mapping(path: Path, data: bytes, profile: Profile) -> tuple[Mapping |
         if name not in broken and (block := builder.block(name)) is not None
     ]
     return Mapping(path, display, tuple(blocks)), _in_file_order(findings)
+
+
+# A workbook's first bytes: a zip package (.xlsx, .xlsm) or an OLE compound file (.xls).
+_WORKBOOK_SIGNATURES = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0")
+
+
+def _source_given_as_mapping(path: Path, data: bytes, display: str) -> Finding | None:
+    """A spreadsheet named where a mapping file belongs (`loader plan units.xlsx`): said as what it
+    is, with the command that drafts a mapping for it, rather than as YAML that does not parse."""
+    kind = kind_of(path)
+    if kind is None and not data.startswith(_WORKBOOK_SIGNATURES):
+        return None
+    what = "a workbook" if kind is None or kind.has_sheets else f"a {kind.name.upper()} file"
+    return error(
+        "mapping-is-a-source",
+        f"{display} is {what}, a source of records, not a mapping file: draft a mapping for it with "
+        f"`loader init {display}`, then plan that mapping (`loader plan mappings/{path.stem}.yaml`)",
+        MappingPlace(display, 1, 1),
+    )
 
 
 def _in_file_order(findings: list[Finding]) -> list[Finding]:
