@@ -31,7 +31,8 @@ def lock_journal(fd: int) -> None:
 
 
 def being_written(path: Path) -> bool:
-    """Whether a running apply holds the journal at `path` (False for a leftover of one that ended)."""
+    """Whether a running apply holds the journal at `path` (False for a leftover of one that ended),
+    or the history folder at `path` (`hold_folder`)."""
     if fcntl is None:
         return False
     try:

@@ -178,10 +178,15 @@ class History:
 
     def reset(self) -> History:
         """Forget everything (the history described another database); the next write starts a new
-        lineage under the same key."""
-        for name in (SNAPSHOT, JOURNALS):
-            shutil.rmtree(self.folder / name, ignore_errors=True)
-        (self.folder / HEAD).unlink(missing_ok=True)
+        lineage under the same key. Refused while an apply writes this history (its writes would
+        follow into a history that no longer holds what it wrote before)."""
+        held = hold_folder(self.folder)  # HistoryError while another apply writes this history
+        try:
+            for name in (SNAPSHOT, JOURNALS):
+                shutil.rmtree(self.folder / name, ignore_errors=True)
+            (self.folder / HEAD).unlink(missing_ok=True)
+        finally:
+            release(held)
         return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
                             max_file_bytes=self._max_file_bytes)
 

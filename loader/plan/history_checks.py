@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from loader.history.errors import AnotherDatabaseError, HistoryBehindError
+from loader.history.errors import AnotherDatabaseError, HistoryBehindError, HistoryError
 from loader.history.interrupted import Interrupted
+from loader.history.locking import being_written
 from loader.history.store import History
 from loader.live_records import updated_time, updated_user
 from loader.plan.history_index import EntityIndex
@@ -37,6 +38,10 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
     adopt_from = history.interrupted_applies
     for entity in entities:
         behind = _behind(indexed[entity], own, adopt_from)
+        if behind and being_written(history.folder):  # its writes are not journaled yet, not lost
+            raise HistoryError(
+                "another apply is writing this history now", where=str(history.folder),
+                hint="wait for it to finish and plan again: its writes are in the history when it ends")
         if behind:
             raise HistoryBehindError(
                 f"the history is behind: {behind} {entity} record(s) hold writes of the loader that the history "

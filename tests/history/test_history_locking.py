@@ -27,6 +27,18 @@ def _record(writer: JournalWriter, code: str) -> None:
                   updated=UPDATED)
 
 
+
+def test_a_reset_while_an_apply_writes_is_refused_and_forgets_nothing(tmp_path: Path) -> None:
+    first = History.open(tmp_path)
+    writer = first.begin_apply("test", plan_digest=None, by="ann")
+    _record(writer, "SCI")
+    with pytest.raises(HistoryError, match="another apply is writing this history now"):
+        History.open(tmp_path).reset()
+    first.finish_apply(writer)
+    assert History.open(tmp_path).line("school", ("SCI",)) is not None
+    History.open(tmp_path).reset()  # once it has ended, the reset goes ahead
+    assert History.open(tmp_path).line("school", ("SCI",)) is None
+
 def test_a_running_apply_keeps_its_journal_and_a_second_apply_is_refused(tmp_path: Path) -> None:
     first = History.open(tmp_path)
     writer = first.begin_apply("test", plan_digest=None, by="ann")

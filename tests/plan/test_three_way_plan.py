@@ -177,6 +177,24 @@ def test_a_history_behind_the_service_is_refused(w: World) -> None:
     assert "the history is behind" in str(refused.value) and "fetch the latest history" in str(refused.value)
 
 
+def test_a_plan_while_an_apply_writes_the_history_says_so_not_behind(w: World) -> None:
+    w.load([{"code": "SCI", "name": "Science"}])
+    w.load([{"code": "SCI", "name": "Sciences"}], journal=False)  # written, its journal not yet folded
+    w.sheet([("SCI", "Sciences")])
+    from loader.history.errors import HistoryBehindError, HistoryError
+    from loader.history.locking import hold_folder, release
+    held = hold_folder(w.folder / "history")  # an apply running in another terminal
+    try:
+        with pytest.raises(HistoryError) as refused:
+            w.plan()
+    finally:
+        release(held)
+    assert "another apply is writing this history now" in str(refused.value)
+    assert not isinstance(refused.value, HistoryBehindError) and "git pull" not in str(refused.value)
+    with pytest.raises(HistoryBehindError):  # once it has ended, the history is behind as before
+        w.plan()
+
+
 def test_a_history_of_another_database_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with world(tmp_path) as first:
