@@ -15,6 +15,7 @@ from loader.plan.feed_fetching import fetch_feed
 from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
+from loader.words import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,8 +64,8 @@ def print_report(sources: SourceSet, out: TextIO) -> None:
         filtered = f" ({block.rows_filtered} left out by where)" if block.rows_filtered else ""
         print(
             f"{block.mapping_file} {block.block} ({block.entity}) from {where}: "
-            f"{block.rows_read} rows read{filtered}, {len(block.records)} records built, "
-            f"{errors} errors, {warnings} warnings",
+            f"{plural(block.rows_read, 'row')} read{filtered}, {plural(len(block.records), 'record')} built, "
+            f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
             file=out,
         )
     errors = sum(1 for f in sources.findings if f.severity == "error") + sum(
@@ -72,4 +73,4 @@ def print_report(sources: SourceSet, out: TextIO) -> None:
     )
     warnings = len(sources.findings) + sum(len(b.findings) for b in sources.blocks) - errors
     verdict = "invalid" if errors else "valid"
-    print(f"{verdict}: {errors} errors, {warnings} warnings", file=out)
+    print(f"{verdict}: {plural(errors, 'error')}, {plural(warnings, 'warning')}", file=out)

@@ -18,6 +18,7 @@ from loader.findings import Finding
 from loader.plan.model import Plan
 from loader.report.finding_groups import ShownFinding
 from loader.report.machine import place_of
+from loader.words import plural
 
 SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 
@@ -89,7 +90,8 @@ def validate_summary(document: dict[str, object]) -> str:
     counts = document["counts"]
     assert isinstance(counts, dict)
     verdict = "valid" if document["ok"] else "invalid"
-    lines = [f"## loader validate: {verdict}", "", f"{counts['errors']} errors, {counts['warnings']} warnings", "",
+    totals = f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}"
+    lines = [f"## loader validate: {verdict}", "", totals, "",
              "| mapping | block | entity | source | rows read | records | errors | warnings |",
              "|---|---|---|---|--:|--:|--:|--:|"]
     blocks = document["blocks"]

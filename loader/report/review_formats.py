@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loader.words import plural
+
 if TYPE_CHECKING:
     from loader.history.digests import Digester
     from loader.plan.model import Plan
@@ -58,7 +60,7 @@ def _review_workbook(plan: Plan, path: Path, digester: Digester | None) -> list[
     from loader.report.review_workbook import write_review_workbook
 
     count = write_review_workbook(plan, path, digester)  # keyed like the history: no personal value in clear
-    return [f"wrote {path} ({count} rows to review)"]
+    return [f"wrote {path} ({plural(count, 'row')} to review)"]
 
 
 REVIEW_FORMATS: dict[str, ReviewFormat] = {

@@ -28,6 +28,7 @@ from loader.places import CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 from loader.report.finding_groups import ShownFinding, group_findings
+from loader.words import plural
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
 
@@ -122,10 +123,11 @@ def count_values(c: BlockCounts) -> tuple[int, ...]:
 
 
 def summary_words(t: BlockCounts) -> str:
-    history = f"{t.kept} kept platform edits, {t.conflicts} conflicts, " if t.kept or t.conflicts else ""
-    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from the "
-            f"source, {t.not_in_source} not managed here, {history}{t.blocked} blocked, {t.warnings} warnings, "
-            f"{t.errors} errors")
+    history = (f"{plural(t.kept, 'kept platform edit')}, {plural(t.conflicts, 'conflict')}, "
+               if t.kept or t.conflicts else "")
+    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from "
+            f"the source, {t.not_in_source} not managed here, {history}{t.blocked} blocked, "
+            f"{plural(t.warnings, 'warning')}, {plural(t.errors, 'error')}")
 
 
 # ---- records of a block, as a reviewer reads them ------------------------------------------

@@ -58,15 +58,15 @@ def test_validate_prints_each_problem_with_its_place_and_a_summary_and_exits_1(
         "not calculate formulas), so the cell is read as empty; open and save the file in Excel or LibreOffice",
         "error: cur.xlsx › Courses › B3 (BA): name: a value is required here (the mapping says `empty: error`)",
         "",
-        "m.yaml courses (course) from cur.xlsx › Courses: 3 rows read, 2 records built, 1 errors, 1 warnings",
-        "invalid: 1 errors, 1 warnings",
+        "m.yaml courses (course) from cur.xlsx › Courses: 3 rows read, 2 records built, 1 error, 1 warning",
+        "invalid: 1 error, 1 warning",
     ]
 
 
 def test_validate_exits_0_when_only_warnings_remain(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_mapping(workdir / "m.yaml", GOOD.replace("empty: error", "empty: skip"))
     assert _run("m.yaml") == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "valid: 0 errors, 1 warnings"
+    assert capsys.readouterr().out.splitlines()[-1] == "valid: 0 errors, 1 warning"
 
 
 def test_validate_reports_mistakes_of_several_files_at_once(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,4 +118,4 @@ def test_validate_works_from_a_built_package_not_only_the_source_tree(workdir: P
     assert done.returncode == 0, done.stderr
     first, *_, last = done.stdout.splitlines()
     assert first.startswith(str(built))
-    assert last == "valid: 0 errors, 1 warnings"
+    assert last == "valid: 0 errors, 1 warning"

@@ -25,7 +25,7 @@ def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Pla
     assert "✗ blocked PHYS1  row 3 (intake.xlsx › subjects › C3)  no program with code 'NOPE'" in text
     assert text.index("Errors (1)") < text.index("schools (school) · intake.xlsx › Schools")
     assert ("Plan: 1 to create, 2 to update, 2 unchanged, 0 dropped from the source, 0 not managed here, 1 blocked, "
-            "1 warnings, 1 errors.") in text
+            "1 warning, 1 error.") in text
     assert "The plan has errors" in text
 
 
