@@ -22,6 +22,7 @@ import httpx
 import openpyxl
 
 from helpers.apply import loader_yaml_for
+from helpers.project import SCHOOLS_MAPPING
 from helpers.sandbox import Caller, fetch_token
 from loader.cli import main
 from loader.history.store import History
@@ -29,20 +30,7 @@ from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, 
 
 SCHOOLS = "/institution/catalogue/schools"
 SECRET_VARIABLE = "FAULT_TEST_SECRET"
-MAPPING = """\
-version: 1
-source: schools.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    fields:
-      code: Code
-      name: Name
-      custom_attributes:
-        Faculty: Faculty
-"""
+MAPPING = SCHOOLS_MAPPING + "      custom_attributes:\n        Faculty: Faculty\n"  # the schools' with a label
 BEHIND = "the history is behind"
 # Retries that outlast a burst of lost answers, with waits long enough to kill an apply between
 # a write that landed and the look-up that would have journaled it.
