@@ -100,7 +100,9 @@ def _start_logging(verbosity: int) -> logging.Handler:
     """Log the `loader.*` loggers to stderr for one command; undone by `_stop_logging`."""
     level = logging.WARNING if verbosity == 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = _StderrHandler()
-    handler.setFormatter(_RedactingFormatter("%(message)s"))
+    # With -v, each line starts with its time (to the millisecond): a slow request or a wait shows.
+    shape = "%(message)s" if verbosity == 0 else "%(asctime)s.%(msecs)03d %(message)s"
+    handler.setFormatter(_RedactingFormatter(shape, datefmt="%H:%M:%S"))
     logger = logging.getLogger("loader")
     logger.setLevel(level)
     logger.addHandler(handler)

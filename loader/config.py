@@ -8,6 +8,7 @@ used (`Config.environment(name)`), so a missing variable of an unused environmen
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,14 +21,15 @@ import jsonschema
 from loader.errors import ConfigError, UsageError
 from loader.files.package_data import schema as package_schema
 from loader.profile import Profile, load_profile
+from loader.project import bare_root, find_config
 from loader.redaction import register_secret
 from loader.yaml_files import MarkedDocument, YamlSyntaxError, load_marked, read_yaml_text
 
+log = logging.getLogger("loader.config")
 BUILTIN_SANDBOX = "sandbox"
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 256  # for plan and apply, on the command line and in loader.yaml
 DEFAULT_TIMEOUT_S = 30.0
-CONFIG_FILE_NAME = "loader.yaml"
 SECRET_HINT = "write client_secret: {env: LOADER_TEST_CLIENT_SECRET} and export that variable"
 
 
@@ -238,13 +240,17 @@ def check_named(env: str | None, config: str | None) -> None:
 
 
 def load_config(path: Path | None) -> Config:
-    """The configuration from `path`, or ./loader.yaml when present, else only the built-in sandbox."""
+    """The configuration from `path`, else from the project's loader.yaml (`LOADER_CONFIG`, or the
+    nearest one from the working directory up to the repository's root: `loader.project`), else
+    only the built-in sandbox, its state under the project's root."""
     if path is None:
-        candidate = Path.cwd() / CONFIG_FILE_NAME
-        if not candidate.is_file():
-            return Config(None, Path.cwd(), BUILTIN_SANDBOX, {}, load_profile())
-        path = candidate
+        path = find_config()
+        if path is None:
+            root = bare_root()
+            log.info("configuration: no loader.yaml from %s up; the built-in sandbox, state under %s", Path.cwd(), root)
+            return Config(None, root, BUILTIN_SANDBOX, {}, load_profile())
     path = Path(path)
+    log.info("configuration: %s", path)
     try:
         text = read_yaml_text(path, str(path))
     except OSError as error:

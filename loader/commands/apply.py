@@ -35,12 +35,16 @@ from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.model import Plan
 from loader.plan.plan_stream import open_saved_plan
+from loader.project import mappings_given_or_project
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mappings", nargs="*", metavar="MAPPING", help="mapping files (or use --plan)")
+    parser.add_argument(
+        "mappings", nargs="*", metavar="MAPPING",
+        help="mapping files (default: the project's, mappings/**/*.yaml; or use --plan)",
+    )
     parser.add_argument("--plan", metavar="PLAN.json", help="apply this plan (made by `loader plan --out`)")
     parser.add_argument("--env", metavar="NAME", help="environment (default: default_environment, else sandbox)")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
@@ -87,7 +91,7 @@ class ApplyRequest:
 
 
 def request_from(args: argparse.Namespace) -> ApplyRequest:
-    if bool(args.mappings) == bool(args.plan):
+    if args.mappings and args.plan:
         raise UsageError("give either MAPPING files or --plan PLAN.json", hint="run `loader apply --help`")
     if args.concurrency is not None and not 1 <= args.concurrency <= 256:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to 256")
@@ -105,7 +109,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
             hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
         )
     return ApplyRequest(
-        mappings=tuple(Path(m) for m in args.mappings),
+        mappings=() if args.plan else mappings_given_or_project(args.mappings, getattr(args, "config", None)),
         plan=Path(args.plan) if args.plan else None,
         env=args.env,
         yes=args.yes,

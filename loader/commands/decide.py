@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from loader.actor import acting
 from loader.errors import EXIT_OK, UsageError
 from loader.history.decisions import Decision, Kind
+from loader.project import project_root
 
 if TYPE_CHECKING:
     from loader.report.review_reading import ReviewedWorkbook
@@ -47,7 +48,7 @@ def request_from(args: argparse.Namespace) -> DecideRequest:
     if not by:
         raise UsageError("--by: give a name")
     config = getattr(args, "config", None)
-    return DecideRequest(args.workbook, by, Path(config).parent if config else Path.cwd())
+    return DecideRequest(args.workbook, by, Path(config).parent if config else project_root())
 
 
 def default_by(environ: os._Environ[str] | dict[str, str] | None = None) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from loader import event_loop
 from loader.commands.formats import add_format_argument, add_review_arguments, review_outputs
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
+from loader.project import mappings_given_or_project
 
 if TYPE_CHECKING:
     from loader.config import Config, Environment
@@ -30,7 +31,10 @@ REVIEW_OUTPUTS = ("out", "report", "html", "review")  # loader.report.review_for
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mappings", nargs="+", metavar="MAPPING", help="mapping files (YAML), planned together")
+    parser.add_argument(
+        "mappings", nargs="*", metavar="MAPPING",
+        help="mapping files (YAML), planned together (default: the project's, mappings/**/*.yaml)",
+    )
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
     add_review_arguments(parser, REVIEW_OUTPUTS, "plan")
     parser.add_argument(
@@ -58,7 +62,7 @@ def request_from(args: argparse.Namespace) -> PlanRequest:
     if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency {args.concurrency}: use a number from 1 to {MAX_CONCURRENCY}")
     return PlanRequest(
-        mappings=tuple(Path(m) for m in args.mappings),
+        mappings=mappings_given_or_project(args.mappings, getattr(args, "config", None)),
         env=args.env,
         outputs=review_outputs(args, REVIEW_OUTPUTS),  # checked before reading and fetching
         detailed_exitcode=args.detailed_exitcode,

@@ -12,6 +12,7 @@ from loader.commands.formats import add_format_argument
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.plan.feed_fetching import fetch_feed
+from loader.project import mappings_given_or_project
 from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
@@ -19,7 +20,10 @@ from loader.words import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mappings", nargs="+", metavar="MAPPING", type=Path, help="mapping files (YAML)")
+    parser.add_argument(
+        "mappings", nargs="*", metavar="MAPPING", type=Path,
+        help="mapping files (YAML) (default: the project's, mappings/**/*.yaml)",
+    )
     parser.add_argument("--read-sources", action="store_true",
                         help="also read the sources that need a network or credentials (read by plan)")
     add_format_argument(parser)
@@ -33,7 +37,8 @@ class ValidateRequest:
 
 
 def request_from(args: argparse.Namespace) -> ValidateRequest:
-    return ValidateRequest(tuple(args.mappings), getattr(args, "format", "text"), args.read_sources)
+    mappings = mappings_given_or_project(args.mappings, getattr(args, "config", None))
+    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources)
 
 
 def run(request: ValidateRequest, config: Config) -> int:
