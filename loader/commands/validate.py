@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import TextIO
 
 from loader.commands.formats import add_format_argument
+from loader.commands.validate_text import MappingLines, console_for, print_finding
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.plan.feed_fetching import fetch_feed
 from loader.project import mappings_given_or_project
-from loader.report.finding_groups import ShownFinding, source_findings
+from loader.report.finding_groups import source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
 from loader.words import plural
@@ -26,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--read-sources", action="store_true",
                         help="also read the sources that need a network or credentials (read by plan)")
+    parser.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (as NO_COLOR)")
     add_format_argument(parser)
 
 
@@ -34,11 +36,12 @@ class ValidateRequest:
     mappings: tuple[Path, ...]
     output: str = "text"  # --format
     read_sources: bool = False  # --read-sources: also those that need a network or credentials
+    no_color: bool = False  # --no-color
 
 
 def request_from(args: argparse.Namespace) -> ValidateRequest:
     mappings = mappings_given_or_project(args.mappings, getattr(args, "config", None))
-    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources)
+    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources, args.no_color)
 
 
 def run(request: ValidateRequest, config: Config) -> int:
@@ -46,20 +49,19 @@ def run(request: ValidateRequest, config: Config) -> int:
                            fetch=fetch_feed)
     code = EXIT_ERROR if sources.has_errors else EXIT_OK
     if request.output != "json":
-        print_report(sources, sys.stdout)
+        print_report(sources, sys.stdout, no_color=request.no_color)
     print_validate_output(request.output, sources, code)
     return code
 
 
-def _line(finding: ShownFinding) -> str:
-    where = finding.place_text
-    return f"{finding.severity}: {where}: {finding.text}" if where else f"{finding.severity}: {finding.text}"
-
-
-def print_report(sources: SourceSet, out: TextIO) -> None:
-    """Every problem with its place, one per cause, then one summary line per block and a total."""
-    for finding in source_findings(sources):
-        print(_line(finding), file=out)
+def print_report(sources: SourceSet, out: TextIO, *, no_color: bool = False) -> None:
+    """Every problem with its place (a mapping line quoted with a caret), one per cause, then one
+    summary line per block and a total."""
+    console = console_for(out, no_color=no_color)
+    lines = MappingLines()
+    shown = source_findings(sources)
+    for finding in shown:
+        print_finding(console, finding, lines)
     if sources.blocks:
         print("", file=out)
     for block in sources.blocks:
@@ -78,4 +80,6 @@ def print_report(sources: SourceSet, out: TextIO) -> None:
     )
     warnings = len(sources.findings) + sum(len(b.findings) for b in sources.blocks) - errors
     verdict = "invalid" if errors else "valid"
-    print(f"{verdict}: {plural(errors, 'error')}, {plural(warnings, 'warning')}", file=out)
+    causes = sum(1 for finding in shown if finding.severity == "error")
+    messages = f" ({plural(causes, 'message')})" if causes < errors else ""
+    print(f"{verdict}: {plural(errors, 'error')}{messages}, {plural(warnings, 'warning')}", file=out)

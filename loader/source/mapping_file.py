@@ -8,6 +8,8 @@ of the bytes it parsed.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 from functools import cache
 from pathlib import Path
@@ -22,7 +24,14 @@ from loader.profile import Profile
 from loader.source.mapping import LoadedMapping, Mapping
 from loader.source.mapping_builder import BlockBuilder, error
 from loader.source.readers import kind_of
-from loader.yaml_files import YamlSyntaxError, decode_yaml_text, load_marked, schema_problems
+from loader.yaml_files import (
+    MarkedDocument,
+    Path_,
+    YamlSyntaxError,
+    decode_yaml_text,
+    load_marked,
+    schema_problems,
+)
 
 
 @cache
@@ -67,7 +76,34 @@ def _parse_mapping(path: Path, data: bytes, profile: Profile) -> tuple[Mapping |
         for name in doc.data["entities"]
         if name not in broken and (block := builder.block(name)) is not None
     ]
+    for name in (name for name in doc.data["entities"] if name in broken):  # checked, never planned
+        pruned = _without_refused_options(doc, name, [p for p, _, _ in problems])
+        if pruned is not None:
+            BlockBuilder(pruned, path, profile, findings).block(name)
     return Mapping(path, display, tuple(blocks)), _in_file_order(findings)
+
+
+def _without_refused_options(doc: MarkedDocument, name: str, problem_paths: list[Path_]) -> MarkedDocument | None:
+    """`doc` with block `name`'s options the schema refused left out of its fields' specs (a typo'd
+    `tranform:`, a `type: 5`), so that one such option does not hide the block's other problems;
+    None when a problem lies elsewhere in the block (its key, its source, a field as a whole)."""
+    paths = [p[2:] for p in problem_paths if p[1] == name]
+    block = copy.deepcopy(doc.data["entities"][name])
+    for steps in paths:
+        depth = 4 if steps[:2] == ("fields", "custom_attributes") else 3
+        if len(steps) < depth or steps[0] != "fields":
+            return None
+        parent = block
+        for step in steps[: depth - 1]:
+            parent = parent.get(step) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict):
+            return None
+        parent.pop(steps[depth - 1], None)
+    entities = {**doc.data["entities"], name: block}
+    pruned = dataclasses.replace(doc, data={**doc.data, "entities": entities})
+    if any(p[1] == name for p, _, _ in schema_problems(pruned, mapping_schema()) if len(p) > 1):
+        return None
+    return pruned
 
 
 # A workbook's first bytes: a zip package (.xlsx, .xlsm) or an OLE compound file (.xls).
