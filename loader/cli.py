@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "history": "the applies recorded in the history, one record's loads; history baseline, reset, rekey",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",
+    "completion": "print the shell completion script (bash, zsh or fish)",
 }
 
 
@@ -59,7 +60,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         "-v", "--verbose", action="count", default=0,
         help="log each request and retry: method, path, status, ms (never a token or secret)",
     )
-    common.add_argument("--config", metavar="FILE", help="project configuration (default: ./loader.yaml if present)")
+    common.add_argument(
+        "--config", metavar="FILE",
+        help="project configuration (default: LOADER_CONFIG, else the nearest loader.yaml upward)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, summary in COMMANDS.items():
         command_parser = sub.add_parser(name, help=summary, description=summary, parents=[common])
