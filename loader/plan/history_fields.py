@@ -228,8 +228,9 @@ def _set_field(work: _Work, name: str, sheet: Any, live: Any, mark: FieldMark, p
     written = mark.written if isinstance(mark.written, frozenset) else frozenset({mark.written})
     verdict = compare_set(sheet, live, written, policy, lambda item: digests.element(name, item))
     if verdict.kept_added or verdict.kept_removed:
+        by, at = _first_change(mark, who)
         work.kept.append(FieldOutcome(name, _masked(list(sheet or ()), pii), _masked(list(live or ()), pii), None,
-                                      who[0], who[1], pii))
+                                      by, at, pii))
     if verdict.written_after is not None:
         work.written_after[name] = verdict.written_after
     if verdict.outcome is Outcome.UPDATE:
@@ -263,7 +264,14 @@ def _outcome(name: str, sheet: Any, live: Any, mark: FieldMark, digests: RecordD
              who: tuple[str | None, int | None], pii: bool) -> FieldOutcome:
     """A kept edit or a conflict; the last loaded value is known when the sheet still holds it."""
     last = sheet if digests.value(name, sheet_value) == mark.written else None
-    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), who[0], who[1], pii)
+    by, at = _first_change(mark, who)
+    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), by, at, pii)
+
+
+def _first_change(mark: FieldMark, who: tuple[str | None, int | None]) -> tuple[str | None, int | None]:
+    """Who changed a field in the platform and when: the first change the history noted, else the
+    live record's last update (`who`)."""
+    return (mark.edited[1], mark.edited[0]) if mark.edited is not None else who
 
 
 def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
