@@ -18,6 +18,7 @@ from typing import Any
 from loader.history.comparable import comparable
 from loader.history.digests import Written
 from loader.history.journal import FieldValues, FieldWrite, JournalWriter
+from loader.history.journal_text import NO_VALUE
 from loader.history.lines import Edited, Owner
 from loader.history.store import History
 from loader.live_records import updated_stamp
@@ -118,9 +119,10 @@ class ApplyJournal:
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)
         planned = planned_written(record)
+        values = dict(record.confirmed_values)
         for name in record.confirmed:
-            if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
-                yield FieldWrite(name, owner, written=planned[name])
+            if name in planned:  # W is the live value's digest, computed by the plan with the value
+                yield FieldWrite(name, owner, after=values.get(name, NO_VALUE), written=planned[name])
 
 
 def journal_confirmations(plan: Plan, profile: Profile, history: History, environment: str,

@@ -103,6 +103,8 @@ class RecordPlan:
     # W once carried out, per field the plan computed it for (written, confirmed; a set's element
     # digests as a sorted tuple): apply journals these as they are (`FieldWrite.written`)
     written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    # the live values of the fields confirmed (none of a personal field): the journal's value after
+    confirmed_values: tuple[tuple[str, Any], ...] = ()
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -100,6 +100,8 @@ def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
         found["confirmed"] = list(r.confirmed)
     if r.written_after:
         found["written_after"] = {name: w if isinstance(w, str) else list(w) for name, w in r.written_after}
+    if r.confirmed_values:
+        found["confirmed_values"] = {name: _encode(value) for name, value in r.confirmed_values}
     return found
 
 
@@ -347,6 +349,7 @@ def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
         tuple(_outcome_from_dict(o) for o in r.get("conflicts", ())),
         tuple(r.get("confirmed", ())),
         tuple((name, w if isinstance(w, str) else tuple(w)) for name, w in sorted(r.get("written_after", {}).items())),
+        tuple((name, _decode(value)) for name, value in sorted(r.get("confirmed_values", {}).items())),
     )
 
 
