@@ -57,7 +57,8 @@ class ApplyJournal:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
         entity = self._entities.get(record.entity) or self._entity(record.entity)
         fields = self._fields(record, entity, payload)
-        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer))
+        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer),
+                           formerly=record.renamed_from)
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
                     answer: Mapping[str, Any] | None) -> None:
@@ -66,7 +67,8 @@ class ApplyJournal:
         assert entity.status is not None
         name = entity.status.field
         mark = FieldWrite(name, self._owner(record), after=state, before=before)
-        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=updated_stamp(answer))
+        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=updated_stamp(answer),
+                           formerly=record.renamed_from)
 
     def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
         """A write sent whose answer was lost: it may or may not have landed."""

@@ -105,6 +105,9 @@ class RecordPlan:
     written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
     # the live values of the fields confirmed (none of a personal field): the journal's value after
     confirmed_values: tuple[tuple[str, Any], ...] = ()
+    # the key the record had before this plan renumbers it (`renamed:`): an update of its key field on
+    # the same live id; the history line moves from that key to `key`
+    renamed_from: tuple[Any, ...] | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:

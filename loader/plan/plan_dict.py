@@ -7,6 +7,7 @@ reads the file (a record at a time, its PII masked, checked against the schema).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from loader.findings import Finding
@@ -84,7 +85,8 @@ def record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "refers_to": list(r.refers_to),
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
-    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r)
+    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r) | (
+        {"renamed_from": _encode(list(r.renamed_from))} if r.renamed_from is not None else {})
 
 
 def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -277,7 +279,7 @@ def record_maker() -> _Reader:
     return _Reader(consume=True)
 
 
-_NO_HISTORY = (None, (), (), (), ())  # a record's three-way outcomes when it was planned two-way
+_NO_HISTORY = (None, (), (), (), (), ())  # a record's three-way outcomes when it was planned two-way
 _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded as they are
 
 
@@ -317,7 +319,7 @@ class _Reader:
         share, free = self.shared.setdefault, self.free
         block, entity, key, changes, findings = r["block"], r["entity"], r["key"], r["changes"], r["findings"]
         history = _history_from_dict(r) if _has_history(r) else _NO_HISTORY
-        return RecordPlan(
+        made = RecordPlan(
             r["ref"], share(block, block), share(entity, entity),
             tuple(key) if _plain_list(key) else tuple(_decode(k) for k in key),
             _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), r["live_id"],
@@ -330,6 +332,9 @@ class _Reader:
             tuple([(b, n) for b, n in r["also_rows"]]) if "also_rows" in r else (),
             *history,
         )
+        if "renamed_from" in r:  # a renumber (rare): its old key
+            return replace(made, renamed_from=tuple(_decode(k) for k in r["renamed_from"]))
+        return made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")

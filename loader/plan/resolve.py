@@ -86,7 +86,14 @@ class Resolution(NamedTuple):
 class Resolver:
     """Exact lookups over desired entries and live records; memoises key matches."""
 
-    def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]]):
+    def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]], *,
+                 aliases: Mapping[tuple[str, tuple[str, ...]], Mapping[Any, LiveRecord]] | None = None,
+                 released: Mapping[tuple[str, tuple[str, ...]], Collection[Any]] | None = None):
+        """`aliases`: per live index (entity, fields), keys that match another live record (a
+        renumbered record answers to its new key); `released`: keys that no longer match their live
+        record (a key renumbered away that a new record of the plan reuses)."""
+        self._aliases = aliases or {}
+        self._released = released or {}
         self._entries = entries
         self._entries_by_entity: dict[str, list[Entry]] = {}  # those of the entities referred to, when first asked
         self._live = live
@@ -122,6 +129,10 @@ class Resolver:
             else:
                 for rec in self.live_records(entity):
                     index.setdefault(live_key(rec, by), rec)
+            if (entity, by) in self._aliases:
+                for key in self._released.get((entity, by), ()):
+                    index.pop(key, None)
+                index.update(self._aliases[(entity, by)])
             self._live_index[(entity, by)] = index
         return index
 
