@@ -11,12 +11,13 @@ platform edit. Used by the renumbering plan and by the revert of one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from loader.history.comparable import comparable
-from loader.history.digests import RecordDigests, Written
+from loader.history.digests import Digester, RecordDigests, Written, key_text
 from loader.history.lines import HistoryLine
 from loader.history.store import History
 from loader.plan.model import Plan, RecordPlan
@@ -37,7 +38,8 @@ def rekeyed(record: RecordPlan, line: HistoryLine | None, live: Mapping[str, Any
         value = _value(name, record.payload) if _sends(name, record) else _value(name, live)
         written[name] = _digest(new, name, value, entity)
     for name, mark in (line.fields.items() if line is not None else ()):
-        if name in written or (entity.status is not None and name == entity.status.field and record.status_path):
+        if name in written or _sends(name, record) or name.startswith("#") \
+                or (entity.status is not None and name == entity.status.field and record.status_path):
             continue
         value = _value(name, live)
         if _digest(old, name, value, entity, like=mark.written) == mark.written:  # live is what was loaded
@@ -77,3 +79,19 @@ def moved_keys(plan: Plan, history: History) -> frozenset[tuple[str, str]]:
     token = history.digester.key_token
     return frozenset((r.entity, token(r.entity, r.renamed_from)) for b in plan.blocks for r in b.records
                      if r.renamed_from is not None)
+
+
+def renumbered_back(record: RecordPlan, formerly: str, history: History, live: Mapping[str, Any],
+                    digester: Digester, entity: EntityProfile) -> RecordPlan:
+    """A revert's record of an apply that renumbered it: when the revert puts its key back, it is
+    planned under the old key (`formerly`, a key token), renumbered from the key it has now, with
+    W made again under the old key (its history line and decisions go back with it)."""
+    old_key = tuple(json.loads(formerly))
+    back = tuple(record.payload.get(name, live.get(name)) for name in entity.key)
+    if key_text(back) != formerly:
+        return record
+    moved = replace(record, ref=f"{record.block}/{'/'.join(str(k) for k in old_key)}", key=old_key,
+                    renamed_from=record.key)
+    line = history.line_by_id(record.entity, record.live_id) if record.live_id else None
+    return rekeyed(moved, line, live, digester.record(record.entity, record.key),
+                   digester.record(record.entity, old_key), entity)
