@@ -119,6 +119,11 @@ class Snapshot:
                     formers[former] = key
         return formers.get(key_token)
 
+    def has_former_keys(self, entity: str) -> bool:
+        """Whether any record of `entity` had another key before."""
+        self.key_for_former(entity, "")
+        return bool(self._formers[entity])
+
     def with_lines(self, entity: str, lines: Iterable[HistoryLine], removed: Iterable[str] = ()) -> Snapshot:
         """A snapshot with `lines` set over this one's (a line replaces the line of its key), and the
         lines of the keys `removed` gone (a renumbered record's line moved to its new key)."""

@@ -13,11 +13,13 @@ resolver (the new key matches the old record) and to the records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from loader.findings import Finding
+from loader.history.digests import expand_id
 from loader.history.lines import Owner
 from loader.plan.model import RecordPlan
 from loader.plan.resolve import Entry, LiveRecord, exact_key, index_key, live_key, show_key
@@ -44,6 +46,10 @@ class Renumbering:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     after: dict[str, str] = field(default_factory=dict)
     moved: dict[str, dict[Any, str]] = field(default_factory=dict)
+    # references resolved through the history's former keys, by (entity, key): the key now shown;
+    # `taken`: those whose key another live record holds now (an error)
+    formerly: dict[tuple[str, Any], str] = field(default_factory=dict)
+    taken: dict[tuple[str, Any], str] = field(default_factory=dict)
 
     def note(self, ref: str, finding: Finding) -> None:
         self.findings.setdefault(ref, []).append(finding)
@@ -174,6 +180,41 @@ def _other_owner(history: History | None, entity: str, live_old: LiveRecord, blo
     return None if owners & mine else min(owners)
 
 
+class FormerKeys:
+    """Live records by a key they had before (the history's former keys): what a reference to a key
+    renumbered in an earlier cycle finds. Entities with personal fields are not looked in (their ids
+    are kept only as keyed tokens)."""
+
+    def __init__(self, history: History, live: Mapping[str, Sequence[LiveRecord]],
+                 keys: Callable[[str], Sequence[str]] | None = None) -> None:
+        """`keys`: an entity's key fields (a reference by other fields is not looked for)."""
+        self._keys = keys
+        self._history = history
+        self._live = live
+        self._by_id: dict[str, dict[str, LiveRecord]] = {}
+
+    def __call__(self, entity: str, by: tuple[str, ...], values: tuple[Any, ...]) -> tuple[LiveRecord, str] | None:
+        """(the live record that had the key `values` of the fields `by`, its key now shown), or None."""
+        history = self._history
+        if history.digester.is_personal(entity) or not history.snapshot.has_former_keys(entity):
+            return None
+        if self._keys is not None and tuple(self._keys(entity)) != tuple(by):
+            return None
+        now = history.snapshot.key_for_former(entity, history.digester.key_token(entity, values))
+        if now is None:
+            return None
+        line = history.snapshot.get(entity, now)
+        if line is None:
+            return None
+        by_id = self._by_id.get(entity)
+        if by_id is None:
+            by_id = self._by_id[entity] = {str(rec.get("id")): rec for rec in self._live.get(entity, ())}
+        record = by_id.get(expand_id(line.live_id))
+        if record is None:
+            return None
+        return record, "/".join(str(part) for part in json.loads(now)) if now.startswith("[") else now
+
+
 def renumbered(planned: list[RecordPlan], linked: dict[str, RecordPlan], linked_at: dict[str, list[int]],
                entries: Sequence[Entry], renumbering: Renumbering) -> None:
     """The planned records (in the order of `entries`) with what the renumbering says of each: its
@@ -182,7 +223,8 @@ def renumbered(planned: list[RecordPlan], linked: dict[str, RecordPlan], linked_
     looked at next)."""
     for at, (entry, plan) in enumerate(zip(entries, planned, strict=True)):
         changed = _with_renumbering(plan, renumbering)
-        warnings = _reference_warnings(entry, renumbering) if renumbering.moved else ()
+        warnings = _reference_warnings(entry, renumbering) \
+            if renumbering.moved or renumbering.formerly or renumbering.taken else ()
         if warnings:
             changed = replace(changed, findings=(*changed.findings, *warnings))
         if changed is not plan:
@@ -207,17 +249,32 @@ def _with_renumbering(plan: RecordPlan, renumbering: Renumbering) -> RecordPlan:
 
 
 def _reference_warnings(entry: Entry, renumbering: Renumbering) -> tuple[Finding, ...]:
-    """A warning for each reference of the record that names a key this plan renumbers away."""
+    """A finding for each reference of the record to a key renumbered away: in this plan, or in an
+    earlier cycle (found through the history: a warning; an error when another record has that key
+    now)."""
     found = []
     for name, value in entry.record.fields.items():
         for ref in value if isinstance(value, tuple) else (value,):
             if not isinstance(ref, Ref):
                 continue
+            exact = _exact(ref.values)
             moved = renumbering.moved.get(ref.entity)
-            new = moved.get(_exact(ref.values)) if moved else None
+            new = moved.get(exact) if moved else None
+            place = ref.cell or entry.record.place(name)
             if new is not None:
                 found.append(Finding(
                     "warning", "renumbered-reference",
                     f"{name}: {ref.entity} {show_key(ref.values)} is renumbered {new} in this plan: it still "
-                    "resolves, but update the sheet", ref.cell or entry.record.place(name)))
+                    "resolves, but update the sheet", place))
+            elif (ref.entity, exact) in renumbering.formerly:
+                found.append(Finding(
+                    "warning", "renumbered-reference",
+                    f"{name}: {ref.entity} {show_key(ref.values)} is {renumbering.formerly[ref.entity, exact]} since "
+                    "an earlier apply renumbered it: update the sheet", place))
+            elif (ref.entity, exact) in renumbering.taken:
+                found.append(Finding(
+                    "error", "renumbered-reference",
+                    f"{name}: {ref.entity} {show_key(ref.values)} is {renumbering.taken[ref.entity, exact]} since an "
+                    f"earlier apply renumbered it, and another live {ref.entity} has {show_key(ref.values)} now: name "
+                    "the one meant by its key now", place))
     return tuple(found)

@@ -12,7 +12,7 @@ platform edit. Used by the renumbering plan and by the revert of one.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -82,16 +82,27 @@ def moved_keys(plan: Plan, history: History) -> frozenset[tuple[str, str]]:
 
 
 def renumbered_back(record: RecordPlan, formerly: str, history: History, live: Mapping[str, Any],
-                    digester: Digester, entity: EntityProfile) -> RecordPlan:
+                    digester: Digester, entity: EntityProfile,
+                    others: Sequence[Mapping[str, Any]]) -> tuple[RecordPlan | None, str | None]:
     """A revert's record of an apply that renumbered it: when the revert puts its key back, it is
     planned under the old key (`formerly`, a key token), renumbered from the key it has now, with
-    W made again under the old key (its history line and decisions go back with it)."""
+    W made again under the old key (its history line and decisions go back with it). When another
+    live record of `others` holds the old key now (a new record reusing it), the key stays: its
+    change is left out, with a note."""
     old_key = tuple(json.loads(formerly))
     back = tuple(record.payload.get(name, live.get(name)) for name in entity.key)
     if key_text(back) != formerly:
-        return record
+        return record, None
+    holder = next((rec for rec in others if rec.get("id") != live.get("id")
+                   and key_text(tuple(rec.get(name) for name in entity.key)) == formerly), None)
+    if holder is not None:
+        payload = {k: v for k, v in record.payload.items() if k not in entity.key}
+        left = replace(record, payload=payload, changes=tuple(c for c in record.changes if c.field not in entity.key))
+        note = (f"{', '.join(entity.key)}: cannot go back to {'/'.join(str(k) for k in old_key)}: another live record "
+                f"holds it now (id {holder.get('id')})")
+        return (left if payload or record.status_path else None), note
     moved = replace(record, ref=f"{record.block}/{'/'.join(str(k) for k in old_key)}", key=old_key,
                     renamed_from=record.key)
     line = history.line_by_id(record.entity, record.live_id) if record.live_id else None
     return rekeyed(moved, line, live, digester.record(record.entity, record.key),
-                   digester.record(record.entity, old_key), entity)
+                   digester.record(record.entity, old_key), entity), None

@@ -66,7 +66,9 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
         shown = _shown(writes, current)
         record, notes = _revert_record(writes, current, profile.entity(writes.entity), digester, shown)
         if record is not None and current is not None and writes.formerly is not None:
-            record = renumbered_back(record, writes.formerly, history, current, digester, profile.entity(writes.entity))
+            record, note = renumbered_back(record, writes.formerly, history, current, digester,
+                                           profile.entity(writes.entity), live.get(writes.entity, ()))
+            notes += [note] if note else []
         if record is not None:
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
         findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
