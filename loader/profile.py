@@ -44,6 +44,25 @@ class StatusRule:
     initial: str
     on_create: bool
     transitions: Mapping[str, tuple[str, ...]]
+    published: frozenset[str] = frozenset()  # states a retirement never moves through (`on_dropped:`)
+
+    def retiring_path(self, current: str, desired: str) -> tuple[str, ...] | None:
+        """The shortest legal path from `current` to `desired` that never enters a published state
+        (a record not published is never published on its way out); None when there is none."""
+        if current == desired:
+            return ()
+        seen = {current}
+        queue: deque[tuple[str, tuple[str, ...]]] = deque([(current, ())])
+        while queue:
+            state, steps = queue.popleft()
+            for nxt in self.transitions.get(state, ()):
+                if nxt in seen or (nxt in self.published and nxt != desired):
+                    continue
+                if nxt == desired:
+                    return (*steps, nxt)
+                seen.add(nxt)
+                queue.append((nxt, (*steps, nxt)))
+        return None
 
     def path(self, current: str, desired: str) -> tuple[str, ...] | None:
         """The shortest legal sequence of states after `current` ending at `desired`.
@@ -288,6 +307,7 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
             initial=status["initial"],
             on_create=status.get("on_create", False),
             transitions={s: tuple(n) for s, n in status["transitions"].items()},
+            published=frozenset(status.get("published", ())),
         )
         if status
         else None,

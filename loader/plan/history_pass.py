@@ -30,6 +30,7 @@ from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.renumber_history import moved_keys, rekeyed
 from loader.plan.resolve import key_text
+from loader.plan.retire import retirements
 from loader.plan.shown import dropped_seen, mark_seen
 from loader.plan.three_way import Policy
 from loader.profile import EntityProfile, Profile
@@ -117,7 +118,10 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         ids = matched[block.entity]
         absent = tuple(n for n in block.not_in_source_records if n.id not in ids and n.id not in index.line_of)
         dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
-        final.append(replace(block, not_in_source_records=absent, dropped=dropped))
+        retired, said = retirements(block, inputs.get(block.name), dropped, index, history,
+                                    profile.entity(block.entity))
+        final.append(replace(block, not_in_source_records=absent, dropped=dropped,
+                             records=(*block.records, *retired), findings=(*block.findings, *said)))
     return replace(plan, blocks=tuple(final), history_state=compare.state)
 
 

@@ -108,6 +108,7 @@ class RecordPlan:
     # the key the record had before this plan renumbers it (`renamed:`): an update of its key field on
     # the same live id; the history line moves from that key to `key`
     renamed_from: tuple[Any, ...] | None = None
+    retiring: bool = False  # a retire change: a record dropped from the source, set as `on_dropped:` says
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -86,7 +86,8 @@ def record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
     } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r) | (
-        {"renamed_from": _encode(list(r.renamed_from))} if r.renamed_from is not None else {})
+        {"renamed_from": _encode(list(r.renamed_from))} if r.renamed_from is not None else {}) | (
+        {"retiring": True} if r.retiring else {})
 
 
 def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -333,8 +334,8 @@ class _Reader:
             *history,
         )
         if "renamed_from" in r:  # a renumber (rare): its old key
-            return replace(made, renamed_from=tuple(_decode(k) for k in r["renamed_from"]))
-        return made
+            made = replace(made, renamed_from=tuple(_decode(k) for k in r["renamed_from"]))
+        return replace(made, retiring=True) if r.get("retiring") else made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")

@@ -101,6 +101,15 @@ class RenameRule:
 
 
 @dataclass(frozen=True)
+class OnDropped:
+    """A block's `on_dropped:` other than `keep`: the values set on records it loaded and its source
+    no longer names (`set:`; a custom attribute as `custom_attributes.<label>`), as pairs."""
+
+    values: tuple[tuple[str, Any], ...]
+    place: MappingPlace
+
+
+@dataclass(frozen=True)
 class Block:
     name: str
     entity: str
@@ -120,6 +129,7 @@ class Block:
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
     renamed: RenameRule | None = None  # where a row's previous key is (a renumbered code)
+    on_dropped: OnDropped | None = None  # None: keep (records dropped from the source are listed only)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

@@ -1,0 +1,137 @@
+"""Retirement (`on_dropped: {set: ...}`, contract section 11): what a block sets on the records it
+loaded and its source no longer names ("dropped from the source").
+
+Each such record gets a **retire** change: an update of the fields `on_dropped` sets, reviewed,
+counted and journaled like any update (so `loader revert` undoes it where the service can move
+back). The values set are the sheet side of the three-way compare: live already holding them is
+nothing to do; a retirement staff undid in the platform (live differs from W, and W is the retired
+value) is a kept platform edit, not retired again each cycle. A status moves along legal steps that
+never enter a published state (`published:` in the entity profile): a dropped ACTIVE arrangement
+moves to INACTIVE; a DRAFT or READY one is left unpublished. A block whose source read no record,
+or lost more than `MAX_DROPPED_SHARE` of the records it loaded, retires nothing and says why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loader.findings import Finding
+from loader.history.comparable import comparable
+from loader.history.digests import RecordDigests
+from loader.history.lines import HistoryLine, line_digest
+from loader.history.store import History
+from loader.live_records import updated_time
+from loader.places import CellRef
+from loader.plan.history_index import EntityIndex
+from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, RecordPlan
+from loader.profile import EntityProfile
+from loader.record_fields import CUSTOM
+from loader.source.equality import same
+
+LABEL_PREFIX = f"{CUSTOM}."
+MAX_DROPPED_SHARE = 0.2  # more of a block's records dropped at once than this: a source cut short, not retirements
+MIN_GUARDED = 5  # at most this many dropped records are retired whatever the share
+RETIRE = "retire"
+
+
+def retirements(block: BlockPlan, given: Any, dropped: Sequence[DroppedRecord], index: EntityIndex,
+                history: History, entity: EntityProfile) -> tuple[tuple[RecordPlan, ...], tuple[Finding, ...]]:
+    """The retire changes of `block`'s dropped records under its `on_dropped:` (`given`: the block as
+    read), and what the block says about them."""
+    rule = getattr(given, "on_dropped", None)
+    if rule is None or not dropped:
+        return (), ()
+    place = getattr(rule, "place", None)
+    if not block.records and not block.blocked_rows:
+        return (), (Finding("warning", RETIRE, f"block {block.name} retires nothing: its source read no records",
+                            place),)
+    loaded = len(block.records) + len(dropped)
+    if len(dropped) > max(MIN_GUARDED, MAX_DROPPED_SHARE * loaded):
+        return (), (Finding("warning", RETIRE, f"block {block.name} retires nothing: {len(dropped)} of the {loaded} "
+                            f"records it loaded are gone from its source (more than {MAX_DROPPED_SHARE:.0%}); check "
+                            "the source, or retire them by hand", place),)
+    if history.digester.is_personal(block.entity):
+        return (), (Finding("warning", RETIRE, f"block {block.name} retires nothing: {block.entity} has personal "
+                            "fields, whose records are retired by hand", place),)
+    records, notes = [], []
+    for record in dropped:
+        live = index.by_id.get(record.id)
+        token = index.line_of.get(record.id)
+        line = index.line(token) if token is not None else None
+        if live is None or line is None:
+            continue
+        planned, said = _retire(block, record, live, line, dict(rule.values), history, entity)
+        records += [planned] if planned is not None else []
+        notes += said
+    return tuple(records), tuple(notes)
+
+
+def _retire(block: BlockPlan, dropped: DroppedRecord, live: Mapping[str, Any], line: HistoryLine,
+            values: Mapping[str, Any], history: History,
+            entity: EntityProfile) -> tuple[RecordPlan | None, list[Finding]]:
+    key = tuple(json.loads(line.key))
+    shown = f"{block.entity} {'/'.join(str(k) for k in key)}"
+    where = CellRef(block.source_file, block.sheet)
+    digests = history.digester.record(block.entity, key)
+    payload: dict[str, Any] = {}
+    changes: list[FieldChange] = []
+    path: tuple[str, ...] = ()
+    notes: list[Finding] = []
+    status = entity.status
+    for name, value in values.items():
+        current = _live_value(live, name)
+        if same(comparable(name, value, entity), comparable(name, current, entity)):
+            continue
+        if _undone(line, name, value, current, digests, entity):
+            notes.append(Finding("warning", RETIRE, f"{shown}: {name}: kept: set back to {current!r} in the platform "
+                                 "after it was retired", where))
+            continue
+        if status is not None and name == status.field:
+            steps = status.retiring_path(str(current), str(value))
+            if steps is None:
+                what = "left unpublished" if str(current) not in status.published else f"cannot move from {current}"
+                notes.append(Finding("warning", RETIRE, f"{shown}: {name}: {what} (dropped from the source; "
+                                     f"on_dropped sets {value!r})", where))
+                continue
+            path = steps
+        elif name.startswith(LABEL_PREFIX):
+            labels = dict(payload.get(CUSTOM) or live.get(CUSTOM) or {})
+            labels[name[len(LABEL_PREFIX):]] = value
+            payload[CUSTOM] = labels
+        else:
+            payload[name] = value
+        changes.append(FieldChange(name, current, value))
+    if not changes:
+        return None, notes
+    fields = ", ".join(c.field for c in changes)
+    note = Finding("warning", RETIRE, f"{shown}: retire ({fields}): dropped from the source", where)
+    record = RecordPlan(
+        ref=f"{block.name}/{'/'.join(str(k) for k in key)}", block=block.name, entity=block.entity, key=key,
+        action=Action.UPDATE if payload else Action.UNCHANGED, payload=payload, source=where, live_id=dropped.id,
+        live_updated_time=_time(live), changes=tuple(changes), status_path=path, findings=(note,),
+        history_line=line_digest(line), retiring=True)
+    return record, notes
+
+
+def _live_value(live: Mapping[str, Any], name: str) -> Any:
+    if name.startswith(LABEL_PREFIX):
+        labels = live.get(CUSTOM)
+        return labels.get(name[len(LABEL_PREFIX):]) if isinstance(labels, Mapping) else None
+    return live.get(name)
+
+
+def _undone(line: HistoryLine, name: str, value: Any, current: Any, digests: RecordDigests,
+            entity: EntityProfile) -> bool:
+    """Whether the loader set `value` before and the platform changed it since (a kept edit)."""
+    mark = line.fields.get(name)
+    if mark is None or not isinstance(mark.written, str):
+        return False
+    digest = digests.value(name, comparable(name, value, entity))
+    return mark.written == digest and digests.value(name, comparable(name, current, entity)) != digest
+
+
+def _time(live: Mapping[str, Any]) -> int | None:
+    time = updated_time(live)
+    return time if isinstance(time, int) else None
