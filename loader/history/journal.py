@@ -30,12 +30,14 @@ from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
 
 FORMAT = 2
-KINDS = ("create", "update", "adopt", "lost", "confirm", "edited")
+KINDS = ("create", "update", "adopt", "lost", "confirm", "edited", "release")
 """create: the loader made the record. update: it changed fields. adopt: a create whose answer was
 lost, found live and taken as the loader's. lost: sent, the answer lost (the snapshot is not moved:
 the next plan finds live equal to the sheet and W follows). confirm: no write, live found equal to
 the sheet (W becomes live). edited: no write, fields found changed in the platform since the
-loader's value, with who changed them and when (kept on the line until the loader's value is back)."""
+loader's value, with who changed them and when (kept on the line until the loader's value is back).
+release: no write, a block stopped managing the record (`on_dropped: release`): its marks are
+forgotten, and the line with them when no other block's mark is left."""
 
 WRITES = frozenset({"create", "update", "adopt", "lost"})
 
@@ -94,6 +96,7 @@ class JournalEntry:
     fields: Mapping[str, JournalField] = field(default_factory=dict)
     formerly: str | None = None
     edited: Mapping[str, Edited] = field(default_factory=dict)
+    released: Owner | None = None  # a `release` entry: the block that stopped managing the record
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ class JournalWriter:
         """One create, update, adoption, lost answer or confirmation, appended at once. `fields`
         are `FieldWrite`s, or plain tuples of their values. `formerly`: the key the record had
         before this write (a renumbering: its line moves to `key`, the old key kept as former)."""
-        if kind not in KINDS or kind == "edited":
+        if kind not in KINDS or kind in ("edited", "release"):
             raise ValueError(f"unknown journal entry kind {kind!r}")
         d = self._digester
         personal = d.is_personal(entity)
@@ -162,6 +165,15 @@ class JournalWriter:
             self._service_users.add(updated[1])
         if kind != "lost":
             self.overlay.add(entity, key_token, id_token, updated, marks, formerly=former_token)
+
+    def release(self, entity: str, key: Key, owner: Owner) -> None:
+        """The block `owner` stops managing the record `key`: its marks go (and the line, when no
+        other block's mark is left). Appended at once; nothing was written."""
+        key_token = self._digester.key_token(entity, key)
+        self._append(json_text({"entity": entity, "key": key_token, "kind": "release",
+                                "owner": [owner.file, owner.block]}) + "\n")
+        self._counts["release"] += 1
+        self.overlay.add(entity, key_token, None, None, {}, released=owner)
 
     def edited(self, entity: str, key: Key, live_id: str, edits: Mapping[str, Edited]) -> None:
         """Fields found changed in the platform since the loader's value, with who changed each and
@@ -274,7 +286,7 @@ def replay(path: Path, base: Snapshot) -> Folding:
                 marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
                          for name, f in item.get("fields", {}).items()}
                 overlay.add(item["entity"], item["key"], item.get("id"), stamp, marks, formerly=item.get("formerly"),
-                            edited=_edited_from(item.get("edited")))
+                            edited=_edited_from(item.get("edited")), released=_owner_from(item.get("owner")))
     return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
 
 
@@ -291,7 +303,12 @@ def entry_from(item: Mapping[str, Any]) -> JournalEntry:
               for name, f in item.get("fields", {}).items()}
     return JournalEntry(item["kind"], item["entity"], item["key"], item.get("id"),
                         (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
-                        _edited_from(item.get("edited")))
+                        _edited_from(item.get("edited")), _owner_from(item.get("owner")))
+
+
+def _owner_from(value: Any) -> Owner | None:
+    """A `release` entry's owner."""
+    return Owner(str(value[0]), str(value[1])) if isinstance(value, list) and len(value) == 2 else None
 
 
 def _edited_from(value: Any) -> dict[str, Edited]:
@@ -315,6 +332,12 @@ def fold(snapshot: Snapshot, entries: Sequence[JournalEntry]) -> Snapshot:
         if entry.kind == "edited":
             if line is not None:
                 lines[entry.key] = line.with_fields(_noted(line, entry.edited))
+            continue
+        if entry.kind == "release":
+            if line is not None:
+                kept = {name: mark for name, mark in line.fields.items() if mark.owner != entry.released}
+                lines[entry.key] = HistoryLine(line.key, line.live_id, line.updated_time, line.updated_user, kept,
+                                               line.former_keys) if kept else None
             continue
         if line is None:
             line = HistoryLine(entry.key, entry.live_id or "")

@@ -67,7 +67,7 @@ class EntityOverlay:
 
     def add(self, key: str, live_id: str | None, updated: tuple[int, str | None] | None,
             marks: Mapping[str, Mark], *, formerly: str | None = None,
-            edited: Mapping[str, Edited] | None = None) -> None:
+            edited: Mapping[str, Edited] | None = None, released: Owner | None = None) -> None:
         """Apply one journal entry (its marks by field name) to the record `key` (a key token);
         `formerly`: the key its line had before (it moves to `key`); `edited`: per field, who first
         changed it in the platform (noted where the field's column names no first change yet)."""
@@ -75,8 +75,8 @@ class EntityOverlay:
         if columns is None and formerly is not None:
             columns = self._columns_of(key)
         if columns is None:
-            if edited:
-                return  # no line: nothing to note the platform's changes on
+            if edited or released is not None:
+                return  # no line: nothing to note the platform's changes on, nor to release
             columns = [key, "", "", "", ""] + [""] * len(self.fields)
         if len(columns) == SHORTEST:
             columns.append("")
@@ -84,6 +84,9 @@ class EntityOverlay:
             former = tuple(json.loads(columns[SHORTEST])) if columns[SHORTEST] else ()
             columns[0], columns[SHORTEST] = key, former_text(moved_keys(former, formerly, key))
             self.lines[formerly] = ""  # the old key's line is gone
+        if released is not None:  # a `release` entry: the block's marks go, and the line with the last one
+            self.lines[key] = self._released(columns, released)
+            return
         if edited:  # an `edited` entry notes who changed fields, and nothing else
             self._note(columns, edited)
             self.lines[key] = joined(columns)
@@ -119,6 +122,21 @@ class EntityOverlay:
                 return None
             return (old if isinstance(old, str) else self.render(old)).split("\t")
         return text.split("\t") if text else None
+
+    def _released(self, columns: list[str], owner: Owner) -> str:
+        """The line's text once `owner`'s marks are gone ("" when no mark is left); the owner and user
+        it may stop naming are noted, so the tables are worked out again."""
+        index = self._owner_index.get(owner)
+        if index is not None:
+            for at in range(FIRST_FIELD, len(columns)):
+                if columns[at] and columns[at][:columns[at].index(".")] == index:
+                    columns[at] = ""
+                    self.dropped_owners.add(index)
+        if any(columns[FIRST_FIELD:]):
+            return joined(columns)
+        if columns[3]:
+            self.dropped_users.add(columns[3])
+        return ""
 
     def _note(self, columns: list[str], edited: Mapping[str, Edited]) -> None:
         """Note who first changed each field of `edited` on `columns`, where not noted yet."""
@@ -167,12 +185,12 @@ class Overlay:
 
     def add(self, entity: str, key: str, live_id: str | None, updated: tuple[int, str | None] | None,
             marks: Mapping[str, Mark], *, formerly: str | None = None,
-            edited: Mapping[str, Edited] | None = None) -> None:
+            edited: Mapping[str, Edited] | None = None, released: Owner | None = None) -> None:
         overlay = self.entities.get(entity)
         if overlay is None:
             tables, lines = self.base.raw_items(entity)
             overlay = self.entities[entity] = EntityOverlay(tables, lines)
-        overlay.add(key, live_id, updated, marks, formerly=formerly, edited=edited)
+        overlay.add(key, live_id, updated, marks, formerly=formerly, edited=edited, released=released)
 
     def __len__(self) -> int:
         return sum(1 for overlay in self.entities.values() for text in overlay.lines.values() if text)

@@ -57,7 +57,9 @@ WRITE_ENTRIES = st.builds(
 EDITED_ENTRIES = st.builds(
     lambda entity, key, live_id, edited: JournalEntry("edited", entity, key, live_id, edited=edited),
     st.sampled_from(ENTITIES), KEYS, IDS, st.dictionaries(st.sampled_from(FIELD_NAMES), EDITED, min_size=1, max_size=3))
-ENTRIES = st.one_of(WRITE_ENTRIES, WRITE_ENTRIES, EDITED_ENTRIES)
+RELEASE_ENTRIES = st.builds(lambda entity, key, owner: JournalEntry("release", entity, key, None, released=owner),
+                            st.sampled_from(ENTITIES), KEYS, st.sampled_from(OWNERS))
+ENTRIES = st.one_of(WRITE_ENTRIES, WRITE_ENTRIES, EDITED_ENTRIES, RELEASE_ENTRIES)
 
 
 def _base(folder: Path, lines: dict[str, list[HistoryLine]], max_bytes: int) -> Snapshot:
@@ -78,7 +80,7 @@ def _overlay(base: Snapshot, entries: list[JournalEntry]) -> Overlay:
         if entry.kind != "lost":
             overlay.add(entry.entity, entry.key, entry.live_id, entry.updated,
                         {name: (f.owner, f.written, None, None) for name, f in entry.fields.items()},
-                        formerly=entry.formerly, edited=entry.edited)
+                        formerly=entry.formerly, edited=entry.edited, released=entry.released)
     return overlay
 
 
@@ -143,6 +145,10 @@ def test_the_writer_keeps_what_replaying_its_journal_makes(entries: list[Journal
             if entry.kind == "edited":
                 assert entry.live_id is not None
                 writer.edited(entry.entity, key, entry.live_id, entry.edited)
+                continue
+            if entry.kind == "release":
+                assert entry.released is not None
+                writer.release(entry.entity, key, entry.released)
                 continue
             formerly = None if entry.formerly is None else tuple(json.loads(entry.formerly))
             writer.record(entry.kind, entry.entity, key, entry.live_id, writes, updated=entry.updated,
