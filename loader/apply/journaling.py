@@ -89,6 +89,14 @@ class ApplyJournal:
         if edits:
             self.writer.edited(record.entity, record.key, known_id, edits)
 
+    def released(self, plan: Plan) -> None:
+        """The records the plan's blocks stop managing (`on_dropped: release`): the history forgets
+        their marks (no write)."""
+        for block in plan.blocks:
+            owner = self._owners.get(block.name) or Owner("", block.name)
+            for record in block.released:
+                self.writer.release(block.entity, record.key, owner)
+
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
 
@@ -130,13 +138,14 @@ class ApplyJournal:
 def journal_confirmations(plan: Plan, profile: Profile, history: History, environment: str,
                           by: str | None) -> int:
     """A plan with nothing to write whose fields the sheet and the platform now agree on: their W
-    moves to live, in a journal of its own that moves no head (nothing was written). How many
-    records it confirmed (0: no journal at all)."""
+    moves to live, in a journal of its own that moves no head (nothing was written), with the records
+    the plan stops managing (`on_dropped: release`) forgotten. How many records it confirmed."""
     confirming = [r for r in plan.records() if (r.confirmed or platform_edits(r)) and not r.blocked and r.live_id]
-    if not confirming:
+    if not confirming and not any(block.released for block in plan.blocks):
         return 0
     writer = history.begin_apply(environment, plan_digest=plan.digest, by=by)
     journal = ApplyJournal(writer, plan, profile)
+    journal.released(plan)
     for record in confirming:
         journal.confirmed(record, record.live_id)
     history.finish_apply(writer, {"confirmed": len(confirming)})

@@ -30,7 +30,7 @@ from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.renumber_history import moved_keys, rekeyed
 from loader.plan.resolve import key_text
-from loader.plan.retire import retirements
+from loader.plan.retire import released, released_findings, retirements
 from loader.plan.shown import dropped_seen, mark_seen
 from loader.plan.three_way import Policy
 from loader.profile import EntityProfile, Profile
@@ -120,8 +120,10 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
         retired, said = retirements(block, inputs.get(block.name), dropped, index, history,
                                     profile.entity(block.entity))
-        final.append(replace(block, not_in_source_records=absent, dropped=dropped,
-                             records=(*block.records, *retired), findings=(*block.findings, *said)))
+        let_go = released(block, dropped, inputs.get(block.name))
+        final.append(replace(block, not_in_source_records=absent, dropped=dropped, released=let_go,
+                             records=(*block.records, *retired),
+                             findings=(*block.findings, *said, *released_findings(block, let_go))))
     return replace(plan, blocks=tuple(final), history_state=compare.state)
 
 

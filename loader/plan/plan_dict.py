@@ -177,7 +177,8 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded}
                     | ({"seen": True} if d.seen else {}) for d in b.dropped],
         "records": records,
-    } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {})
+    } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {}) | (
+        {"released": [{"key": _encode(list(d.key)), "id": d.id} for d in b.released]} if b.released else {})
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
@@ -250,6 +251,7 @@ def _block_from_dict(b: Mapping[str, Any], records: tuple[RecordPlan, ...]) -> B
                       for d in b.get("dropped", ())),
         mapping_file=b.get("mapping_file"),
         records=records,
+        released=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"]) for d in b.get("released", ())),
     )
 
 

@@ -41,7 +41,7 @@ def retirements(block: BlockPlan, given: Any, dropped: Sequence[DroppedRecord], 
     """The retire changes of `block`'s dropped records under its `on_dropped:` (`given`: the block as
     read), and what the block says about them."""
     rule = getattr(given, "on_dropped", None)
-    if rule is None or not dropped:
+    if rule is None or rule.release or not dropped:
         return (), ()
     place = getattr(rule, "place", None)
     if not block.records and not block.blocked_rows:
@@ -135,3 +135,18 @@ def _undone(line: HistoryLine, name: str, value: Any, current: Any, digests: Rec
 def _time(live: Mapping[str, Any]) -> int | None:
     time = updated_time(live)
     return time if isinstance(time, int) else None
+
+
+def released(block: BlockPlan, dropped: Sequence[DroppedRecord], given: Any) -> tuple[DroppedRecord, ...]:
+    """The dropped records a block stops managing (`on_dropped: release`): listed as released, and
+    forgotten by the history once the plan is applied (a record that comes back is then compared
+    two-way)."""
+    rule = getattr(given, "on_dropped", None)
+    return tuple(dropped) if rule is not None and rule.release else ()
+
+
+def released_findings(block: BlockPlan, records: Sequence[DroppedRecord]) -> tuple[Finding, ...]:
+    """One warning a released record, listed once: after the apply the history no longer knows it."""
+    where = CellRef(block.source_file, block.sheet)
+    return tuple(Finding("warning", "released", f"{block.entity} {'/'.join(str(k) for k in record.key)} (id "
+                         f"{record.id}): released: no longer managed here", where) for record in records)

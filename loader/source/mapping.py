@@ -103,10 +103,12 @@ class RenameRule:
 @dataclass(frozen=True)
 class OnDropped:
     """A block's `on_dropped:` other than `keep`: the values set on records it loaded and its source
-    no longer names (`set:`; a custom attribute as `custom_attributes.<label>`), as pairs."""
+    no longer names (`set:`; a custom attribute as `custom_attributes.<label>`), as pairs; or
+    `release`: the block stops managing them."""
 
     values: tuple[tuple[str, Any], ...]
     place: MappingPlace
+    release: bool = False
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,8 @@ class BlockBuilder:
         """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,
         a status only one of its states."""
         spec = data.get("on_dropped", "keep")
+        if spec == "release":
+            return OnDropped((), self.doc.place((*base, "on_dropped"), key=True), release=True)
         if not isinstance(spec, dict):
             return None
         where = (*base, "on_dropped", "set")

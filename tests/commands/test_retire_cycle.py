@@ -87,3 +87,47 @@ def test_a_dropped_active_arrangement_retires_and_a_draft_one_is_left_unpublishe
         assert main(["apply", "--plan", "revert.json", "--env", "local", "--yes"]) == EXIT_OK
         assert requests_to(sandbox.stats(), PATCH) == 0
         assert _statuses(sandbox)["A1"] == "INACTIVE"
+
+
+RELEASING = """version: 1
+source: schools.xlsx
+entities:
+  schools:
+    entity: school
+    sheet: Schools
+    key: [code]
+    on_dropped: release
+    fields:
+      code: Code
+      name: Name
+"""
+
+
+def test_a_released_record_is_listed_once_then_forgotten_and_compared_two_way_when_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers.project import write_schools
+
+    from loader.history.store import History
+
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RELEASE_SECRET"), encoding="utf-8")
+        monkeypatch.setenv("RELEASE_SECRET", sandbox.client_secret)
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "schools.yaml").write_text(RELEASING, encoding="utf-8")
+        write_schools(tmp_path / "schools.xlsx", [("SCI", "Science"), ("ENG", "Engineering")])
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        write_schools(tmp_path / "schools.xlsx", [("SCI", "Science")])
+        assert main(["plan", "schools.yaml", "--env", "local", "--format", "json", "--out", "plan.json"]) == 0
+        plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+        (block,) = plan["blocks"]
+        assert [r["key"] for r in block["released"]] == [["ENG"]]
+        assert any("released: no longer managed here" in f["message"] for f in block["findings"])
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        history = History.open(tmp_path / "history" / "local")
+        assert history.line("school", ("ENG",)) is None and history.line("school", ("SCI",)) is not None
+
+        assert main(["plan", "schools.yaml", "--env", "local", "--format", "json", "--out", "again.json"]) == 0
+        (block,) = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["blocks"]
+        assert "released" not in block and block["dropped"] == []  # listed once: now not managed here
+        assert [n["key"] for n in block["not_in_source_records"]] == [["ENG"]]
