@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from loader.findings import Finding
@@ -150,3 +151,75 @@ def released_findings(block: BlockPlan, records: Sequence[DroppedRecord]) -> tup
     where = CellRef(block.source_file, block.sheet)
     return tuple(Finding("warning", "released", f"{block.entity} {'/'.join(str(k) for k in record.key)} (id "
                          f"{record.id}): released: no longer managed here", where) for record in records)
+
+
+def restored(block: BlockPlan, given: Any, index: EntityIndex, history: History,
+             entity: EntityProfile) -> BlockPlan:
+    """`block` with each retired record that is back in its source given back what `on_dropped` set
+    and the sheet does not manage: its value before the retirement, from the journal (the fields the
+    sheet manages are planned from the sheet, as for any record)."""
+    rule = getattr(given, "on_dropped", None)
+    if rule is None or rule.release or history.digester.is_personal(block.entity):
+        return block
+    managed = {r.field for r in block.field_rules} | set(block.key_fields)
+    unmanaged = {name: value for name, value in rule.values if name not in managed}
+    wanted: dict[str, list[str]] = {}  # record ref -> the fields to give back
+    for record in block.records:
+        line = index.line(index.line_of[record.live_id]) if record.live_id in index.line_of else None
+        live = index.by_id.get(record.live_id) if record.live_id else None
+        if line is None or live is None or record.retiring or record.blocked:
+            continue
+        digests = history.digester.record(block.entity, record.key)
+        names = [name for name, value in unmanaged.items()
+                 if same(_live_value(live, name), value) and _wrote(line, name, value, digests, entity)]
+        if names:
+            wanted[record.ref] = names
+    if not wanted:
+        return block
+    befores = _values_before(history, block.entity, {r.ref: r for r in block.records}, wanted, unmanaged)
+    records = tuple(_given_back(r, befores.get(r.ref, {}), index) if r.ref in befores else r for r in block.records)
+    return replace(block, records=records)
+
+
+def _wrote(line: HistoryLine, name: str, value: Any, digests: RecordDigests, entity: EntityProfile) -> bool:
+    mark = line.fields.get(name)
+    return mark is not None and mark.written == digests.value(name, comparable(name, value, entity))
+
+
+def _values_before(history: History, entity: str, records: Mapping[str, RecordPlan],
+                   wanted: Mapping[str, Sequence[str]], values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per record ref, per field, the value before the newest journaled write of the retired value."""
+    tokens = {history.digester.key_token(entity, records[ref].key): ref for ref in wanted}
+    found: dict[str, dict[str, Any]] = {}
+    for journal in reversed(history.journals()):
+        for entry in reversed(journal.entries):
+            ref = tokens.get(entry.key) if entry.entity == entity and entry.kind == "update" else None
+            if ref is None:
+                continue
+            for name in wanted[ref]:
+                field = entry.fields.get(name)
+                if field is not None and field.has_after and same(field.after, values[name]):
+                    found.setdefault(ref, {}).setdefault(name, field.before)
+    return found
+
+
+def _given_back(record: RecordPlan, befores: Mapping[str, Any], index: EntityIndex) -> RecordPlan:
+    live = index.by_id.get(record.live_id) if record.live_id else None
+    payload = dict(record.payload)
+    changes = list(record.changes)
+    for name, before in sorted(befores.items()):
+        current = _live_value(live or {}, name)
+        if name.startswith(LABEL_PREFIX):
+            labels = dict(payload.get(CUSTOM) or (live or {}).get(CUSTOM) or {})
+            if before is None:
+                labels.pop(name[len(LABEL_PREFIX):], None)
+            else:
+                labels[name[len(LABEL_PREFIX):]] = before
+            payload[CUSTOM] = labels
+        else:
+            payload[name] = before
+        changes.append(FieldChange(name, current, before))
+    note = Finding("warning", RETIRE, f"{', '.join(sorted(befores))}: back in the source: given back its value "
+                   "before the retirement", record.source)
+    return replace(record, action=Action.UPDATE if record.action is Action.UNCHANGED else record.action,
+                   payload=payload, changes=tuple(changes), findings=(*record.findings, note))

@@ -131,3 +131,38 @@ def test_a_released_record_is_listed_once_then_forgotten_and_compared_two_way_wh
         (block,) = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["blocks"]
         assert "released" not in block and block["dropped"] == []  # listed once: now not managed here
         assert [n["key"] for n in block["not_in_source_records"]] == [["ENG"]]
+
+
+LABELLING = RELEASING.replace("on_dropped: release", "on_dropped: {set: {custom_attributes: {Status: Discontinued}}}")
+
+
+def _labels(sandbox: Any) -> dict[str, dict[str, str]]:
+    async def go() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collection("school")
+
+    return {str(s["code"]): dict(s.get("custom_attributes") or {}) for s in asyncio.run(go())}
+
+
+def test_a_retired_record_back_in_the_source_gets_what_on_dropped_set_given_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers.project import write_schools
+
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "LABEL_SECRET"), encoding="utf-8")
+        monkeypatch.setenv("LABEL_SECRET", sandbox.client_secret)
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "schools.yaml").write_text(LABELLING, encoding="utf-8")
+        rows = [("SCI", "Science"), ("ENG", "Engineering"), ("LAW", "Law"), ("ART", "Arts")]
+        write_schools(tmp_path / "schools.xlsx", rows)
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        write_schools(tmp_path / "schools.xlsx", [row for row in rows if row[0] != "ENG"])
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        assert _labels(sandbox)["ENG"] == {"Status": "Discontinued"}
+        write_schools(tmp_path / "schools.xlsx", rows)  # ENG is back
+        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        assert _labels(sandbox)["ENG"] == {}  # it had no Status before it was retired
+        assert main(["plan", "schools.yaml", "--env", "local", "--format", "json", "--out", "again.json"]) == 0
+        again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
+        assert all(r["action"] == "unchanged" for b in again["blocks"] for r in b["records"])
