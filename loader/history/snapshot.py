@@ -110,13 +110,15 @@ class Snapshot:
 
     def key_for_former(self, entity: str, key_token: str) -> str | None:
         """The key token of the record that had the key `key_token` before (renumbered, or a
-        duplicate taken as it), or None. When two did, the one that had it last."""
+        duplicate taken as it), or None. When two did, the one of the greatest key token (the same
+        answer whatever the order lines were read in)."""
         formers = self._formers.get(entity)
         if formers is None:
             formers = self._formers[entity] = {}
-            for key in sorted(self._lines.get(entity, {})):
-                for former in _former_of(self._lines[entity][key]):
-                    formers[former] = key
+            for key, line in self._lines.get(entity, {}).items():
+                for former in _former_of(line):
+                    if former not in formers or formers[former] < key:  # two had it: the greatest key, always
+                        formers[former] = key
         return formers.get(key_token)
 
     def has_former_keys(self, entity: str) -> bool:
@@ -157,6 +159,8 @@ def _id_of(line: str | HistoryLine) -> str:
 def _former_of(line: str | HistoryLine) -> tuple[str, ...]:
     if isinstance(line, HistoryLine):
         return line.former_keys
+    if '\t["' not in line:  # only the former keys column starts so after a tab: most lines have none
+        return ()
     parts = line.split("\t", FIRST_FIELD)
     if len(parts) <= SHORTEST or not parts[SHORTEST]:
         return ()
