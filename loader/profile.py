@@ -44,6 +44,25 @@ class StatusRule:
     initial: str
     on_create: bool
     transitions: Mapping[str, tuple[str, ...]]
+    published: frozenset[str] = frozenset()  # states a retirement never moves through (`on_dropped:`)
+
+    def retiring_path(self, current: str, desired: str) -> tuple[str, ...] | None:
+        """The shortest legal path from `current` to `desired` that never enters a published state
+        (a record not published is never published on its way out); None when there is none."""
+        if current == desired:
+            return ()
+        seen = {current}
+        queue: deque[tuple[str, tuple[str, ...]]] = deque([(current, ())])
+        while queue:
+            state, steps = queue.popleft()
+            for nxt in self.transitions.get(state, ()):
+                if nxt in seen or (nxt in self.published and nxt != desired):
+                    continue
+                if nxt == desired:
+                    return (*steps, nxt)
+                seen.add(nxt)
+                queue.append((nxt, (*steps, nxt)))
+        return None
 
     def path(self, current: str, desired: str) -> tuple[str, ...] | None:
         """The shortest legal sequence of states after `current` ending at `desired`.
@@ -95,6 +114,7 @@ class EntityProfile:
     forbidden: frozenset[str] = frozenset()
     set_fields: frozenset[str] = frozenset()
     unique: frozenset[str] = frozenset()  # fields the service refuses duplicates of (409)
+    renamable: frozenset[str] = frozenset()  # key fields an update may change (a renumbered code)
     only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     fields_by_type: FieldsByType | None = None
     references: Mapping[str, Reference] = field(default_factory=dict)
@@ -272,6 +292,7 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
         forbidden=frozenset(spec.get("forbidden", ())),
         set_fields=frozenset(spec.get("set_fields", ())),
         unique=frozenset(spec.get("unique", ())),
+        renamable=frozenset(spec.get("renamable", ())),
         only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
         fields_by_type=FieldsByType(
             spec["fields_by_type"]["field"],
@@ -286,6 +307,7 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
             initial=status["initial"],
             on_create=status.get("on_create", False),
             transitions={s: tuple(n) for s, n in status["transitions"].items()},
+            published=frozenset(status.get("published", ())),
         )
         if status
         else None,

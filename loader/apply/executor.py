@@ -288,6 +288,8 @@ async def apply_plan(
     journal = None if writer is None else ApplyJournal(writer, plan, profile)
     executor = _Executor(plan, client, profile, options, stop, listener, journal)
     try:
+        if journal is not None:
+            journal.released(plan)  # the records the plan stops managing: nothing to write, only forgotten
         records = await executor.run()
     finally:  # also after Ctrl-C or a crash: what was written stays journaled, and is folded
         if history is not None and writer is not None:

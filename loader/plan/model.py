@@ -103,6 +103,12 @@ class RecordPlan:
     # W once carried out, per field the plan computed it for (written, confirmed; a set's element
     # digests as a sorted tuple): apply journals these as they are (`FieldWrite.written`)
     written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    # the live values of the fields confirmed (none of a personal field): the journal's value after
+    confirmed_values: tuple[tuple[str, Any], ...] = ()
+    # the key the record had before this plan renumbers it (`renamed:`): an update of its key field on
+    # the same live id; the history line moves from that key to `key`
+    renamed_from: tuple[Any, ...] | None = None
+    retiring: bool = False  # a retire change: a record dropped from the source, set as `on_dropped:` says
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -174,6 +180,7 @@ class BlockPlan:
     field_rules: tuple[FieldRule, ...] = ()  # the mapping line of each field it sets
     dropped: tuple[DroppedRecord, ...] = ()  # records it loaded before that its sheet no longer names
     mapping_file: str | None = None  # the mapping file of the block, as the project names it (history owner)
+    released: tuple[DroppedRecord, ...] = ()  # dropped records it stops managing (`on_dropped: release`)
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)

@@ -151,10 +151,13 @@ def _blocked_row_line(row: BlockedRow, block: BlockPlan) -> Iterable[str]:
 
 def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> Iterable[str]:
     style = "green" if sign == "+" else "yellow"
-    word = "create" if sign == "+" else "update" if record.changes else "status move" if record.status_path \
-        else "kept platform edit"
+    word = "create" if sign == "+" else "retire" if record.retiring else "update" if record.changes \
+        else "status move" if record.status_path else "kept platform edit"
+    shown = label(record)
+    if record.renamed_from is not None and sign != "+":  # a renumber: the key it leaves, and the one it takes
+        word, shown = "renumber", f"{'/'.join(str(k) for k in record.renamed_from)} → {shown}"
     where = escape(record_place(record, block))
-    yield f"  [{style}]{sign} {word} {escape(label(record))}[/{style}]  [dim]{where}[/dim]"
+    yield f"  [{style}]{sign} {word} {escape(shown)}[/{style}]  [dim]{where}[/dim]"
     for change in record.changes:
         if sign == "+" and change.old is None:
             yield f"      {escape(clean(change.field))}: {escape(value_text(change.new))}"

@@ -89,6 +89,29 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class RenameRule:
+    """A block's `renamed:`: the column of the same source holding a row's previous key value (of
+    the key field the profile lists as renamable), and how the record moves to its new key (`as:
+    update`: the key field is updated on the same live record)."""
+
+    column: str
+    key_field: str  # the key field renamed
+    place: MappingPlace
+    how: str = "update"
+
+
+@dataclass(frozen=True)
+class OnDropped:
+    """A block's `on_dropped:` other than `keep`: the values set on records it loaded and its source
+    no longer names (`set:`; a custom attribute as `custom_attributes.<label>`), as pairs; or
+    `release`: the block stops managing them."""
+
+    values: tuple[tuple[str, Any], ...]
+    place: MappingPlace
+    release: bool = False
+
+
+@dataclass(frozen=True)
 class Block:
     name: str
     entity: str
@@ -107,6 +130,8 @@ class Block:
     repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
+    renamed: RenameRule | None = None  # where a row's previous key is (a renumbered code)
+    on_dropped: OnDropped | None = None  # None: keep (records dropped from the source are listed only)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

@@ -14,7 +14,16 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.entity_schemas import default_type, field_names
-from loader.source.mapping import PATHS_SEPARATOR, Block, Condition, FieldSpec, LookupSpec, Variant
+from loader.source.mapping import (
+    PATHS_SEPARATOR,
+    Block,
+    Condition,
+    FieldSpec,
+    LookupSpec,
+    OnDropped,
+    RenameRule,
+    Variant,
+)
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import kind_for
@@ -137,6 +146,8 @@ class BlockBuilder:
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         self._check_key(data, base, [s for s in specs if s is not None])
+        renamed = self._renamed(entity_name, data, base, [s for s in specs if s is not None])
+        on_dropped = self._on_dropped(entity_name, data, base)
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         if len(self.findings) > before:
             return None
@@ -158,6 +169,8 @@ class BlockBuilder:
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
+            renamed=renamed,
+            on_dropped=on_dropped,
         )
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
@@ -174,6 +187,54 @@ class BlockBuilder:
             self.findings = kept
         self.sub = _same
         return variants
+
+    def _renamed(self, entity_name: str, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> RenameRule | None:
+        """The block's `renamed:`: which key field it renames (the one the profile lists as
+        renamable), refused for a key that holds a reference or none the service lets change."""
+        if "renamed" not in data:
+            return None
+        where = (*base, "renamed")
+        key = tuple(data["key"])
+        by_name = {s.name: s for s in specs}
+        referring = [name for name in key if name in by_name and by_name[name].ref is not None]
+        if referring:
+            self._fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
+                       "another record): renumber that record in its own block", where, key=True)
+            return None
+        renamable = [name for name in key if name in self.profile.entity(entity_name).renamable]
+        if len(renamable) != 1:
+            self._fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
+                       f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
+                       "(confirm with the service's operator, then list it in the profile)", where, key=True)
+            return None
+        spec = data["renamed"]
+        return RenameRule(str(spec["column"]), renamable[0], self.doc.place(where, key=True),
+                          str(spec.get("as", "update")))
+
+    def _on_dropped(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> OnDropped | None:
+        """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,
+        a status only one of its states."""
+        spec = data.get("on_dropped", "keep")
+        if spec == "release":
+            return OnDropped((), self.doc.place((*base, "on_dropped"), key=True), release=True)
+        if not isinstance(spec, dict):
+            return None
+        where = (*base, "on_dropped", "set")
+        entity = self.profile.entity(entity_name)
+        known = set(field_names(entity)) - set(data["key"]) - entity.read_only - entity.immutable - entity.forbidden
+        values: list[tuple[str, Any]] = []
+        for name, value in spec["set"].items():
+            if name == CUSTOM and isinstance(value, dict) and CUSTOM in field_names(entity):
+                values += [(f"{CUSTOM}.{label}", text) for label, text in value.items()]
+            elif name not in known:
+                self._fail("bad-on-dropped", f"on_dropped cannot set {name!r}: set fields of {entity_name} that an "
+                           "update may change (not its key)", (*where, name), key=True)
+            elif entity.status is not None and name == entity.status.field and value not in entity.status.transitions:
+                self._fail("bad-on-dropped", f"on_dropped sets {name} to {value!r}, not a state of {entity_name}; "
+                           f"expected one of: {', '.join(entity.status.transitions)}", (*where, name))
+            else:
+                values.append((name, value))
+        return OnDropped(tuple(values), self.doc.place((*base, "on_dropped"), key=True))
 
     def _check_key(self, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> None:
         """Every key field mapped, and none of them `collect`."""
