@@ -101,6 +101,28 @@ def person_of(record: Mapping[str, Any], name_fields: Sequence[str]) -> Person:
     )
 
 
+def name_fields(match: Sequence[str]) -> tuple[str, ...]:
+    """The fields of a `duplicates: match` list read as names: all but date of birth and e-mail."""
+    return tuple(f for f in match if f not in (DATE_OF_BIRTH, EMAIL))
+
+
+@dataclass(frozen=True)
+class LivePeople:
+    """The live records of an entity as the rule reads them, and what a plan needs of each beside:
+    its id, key fields and metadata (kept while the collection itself is let go of)."""
+
+    people: tuple[Person, ...]
+    records: tuple[Mapping[str, Any], ...]
+
+
+def live_people(records: Iterable[Mapping[str, Any]], match: Sequence[str], key_fields: Sequence[str]) -> LivePeople:
+    names = name_fields(match)
+    kept = ("id", "metadata", *key_fields)
+    listed = list(records)
+    return LivePeople(tuple(person_of(r, names) for r in listed),
+                      tuple({k: r[k] for k in kept if k in r} for r in listed))
+
+
 def resemblance(new: Person, other: Person, threshold: float) -> tuple[tuple[str, ...], float] | None:
     """(the fields that agreed, the name score) when the rule calls `new` and `other` the same, else None."""
     email = new.email is not None and new.email == other.email

@@ -14,6 +14,8 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef
 
+HELD = "probable-duplicate"  # the finding's code of a create held as a probable duplicate person
+
 
 class Action(StrEnum):
     CREATE = "create"
@@ -222,6 +224,11 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(r.has_changes and not r.blocked for r in self.records())
+
+    @property
+    def held_duplicates(self) -> int:
+        """Creates held as probable duplicates of people: changes waiting for a decision."""
+        return sum(1 for r in self.records() for f in r.findings if f.code == HELD)
 
 
 # The keys of plan.json's `extra` object, which holds the fields of a Plan's head above that older
