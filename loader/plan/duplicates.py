@@ -109,15 +109,16 @@ def name_fields(match: Sequence[str]) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class LivePeople:
     """The live records of an entity as the rule reads them, and what a plan needs of each beside:
-    its id, key fields and metadata (kept while the collection itself is let go of)."""
+    its id, key fields, metadata and match fields (kept while the collection itself is let go of)."""
 
     people: tuple[Person, ...]
     records: tuple[Mapping[str, Any], ...]
 
 
 def live_people(records: Iterable[Mapping[str, Any]], match: Sequence[str], key_fields: Sequence[str]) -> LivePeople:
+    """`records` as the rule reads them, each with its id, metadata, key and match fields kept."""
     names = name_fields(match)
-    kept = ("id", "metadata", *key_fields)
+    kept = ("id", "metadata", *key_fields, *match)
     listed = list(records)
     return LivePeople(tuple(person_of(r, names) for r in listed),
                       tuple({k: r[k] for k in kept if k in r} for r in listed))

@@ -30,7 +30,7 @@ from loader.live_records import updated_time
 from loader.plan.change_identity import create_value, record_identity
 from loader.plan.decisions_pass import hold_dependents, skipped_message
 from loader.plan.duplicates import LivePeople, Resemblance, find_duplicates, name_fields, person_of
-from loader.plan.model import HELD, Action, BlockPlan, PendingId, Plan, RecordPlan
+from loader.plan.model import HELD, Action, BlockPlan, DuplicateHold, PendingId, Plan, RecordPlan
 from loader.plan.resolve import key_text
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
@@ -72,6 +72,7 @@ class _People:
                  digester: Digester, env: str, decisions: Decisions | None) -> None:
         self.block, self.live, self.digester, self.env, self.decisions = block, live.records, digester, env, decisions
         self.set_fields = profile.entity(block.entity).set_fields
+        self.match = rule.match
         names = name_fields(rule.match)
         self.creates = [r for r in block.records if r.action is Action.CREATE and not r.blocked and not r.errors]
         found = find_duplicates([person_of(r.payload, names) for r in self.creates], live.people, rule.threshold)
@@ -96,8 +97,23 @@ class _People:
                 out.append(record)
                 continue
             held.append(record.ref)
-            out.append(_held(record, self._resembles(found)))
+            out.append(_held(record, self._hold(record, found, digests, live)))
         return tuple(out)
+
+    def _hold(self, record: RecordPlan, found: Resemblance, digests: RecordDigests | None,
+              live: Mapping[str, Any] | None) -> DuplicateHold:
+        other = live if live is not None else self.creates[found.other].payload
+        if live is not None:
+            resembles = f"live {self.block.entity} {self._key_of(live)}"
+        else:
+            earlier = self.creates[found.other]
+            resembles = f"an earlier row ({earlier.source}, key {'/'.join(str(k) for k in earlier.key)})"
+        fields = (*self.block.key_fields, *(f for f in self.match if f not in self.block.key_fields))
+        return DuplicateHold(
+            resembles, found.agreed, found.score,
+            tuple((name, record.payload.get(name), other.get(name)) for name in fields),
+            "" if digests is None else digests.value(CREATE, create_value(record)),
+            "" if digests is None or live is None else self._live_token(live))
 
     def _live_token(self, live: Mapping[str, Any]) -> str:
         return self.digester.key_token(self.block.entity, tuple(key_text(live.get(k)) for k in self.block.key_fields))
@@ -109,16 +125,6 @@ class _People:
         if decision.decision is Kind.NEW:
             return decision.refused == digests.value(CREATE, create_value(record))
         return decision.decision is Kind.SAME and live is not None and decision.refused == self._live_token(live)
-
-    def _resembles(self, found: Resemblance) -> str:
-        if found.earlier:
-            other = self.creates[found.other]
-            what = f"an earlier row ({other.source}, key {'/'.join(str(k) for k in other.key)})"
-        else:
-            live = self.live[found.other]
-            what = f"live {self.block.entity} {'/'.join(str(live.get(k)) for k in self.block.key_fields)}"
-        return (f"held: a probable duplicate of {what}: {', '.join(found.agreed)} agreed, names scored "
-                f"{found.score:.2f}; decide `create` or `same` in the review workbook (`loader plan --review`)")
 
     def _same(self, record: RecordPlan, live: Mapping[str, Any], decision: Decision) -> RecordPlan:
         """The row as the live record it was decided to be: nothing written, W set to the row's values."""
@@ -142,10 +148,16 @@ class _People:
         return "/".join(str(live.get(k)) for k in self.block.key_fields)
 
 
-def _held(record: RecordPlan, message: str) -> RecordPlan:
-    note = Finding("warning", HELD, message, record.source)
+def held_message(hold: DuplicateHold) -> str:
+    """What reports say of a held row: whom it resembles, the fields that agreed, the score; never a value."""
+    return (f"held: a probable duplicate of {hold.resembles}: {', '.join(hold.agreed)} agreed, names scored "
+            f"{hold.score:.2f}; decide `create` or `same` in the review workbook (`loader plan --review`)")
+
+
+def _held(record: RecordPlan, hold: DuplicateHold) -> RecordPlan:
+    note = Finding("warning", HELD, held_message(hold), record.source)
     return replace(record, action=Action.UNCHANGED, payload={}, changes=(), status_path=(), confirmed=(),
-                   written_after=(), findings=(*record.findings, note))
+                   written_after=(), findings=(*record.findings, note), duplicate=hold)
 
 
 def _through(record: RecordPlan, same: Mapping[str, str]) -> RecordPlan:

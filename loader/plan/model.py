@@ -61,6 +61,21 @@ class FieldOutcome:
     seen: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class DuplicateHold:
+    """Why a create is held as a probable duplicate person (`loader.plan.duplicates_pass`): whom it
+    resembles (a live key, or an earlier row), the fields that agreed and the name score; for the
+    0600 review workbook only, both records' values side by side (`values`: field, row's, other's)
+    and what a decision names (`create_digest`, `live_token`; "" where they cannot be made)."""
+
+    resembles: str  # "live applicant L000", or "an earlier row (… › row 7, key N0005)"
+    agreed: tuple[str, ...]
+    score: float
+    values: tuple[tuple[str, Any, Any], ...] = ()
+    create_digest: str = ""
+    live_token: str = ""
+
+
 @dataclass(frozen=True)
 class SourceReading:
     """How a block's rows were read, so that results.xlsx copies them exactly as the plan did."""
@@ -105,6 +120,7 @@ class RecordPlan:
     # W once carried out, per field the plan computed it for (written, confirmed; a set's element
     # digests as a sorted tuple): apply journals these as they are (`FieldWrite.written`)
     written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
+    duplicate: DuplicateHold | None = None  # held as a probable duplicate person: why (not in plan.json)
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -17,12 +17,11 @@ from typing import Any
 import openpyxl
 import pytest
 from helpers.apply import client_for, loader_yaml_for
+from helpers.review import decide_row
 
 from loader.cli import main
 from loader.errors import EXIT_OK
-from loader.history.decisions import CREATE, Decision, Kind, decisions_path, write_decisions
-from loader.history.decisions import Decisions as DecisionSet
-from loader.history.store import History
+from loader.history.decisions import CREATE, Kind, decisions_path, read_decisions
 from loader.plan.model import HELD
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
@@ -125,6 +124,14 @@ def _live(sandbox: Any) -> dict[str, dict[str, Any]]:
     return {a["external_id"]: a for a in asyncio.run(go())}
 
 
+def _review_rows(path: Path) -> dict[str, dict[str, Any]]:
+    """The review workbook's rows of held duplicates by record, as a reviewer reads them."""
+    sheet = openpyxl.load_workbook(path)["Review"]
+    header = [c.value for c in sheet[1]]
+    rows = [dict(zip(header, (c.value for c in row), strict=False)) for row in sheet.iter_rows(min_row=2)]
+    return {row["record"]: row for row in rows if row["field"] == CREATE}
+
+
 def _held(plan_file: Path) -> dict[str, str]:
     """Row key -> the message of each row the plan holds as a probable duplicate."""
     plan = json.loads(plan_file.read_text(encoding="utf-8"))
@@ -165,11 +172,17 @@ def test_same_decisions_record_the_fifteen_on_the_live_records_without_overwriti
     assert main(["apply", "applicants.yaml", "--env", "local", "--yes"]) == EXIT_OK  # the 185 others; 15 held
     before = _live(sandbox)
     assert len(before) == 100 + 185 and not set(again) & set(before)
-    history = History.open(root / "history" / "local", history_key=HISTORY_KEY.encode(), personal=("applicant",))
-    token = history.digester.key_token
-    decided = [Decision("local", "applicant", token("applicant", (row,)), CREATE, token("applicant", (live,)),
-                        Kind.SAME, "the same person", "Ana Reviewer", date.today()) for row, live in again.items()]
-    write_decisions(decisions_path(root), DecisionSet(tuple(decided)))
+    assert main(["plan", "applicants.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
+    assert (root / "review.xlsx").stat().st_mode & 0o077 == 0  # both records side by side: private
+    shown = _review_rows(root / "review.xlsx")
+    assert sorted(shown) == sorted(again)
+    for row, live_key in again.items():
+        assert shown[row]["decision"] is None and f"live applicant {live_key}" in shown[row]["rule"]
+        assert f"external_id: {live_key}" in shown[row]["live"] and f"external_id: {row}" in shown[row]["sheet"]
+        decide_row(root / "review.xlsx", row, CREATE, "same", "the same person")
+    assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
+    decided = read_decisions(decisions_path(root)).entries
+    assert len(decided) == 15 and {d.decision for d in decided} == {Kind.SAME}
     assert main(["plan", "applicants.yaml", "--env", "local", "--out", "plan.json"]) == EXIT_OK
     assert _held(root / "plan.json") == {}
     assert main(["apply", "applicants.yaml", "--env", "local", "--yes"]) == EXIT_OK
