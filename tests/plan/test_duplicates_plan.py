@@ -195,3 +195,47 @@ def test_same_decisions_record_the_fifteen_on_the_live_records_without_overwriti
     records = {r["ref"].split("/", 1)[1]: r for b in plan["blocks"] for r in b["records"]}
     for row, live_key in again.items():  # matched to the live record by its history line
         assert records[row]["action"] == "unchanged" and records[row]["live_id"] == before[live_key]["id"]
+
+
+CREDENTIALS = """
+  credentials:
+    entity: credential
+    sheet: Credentials
+    key: [applicant_id, type, name]
+    fields:
+      applicant_id: {ref: applicant, column: Applicant ID}
+      type: Type
+      name: Name
+"""
+
+
+def test_a_held_row_holds_its_credentials_and_create_or_same_lets_them_through(project: Any) -> None:
+    sandbox, root, again = project
+    (root / "applicants.yaml").write_text(MAPPING + CREDENTIALS, encoding="utf-8")
+    book = openpyxl.load_workbook(root / "applicants.xlsx")
+    sheet = book.create_sheet("Credentials")
+    sheet.append(["Applicant ID", "Type", "Name"])
+    for key in ("N000", "N001", "N020"):
+        sheet.append([key, "EMPLOYMENT", f"Work of {key}"])
+    book.save(root / "applicants.xlsx")
+    assert main(["apply", "applicants.yaml", "--env", "local", "--yes"]) == EXIT_OK
+    credentials = _credentials(sandbox)
+    assert [c["name"] for c in credentials] == ["Work of N020"]  # those of the held rows held with them
+    assert main(["plan", "applicants.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
+    decide_row(root / "review.xlsx", "N000", CREATE, "create", "another person of the same name")
+    decide_row(root / "review.xlsx", "N001", CREATE, "same", "the same person")
+    assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
+    assert main(["apply", "applicants.yaml", "--env", "local", "--yes"]) == EXIT_OK
+    live = _live(sandbox)
+    assert "N000" in live and "N001" not in live
+    by_name = {c["name"]: c["applicant_id"] for c in _credentials(sandbox)}
+    assert by_name["Work of N000"] == live["N000"]["id"]
+    assert by_name["Work of N001"] == live[again["N001"]]["id"]  # through the live record it is
+
+
+def _credentials(sandbox: Any) -> list[dict[str, Any]]:
+    async def go() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collection("credential")
+
+    return asyncio.run(go())
