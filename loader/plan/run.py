@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.api.client import ApiClient
+from loader.api.users import fetch_users
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.history.decisions import Decisions
@@ -35,6 +36,7 @@ from loader.plan.decisions_pass import SheetWins, with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.duplicates_pass import with_duplicates
+from loader.plan.editors import editor_ids, with_editor_names
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -104,6 +106,8 @@ async def run_plan(
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
                              _Deciding(decisions, today), keep_sources)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
+    if config.editors == "name":
+        plan = with_editor_names(plan, {i: u.name for i, u in (await fetch_users(client, editor_ids(plan))).items()})
     plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
     now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
