@@ -45,8 +45,9 @@ def planned_line(record: RecordPlan) -> str:
 
 
 def current_line(history: History, record: RecordPlan) -> str:
-    """The digest of the record's history line now (found by its key, as the plan found it)."""
-    return line_digest(history.line(record.entity, record.key))
+    """The digest of the record's history line now (found by its key, as the plan found it: by its
+    old key for a record the plan renumbers)."""
+    return line_digest(history.line(record.entity, record.renamed_from or record.key))
 
 
 def check_history_lines(plan: Plan, history: History | None) -> None:

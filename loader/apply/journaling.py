@@ -18,7 +18,8 @@ from typing import Any
 from loader.history.comparable import comparable
 from loader.history.digests import Written
 from loader.history.journal import FieldValues, FieldWrite, JournalWriter
-from loader.history.lines import Owner
+from loader.history.journal_text import NO_VALUE
+from loader.history.lines import Edited, Owner
 from loader.history.store import History
 from loader.live_records import updated_stamp
 from loader.plan.model import BlockPlan, Plan, RecordPlan
@@ -56,7 +57,8 @@ class ApplyJournal:
         """A create, an update or an adoption: every field of `record.changes` the payload sent."""
         entity = self._entities.get(record.entity) or self._entity(record.entity)
         fields = self._fields(record, entity, payload)
-        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer))
+        self.writer.record(kind, record.entity, record.key, record_id, fields, updated=updated_stamp(answer),
+                           formerly=record.renamed_from)
 
     def status_step(self, record: RecordPlan, record_id: str, state: str, before: Any,
                     answer: Mapping[str, Any] | None) -> None:
@@ -65,23 +67,27 @@ class ApplyJournal:
         assert entity.status is not None
         name = entity.status.field
         mark = FieldWrite(name, self._owner(record), after=state, before=before)
-        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=updated_stamp(answer))
+        self.writer.record("update", record.entity, record.key, record_id, [mark], updated=updated_stamp(answer),
+                           formerly=record.renamed_from)
 
     def lost(self, record: RecordPlan, record_id: str | None = None) -> None:
         """A write sent whose answer was lost: it may or may not have landed."""
         self.writer.record("lost", record.entity, record.key, record_id or record.live_id)
 
     def confirmed(self, record: RecordPlan, record_id: str | None) -> None:
-        """The fields the plan found equal to the sheet: their W moves to live (no write). Recorded
-        in any apply, one that writes nothing included (the head moves only with a write): a
-        platform edit the sheet caught up with is no longer one."""
-        if not record.confirmed:
-            return
-        marks = list(self._confirmations(record))
+        """The fields the plan found equal to the sheet: their W moves to live (no write); and the
+        fields it found changed in the platform, with who changed them and when (noted on the line
+        the first time). Recorded in any apply, one that writes nothing included (the head moves
+        only with a write): a platform edit the sheet caught up with is no longer one."""
         known_id = record_id or record.live_id
-        if not marks or known_id is None:
+        if known_id is None:
             return
-        self.writer.record("confirm", record.entity, record.key, known_id, marks)
+        marks = list(self._confirmations(record)) if record.confirmed else []
+        if marks:
+            self.writer.record("confirm", record.entity, record.key, known_id, marks)
+        edits = platform_edits(record)
+        if edits:
+            self.writer.edited(record.entity, record.key, known_id, edits)
 
     def _owner(self, record: RecordPlan) -> Owner:
         return self._owners.get(record.block) or Owner("", record.block)
@@ -115,9 +121,10 @@ class ApplyJournal:
     def _confirmations(self, record: RecordPlan) -> Iterable[FieldWrite]:
         owner = self._owner(record)
         planned = planned_written(record)
+        values = dict(record.confirmed_values)
         for name in record.confirmed:
-            if name in planned:  # W is the live value's digest: the plan computed it, apply has no value
-                yield FieldWrite(name, owner, written=planned[name])
+            if name in planned:  # W is the live value's digest, computed by the plan with the value
+                yield FieldWrite(name, owner, after=values.get(name, NO_VALUE), written=planned[name])
 
 
 def journal_confirmations(plan: Plan, profile: Profile, history: History, environment: str,
@@ -125,7 +132,7 @@ def journal_confirmations(plan: Plan, profile: Profile, history: History, enviro
     """A plan with nothing to write whose fields the sheet and the platform now agree on: their W
     moves to live, in a journal of its own that moves no head (nothing was written). How many
     records it confirmed (0: no journal at all)."""
-    confirming = [r for r in plan.records() if r.confirmed and not r.blocked and r.live_id]
+    confirming = [r for r in plan.records() if (r.confirmed or platform_edits(r)) and not r.blocked and r.live_id]
     if not confirming:
         return 0
     writer = history.begin_apply(environment, plan_digest=plan.digest, by=by)
@@ -134,6 +141,13 @@ def journal_confirmations(plan: Plan, profile: Profile, history: History, enviro
         journal.confirmed(record, record.live_id)
     history.finish_apply(writer, {"confirmed": len(confirming)})
     return len(confirming)
+
+
+def platform_edits(record: RecordPlan) -> dict[str, Edited]:
+    """Per field the plan found changed in the platform (kept or in conflict), who changed it and
+    when, as the live record's `metadata.updated` said (fields without a time are left out)."""
+    return {found.field: (found.changed_at, found.changed_by) for found in (*record.kept, *record.conflicts)
+            if found.changed_at is not None}
 
 
 def _mapping_file(block: BlockPlan) -> str:

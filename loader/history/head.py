@@ -20,7 +20,7 @@ from pathlib import Path
 
 from loader.history.errors import HistoryError
 
-FORMAT = 1
+FORMAT = 2  # 2: snapshot lines with former keys and first platform changes, journals with values after
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,12 @@ Each entry is one JSON line appended with a single write to a file opened for ap
 buffered by Python, so an apply killed at any moment leaves every entry it had written, and at
 worst a torn last line, which reading skips. The next command folds a journal left unfinished into
 the snapshot (`fold`). Personal values never reach the file: for an entity with personal fields
-keys and ids are keyed tokens and "before" is a keyed digest; for other entities "before" is the
-value the service held before the write (what `loader revert` restores).
+keys and ids are keyed tokens, "before" is a keyed digest and there is no "after"; for other
+entities "before" is the value the service held before the write (what `loader revert` restores)
+and "after" the value after it (the last-loaded value a conflict shows), where the apply has it.
+
+Format 2 (this release) added "after", "formerly" (the key a renumbered record had before the
+entry) and the `edited` entries; a format 1 journal reads as one whose fields have no "after".
 """
 
 from __future__ import annotations
@@ -19,17 +23,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.history.digests import Digester, Key, Written
-from loader.history.journal_text import EntryText, Mark, json_text
-from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.journal_text import NO_VALUE, EntryText, Mark, json_text
+from loader.history.lines import Edited, FieldMark, HistoryLine, Owner, moved_keys
 from loader.history.locking import lock_journal, release
 from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
 
-KINDS = ("create", "update", "adopt", "lost", "confirm")
+FORMAT = 2
+KINDS = ("create", "update", "adopt", "lost", "confirm", "edited")
 """create: the loader made the record. update: it changed fields. adopt: a create whose answer was
 lost, found live and taken as the loader's. lost: sent, the answer lost (the snapshot is not moved:
 the next plan finds live equal to the sheet and W follows). confirm: no write, live found equal to
-the sheet (W becomes live)."""
+the sheet (W becomes live). edited: no write, fields found changed in the platform since the
+loader's value, with who changed them and when (kept on the line until the loader's value is back)."""
 
 WRITES = frozenset({"create", "update", "adopt", "lost"})
 
@@ -46,13 +52,14 @@ class ApplyInfo:
 
 
 class FieldWrite(NamedTuple):
-    """One field an apply wrote (or confirmed): the value the service holds after (from its answer),
-    the value before, and W when the plan computed it (a set keeping a platform's element edits).
-    (A named tuple: an apply makes one per field it writes.)"""
+    """One field an apply wrote (or confirmed): the value the service holds after (from its answer;
+    `NO_VALUE` when the apply does not have it), the value before, and W when the plan computed it
+    (a set keeping a platform's element edits). (A named tuple: an apply makes one per field it
+    writes.)"""
 
     field: str
     owner: Owner
-    after: Any = None
+    after: Any = NO_VALUE
     before: Any = None
     as_set: bool = False
     written: Written | None = None
@@ -64,19 +71,29 @@ FieldValues = tuple[str, Owner, Any, Any, bool, Written | None]
 
 @dataclass(frozen=True)
 class JournalField:
+    """One field of an entry: its owner, W, the value before and, where the journal kept it (not for
+    personal fields, nor in a journal of format 1), the value after (`has_after`)."""
+
     owner: Owner
     written: Written
     before: Any = None
+    after: Any = None
+    has_after: bool = False
 
 
 @dataclass(frozen=True)
 class JournalEntry:
+    """One line of a journal. `formerly`: the key token the record had before (it was renumbered);
+    `edited`: per field, who first changed it in the platform and when (an `edited` entry)."""
+
     kind: str
     entity: str
     key: str
     live_id: str | None
     updated: tuple[int, str | None] | None = None
     fields: Mapping[str, JournalField] = field(default_factory=dict)
+    formerly: str | None = None
+    edited: Mapping[str, Edited] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -106,7 +123,7 @@ class JournalWriter:
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         lock_journal(self._fd)  # a running apply's: no other command folds it (loader.history.locking)
         self.held_folder: int | None = None  # the history folder's lock, when `History.begin_apply` took it
-        self._append(json_text({"journal": 1, **_info_json(info)}) + "\n")
+        self._append(json_text({"journal": FORMAT, **_info_json(info)}) + "\n")
 
     @property
     def service_users(self) -> frozenset[str]:
@@ -119,27 +136,44 @@ class JournalWriter:
                        frozenset(self._service_users))
 
     def record(self, kind: str, entity: str, key: Key, live_id: str | None, fields: Iterable[FieldValues] = (),
-               *, updated: tuple[int, str | None] | None = None) -> None:
+               *, updated: tuple[int, str | None] | None = None, formerly: Key | None = None) -> None:
         """One create, update, adoption, lost answer or confirmation, appended at once. `fields`
-        are `FieldWrite`s, or plain tuples of their values."""
-        if kind not in KINDS:
+        are `FieldWrite`s, or plain tuples of their values. `formerly`: the key the record had
+        before this write (a renumbering: its line moves to `key`, the old key kept as former)."""
+        if kind not in KINDS or kind == "edited":
             raise ValueError(f"unknown journal entry kind {kind!r}")
         d = self._digester
         personal = d.is_personal(entity)
         key_token, digests = d.identity(entity, key)  # the entity and key hashed once for every field
         id_token = None if live_id is None else d.id_token(entity, live_id)
+        former_token = None if formerly is None else d.key_token(entity, formerly)
         marks: dict[str, Mark] = {}
         value = digests.value
         for name, owner, after, before, as_set, written in fields:
             if written is None:
                 written = digests.elements(name, after) if as_set else value(name, after)
-            marks[name] = (owner, written, digests.written(name, before, as_set=as_set) if personal else before)
-        self._append(self._text.line(kind, entity, key_token, id_token, updated, marks, personal))
+            if personal:
+                marks[name] = (owner, written, digests.written(name, before, as_set=as_set), NO_VALUE)
+            else:
+                marks[name] = (owner, written, before, after)
+        self._append(self._text.line(kind, entity, key_token, id_token, updated, marks, personal, former_token))
         self._counts[kind] += 1
         if updated is not None and updated[1] is not None and kind in WRITES:
             self._service_users.add(updated[1])
         if kind != "lost":
-            self.overlay.add(entity, key_token, id_token, updated, marks)
+            self.overlay.add(entity, key_token, id_token, updated, marks, formerly=former_token)
+
+    def edited(self, entity: str, key: Key, live_id: str, edits: Mapping[str, Edited]) -> None:
+        """Fields found changed in the platform since the loader's value, with who changed each and
+        when (the live record's `metadata.updated`); a field whose line already names its first
+        change keeps it. Appended at once; nothing was written."""
+        d = self._digester
+        key_token, id_token = d.key_token(entity, key), d.id_token(entity, live_id)
+        edited = {name: [int(time), user] for name, (time, user) in sorted(edits.items())}
+        self._append(json_text({"edited": edited, "entity": entity, "id": id_token, "key": key_token,
+                                "kind": "edited"}) + "\n")
+        self._counts["edited"] += 1
+        self.overlay.add(entity, key_token, id_token, None, {}, edited=edits)
 
     def finish(self, counts: Mapping[str, int] | None = None) -> None:
         """Write the counts (this writer's per kind, with `counts` over them) and sync the file; it
@@ -237,9 +271,10 @@ def replay(path: Path, base: Snapshot) -> Folding:
             if stamp is not None and stamp[1] and item["kind"] in WRITES:
                 users.add(stamp[1])
             if item["kind"] != "lost":
-                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None)
+                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
                          for name, f in item.get("fields", {}).items()}
-                overlay.add(item["entity"], item["key"], item.get("id"), stamp, marks)
+                overlay.add(item["entity"], item["key"], item.get("id"), stamp, marks, formerly=item.get("formerly"),
+                            edited=_edited_from(item.get("edited")))
     return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
 
 
@@ -249,31 +284,58 @@ def info_from(header: Mapping[str, Any]) -> ApplyInfo:
 
 
 def entry_from(item: Mapping[str, Any]) -> JournalEntry:
-    """One journal line's entry, from its parsed JSON."""
+    """One journal line's entry, from its parsed JSON (of format 1 or 2)."""
     updated = item.get("updated")
-    fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"))
+    fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"), f.get("after"),
+                                 "after" in f)
               for name, f in item.get("fields", {}).items()}
     return JournalEntry(item["kind"], item["entity"], item["key"], item.get("id"),
-                        (int(updated[0]), updated[1]) if updated else None, fields)
+                        (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
+                        _edited_from(item.get("edited")))
+
+
+def _edited_from(value: Any) -> dict[str, Edited]:
+    """An `edited` entry's fields: per field (time, user)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(name): (int(stamp[0]), None if stamp[1] is None else str(stamp[1])) for name, stamp in value.items()}
 
 
 def fold(snapshot: Snapshot, entries: Sequence[JournalEntry]) -> Snapshot:
     """The snapshot with a journal's entries applied in order ("lost" entries change nothing)."""
-    changed: dict[str, dict[str, HistoryLine]] = {}
+    changed: dict[str, dict[str, HistoryLine | None]] = {}  # None: a line moved to another key
     for entry in entries:
         if entry.kind == "lost":
             continue
         lines = changed.setdefault(entry.entity, {})
-        line = lines.get(entry.key) or snapshot.get(entry.entity, entry.key)
+        source = entry.formerly if entry.formerly is not None else entry.key
+        line = lines.get(source) if source in lines else snapshot.get(entry.entity, source)
+        if line is None and entry.formerly is not None:
+            line = lines.get(entry.key) if entry.key in lines else snapshot.get(entry.entity, entry.key)
+        if entry.kind == "edited":
+            if line is not None:
+                lines[entry.key] = line.with_fields(_noted(line, entry.edited))
+            continue
         if line is None:
             line = HistoryLine(entry.key, entry.live_id or "")
+        former = line.former_keys
+        if entry.formerly is not None and entry.formerly != entry.key:
+            former = moved_keys(former, entry.formerly, entry.key)
+            lines[entry.formerly] = None
         time, user = entry.updated if entry.updated else (line.updated_time, line.updated_user)
         marks = {name: FieldMark(f.owner, f.written) for name, f in entry.fields.items()}
         lines[entry.key] = HistoryLine(entry.key, entry.live_id or line.live_id, time, user,
-                                       {**line.fields, **marks})
+                                       {**line.fields, **marks}, former)
     for entity, lines in sorted(changed.items()):
-        snapshot = snapshot.with_lines(entity, lines.values())
+        snapshot = snapshot.with_lines(entity, [v for v in lines.values() if v is not None],
+                                       removed=[k for k, v in lines.items() if v is None])
     return snapshot
+
+
+def _noted(line: HistoryLine, edited: Mapping[str, Edited]) -> dict[str, FieldMark]:
+    """The marks of `line` that `edited` names and that name no first change yet, with it noted."""
+    return {name: mark._replace(edited=edited[name]) for name, mark in line.fields.items()
+            if name in edited and mark.edited is None}
 
 
 TAIL_BYTES = 65536

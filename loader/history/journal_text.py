@@ -16,7 +16,20 @@ from typing import Any
 from loader.history.digests import Written
 from loader.history.lines import Owner
 
-Mark = tuple[Owner, Written, Any]  # (owner, W, the value before: a digest for a personal entity)
+Mark = tuple[Owner, Written, Any, Any]
+"""(owner, W, the value before: a digest for a personal entity, the value after: `NO_VALUE` when it
+is not kept, as for a personal entity)."""
+
+
+class _NoValue:
+    """The value after of a write whose value is not kept (a personal field, a confirmation made
+    without the value): the entry names no "after"."""
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE: Any = _NoValue()
 
 
 def json_text(value: Any) -> str:
@@ -42,12 +55,15 @@ class EntryText:
     names and owners it has seen)."""
 
     def __init__(self) -> None:
-        self._texts: dict[str, tuple[Owner, str, str]] = {}  # per field: its owner, the text before and after "before"
+        # per field: its owner, the text that opens its object and the text between "before" and W
+        self._texts: dict[str, tuple[Owner, str, str]] = {}
         self._orders: dict[tuple[str, ...], tuple[str, ...]] = {}  # the field names of entries, sorted
 
     def line(self, kind: str, entity: str, key: str, live_id: str | None,
-             updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool) -> str:
-        """An entry's line (with its line break). `marks` holds per field (owner, W, before)."""
+             updated: tuple[int, str | None] | None, marks: Mapping[str, Mark], personal: bool,
+             formerly: str | None = None) -> str:
+        """An entry's line (with its line break). `marks` holds per field (owner, W, before, after);
+        `formerly` the key token the record had before this entry (a renumbering)."""
         names = tuple(marks)
         order = self._orders.get(names)
         if order is None:  # entries of one block name the same fields, in the same order
@@ -55,16 +71,23 @@ class EntryText:
         texts_of = self._texts
         parts = ['{"entity":', encode_basestring(entity), ',"fields":{']  # joined once, at the end
         for name in order:
-            owner, written, before = marks[name]
+            owner, written, before, after = marks[name]
             texts = texts_of.get(name)
             if texts is None or (texts[0] is not owner and texts[0] != owner):
-                texts = texts_of[name] = (owner, f'{encode_basestring(name)}:{{"before":',
+                texts = texts_of[name] = (owner, f'{encode_basestring(name)}:{{',
                                           f',"owner":{json_text([owner.file, owner.block])},"w":')
-            parts += (texts[1], written_text(before) if personal else "null" if before is None else json_text(before),
-                      texts[2], encode_basestring(written) if type(written) is str else written_text(written), "},")
+            parts.append(texts[1])
+            if after is not NO_VALUE and not personal:
+                parts += ('"after":', "null" if after is None else json_text(after), ",")
+            before_text = written_text(before) if personal else "null" if before is None else json_text(before)
+            parts += ('"before":', before_text, texts[2],
+                      encode_basestring(written) if type(written) is str else written_text(written), "},")
         if order:
             parts[-1] = "}"  # no comma after the last field
-        parts += ('},"id":', "null" if live_id is None else json_text(live_id), ',"key":', encode_basestring(key),
+        parts.append("}")
+        if formerly is not None:
+            parts += (',"formerly":', encode_basestring(formerly))
+        parts += (',"id":', "null" if live_id is None else json_text(live_id), ',"key":', encode_basestring(key),
                   ',"kind":', encode_basestring(kind))
         if updated is not None:
             time, user = updated

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import cast
 
 from loader.history.lines import HistoryLine, Owner
-from loader.history.overlay import FIRST_FIELD, EntityOverlay, Overlay, joined
+from loader.history.overlay import EntityOverlay, Overlay, joined
 from loader.history.snapshot import (
+    FIRST_FIELD,
     MAX_FILE_BYTES,
     SUFFIX,
     Snapshot,
@@ -66,8 +67,10 @@ class Renumbering:
 
 
 def _used_indexes(lines: Iterable[str], fields: set[int], owners: set[str], users: set[str]) -> None:
-    """Add the field, owner and user indexes `lines` use to the sets."""
+    """Add the field, owner and user indexes `lines` use to the sets ("": a line gone)."""
     for text in lines:
+        if not text:
+            continue
         columns = text.split("\t")
         if columns[3]:
             users.add(columns[3])
@@ -127,7 +130,11 @@ def folded_entity(overlay: EntityOverlay) -> tuple[Tables, dict[str, str]]:
             if key not in overlay.lines:
                 lines[key] = from_base.line(value) if isinstance(value, str) else render.render(value)
     from_overlay = Renumbering(touched, new)
-    lines.update((key, from_overlay.line(text)) for key, text in overlay.lines.items())
+    for key, text in overlay.lines.items():
+        if text:
+            lines[key] = from_overlay.line(text)
+        else:  # a renumbered record's line, moved to its new key
+            lines.pop(key, None)
     return new, lines
 
 

@@ -14,26 +14,33 @@ looked for in the other lines when the fold is written.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from loader.history.digests import Written
 from loader.history.journal_text import Mark
-from loader.history.lines import HistoryLine, Owner
-from loader.history.snapshot import Snapshot, Tables
+from loader.history.lines import Edited, HistoryLine, Owner, moved_keys
+from loader.history.snapshot import (
+    FIRST_FIELD,
+    SHORTEST,
+    Snapshot,
+    Tables,
+    edited_text,
+    former_text,
+)
 
-FIRST_FIELD = 4  # key, id, time, user, then one column per field of the tables
 
-
-def column_text(owner_index: str, written: Written) -> str:
-    """One field's column: owner index, '.', and W (a set's sorted element digests after '[')."""
+def column_text(owner_index: str, written: Written, edited: Edited | None = None) -> str:
+    """One field's column: owner index, '.', and W (a set's sorted element digests after '['), then
+    who first changed it in the platform, when noted."""
     if isinstance(written, str):
-        return f"{owner_index}.{written}"
-    return f"{owner_index}.[{','.join(sorted(written))}"
+        return f"{owner_index}.{written}{edited_text(edited)}"
+    return f"{owner_index}.[{','.join(sorted(written))}{edited_text(edited)}"
 
 
 def joined(columns: list[str]) -> str:
     """A line's columns as its text, empty columns at the end dropped (the first four stay)."""
-    while len(columns) > FIRST_FIELD and not columns[-1]:
+    while len(columns) > SHORTEST and not columns[-1]:
         columns.pop()
     return "\t".join(columns)
 
@@ -59,17 +66,28 @@ class EntityOverlay:
         return Tables(tuple(self.fields), tuple(self.owners), tuple(self.users))
 
     def add(self, key: str, live_id: str | None, updated: tuple[int, str | None] | None,
-            marks: Mapping[str, Mark]) -> None:
-        """Apply one journal entry (its marks by field name) to the record `key` (a key token)."""
-        text = self.lines.get(key)
-        if text is None:
-            old = self.base.get(key)
-            if old is None:
-                columns = [key, "", "", ""] + [""] * len(self.fields)
-            else:
-                columns = (old if isinstance(old, str) else self.render(old)).split("\t")
-        else:
-            columns = text.split("\t")
+            marks: Mapping[str, Mark], *, formerly: str | None = None,
+            edited: Mapping[str, Edited] | None = None) -> None:
+        """Apply one journal entry (its marks by field name) to the record `key` (a key token);
+        `formerly`: the key its line had before (it moves to `key`); `edited`: per field, who first
+        changed it in the platform (noted where the field's column names no first change yet)."""
+        columns = self._columns_of(formerly if formerly is not None else key)
+        if columns is None and formerly is not None:
+            columns = self._columns_of(key)
+        if columns is None:
+            if edited:
+                return  # no line: nothing to note the platform's changes on
+            columns = [key, "", "", "", ""] + [""] * len(self.fields)
+        if len(columns) == SHORTEST:
+            columns.append("")
+        if formerly is not None and formerly != key:
+            former = tuple(json.loads(columns[SHORTEST])) if columns[SHORTEST] else ()
+            columns[0], columns[SHORTEST] = key, former_text(moved_keys(former, formerly, key))
+            self.lines[formerly] = ""  # the old key's line is gone
+        if edited:  # an `edited` entry notes who changed fields, and nothing else
+            self._note(columns, edited)
+            self.lines[key] = joined(columns)
+            return
         if live_id:
             columns[1] = live_id
         if updated is not None:
@@ -80,7 +98,7 @@ class EntityOverlay:
             columns[2] = str(time) if type(time) is int else str(int(time))
             columns[3] = user
         at_of, index_of, size = self._columns, self._owner_index, len(columns)
-        for name, (owner, written, _) in marks.items():
+        for name, (owner, written, *_) in marks.items():
             at = at_of.get(name) or self._field(name)
             if at >= size:
                 columns += [""] * (at + 1 - size)
@@ -92,15 +110,33 @@ class EntityOverlay:
             columns[at] = f"{index}.{written}" if type(written) is str else column_text(index, written)
         self.lines[key] = joined(columns)
 
+    def _columns_of(self, key: str) -> list[str] | None:
+        """The columns of the line of `key` as the entries so far left it (None: it has none)."""
+        text = self.lines.get(key)
+        if text is None:
+            old = self.base.get(key)
+            if old is None:
+                return None
+            return (old if isinstance(old, str) else self.render(old)).split("\t")
+        return text.split("\t") if text else None
+
+    def _note(self, columns: list[str], edited: Mapping[str, Edited]) -> None:
+        """Note who first changed each field of `edited` on `columns`, where not noted yet."""
+        for name, stamp in edited.items():
+            at = self._columns.get(name)
+            if at is not None and at < len(columns) and columns[at] and "@" not in columns[at]:
+                columns[at] += edited_text(stamp)
+
     def render(self, line: HistoryLine) -> str:
         """A parsed line as text against the overlay's tables (appending the names it lacks)."""
         columns = [line.key, line.live_id, "" if line.updated_time is None else str(line.updated_time),
-                   "" if line.updated_user is None else self._user(line.updated_user)]
+                   "" if line.updated_user is None else self._user(line.updated_user), former_text(line.former_keys)]
         for name, mark in line.fields.items():
             at = self._columns.get(name) or self._field(name)
             if at >= len(columns):
                 columns += [""] * (at + 1 - len(columns))
-            columns[at] = column_text(self._owner_index.get(mark.owner) or self._owner(mark.owner), mark.written)
+            columns[at] = column_text(self._owner_index.get(mark.owner) or self._owner(mark.owner), mark.written,
+                                      mark.edited)
         return joined(columns)
 
     def _field(self, name: str) -> int:
@@ -130,12 +166,13 @@ class Overlay:
         self.entities: dict[str, EntityOverlay] = {}
 
     def add(self, entity: str, key: str, live_id: str | None, updated: tuple[int, str | None] | None,
-            marks: Mapping[str, Mark]) -> None:
+            marks: Mapping[str, Mark], *, formerly: str | None = None,
+            edited: Mapping[str, Edited] | None = None) -> None:
         overlay = self.entities.get(entity)
         if overlay is None:
             tables, lines = self.base.raw_items(entity)
             overlay = self.entities[entity] = EntityOverlay(tables, lines)
-        overlay.add(key, live_id, updated, marks)
+        overlay.add(key, live_id, updated, marks, formerly=formerly, edited=edited)
 
     def __len__(self) -> int:
-        return sum(len(overlay.lines) for overlay in self.entities.values())
+        return sum(1 for overlay in self.entities.values() for text in overlay.lines.values() if text)

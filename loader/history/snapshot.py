@@ -1,16 +1,22 @@
 """The snapshot: one file per entity (split by key range when large), one sorted line a record.
 
-    #loader-history-snapshot 1<TAB>programs
+    #loader-history-snapshot 2<TAB>programs
     #field<TAB>"code"                 fields, owners and users: small tables at the top,
     #owner<TAB>["programs.yaml","p"]  numbered by their order, so record lines stay short
     #user<TAB>"5c0e…"
-    ["P-001"]<TAB>Ww3v…<TAB>1717000000000<TAB>0<TAB>0.Ab3d…<TAB><TAB>0.[Qx…,Zz…
+    ["P-001"]<TAB>Ww3v…<TAB>1717000000000<TAB>0<TAB><TAB>0.Ab3d…<TAB><TAB>0.[Qx…,Zz…
 
-A record line is key token, id token, `metadata.updated` time and user (table index), then one
-column per field of the table: empty when the record has no mark for it, else owner index, '.',
-and W (a set's element digests after '['). Same records give the same bytes; lines are sorted by
-key, so a git diff shows one line a changed record. Reading keeps each line as text and parses it
-when asked, so a large snapshot loads in a fraction of a second.
+A record line is key token, id token, `metadata.updated` time and user (table index), former keys
+(a JSON list of key tokens; empty when the record never had another key), then one column per field
+of the table: empty when the record has no mark for it, else owner index, '.', and W (a set's
+element digests after '['), then, for a field changed in the platform since the loader's value,
+'@', the time and ':' the user of that first change (the user's id compacted as live ids are). Same
+records give the same bytes; lines are sorted by key, so a git diff shows one line a changed record.
+Reading keeps each line as text and parses it when asked, so a large snapshot loads in a fraction
+of a second.
+
+Format 1 (the previous release's) had no former keys column and no '@': its lines read as format 2
+lines with an empty former keys column, and an entity's file is written in format 2 when it changes.
 """
 
 from __future__ import annotations
@@ -21,10 +27,16 @@ from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from loader.history.digests import compact_id, expand_id
 from loader.history.errors import HistoryError
-from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.lines import Edited, FieldMark, HistoryLine, Owner
 
-MAGIC = "#loader-history-snapshot 1"
+FORMAT = 2
+MAGIC_PREFIX = "#loader-history-snapshot "
+MAGIC = f"{MAGIC_PREFIX}{FORMAT}"
+READABLE = frozenset({1, FORMAT})  # the formats this release reads
+FIRST_FIELD = 5  # key, id, time, user, former keys, then one column per field of the tables
+SHORTEST = 4  # a line's columns when it has no former keys and no field
 MAX_FILE_BYTES = 50 * 1024 * 1024
 SUFFIX = ".tsv"
 
@@ -46,6 +58,7 @@ class Snapshot:
         self._lines: dict[str, dict[str, str | HistoryLine]] = {e: dict(v) for e, v in (entities or {}).items()}
         self._tables: dict[str, Tables] = dict(tables or {})
         self._ids: dict[str, dict[str, str]] = {}
+        self._formers: dict[str, dict[str, str]] = {}
 
     def entities(self) -> list[str]:
         return sorted(e for e, lines in self._lines.items() if lines)
@@ -95,10 +108,29 @@ class Snapshot:
             if line is not None:
                 yield line
 
-    def with_lines(self, entity: str, lines: Iterable[HistoryLine]) -> Snapshot:
-        """A snapshot with `lines` set over this one's (a line replaces the line of its key)."""
+    def key_for_former(self, entity: str, key_token: str) -> str | None:
+        """The key token of the record that had the key `key_token` before (renumbered, or a
+        duplicate taken as it), or None. When two did, the one that had it last."""
+        formers = self._formers.get(entity)
+        if formers is None:
+            formers = self._formers[entity] = {}
+            for key in sorted(self._lines.get(entity, {})):
+                for former in _former_of(self._lines[entity][key]):
+                    formers[former] = key
+        return formers.get(key_token)
+
+    def has_former_keys(self, entity: str) -> bool:
+        """Whether any record of `entity` had another key before."""
+        self.key_for_former(entity, "")
+        return bool(self._formers[entity])
+
+    def with_lines(self, entity: str, lines: Iterable[HistoryLine], removed: Iterable[str] = ()) -> Snapshot:
+        """A snapshot with `lines` set over this one's (a line replaces the line of its key), and the
+        lines of the keys `removed` gone (a renumbered record's line moved to its new key)."""
         entities: dict[str, Mapping[str, str | HistoryLine]] = dict(self._lines)
         changed = dict(self._lines.get(entity, {}))
+        for key in removed:
+            changed.pop(key, None)
         changed.update((line.key, line) for line in lines)
         entities[entity] = changed
         return Snapshot(entities, self._tables)
@@ -122,36 +154,72 @@ def _id_of(line: str | HistoryLine) -> str:
     return line[start:line.index("\t", start)]
 
 
+def _former_of(line: str | HistoryLine) -> tuple[str, ...]:
+    if isinstance(line, HistoryLine):
+        return line.former_keys
+    parts = line.split("\t", FIRST_FIELD)
+    if len(parts) <= SHORTEST or not parts[SHORTEST]:
+        return ()
+    return tuple(str(k) for k in json.loads(parts[SHORTEST]))
+
+
 def parse_line(text: str, tables: Tables) -> HistoryLine:
     """The record a snapshot line holds."""
     parts = text.split("\t")
     key, live_id, time, user = parts[:4]
     fields: dict[str, FieldMark] = {}
     owners = tables.owners
-    for name, column in zip(tables.fields, parts[4:], strict=False):
+    for name, column in zip(tables.fields, parts[FIRST_FIELD:], strict=False):
         if column:
-            dot = column.index(".")
-            if column[dot + 1:dot + 2] == "[":
-                fields[name] = FieldMark(owners[int(column[:dot])], frozenset(column[dot + 2:].split(",")) - {""})
-            else:
-                fields[name] = FieldMark(owners[int(column[:dot])], column[dot + 1:])
+            fields[name] = parse_column(column, owners)
+    former = parts[4] if len(parts) > 4 else ""
     return HistoryLine(key, live_id, int(time) if time else None,
-                       tables.users[int(user)] if user else None, fields)
+                       tables.users[int(user)] if user else None, fields,
+                       tuple(str(k) for k in json.loads(former)) if former else ())
+
+
+def parse_column(column: str, owners: tuple[Owner, ...]) -> FieldMark:
+    """One field's mark from its column text."""
+    dot = column.index(".")
+    at = column.find("@", dot)
+    edited = None if at < 0 else parse_edited(column[at + 1:])
+    written_text = column[dot + 1:] if at < 0 else column[dot + 1:at]
+    if written_text[:1] == "[":
+        return FieldMark(owners[int(column[:dot])], frozenset(written_text[1:].split(",")) - {""}, edited)
+    return FieldMark(owners[int(column[:dot])], written_text, edited)
+
+
+def edited_text(edited: Edited | None) -> str:
+    """The '@time:user' end of a field's column ("" when the field has no platform edit noted)."""
+    if edited is None:
+        return ""
+    time, user = edited
+    return f"@{int(time)}" if user is None else f"@{int(time)}:{compact_id(user)}"
+
+
+def parse_edited(text: str) -> Edited:
+    time, colon, user = text.partition(":")
+    return int(time), expand_id(user) if colon else None
+
+
+def former_text(former_keys: tuple[str, ...]) -> str:
+    """The former keys column: a JSON list of key tokens, "" for none."""
+    return _json(list(former_keys)) if former_keys else ""
 
 
 def render_line(line: HistoryLine, tables: Tables, index: _Index) -> str:
     """A record as one snapshot line, against `tables`."""
     user = "" if line.updated_user is None else str(index.users[line.updated_user])
     time = "" if line.updated_time is None else str(line.updated_time)
-    columns = [line.key, line.live_id, time, user]
+    columns = [line.key, line.live_id, time, user, former_text(line.former_keys)]
     for name in tables.fields:
         mark = line.fields.get(name)
         if mark is None:
             columns.append("")
             continue
         written = mark.written if isinstance(mark.written, str) else "[" + ",".join(sorted(mark.written))
-        columns.append(f"{index.owners[mark.owner]}.{written}")
-    while columns[-1] == "" and len(columns) > 4:
+        columns.append(f"{index.owners[mark.owner]}.{written}{edited_text(mark.edited)}")
+    while columns[-1] == "" and len(columns) > SHORTEST:
         columns.pop()
     return "\t".join(columns)
 
@@ -215,7 +283,7 @@ def _used_by_raw(rows: list[str], tables: Tables, new: Tables) -> Tables:
     for row in rows:
         parts = row.split("\t")
         users.add(parts[3])
-        for column, text in enumerate(parts[4:]):
+        for column, text in enumerate(parts[FIRST_FIELD:]):
             if text:
                 columns.add(column)
                 owners.add(text[:text.index(".")])
@@ -295,10 +363,11 @@ def read_snapshot(folder: Path) -> Snapshot:
 def _read_shard(path: Path) -> tuple[str, Tables, dict[str, str]]:
     text = path.read_text(encoding="utf-8")
     rows = text.split("\n")
-    if not rows or not rows[0].startswith(MAGIC + "\t"):
+    magic, _, entity = rows[0].partition("\t")
+    version = magic.removeprefix(MAGIC_PREFIX)
+    if not magic.startswith(MAGIC_PREFIX) or not version.isdigit() or int(version) not in READABLE or not entity:
         raise HistoryError("not a snapshot file of the loader's history", where=str(path),
                            hint="restore it from git, or run `loader history reset`")
-    entity = rows[0].split("\t", 1)[1]
     named: dict[str, list[object]] = {"#field": [], "#owner": [], "#user": []}
     first = 1
     while first < len(rows) and rows[first].startswith("#"):
@@ -309,4 +378,12 @@ def _read_shard(path: Path) -> tuple[str, Tables, dict[str, str]]:
                     tuple(Owner(str(o[0]), str(o[1])) for o in named["#owner"] if isinstance(o, list)),
                     tuple(str(u) for u in named["#user"]))
     records = {row[:row.index("\t")]: row for row in rows[first:] if row}
+    if int(version) == 1:
+        records = {key: _from_format_1(row) for key, row in records.items()}
     return entity, tables, records
+
+
+def _from_format_1(row: str) -> str:
+    """A format 1 line as format 2 text: an empty former keys column before its fields."""
+    parts = row.split("\t", SHORTEST)
+    return row if len(parts) <= SHORTEST else "\t".join(parts[:SHORTEST]) + "\t\t" + parts[SHORTEST]

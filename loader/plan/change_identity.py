@@ -3,7 +3,9 @@ the value the sheet proposes (the history's W of it). The review workbook's rows
 (`loader.report.review_rows`) and the planner's decisions pass (`loader.plan.decisions_pass`) both
 name changes this way, so a decision recorded from a row matches the change the next plan proposes.
 
-A changed field is named by its field and the digest of its new value; a status step by `status`
+A record the plan renumbers is named by its old key (the key a revert of the renumber gives it
+back, and under which the decision to skip the renumber holds). A changed field is named by its
+field and the digest of its new value; a status step by `status`
 and the digest of that step; a create by `CREATE` and the digest of `{field: new}` over its changes.
 """
 
@@ -20,7 +22,8 @@ def record_identity(digester: Digester, record: RecordPlan) -> tuple[str, Record
     digester has no key (its changes cannot be named without revealing a person)."""
     if digester.is_personal(record.entity) and digester.data_key is None:
         return "", None
-    return digester.key_token(record.entity, record.key), digester.record(record.entity, record.key)
+    key = record.renamed_from or record.key  # a renumber is named by the key it has until it is done
+    return digester.key_token(record.entity, key), digester.record(record.entity, key)
 
 
 def create_value(record: RecordPlan) -> dict[str, Any]:

@@ -176,6 +176,11 @@ def _fields_held(record: RecordPlan, held: Any, digests: RecordDigests) -> Recor
                 notes.append(Finding("warning", DECIDED, skipped_message(decision, change.field), record.source))
     if not notes:
         return record
+    if record.renamed_from is not None and any(
+            c.field in dropped and c.new in record.key and c.old in record.renamed_from for c in record.changes):
+        # the renumber is held: the record keeps its old key and line, and its other changes wait for it
+        return replace(record, action=Action.UNCHANGED, payload={}, changes=(), status_path=(), renamed_from=None,
+                       findings=(*record.findings, *notes), confirmed=(), written_after=(), confirmed_values=())
     changes = _changes(record.changes, dropped, path, bool(record.status_path))
     payload = _payload(record.payload, record.changes, dropped)
     action = record.action
@@ -281,6 +286,7 @@ def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester) -> lis
             continue  # no decision about it, or its records cannot be named: nothing to tell
         named = tokens.setdefault(block.entity, set())
         named.update(digester.key_token(block.entity, r.key) for r in block.records)
+        named.update(digester.key_token(block.entity, r.renamed_from) for r in block.records if r.renamed_from)
         named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
         managed = fields.setdefault(block.entity, set())
         managed.update(rule.field for rule in block.field_rules)

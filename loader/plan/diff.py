@@ -28,6 +28,7 @@ from loader.plan.history_pass import with_history
 from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import key_json, plan_record, reference_cells
+from loader.plan.renumber import FormerKeys, plan_renumbering, renumbered
 from loader.plan.resolve import Entry, LiveRecord, Resolver, index_key, key_text, unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref
@@ -94,10 +95,16 @@ def plan_changes(
     """
     merged = merged_entries(blocks)
     entries, merge_findings, owner, _ = merged
-    resolver = Resolver(entries, live)
+    recorded = history if history is not None and history.started else None
+    renumbering = plan_renumbering(blocks, entries, live, recorded)
+    formers = None if recorded is None else FormerKeys(recorded, live, lambda entity: profile.entity(entity).key)
+    resolver = Resolver(entries, live, aliases=renumbering.aliases, released=renumbering.released, formers=formers)
     clashes = _code_clashes(entries, resolver, profile)
     drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes)
     planned = drafts.planned
+    renumbering.formerly, renumbering.taken = resolver.former_hits, resolver.former_taken
+    if renumbering.renamed_from or renumbering.findings or renumbering.formerly or renumbering.taken:
+        renumbered(planned, drafts.linked, drafts.linked_at, entries, renumbering)
     if drafts.linked:  # both keep the order of the records they are given
         settled = block_dependents(refuse_cycles(drafts.linked, _reference_cells(entries, drafts.linked_at,
                                                                                   resolver, profile)))

@@ -73,6 +73,15 @@ class _Work:
         self.confirmed: list[str] = []
         self.findings: list[Finding] = []
         self.written_after: dict[str, Written] = {}
+        self.confirmed_values: dict[str, Any] = {}  # the live values confirmed, of fields not personal
+
+    def confirm(self, name: str, written: Written, value: Any, pii: bool) -> None:
+        """A field found equal to the sheet: W moves to live (`written`), and the journal keeps
+        `value` as the value after unless the field is personal."""
+        self.confirmed.append(name)
+        self.written_after[name] = written
+        if not pii:
+            self.confirmed_values[name] = value
 
     def hold(self, name: str, change_field: str | None = None) -> None:
         self.payload.pop(name, None)
@@ -103,8 +112,7 @@ def three_way_record(
         if name not in work.payload:
             written = digests.written(name, live_value, as_set=set_like)
             if line is None or mark is None or mark.written != written:
-                work.confirmed.append(name)
-                work.written_after[name] = written
+                work.confirm(name, written, live_value, pii)
             continue
         sheet = work.payload[name]
         if pending(sheet) or line is None or mark is None:
@@ -157,8 +165,7 @@ def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | N
     if same(sheet, live_value):
         written = digests.value(name, live_value)
         if mark is None or mark.written != written:
-            work.confirmed.append(name)
-            work.written_after[name] = written
+            work.confirm(name, written, live_value, False)
         return
     if mark is None:
         return  # no W: the sheet's status is moved to (two-way)
@@ -202,8 +209,7 @@ def _labels(work: _Work, plan: RecordPlan, desired: DesiredRecord | None, live: 
         if verdict.outcome is Outcome.UNCHANGED:
             now = digests.value(name, live_labels.get(label))
             if written.get(label) != now:
-                work.confirmed.append(name)
-                work.written_after[name] = now
+                work.confirm(name, now, live_labels.get(label), pii)
             continue
         mark = marks[name]
         found = _outcome(name, sheet[label], live_labels.get(label), mark, digests, sheet[label], who, pii)
@@ -228,8 +234,9 @@ def _set_field(work: _Work, name: str, sheet: Any, live: Any, mark: FieldMark, p
     written = mark.written if isinstance(mark.written, frozenset) else frozenset({mark.written})
     verdict = compare_set(sheet, live, written, policy, lambda item: digests.element(name, item))
     if verdict.kept_added or verdict.kept_removed:
+        by, at = _first_change(mark, who)
         work.kept.append(FieldOutcome(name, _masked(list(sheet or ()), pii), _masked(list(live or ()), pii), None,
-                                      who[0], who[1], pii))
+                                      by, at, pii))
     if verdict.written_after is not None:
         work.written_after[name] = verdict.written_after
     if verdict.outcome is Outcome.UPDATE:
@@ -263,7 +270,14 @@ def _outcome(name: str, sheet: Any, live: Any, mark: FieldMark, digests: RecordD
              who: tuple[str | None, int | None], pii: bool) -> FieldOutcome:
     """A kept edit or a conflict; the last loaded value is known when the sheet still holds it."""
     last = sheet if digests.value(name, sheet_value) == mark.written else None
-    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), who[0], who[1], pii)
+    by, at = _first_change(mark, who)
+    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), by, at, pii)
+
+
+def _first_change(mark: FieldMark, who: tuple[str | None, int | None]) -> tuple[str | None, int | None]:
+    """Who changed a field in the platform and when: the first change the history noted, else the
+    live record's last update (`who`)."""
+    return (mark.edited[1], mark.edited[0]) if mark.edited is not None else who
 
 
 def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
@@ -307,7 +321,7 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
                    blocked=blocked,
                    findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
-                   written_after=written_after)
+                   written_after=written_after, confirmed_values=tuple(sorted(work.confirmed_values.items())))
 
 
 def _one(written: Written) -> str | None:

@@ -28,6 +28,7 @@ from loader.plan.history_fields import RecordContext, compared_despite_errors, t
 from loader.plan.history_index import EntityIndex
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
+from loader.plan.renumber_history import moved_keys, rekeyed
 from loader.plan.resolve import key_text
 from loader.plan.shown import dropped_seen, mark_seen
 from loader.plan.three_way import Policy
@@ -70,6 +71,7 @@ class HistoryCompare:
         # per block name, the key tokens of the lines of the records its sheet names (those of records
         # without a line would never be looked for: `_dropped` looks for lines not named)
         self._named: dict[str, set[str]] = {}
+        self.moved_away: frozenset[tuple[str, str]] = frozenset()  # (entity, key token) renumbered away
 
     def named(self, name: str) -> set[str]:
         """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
@@ -100,6 +102,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
     `history`. `merged`: the blocks' merged entries the plan was made of (made again when not given).
     `sheet_wins`: the conflicts reviewers decided for the sheet."""
     compare = HistoryCompare(history, blocks, profile, service_user_ids, sheet_wins)
+    compare.moved_away = moved_keys(plan, history)
     merged = merged or merged_entries(blocks)
     inputs = {b.block: b for b in blocks}
     planned = [_block(block, merged, at, indexed[block.entity], compare)
@@ -126,9 +129,11 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
     key_token = compare.history.digester.key_token
     named = compare.named(block.name)
     for position, plan in zip(positions, block.records, strict=True):
-        token = key_token(plan.entity, plan.key)
+        token = key_token(plan.entity, plan.renamed_from or plan.key)  # a renumber: the old key's line
         live = entity.by_id.get(plan.live_id) if plan.live_id else None
         line = entity.line(token)
+        if line is not None and plan.renamed_from is None and (plan.entity, token) in compare.moved_away:
+            line = None  # a key renumbered away in this plan, reused: its line is the renumbered record's
         by_line = entity.by_key.get(token) if line is not None else None
         rec = _three_way(plan, line, merged.first_record(position), live, by_line, compare, found)
         if line is not None:
@@ -167,8 +172,10 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     # A record an interrupted apply wrote without journaling it is compared three-way all the same:
     # the fields that apply wrote hold the sheet's values (live = sheet: W moves to live), and a
     # platform edit of another field it left alone stays one (kept, or a held conflict).
-    digests = compare.history.digester.record(plan.entity, plan.key)
+    digests = compare.history.digester.record(plan.entity, plan.renamed_from or plan.key)
     rec = three_way_record(plan, live, desired, line, digests, profile, block.context)
+    if plan.renamed_from is not None:  # W under the new key (loader.plan.renumber_history)
+        rec = rekeyed(rec, line, live, digests, compare.history.digester.record(plan.entity, plan.key), profile)
     return mark_seen(rec, line)
 
 

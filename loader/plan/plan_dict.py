@@ -7,6 +7,7 @@ reads the file (a record at a time, its PII masked, checked against the schema).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from loader.findings import Finding
@@ -84,7 +85,8 @@ def record_to_dict(r: RecordPlan) -> dict[str, Any]:
         "refers_to": list(r.refers_to),
         "findings": [_finding_to_dict(f) for f in r.findings],
         "blocked": r.blocked,
-    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r)
+    } | ({"also_rows": [list(pair) for pair in r.also_rows]} if r.also_rows else {}) | _history_to_dict(r) | (
+        {"renamed_from": _encode(list(r.renamed_from))} if r.renamed_from is not None else {})
 
 
 def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
@@ -100,6 +102,8 @@ def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
         found["confirmed"] = list(r.confirmed)
     if r.written_after:
         found["written_after"] = {name: w if isinstance(w, str) else list(w) for name, w in r.written_after}
+    if r.confirmed_values:
+        found["confirmed_values"] = {name: _encode(value) for name, value in r.confirmed_values}
     return found
 
 
@@ -275,7 +279,7 @@ def record_maker() -> _Reader:
     return _Reader(consume=True)
 
 
-_NO_HISTORY = (None, (), (), (), ())  # a record's three-way outcomes when it was planned two-way
+_NO_HISTORY = (None, (), (), (), (), ())  # a record's three-way outcomes when it was planned two-way
 _AS_IS = frozenset({str, int, float, bool, type(None)})  # JSON scalars: decoded as they are
 
 
@@ -315,7 +319,7 @@ class _Reader:
         share, free = self.shared.setdefault, self.free
         block, entity, key, changes, findings = r["block"], r["entity"], r["key"], r["changes"], r["findings"]
         history = _history_from_dict(r) if _has_history(r) else _NO_HISTORY
-        return RecordPlan(
+        made = RecordPlan(
             r["ref"], share(block, block), share(entity, entity),
             tuple(key) if _plain_list(key) else tuple(_decode(k) for k in key),
             _ACTIONS[r["action"]], free(r["payload"]), self.source(r["source"]), r["live_id"],
@@ -328,6 +332,9 @@ class _Reader:
             tuple([(b, n) for b, n in r["also_rows"]]) if "also_rows" in r else (),
             *history,
         )
+        if "renamed_from" in r:  # a renumber (rare): its old key
+            return replace(made, renamed_from=tuple(_decode(k) for k in r["renamed_from"]))
+        return made
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")
@@ -347,6 +354,7 @@ def _history_from_dict(r: Mapping[str, Any]) -> tuple[Any, ...]:
         tuple(_outcome_from_dict(o) for o in r.get("conflicts", ())),
         tuple(r.get("confirmed", ())),
         tuple((name, w if isinstance(w, str) else tuple(w)) for name, w in sorted(r.get("written_after", {}).items())),
+        tuple((name, _decode(value)) for name, value in sorted(r.get("confirmed_values", {}).items())),
     )
 
 

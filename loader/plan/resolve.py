@@ -8,7 +8,7 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from loader.plan.compare import fold, normalise
 from loader.plan.model import PendingId
@@ -74,6 +74,12 @@ def live_key(record: LiveRecord, by: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(key_text(record.get(f)) for f in by)
 
 
+class FormerLookup(Protocol):
+    """The live record that had a key before, and its key now shown (`loader.plan.renumber.FormerKeys`)."""
+
+    def __call__(self, entity: str, by: tuple[str, ...], values: tuple[Any, ...]) -> tuple[LiveRecord, str] | None: ...
+
+
 class Resolution(NamedTuple):
     """What a Ref resolved to: a live id, a PendingId, or nothing (with a message)."""
 
@@ -86,7 +92,21 @@ class Resolution(NamedTuple):
 class Resolver:
     """Exact lookups over desired entries and live records; memoises key matches."""
 
-    def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]]):
+    def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]], *,
+                 aliases: Mapping[tuple[str, tuple[str, ...]], Mapping[Any, LiveRecord]] | None = None,
+                 released: Mapping[tuple[str, tuple[str, ...]], Collection[Any]] | None = None,
+                 formers: FormerLookup | None = None):
+        """`aliases`: per live index (entity, fields), keys that match another live record (a
+        renumbered record answers to its new key); `released`: keys that no longer match their live
+        record (a key renumbered away that a new record of the plan reuses); `formers`: the live
+        record that had a key before (renumbered in an earlier cycle), for a reference to it."""
+        self._aliases = aliases or {}
+        self._released = released or {}
+        self._formers = formers
+        # references to a key a live record had before, by (entity, exact key): that record's key now;
+        # `former_taken`: those whose key another live record holds now
+        self.former_hits: dict[tuple[str, Any], str] = {}
+        self.former_taken: dict[tuple[str, Any], str] = {}
         self._entries = entries
         self._entries_by_entity: dict[str, list[Entry]] = {}  # those of the entities referred to, when first asked
         self._live = live
@@ -122,6 +142,10 @@ class Resolver:
             else:
                 for rec in self.live_records(entity):
                     index.setdefault(live_key(rec, by), rec)
+            if (entity, by) in self._aliases:
+                for key in self._released.get((entity, by), ()):
+                    index.pop(key, None)
+                index.update(self._aliases[(entity, by)])
             self._live_index[(entity, by)] = index
         return index
 
@@ -256,8 +280,14 @@ class Resolver:
                 return tuple.__new__(Resolution, (str(live["id"]), None, None, entry.ref))
             return tuple.__new__(Resolution, (PendingId(entry.ref), entry.ref, None, entry.ref))
         live = self.live_index(ref.entity, ref.by).get(index_key(values))
+        former = self._formers(ref.entity, ref.by, values) if self._formers is not None else None
         if live is not None and live.get("id"):
+            if former is not None and str(former[0].get("id")) != str(live["id"]):
+                self.former_taken[(ref.entity, index_key(values))] = former[1]
             return Resolution(str(live["id"]))
+        if former is not None and former[0].get("id"):
+            self.former_hits[(ref.entity, index_key(values))] = former[1]
+            return Resolution(str(former[0]["id"]))
         return Resolution(None, problem=self._unresolved_message(ref, values))
 
     def _unresolved_message(self, ref: Ref, values: tuple[Any, ...]) -> str:

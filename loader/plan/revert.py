@@ -26,6 +26,7 @@ from loader.places import CellRef
 from loader.plan.diff import PlanHeader
 from loader.plan.digest import plan_digest
 from loader.plan.model import Action, BlockPlan, FieldChange, FieldRule, Plan, RecordPlan
+from loader.plan.renumber_history import renumbered_back
 from loader.plan.revert_writes import FieldUndo, RecordWrites, records_written
 from loader.profile import EntityProfile, Profile
 from loader.record_fields import CUSTOM
@@ -64,6 +65,10 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
         current = _live_record(writes, by_id.get(writes.entity, {}))
         shown = _shown(writes, current)
         record, notes = _revert_record(writes, current, profile.entity(writes.entity), digester, shown)
+        if record is not None and current is not None and writes.formerly is not None:
+            record, note = renumbered_back(record, writes.formerly, history, current, digester,
+                                           profile.entity(writes.entity), live.get(writes.entity, ()))
+            notes += [note] if note else []
         if record is not None:
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
         findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]

@@ -42,6 +42,7 @@ class RecordWrites:
     created: bool = False
     lost: bool = False
     fields: Mapping[str, FieldUndo] = field(default_factory=dict)
+    formerly: str | None = None  # the key token it had before the apply renumbered it
 
     @property
     def personal(self) -> bool:
@@ -78,7 +79,8 @@ def _record(entity: str, key: str, entries: Sequence[JournalEntry]) -> RecordWri
         owner = next((m.owner for e in entries for m in e.fields.values()), NO_OWNER)
     live_id = next((e.live_id for e in reversed(entries) if e.live_id), None)
     return RecordWrites(entity, key, live_id, owner, created=any(e.kind in CREATED for e in entries),
-                        lost=any(e.kind == "lost" for e in entries), fields=dict(sorted(fields.items())))
+                        lost=any(e.kind == "lost" for e in entries), fields=dict(sorted(fields.items())),
+                        formerly=next((e.formerly for e in entries if e.formerly is not None), None))
 
 
 def pick_journal(journals: Sequence[Journal], apply_id: str | None, where: str, *, last: str | None = None) -> Journal:

@@ -26,6 +26,7 @@ from loader.source.mapping import Block
 from loader.source.patterns import PatternTimeout
 from loader.source.readers import SheetData, SheetRow, kind_for
 from loader.source.records import DesiredRecord
+from loader.source.renames import renames_of
 from loader.source.row_path import build_row
 
 Outcome = DesiredRecord | Built | Finding | None  # what a row gives for a variant; None: `where` left it out
@@ -101,6 +102,7 @@ class BlockReader:
             delimiter=block.source.option("delimiter"), left_out=left_out, field_rules=field_rules(block),
             history_rules=block.history_rules(), shape=kind_for(block.source).shape(self.data, self.header_row),
             duplicates=block.duplicates,
+            renames=renames_of(block, self.data, self.header.columns, records),
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

@@ -10,6 +10,7 @@ from loader.source.block_rows import LeftOut
 from loader.source.mapping import BlockHistoryRules, DuplicateRule
 from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
+from loader.source.renames import Rename
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class BlockRecords:
     history_rules: BlockHistoryRules = field(default_factory=BlockHistoryRules)  # on_platform_edit, take_over, formerly
     shape: SourceShape | None = None  # the columns seen and rows read, to tell drift between cycles
     duplicates: DuplicateRule | None = None  # `duplicates:`: creates resembling a live person are held
+    renames: tuple[Rename, ...] = ()  # the records its `renamed:` says were renumbered
 
     @property
     def errors(self) -> tuple[Finding, ...]:

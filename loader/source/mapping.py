@@ -89,6 +89,18 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class RenameRule:
+    """A block's `renamed:`: the column of the same source holding a row's previous key value (of
+    the key field the profile lists as renamable), and how the record moves to its new key (`as:
+    update`: the key field is updated on the same live record)."""
+
+    column: str
+    key_field: str  # the key field renamed
+    place: MappingPlace
+    how: str = "update"
+
+
+@dataclass(frozen=True)
 class Block:
     name: str
     entity: str
@@ -108,6 +120,7 @@ class Block:
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
     duplicates: DuplicateRule | None = None  # creates resembling a live person are held (section 11)
+    renamed: RenameRule | None = None  # where a row's previous key is (a renumbered code)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

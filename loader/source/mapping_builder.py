@@ -14,7 +14,16 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.entity_schemas import default_type, field_names
-from loader.source.mapping import PATHS_SEPARATOR, Block, Condition, DuplicateRule, FieldSpec, LookupSpec, Variant
+from loader.source.mapping import (
+    PATHS_SEPARATOR,
+    Block,
+    Condition,
+    DuplicateRule,
+    FieldSpec,
+    LookupSpec,
+    RenameRule,
+    Variant,
+)
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import kind_for
@@ -137,6 +146,7 @@ class BlockBuilder:
         if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         self._check_key(data, base, [s for s in specs if s is not None])
+        renamed = self._renamed(entity_name, data, base, [s for s in specs if s is not None])
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         duplicates = self._duplicates(data.get("duplicates"), {s.name for s in specs if s is not None}, base)
         if len(self.findings) > before:
@@ -160,6 +170,7 @@ class BlockBuilder:
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
             duplicates=duplicates,
+            renamed=renamed,
         )
 
     def _duplicates(self, data: Any, managed: set[str], base: tuple[Any, ...]) -> DuplicateRule | None:
@@ -186,6 +197,29 @@ class BlockBuilder:
             self.findings = kept
         self.sub = _same
         return variants
+
+    def _renamed(self, entity_name: str, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> RenameRule | None:
+        """The block's `renamed:`: which key field it renames (the one the profile lists as
+        renamable), refused for a key that holds a reference or none the service lets change."""
+        if "renamed" not in data:
+            return None
+        where = (*base, "renamed")
+        key = tuple(data["key"])
+        by_name = {s.name: s for s in specs}
+        referring = [name for name in key if name in by_name and by_name[name].ref is not None]
+        if referring:
+            self._fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
+                       "another record): renumber that record in its own block", where, key=True)
+            return None
+        renamable = [name for name in key if name in self.profile.entity(entity_name).renamable]
+        if len(renamable) != 1:
+            self._fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
+                       f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
+                       "(confirm with the service's operator, then list it in the profile)", where, key=True)
+            return None
+        spec = data["renamed"]
+        return RenameRule(str(spec["column"]), renamable[0], self.doc.place(where, key=True),
+                          str(spec.get("as", "update")))
 
     def _check_key(self, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> None:
         """Every key field mapped, and none of them `collect`."""

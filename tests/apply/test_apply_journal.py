@@ -117,10 +117,13 @@ def test_confirmations_move_w_in_any_apply_and_only_a_write_moves_the_head(sandb
     results = _apply(sandbox, _schools(_school("C0", "School")), history)
     live_id = results.records[0].id
     confirmed = record("schools", "school", "C0", {}, action=Action.UNCHANGED, live_id=live_id,
-                       confirmed=("name",), written_after=(("name", "Wconfirmed00"),))
+                       confirmed=("name",), written_after=(("name", "Wconfirmed00"),),
+                       confirmed_values=(("name", "School"),))
     head = (tmp_path / "head.json").read_bytes()
     assert _apply(sandbox, _schools(confirmed), history).ok  # the platform and the sheet agree: W moves
     assert len(history.journals()) == 2 and (tmp_path / "head.json").read_bytes() == head
+    (entry,) = _last(history).entries
+    assert (entry.fields["name"].after, entry.fields["name"].has_after) == ("School", True)  # the value after
     line = History.open(tmp_path).line("school", ("C0",))
     assert line is not None and line.fields["name"].written == "Wconfirmed00"
 

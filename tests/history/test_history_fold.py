@@ -23,7 +23,7 @@ from loader.history.journal import (
     read_journal,
     replay,
 )
-from loader.history.journal_text import EntryText
+from loader.history.journal_text import NO_VALUE, EntryText
 from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.history.merging import folded, write_entities
 from loader.history.overlay import Overlay
@@ -40,17 +40,24 @@ WRITTEN = st.one_of(DIGEST, st.frozensets(DIGEST, max_size=3))
 KEYS = st.sampled_from([f'["K{n:02d}"]' for n in range(30)] + ['["ü"]', '["a\\tb"]'])
 IDS = st.text("abc123=", min_size=1, max_size=6)
 STAMPS = st.none() | st.tuples(st.integers(0, 2**45), st.none() | st.sampled_from(USERS))
+EDITORS = ["0c627dbf-5685-4a5e-9d0e-3f1b2c4d5e6f", "staff", "with:colon@at"]
+EDITED = st.tuples(st.integers(0, 2**45), st.none() | st.sampled_from(EDITORS))
 MARKS = st.dictionaries(st.sampled_from(FIELD_NAMES), st.builds(FieldMark, st.sampled_from(OWNERS), WRITTEN),
                         max_size=4)
 OLD_MARKS = st.dictionaries(st.sampled_from(FIELD_NAMES[:4]),
-                            st.builds(FieldMark, st.sampled_from(OWNERS[:3]), WRITTEN), max_size=4)
+                            st.builds(FieldMark, st.sampled_from(OWNERS[:3]), WRITTEN, st.none() | EDITED), max_size=4)
 LINES = st.builds(HistoryLine, KEYS, IDS, st.none() | st.integers(0, 2**45),
-                  st.none() | st.sampled_from(USERS[:3]), OLD_MARKS)
-ENTRIES = st.builds(
-    lambda kind, entity, key, live_id, stamp, marks: JournalEntry(
-        kind, entity, key, live_id, stamp, {n: JournalField(m.owner, m.written) for n, m in marks.items()}),
+                  st.none() | st.sampled_from(USERS[:3]), OLD_MARKS, st.lists(KEYS, max_size=2, unique=True).map(tuple))
+WRITE_ENTRIES = st.builds(
+    lambda kind, entity, key, live_id, stamp, marks, formerly: JournalEntry(
+        kind, entity, key, live_id, stamp, {n: JournalField(m.owner, m.written) for n, m in marks.items()},
+        formerly if kind in ("update", "create") else None),
     st.sampled_from(["create", "update", "adopt", "lost", "confirm"]), st.sampled_from(ENTITIES), KEYS,
-    st.none() | IDS, STAMPS, MARKS)
+    st.none() | IDS, STAMPS, MARKS, st.none() | KEYS)
+EDITED_ENTRIES = st.builds(
+    lambda entity, key, live_id, edited: JournalEntry("edited", entity, key, live_id, edited=edited),
+    st.sampled_from(ENTITIES), KEYS, IDS, st.dictionaries(st.sampled_from(FIELD_NAMES), EDITED, min_size=1, max_size=3))
+ENTRIES = st.one_of(WRITE_ENTRIES, WRITE_ENTRIES, EDITED_ENTRIES)
 
 
 def _base(folder: Path, lines: dict[str, list[HistoryLine]], max_bytes: int) -> Snapshot:
@@ -70,7 +77,8 @@ def _overlay(base: Snapshot, entries: list[JournalEntry]) -> Overlay:
     for entry in entries:
         if entry.kind != "lost":
             overlay.add(entry.entity, entry.key, entry.live_id, entry.updated,
-                        {name: (f.owner, f.written, None) for name, f in entry.fields.items()})
+                        {name: (f.owner, f.written, None, None) for name, f in entry.fields.items()},
+                        formerly=entry.formerly, edited=entry.edited)
     return overlay
 
 
@@ -132,7 +140,13 @@ def test_the_writer_keeps_what_replaying_its_journal_makes(entries: list[Journal
         for entry in entries:
             writes = [FieldWrite(name, f.owner, written=f.written) for name, f in entry.fields.items()]
             key = tuple(json.loads(entry.key))
-            writer.record(entry.kind, entry.entity, key, entry.live_id, writes, updated=entry.updated)
+            if entry.kind == "edited":
+                assert entry.live_id is not None
+                writer.edited(entry.entity, key, entry.live_id, entry.edited)
+                continue
+            formerly = None if entry.formerly is None else tuple(json.loads(entry.formerly))
+            writer.record(entry.kind, entry.entity, key, entry.live_id, writes, updated=entry.updated,
+                          formerly=formerly)
         writer.close()
         kept, replayed = writer.folding(), replay(path, base)
         assert folded(kept.overlay)[0] == folded(replayed.overlay)[0]
@@ -149,21 +163,28 @@ VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allo
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(["create", "update"]), st.text(), st.text(), st.none() | st.text(),
        st.none() | st.tuples(st.integers(), st.none() | st.text()),
-       st.dictionaries(st.text(), st.tuples(st.sampled_from(OWNERS), WRITTEN, VALUES), max_size=3), st.booleans())
+       st.dictionaries(st.text(), st.tuples(st.sampled_from(OWNERS), WRITTEN, VALUES, VALUES | st.just(NO_VALUE)),
+                       max_size=3), st.booleans(), st.none() | st.text())
 def test_a_journal_line_is_the_json_of_its_entry(
     kind: str, entity: str, key: str, live_id: str | None, updated: tuple[int, str | None] | None,
-    marks: dict[str, tuple[Owner, object, object]], personal: bool,
+    marks: dict[str, tuple[Owner, object, object, object]], personal: bool, formerly: str | None,
 ) -> None:
     if personal:
-        marks = {name: (owner, written, written) for name, (owner, written, _) in marks.items()}
-    entry: dict[str, object] = {"kind": kind, "entity": entity, "key": key, "id": live_id, "fields": {
-        name: {"owner": [owner.file, owner.block], "w": w if isinstance(w, str) else sorted(w),  # type: ignore[call-overload]
-               "before": (b if isinstance(b, str) else sorted(b)) if personal else b}  # type: ignore[call-overload]
-        for name, (owner, w, b) in marks.items()}}
+        marks = {name: (owner, written, written, NO_VALUE) for name, (owner, written, _, _) in marks.items()}
+    fields: dict[str, dict[str, object]] = {}
+    for name, (owner, w, b, after) in marks.items():
+        fields[name] = {"owner": [owner.file, owner.block], "w": w if isinstance(w, str) else sorted(w),  # type: ignore[call-overload]
+                        "before": (b if isinstance(b, str) else sorted(b)) if personal else b}  # type: ignore[call-overload]
+        if after is not NO_VALUE:
+            fields[name]["after"] = after
+    entry: dict[str, object] = {"kind": kind, "entity": entity, "key": key, "id": live_id, "fields": fields}
     if updated is not None:
         entry["updated"] = [updated[0], updated[1]]
+    if formerly is not None:
+        entry["formerly"] = formerly
     expected = json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str, separators=(",", ":")) + "\n"
-    assert EntryText().line(kind, entity, key, live_id, updated, marks, personal) == expected  # type: ignore[arg-type]
+    line = EntryText().line(kind, entity, key, live_id, updated, marks, personal, formerly)  # type: ignore[arg-type]
+    assert line == expected
 
 
 def test_an_apply_over_a_history_folds_into_the_files_a_full_rebuild_writes(tmp_path: Path) -> None:

@@ -14,11 +14,13 @@ from loader.history.snapshot import Snapshot, read_snapshot, write_snapshot
 OWNERS = [Owner("programs.yaml", "programs"), Owner("extra.yaml", "more\ttabs"), Owner("ü.yaml", "b")]
 DIGEST = st.text("ABCDEFGHIJabcdef0123456789-_", min_size=12, max_size=12)
 WRITTEN = st.one_of(DIGEST, st.frozensets(DIGEST, max_size=3))
+EDITED = st.tuples(st.integers(0, 2**45), st.none() | st.text(max_size=40))
 FIELDS = st.dictionaries(st.sampled_from(["code", "name", "tags", "custom_attributes.Campus\tX"]),
-                         st.builds(FieldMark, st.sampled_from(OWNERS), WRITTEN), max_size=4)
+                         st.builds(FieldMark, st.sampled_from(OWNERS), WRITTEN, st.none() | EDITED), max_size=4)
 KEYS = st.text(min_size=1, max_size=8).map(lambda s: '["' + s.encode("unicode_escape").decode().replace('"', "") + '"]')
 LINES = st.builds(HistoryLine, KEYS, st.text("abc123=", min_size=1, max_size=6),
-                  st.none() | st.integers(0, 2**45), st.none() | st.sampled_from(["svc", "staff", "ü"]), FIELDS)
+                  st.none() | st.integers(0, 2**45), st.none() | st.sampled_from(["svc", "staff", "ü"]), FIELDS,
+                  st.lists(KEYS, max_size=3, unique=True).map(tuple))
 
 
 def _unique(lines: list[HistoryLine]) -> list[HistoryLine]:
@@ -101,3 +103,35 @@ def test_a_new_owner_renders_the_entity_afresh(tmp_path: Path) -> None:
     write_snapshot(tmp_path, read_snapshot(tmp_path).with_lines("programs", [line]))
     assert read_snapshot(tmp_path).get("programs", '["P00001"]') == line
     assert read_snapshot(tmp_path) == _many(3).with_lines("programs", [line])
+
+
+def test_a_format_1_file_reads_as_lines_without_former_keys_and_is_written_in_format_2(tmp_path: Path) -> None:
+    folder = tmp_path / "snapshot"
+    folder.mkdir()
+    (folder / "programs.tsv").write_text(
+        '#loader-history-snapshot 1\tprograms\n#field\t"code"\n#field\t"name"\n#owner\t["p.yaml","p"]\n'
+        '#user\t"svc"\n["P1"]\t=id-1\t5\t0\t0.AAAAAAAAAAAA\t0.BBBBBBBBBBBB\n["P2"]\t=id-2\t\t\n', encoding="utf-8")
+    snapshot = read_snapshot(folder)
+    owner = Owner("p.yaml", "p")
+    assert snapshot.get("programs", '["P1"]') == HistoryLine(
+        '["P1"]', "=id-1", 5, "svc", {"code": FieldMark(owner, "A" * 12), "name": FieldMark(owner, "B" * 12)})
+    assert snapshot.get("programs", '["P2"]') == HistoryLine('["P2"]', "=id-2")
+    write_snapshot(folder, snapshot)
+    first = (folder / "programs.tsv").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "#loader-history-snapshot 2\tprograms"
+    assert read_snapshot(folder) == snapshot
+
+
+def test_former_keys_and_first_platform_changes_are_kept_on_the_line(tmp_path: Path) -> None:
+    owner = Owner("p.yaml", "p")
+    line = HistoryLine('["MATH2001"]', "=id-1", 5, "svc",
+                       {"name": FieldMark(owner, "A" * 12, (1_717_000_000_000, "0c627dbf-5685-4a5e-9d0e-3f1b2c4d5e6f")),
+                        "tags": FieldMark(owner, frozenset({"B" * 8, "C" * 8}), (7, None))},
+                       ('["MATH201"]',))
+    write_snapshot(tmp_path, _snapshot([line]))
+    text = (tmp_path / "programs.tsv").read_text(encoding="utf-8")
+    assert '\t["[\\"MATH201\\"]"]\t' in text and "@1717000000000:" in text and "@7\n" in text
+    read = read_snapshot(tmp_path)
+    assert read.get("programs", '["MATH2001"]') == line
+    assert read.key_for_former("programs", '["MATH201"]') == '["MATH2001"]'
+    assert read.key_for_former("programs", '["MATH2001"]') is None

@@ -1,0 +1,133 @@
+"""A catalogue renumbered between two cycles, through the CLI against the sandbox: 30 subject codes
+renumbered (`renamed:`), one old code reused by a new unit, an arrangements file still naming two old
+codes. Plan, apply, re-plan, revert, and the plan after the revert."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+from helpers.apply import loader_yaml_for
+
+from loader.cli import main
+from loader.errors import EXIT_OK
+from loader.history.store import History
+from loader.sandbox.server import SandboxOptions, serve_in_thread
+
+SUBJECTS = """version: 1
+source: subjects.xlsx
+entities:
+  subjects:
+    entity: subject
+    sheet: Subjects
+    key: [code]
+    renamed: {column: Previous Code}
+    fields:
+      code: Code
+      name: Name
+"""
+ARRANGEMENTS = """version: 1
+source: arrangements.xlsx
+entities:
+  arrangements:
+    entity: arrangement
+    sheet: Arrangements
+    key: [code]
+    fields:
+      code: Code
+      name: Title
+      subjects_awarded: {ref: subject, column: Subjects Awarded, split: ";"}
+"""
+OLD = [f"U{n:03d}" for n in range(1, 31)]
+NEW = [f"U{n + 1000:04d}" for n in range(1, 31)]
+
+
+def _sheet(path: Path, title: str, header: list[str], rows: list[list[Any]]) -> None:
+    book = openpyxl.Workbook()
+    book.active.title = title
+    book.active.append(header)
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+
+
+def _plan(name: str) -> dict[str, Any]:
+    assert main(["plan", "subjects.yaml", "arrangements.yaml", "--env", "local", "--format", "json", "--out",
+                 name]) == EXIT_OK
+    return dict(json.loads(Path(name).read_text(encoding="utf-8")))
+
+
+def _records(plan: dict[str, Any], block: str) -> list[dict[str, Any]]:
+    return [r for b in plan["blocks"] if b["name"] == block for r in b["records"]]
+
+
+def _codes(findings: list[dict[str, Any]], code: str) -> int:
+    return sum(1 for f in findings if f["code"] == code)
+
+
+def _live_codes(sandbox: Any) -> dict[str, str]:
+    import asyncio
+
+    from helpers.apply import client_for
+
+    async def go() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collection("subject")
+
+    return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
+
+
+def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
+        monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
+        (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
+        header = ["Code", "Previous Code", "Name"]
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", header, [[code, None, f"Unit {code}"] for code in OLD])
+        _sheet(tmp_path / "arrangements.xlsx", "Arrangements", ["Code", "Title", "Subjects Awarded"],
+               [["A1", "Articulation", "U002;U003"]])
+        assert main(["apply", "subjects.yaml", "arrangements.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        first = _live_codes(sandbox)
+
+        # the next cycle: every code renumbered, U001 reused by a new unit, the arrangements unchanged
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", header,
+               [[new, old, f"Unit {old}"] for old, new in zip(OLD, NEW, strict=True)] + [["U001", None, "New unit"]])
+        plan = _plan("plan.json")
+        subjects = _records(plan, "subjects")
+        assert sum(1 for r in subjects if r.get("renamed_from")) == 30
+        assert [r["key"] for r in subjects if r["action"] == "create"] == [["U001"]]
+        (arrangement,) = _records(plan, "arrangements")
+        assert _codes(arrangement["findings"], "renumbered-reference") == 2  # U002 and U003: update the sheet
+        assert not [f for r in subjects for f in r["findings"] if f["severity"] == "error"]
+        assert main(["apply", "subjects.yaml", "arrangements.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        renumbered = _live_codes(sandbox)
+        assert all(renumbered[i] == NEW[OLD.index(code)] for i, code in first.items())  # same ids, new codes
+        assert sorted(renumbered.values()).count("U001") == 1
+
+        again = _plan("again.json")  # nothing left to do; the old names still resolve, with a warning
+        assert all(r["action"] == "unchanged" for b in again["blocks"] for r in b["records"])
+        (arrangement,) = _records(again, "arrangements")
+        assert _codes(arrangement["findings"], "renumbered-reference") == 2
+        history = History.open(tmp_path / "history" / "local")
+        line = history.line("subject", ("U1002",))
+        assert line is not None and line.former_keys == ('["U002"]',)
+
+        assert main(["revert", "--env", "local", "--out", "revert.json"]) == EXIT_OK
+        assert main(["apply", "--plan", "revert.json", "--env", "local", "--yes"]) == EXIT_OK
+        back = _live_codes(sandbox)
+        # every code back but the one the new unit holds now (the revert says so and leaves it)
+        assert sum(1 for i, code in first.items() if back[i] == code) == 29
+        assert "cannot go back to U001" in Path("revert.json").read_text(encoding="utf-8")
+
+        after = _plan("after.json")
+        subjects = _records(after, "subjects")
+        skipped = [r for r in subjects if _codes(r["findings"], "skipped-by-decision")]
+        assert len(skipped) == 29 and all(r["action"] == "unchanged" for r in skipped)
+        assert not [r for r in subjects if r["action"] != "unchanged"]  # no create, no renumber
