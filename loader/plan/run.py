@@ -41,6 +41,7 @@ from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
 from loader.plan.incremental.reading import read_off_loop
+from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
@@ -106,8 +107,7 @@ async def run_plan(
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
                              _Deciding(decisions, today), keep_sources)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
-    if config.editors == "name":
-        plan = with_editor_names(plan, {i: u.name for i, u in (await fetch_users(client, editor_ids(plan))).items()})
+    plan = await _described(plan, done.history, config, client)
     plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
     now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
@@ -134,6 +134,17 @@ def _joined(done: _Diffed, profile: Profile, environment: str, api_version: str 
         plan = plan_changes((), {}, profile, header=done.header, history=done.history,
                             service_user_ids=service_user_ids, sheet_wins=done.sheet_wins)
     return replace(plan, environment=environment, api_version=api_version)
+
+
+async def _described(plan: Plan, history: History | None, config: Config, client: ApiClient) -> Plan:
+    """The plan's conflicts and kept edits described for people: the value last loaded (from the
+    journals) and who changed the field, by name (`report: {editors: name}`) where the service says."""
+    if history is not None and history.started:
+        plan = await asyncio.to_thread(with_last_loaded, plan, history)
+    if config.editors == "name":
+        users = await fetch_users(client, editor_ids(plan))
+        plan = with_editor_names(plan, {user_id: user.name for user_id, user in users.items()})
+    return plan
 
 
 def _decided_and_digested(plan: Plan, done: _Diffed, profile: Profile, decisions: Decisions | None,

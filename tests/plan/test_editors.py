@@ -1,6 +1,7 @@
 """Who changed a record, by name: a conflict in the Markdown report names "Robin Staff" (the
-sandbox's staff-client, standing for a person editing in the platform), not a user id; with
-`report: {editors: id}` the id. Through the CLI against the sandbox as a real server."""
+sandbox's staff-client, standing for a person editing in the platform), not a user id, and the
+value the loader last loaded; with `report: {editors: id}` the id. Through the CLI against the
+sandbox as a real server."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def test_a_conflict_in_the_markdown_names_robin_staff_not_an_id(edited: tuple[Pa
     report = (folder / "plan.md").read_text(encoding="utf-8")
     assert "conflict" in report and "changed in the platform by Robin Staff" in report
     assert STAFF_ID not in report
+    assert 'last loaded "Science"' in report  # the value the loader wrote, from its journal
 
 
 def test_editors_id_names_the_user_id(edited: tuple[Path, str]) -> None:
