@@ -120,12 +120,12 @@ class RecordPlan:
     # W once carried out, per field the plan computed it for (written, confirmed; a set's element
     # digests as a sorted tuple): apply journals these as they are (`FieldWrite.written`)
     written_after: tuple[tuple[str, str | tuple[str, ...]], ...] = ()
-    duplicate: DuplicateHold | None = None  # held as a probable duplicate person: why (not in plan.json)
     # the live values of the fields confirmed (none of a personal field): the journal's value after
     confirmed_values: tuple[tuple[str, Any], ...] = ()
     # the key the record had before this plan renumbers it (`renamed:`): an update of its key field on
     # the same live id; the history line moves from that key to `key`
     renamed_from: tuple[Any, ...] | None = None
+    duplicate: DuplicateHold | None = None  # held as a probable duplicate person: why (not in plan.json)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
