@@ -173,6 +173,7 @@ class Config:
     concurrency: int = DEFAULT_CONCURRENCY
     sandbox: SandboxFiles | None = None  # loader.yaml `sandbox:`; None: the defaults under `root`
     history: HistorySettings | None = HistorySettings()  # None: `history: false`
+    editors: str = "name"  # `report: {editors: name | id}`: how reports name who changed a record
 
     def environment_names(self) -> list[str]:
         names = set(self.environments) | {BUILTIN_SANDBOX}
@@ -301,6 +302,7 @@ def parse_config(text: str, path: Path) -> Config:
         concurrency=data.get("concurrency", DEFAULT_CONCURRENCY),
         sandbox=_sandbox_files(data.get("sandbox"), path.parent.resolve()),
         history=_history_settings(data.get("history", {})),
+        editors=(data.get("report") or {}).get("editors", "name"),
     )
 
 

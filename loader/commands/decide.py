@@ -1,10 +1,11 @@
-"""`loader decide review.xlsx [--by NAME]`: record a review workbook's skips and defers in decisions.yaml.
+"""`loader decide review.xlsx [--by NAME]`: record a review workbook's decisions in decisions.yaml.
 
 The workbook is the one `loader plan --review` wrote, edited by a reviewer (rows sorted, filtered,
 deleted). Every row is checked first (loader.report.review_reading); one bad row and nothing is
-recorded. Then each skip, defer and conflict decision becomes an entry of `decisions.yaml` beside
-loader.yaml (loader.history.decisions), replacing an earlier decision about the same change; `apply`
-rows and empty decisions record nothing. No secret, no network: each row carries its digest.
+recorded. Then each skip, defer, conflict and duplicate (`create`, `same`) decision becomes an entry
+of `decisions.yaml` beside loader.yaml (loader.history.decisions), replacing an earlier decision
+about the same change; `apply` rows and empty decisions record nothing. No secret, no network: each
+row carries its digest.
 
 `--by` names who decided (default: the CI actor, else the git user, else the OS user).
 """
@@ -66,27 +67,33 @@ def run(request: DecideRequest, today: date | None = None) -> int:
     new = decisions_from_review(reviewed, by=request.by, today=today or date.today())
     if new:
         write_decisions(path, existing.with_decisions(new))
-    counts = {kind: sum(1 for d in new if d.decision.value == kind) for kind in ("skip", "defer", "sheet")}
+    counts = {kind: sum(1 for d in new if d.decision.value == kind)
+              for kind in ("skip", "defer", "sheet", "create", "same")}
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no skip or defer"
     print(f"{request.workbook}: {summary} recorded in {path}" if new else
           f"{request.workbook}: {summary}: nothing recorded", file=sys.stderr)
     return EXIT_OK
 
 
-_KINDS = {"skip": Kind.SKIP, "defer": Kind.DEFER, "platform": Kind.SKIP, "sheet": Kind.SHEET}
+_KINDS = {"skip": Kind.SKIP, "defer": Kind.DEFER, "platform": Kind.SKIP, "sheet": Kind.SHEET,
+          "create": Kind.NEW, "same": Kind.SAME}
 
 
 def decisions_from_review(reviewed: ReviewedWorkbook, *, by: str, today: date) -> list[Decision]:
     """The decisions of the reviewed rows. A conflict decided for the platform is a skip of the
-    sheet's value. Two rows about one (record, field), the status steps of one record, give the
-    one earliest in the plan: a skipped step holds the steps after it."""
+    sheet's value; a held duplicate's `create` names the row's values, its `same` the live record.
+    Two rows about one (record, field), the status steps of one record, give the one earliest in
+    the plan: a skipped step holds the steps after it."""
+    from loader.report.review_rows import decided_value
+
     order = {entry.row_id: at for at, entry in enumerate(reviewed.index)}
     chosen: dict[tuple[str, str, str], Decision] = {}
     for row in sorted(reviewed.rows, key=lambda r: order[r.entry.row_id]):
         entry = row.entry
         decision = Decision(
             environment=reviewed.environment, entity=entry.entity, key=entry.key, field=entry.field,
-            refused=entry.digest, decision=_KINDS[row.decision], reason=row.reason, by=by, decided_on=today,
+            refused=decided_value(entry.kind, row.decision, entry.digest), decision=_KINDS[row.decision],
+            reason=row.reason, by=by, decided_on=today,
             until=row.until if row.decision == "defer" else None,
         )
         chosen.setdefault((entry.entity, entry.key, entry.field), decision)

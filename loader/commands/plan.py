@@ -2,7 +2,8 @@
 
 Writes the requested artifacts: `--out plan.json` (for `apply --plan`; mode 0600), `--report
 plan.md` (Markdown, deterministic, split into parts when long), `--html plan.html`.
-Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes
+Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes (rows held
+as probable duplicates count)
 and 0 when there are none; otherwise 0.
 """
 
@@ -97,7 +98,7 @@ def run(request: PlanRequest, config: Config) -> int:
 def _exit_code(request: PlanRequest, plan: Plan) -> int:
     if plan.has_errors:
         return EXIT_ERROR
-    if request.detailed_exitcode and plan.has_changes:
+    if request.detailed_exitcode and (plan.has_changes or plan.held_duplicates):
         return EXIT_CHANGES
     return EXIT_OK
 

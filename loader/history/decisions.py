@@ -16,6 +16,10 @@ key, field); deciding the same change again replaces its entry. `field` is the f
     defer   holds until its `until` date: on that date the change is proposed again
     sheet   a conflict decided for the sheet: its value is written over the platform edit while the
             sheet proposes that value (a conflict decided for the platform is recorded as a skip)
+    create  a row held as a probable duplicate (field CREATE) is a new person: created while the row
+            proposes the values decided on (`refused`: their digest)
+    same    a row held as a probable duplicate (field CREATE) is the live person whose key token
+            `refused` holds: the row's key is recorded on that record's history line, nothing written
 
 The file is written deterministically so that parallel branches merge cleanly: entries sorted by
 entity, key, field (then environment), one block of lines each with its fields in a fixed order,
@@ -52,6 +56,8 @@ class Kind(StrEnum):
     SKIP = "skip"
     DEFER = "defer"
     SHEET = "sheet"
+    NEW = "create"  # a row held as a probable duplicate is a new person (`loader.plan.duplicates_pass`)
+    SAME = "same"  # a row held as a probable duplicate is the live person whose key token `refused` holds
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,8 @@ class Decision:
         """Whether the decision still holds for a change proposing the value of digest `sheet_digest`."""
         if self.decision is Kind.DEFER:
             return self.until is not None and today < self.until
+        if self.decision in (Kind.NEW, Kind.SAME):
+            return False  # about a held duplicate, not a change (`loader.plan.duplicates_pass`)
         return sheet_digest == self.refused
 
 
@@ -188,7 +196,7 @@ def _entry(item: Any, number: int, path: Path) -> Decision:
         )
     except ValueError as error:
         raise HistoryError(str(error), where=where,
-                           hint="decisions: skip, defer or sheet; dates as YYYY-MM-DD") from None
+                           hint="decisions: skip, defer, sheet, create or same; dates as YYYY-MM-DD") from None
 
 
 def _text(item: Mapping[str, Any], name: str) -> str:

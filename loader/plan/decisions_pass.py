@@ -79,7 +79,7 @@ def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: 
     entities = {d.entity for d in mine}
     blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped)
               if block.entity in entities else block for block in plan.blocks]
-    blocks = _hold_dependents(blocks, skipped)
+    blocks = hold_dependents(blocks, skipped, "skipped by decision")
     stale = _stale(ours, plan, digester)
     if not matched and not stale:
         return plan
@@ -241,8 +241,8 @@ def _held(record: RecordPlan, message: str) -> RecordPlan:
                             written_after=tuple((n, w) for n, w in record.written_after if n in confirmed))
 
 
-def _hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str]) -> list[BlockPlan]:
-    """Every record depending (transitively) on a skipped create held as "skipped (depends on …)"."""
+def hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str], why: str) -> list[BlockPlan]:
+    """Every record depending (transitively) on a create `skipped` held as "skipped (depends on …, `why`)"."""
     if not skipped:
         return blocks
     records = {r.ref: r for b in blocks for r in b.records}
@@ -267,7 +267,7 @@ def _hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str]) -> list[Bl
         if not any(r.ref in held for r in block.records):
             out.append(block)
             continue
-        records_out = tuple(_held(r, f"skipped (depends on {held[r.ref]}, skipped by decision)")
+        records_out = tuple(_held(r, f"skipped (depends on {held[r.ref]}, {why})")
                             if r.ref in held else r for r in block.records)
         out.append(BlockPlan(**{**_fields(block), "records": records_out}))
     return out

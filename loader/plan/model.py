@@ -14,6 +14,8 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef
 
+HELD = "probable-duplicate"  # the finding's code of a create held as a probable duplicate person
+
 
 class Action(StrEnum):
     CREATE = "create"
@@ -57,6 +59,21 @@ class FieldOutcome:
     changed_at: int | None = None
     pii: bool = False
     seen: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateHold:
+    """Why a create is held as a probable duplicate person (`loader.plan.duplicates_pass`): whom it
+    resembles (a live key, or an earlier row), the fields that agreed and the name score; for the
+    0600 review workbook only, both records' values side by side (`values`: field, row's, other's)
+    and what a decision names (`create_digest`, `live_token`; "" where they cannot be made)."""
+
+    resembles: str  # "live applicant L000", or "an earlier row (… › row 7, key N0005)"
+    agreed: tuple[str, ...]
+    score: float
+    values: tuple[tuple[str, Any, Any], ...] = ()
+    create_digest: str = ""
+    live_token: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +126,7 @@ class RecordPlan:
     # the same live id; the history line moves from that key to `key`
     renamed_from: tuple[Any, ...] | None = None
     retiring: bool = False  # a retire change: a record dropped from the source, set as `on_dropped:` says
+    duplicate: DuplicateHold | None = None  # held as a probable duplicate person: why (not in plan.json)
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -229,6 +247,11 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(r.has_changes and not r.blocked for r in self.records())
+
+    @property
+    def held_duplicates(self) -> int:
+        """Creates held as probable duplicates of people: changes waiting for a decision."""
+        return sum(1 for r in self.records() for f in r.findings if f.code == HELD)
 
 
 # The keys of plan.json's `extra` object, which holds the fields of a Plan's head above that older

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.api.client import ApiClient
+from loader.api.users import fetch_users
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
 from loader.history.decisions import Decisions
@@ -34,10 +35,13 @@ from loader.plan.change_identity import personal_entities_of
 from loader.plan.decisions_pass import SheetWins, with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
+from loader.plan.duplicates_pass import with_duplicates
+from loader.plan.editors import editor_ids, with_editor_names
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
 from loader.plan.incremental.reading import read_off_loop
+from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
 from loader.profile import Profile
 from loader.source.mapping import LoadedMapping
@@ -103,7 +107,8 @@ async def run_plan(
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
                              _Deciding(decisions, today), keep_sources)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
-    plan, digest_started = _decided_and_digested(plan, done, decisions, today)
+    plan = await _described(plan, done.history, config, client)
+    plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
     now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
         plan=plan,
@@ -131,11 +136,22 @@ def _joined(done: _Diffed, profile: Profile, environment: str, api_version: str 
     return replace(plan, environment=environment, api_version=api_version)
 
 
-def _decided_and_digested(plan: Plan, done: _Diffed, decisions: Decisions | None,
+async def _described(plan: Plan, history: History | None, config: Config, client: ApiClient) -> Plan:
+    """The plan's conflicts and kept edits described for people: the value last loaded (from the
+    journals) and who changed the field, by name (`report: {editors: name}`) where the service says."""
+    if history is not None and history.started:
+        plan = await asyncio.to_thread(with_last_loaded, plan, history)
+    if config.editors == "name":
+        users = await fetch_users(client, editor_ids(plan))
+        plan = with_editor_names(plan, {user_id: user.name for user_id, user in users.items()})
+    return plan
+
+
+def _decided_and_digested(plan: Plan, done: _Diffed, profile: Profile, decisions: Decisions | None,
                           today: date | None) -> tuple[Plan, float]:
-    """The plan with the reviewers' decisions honoured and its digest recorded (every report and
-    plan.json shows it); and when the digest was started. Each block was digested with its part:
-    those digests serve while no pass changed the plan."""
+    """The plan with the reviewers' decisions honoured, probable duplicate people held, and its digest
+    recorded (every report and plan.json shows it); and when the digest was started. Each block was
+    digested with its part: those digests serve while no pass changed the plan."""
     history = done.history
     # the digester the review workbook names changes with (loader.report.review_rows): the history's
     digester = history.digester if history is not None else None
@@ -146,6 +162,10 @@ def _decided_and_digested(plan: Plan, done: _Diffed, decisions: Decisions | None
             raise ValueError("decisions need today's date")
         won = done.sheet_wins.matched if done.sheet_wins is not None else None
         plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today, won)
+    rules = {b.block: rule for b in done.sources.blocks if (rule := getattr(b, "duplicates", None)) is not None}
+    if rules:
+        plan = with_duplicates(plan, rules, done.diffing.people, profile,
+                               digester or Digester(personal_entities_of(plan)), decisions)
     diffing = done.diffing
     unchanged = plan is compared and len(diffing.digests) == len(plan.blocks)
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None

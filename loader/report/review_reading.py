@@ -17,13 +17,13 @@ from typing import Any
 from loader.errors import SheetError
 from loader.places import PLACE_SEPARATOR
 from loader.report.review_rows import (
-    CHOICES,
-    CONFLICT_CHOICES,
     FORMAT,
     INDEX_HEADER,
     INDEX_SHEET,
     MARK,
     SHEET,
+    choices_of,
+    decided_value,
 )
 from loader.source.readers.rows import unneutralised
 from loader.suggestions import did_you_mean
@@ -160,7 +160,7 @@ class _Checker:
         entry = self._entry(number, row_id, digest)
         if entry is None:
             return None
-        choices = CONFLICT_CHOICES if entry.kind == "conflict" else CHOICES
+        choices = choices_of(entry.kind)
         if decision not in (*choices, ""):
             self._problem(number, f"decision {_text(cell('decision'))!r} is not one of {', '.join(choices)} "
                                   f"(empty is apply){did_you_mean(decision, choices)}")
@@ -172,6 +172,11 @@ class _Checker:
             self._problem(number, "this change has no digest (a personal value the plan does not hold, or "
                                   "no history key when it was planned): it can be applied, not skipped or "
                                   "deferred; plan again where the history key is set")
+            return None
+        if decision in ("create", "same") and not decided_value(entry.kind, decision, entry.digest):
+            self._problem(number, f"`{decision}` cannot be recorded for this row (no history key when it was "
+                                  "planned, or `same` as an earlier row of the sheet, not a live record): "
+                                  "plan again where the history key is set, or decide `create`")
             return None
         return ReviewedRow(number, entry, decision, _text(cell("reason")).strip(), until)
 

@@ -12,7 +12,7 @@ from loader.history.digests import Digester
 from loader.plan.change_identity import create_value, personal_entities_of, record_identity
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN
-from loader.plan.model import Action, BlockPlan, Plan, RecordPlan
+from loader.plan.model import Action, BlockPlan, DuplicateHold, Plan, RecordPlan
 
 SHEET = "Review"
 INDEX_SHEET = "loader"
@@ -25,6 +25,8 @@ INDEX_HEADER = ("row id", "kind", "entity", "key", "field", "change digest")
 INDEX_FIRST_ROW = 7  # the index's header row; its rows follow
 CHOICES = ("apply", "skip", "defer")
 CONFLICT_CHOICES = ("sheet", "platform")
+DUPLICATE = "duplicate"  # the kind of a row held as a probable duplicate person
+DUPLICATE_CHOICES = ("create", "same")
 CHANGED = "changed"  # what a personal value proposed by the sheet shows
 MAX_WIDTH = 60
 MIN_WIDTH = 8
@@ -37,7 +39,7 @@ class ReviewRow:
     could not be made (a personal entity and no history key)."""
 
     row_id: str
-    kind: str  # "conflict", "update", "status", "create"
+    kind: str  # "conflict", "update", "status", "create", "duplicate"
     block: str
     entity: str
     record: str  # the key as a reviewer reads it
@@ -51,7 +53,27 @@ class ReviewRow:
 
     @property
     def choices(self) -> tuple[str, ...]:
-        return CONFLICT_CHOICES if self.kind == "conflict" else CHOICES
+        return choices_of(self.kind)
+
+
+def choices_of(kind: str) -> tuple[str, ...]:
+    """The decisions a row of `kind` offers."""
+    return CONFLICT_CHOICES if kind == "conflict" else DUPLICATE_CHOICES if kind == DUPLICATE else CHOICES
+
+
+def duplicate_digest(create_digest: str, live_token: str) -> str:
+    """A held duplicate's change digest: what `create` names (the row's values) and what `same` names
+    (the live record's key token; absent when it resembles an earlier row), one space between."""
+    return f"{create_digest} {live_token}".strip() if create_digest else ""
+
+
+def decided_value(kind: str, decision: str, digest: str) -> str:
+    """What a decision of `kind` names (`Decision.refused`): the change digest, or for a held duplicate
+    its part for `decision` ("" when there is none: `same` as an earlier row)."""
+    if kind != DUPLICATE:
+        return digest
+    create, _, live = digest.partition(" ")
+    return live if decision == "same" else create
 
 
 def plan_tag(digest: str) -> str:
@@ -87,6 +109,8 @@ def _rows(block: BlockPlan, digester: Digester, rank: int) -> Iterator[ReviewRow
             yield from row.updates()
         elif rank == 2 and record.action is Action.CREATE:
             yield row.create()
+        elif rank == 2 and record.duplicate is not None:
+            yield row.duplicate(record.duplicate)
         if (rank == 1 and record.action is not Action.CREATE) or (rank == 2 and record.action is Action.CREATE):
             yield from row.status_steps()
 
@@ -128,11 +152,22 @@ class _Row:
             yield self._row("status", "status", before, step, step, "status")
             before = step
 
+    def duplicate(self, hold: DuplicateHold) -> ReviewRow:
+        """Both records side by side, values shown: the workbook is written 0600 and never uploaded."""
+        row = self._row(DUPLICATE, CREATE, _cut(_side(hold, 2)), _cut(_side(hold, 1)), None, "")
+        return replace(row, rule=f"probable duplicate of {hold.resembles}: {', '.join(hold.agreed)} agreed, "
+                                 f"names scored {hold.score:.2f}",
+                       digest=duplicate_digest(hold.create_digest, hold.live_token))
+
     def create(self) -> ReviewRow:
         values = create_value(self.record)
         shown = "; ".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
                           for c in self.record.changes)
         return self._row("create", CREATE, None, _cut(shown), values, "")
+
+
+def _side(hold: DuplicateHold, at: int) -> str:
+    return "; ".join(f"{values[0]}: {_text(values[at])}" for values in hold.values)
 
 
 def _masked(value: Any) -> Any:

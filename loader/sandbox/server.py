@@ -33,7 +33,7 @@ from loader.sandbox.entities import ENTITIES
 from loader.sandbox.faults import FaultOptions
 from loader.sandbox.options import REALM, SandboxOptions
 from loader.sandbox.seed import apply_seed, read_seed
-from loader.sandbox.service import Service
+from loader.sandbox.service import Service, service_users
 from loader.sandbox.store import Store
 
 __all__ = ["FaultOptions", "RunningSandbox", "SandboxOptions", "open_app", "serve_in_subprocess", "serve_in_thread"]
@@ -110,7 +110,7 @@ class RunningSandbox:
 def open_app(options: SandboxOptions) -> Starlette:
     """Open the store (seeding a new one) and build the app; call it in the thread that will serve it."""
     store = Store(str(options.data))
-    service = Service(store, ENTITIES)
+    service = Service(store, ENTITIES, service_users(options.all_clients()))
     try:
         apply_seed(store, service, read_seed(options.seed), [c.institution for c in options.all_clients()])
     except BaseException:

@@ -78,12 +78,25 @@ def _label(body: dict[str, Any]) -> str:
     return f" '{name}'" if name is not None else ""
 
 
-class Service:
-    """Operations on behalf of an authenticated client; institution isolation happens here."""
+def service_users(clients: Sequence[Client]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per institution, the users of its clients by id: the people `metadata` names (staff-client's
+    is "Robin Staff"), so a caller can read who changed a record (GET /institution/users/{id})."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for client in clients:
+        user: dict[str, Any] = {**client.user, "identity_provider": "sso", "active": True, "roles": []}
+        found.setdefault(client.institution, {})[user["id"]] = user
+    return found
 
-    def __init__(self, store: Store, entities: dict[str, Entity]) -> None:
+
+class Service:
+    """Operations on behalf of an authenticated client; institution isolation happens here.
+    `users`: the clients' own users by institution and id (`service_users`), read like stored users."""
+
+    def __init__(self, store: Store, entities: dict[str, Entity],
+                 users: dict[str, dict[str, dict[str, Any]]] | None = None) -> None:
         self._store = store
         self._entities = entities
+        self._users = users or {}
 
     # -- reads -----------------------------------------------------------------------------
     def find(self, institution: str, entity: Entity, id_or_code: str) -> Row:
@@ -96,6 +109,9 @@ class Service:
 
     def get(self, client: Client, entity: Entity, id_or_code: str) -> dict[str, Any]:
         """One record, with what only single-record answers carry (children, comments...)."""
+        user = self._users.get(client.institution, {}).get(id_or_code) if entity.collection == "users" else None
+        if user is not None:
+            return dict(user)
         return self._with_details(client.institution, entity, self.find(client.institution, entity, id_or_code).body)
 
     def _with_details(self, institution: str, entity: Entity, body: dict[str, Any]) -> dict[str, Any]:

@@ -101,6 +101,7 @@ class BlockReader:
             header_row=self.header_row, encoding=block.source.option("encoding"),
             delimiter=block.source.option("delimiter"), left_out=left_out, field_rules=field_rules(block),
             history_rules=block.history_rules(), shape=kind_for(block.source).shape(self.data, self.header_row),
+            duplicates=block.duplicates,
             renames=renames_of(block, self.data, self.header.columns, records), on_dropped=block.on_dropped,
         )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.block_rows import LeftOut
-from loader.source.mapping import BlockHistoryRules, OnDropped
+from loader.source.mapping import BlockHistoryRules, DuplicateRule, OnDropped
 from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
 from loader.source.renames import Rename
@@ -37,6 +37,7 @@ class BlockRecords:
     field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
     history_rules: BlockHistoryRules = field(default_factory=BlockHistoryRules)  # on_platform_edit, take_over, formerly
     shape: SourceShape | None = None  # the columns seen and rows read, to tell drift between cycles
+    duplicates: DuplicateRule | None = None  # `duplicates:`: creates resembling a live person are held
     renames: tuple[Rename, ...] = ()  # the records its `renamed:` says were renumbered
     on_dropped: OnDropped | None = None  # what its `on_dropped:` sets on records dropped from the source
 

@@ -130,6 +130,7 @@ class Block:
     repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
+    duplicates: DuplicateRule | None = None  # creates resembling a live person are held (section 11)
     renamed: RenameRule | None = None  # where a row's previous key is (a renumbered code)
     on_dropped: OnDropped | None = None  # None: keep (records dropped from the source are listed only)
 
@@ -143,6 +144,15 @@ class Block:
         policies = {spec.name: spec.on_platform_edit for v in self.variants for spec in v.fields
                     if spec.on_platform_edit != "keep"}
         return BlockHistoryRules(tuple(sorted(policies.items())), self.take_over, self.formerly)
+
+
+@dataclass(frozen=True)
+class DuplicateRule:
+    """A block's `duplicates:`: the fields a new row is matched on against live people (names, date of
+    birth, e-mail) and how similar names must be (0-1) to count (`loader.plan.duplicates`)."""
+
+    match: tuple[str, ...]
+    threshold: float = 0.9
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from loader.source.mapping import (
     PATHS_SEPARATOR,
     Block,
     Condition,
+    DuplicateRule,
     FieldSpec,
     LookupSpec,
     OnDropped,
@@ -149,6 +150,7 @@ class BlockBuilder:
         renamed = self._renamed(entity_name, data, base, [s for s in specs if s is not None])
         on_dropped = self._on_dropped(entity_name, data, base)
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
+        duplicates = self._duplicates(data.get("duplicates"), {s.name for s in specs if s is not None}, base)
         if len(self.findings) > before:
             return None
         return Block(
@@ -169,9 +171,20 @@ class BlockBuilder:
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
+            duplicates=duplicates,
             renamed=renamed,
             on_dropped=on_dropped,
         )
+
+    def _duplicates(self, data: Any, managed: set[str], base: tuple[Any, ...]) -> DuplicateRule | None:
+        """The block's `duplicates:` (its shape checked by the schema); every field it matches on must be mapped."""
+        if data is None:
+            return None
+        for index, name in enumerate(data["match"]):
+            if name not in managed:
+                self._fail("duplicates-not-mapped", f"`duplicates` matches on {name!r}, which `fields` does not map; "
+                           "map it or leave it out of `match`", (*base, "duplicates", "match", index))
+        return DuplicateRule(tuple(data["match"]), float(data.get("threshold", 0.9)))
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
         """One Variant per value of the block's `repeat`; none without it."""

@@ -53,7 +53,7 @@ def test_the_four_cases_under_keep(w: World) -> None:
     assert [(k.field, k.sheet, k.live, k.last_loaded) for k in sci.kept] == [("name", "Science", "Sciences", "Science")]
     assert eng.action is Action.UNCHANGED and "name" not in eng.payload
     assert [(c.field, c.sheet, c.live, c.last_loaded) for c in eng.conflicts] == [
-        ("name", "Engineering Faculty", "Eng", None)]
+        ("name", "Engineering Faculty", "Eng", "Engineering")]  # last loaded: the journal's value after
     assert law.action is Action.UPDATE and law.payload == {"name": "Laws"} and law.history_line
     assert dict(law.written_after)["name"]
     assert med.action is Action.UNCHANGED and med.confirmed == ("name",) and not med.kept
@@ -215,7 +215,8 @@ def test_reports_and_plan_json_carry_kept_edits_and_conflicts(w: World, tmp_path
     assert "1 kept platform edit, 1 conflict" in text
     conflicts_at, first_block_at = text.index("Conflicts (1)"), text.index("schools (school)")
     assert conflicts_at < first_block_at  # shown first, with the errors
-    assert 'conflict, held: name: live "Eng", sheet "Engineering Faculty", last loaded unknown' in text
+    assert 'conflict, held: name: live "Eng", sheet "Engineering Faculty", last loaded "Engineering"' in text
+    assert "changed in the platform by Robin Staff" in text  # named, not an id
     assert 'kept platform edit: name: live "Sciences" kept (sheet "Science")' in text
     markdown = render_markdown(plan)
     assert "## Conflicts (1)" in markdown and "kept platform edit: name" in markdown

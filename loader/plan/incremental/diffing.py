@@ -15,6 +15,7 @@ from loader.history.store import History
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.diff import BlockInput, PlanHeader, plan_changes
 from loader.plan.digest import block_digest
+from loader.plan.duplicates import LivePeople, live_people
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.parts import PlanPart
 from loader.plan.model import Plan
@@ -40,6 +41,7 @@ class PartDiffing:
         self.seconds = 0.0
         self.digesting_s = 0.0
         self.digests: dict[int, str] = {}  # block index -> block_digest
+        self.people: dict[str, LivePeople] = {}  # block with `duplicates:` -> its entity's live people
 
     async def part(self, part: PlanPart, collections: LiveCollections) -> Plan:
         live = await collections.of(part.entities)
@@ -56,6 +58,10 @@ class PartDiffing:
         blocks = [block for index in part.indexes if (block := self._blocks[index]) is not None]
         for index in part.indexes:
             self._blocks[index] = None
+        for block in blocks:  # what matching people needs of the live records, before they are let go of
+            rule = getattr(block, "duplicates", None)
+            if rule is not None:
+                self.people[block.block] = live_people(live.get(block.entity, ()), rule.match, block.key_fields)
         plan = plan_changes(blocks, live, self._profile, header=self._header, history=self._history,
                             service_user_ids=self._service_user_ids, sheet_wins=self._sheet_wins)
         self.seconds += time.perf_counter() - started

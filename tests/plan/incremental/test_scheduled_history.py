@@ -35,7 +35,9 @@ from loader.live_records import updated_time
 from loader.plan.baseline import baseline_of
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import block_digest, plan_digest
+from loader.plan.editors import with_editor_names
 from loader.plan.incremental.parts import joined_plan, plan_parts
+from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
 from loader.plan.run import PlanRun, run_plan
 from loader.profile import load_profile
@@ -43,10 +45,12 @@ from loader.report.machine import dumps, plan_document
 from loader.report.markdown import render as render_markdown
 from loader.report.terminal import render_text
 from loader.sandbox.server import FaultOptions, RunningSandbox, SandboxOptions, serve_in_thread
+from loader.sandbox.tokens import DEFAULT_CLIENTS
 
 PROFILE = load_profile()
 HEADER = PlanHeader("sandbox", findings=())
 LOADER_USER = "loader-user"
+STAFF_ID = next(c.user["id"] for c in DEFAULT_CLIENTS if c.client_id == "staff-client")
 Live = dict[str, list[dict[str, Any]]]
 
 
@@ -174,7 +178,10 @@ def test_a_three_way_plan_made_while_the_pages_come_in_is_the_one_made_at_once(
     header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                         run.plan.fingerprints, run.sources.findings, run.plan.created_at,
                         run.plan.profile_fingerprint)
-    at_once = plan_changes(run.sources.blocks, live, PROFILE, header=header, history=History.open(tmp_path / "history"))
+    history = History.open(tmp_path / "history")
+    at_once = plan_changes(run.sources.blocks, live, PROFILE, header=header, history=history)
+    # as a plan describes its conflicts and kept edits: the value last loaded, the editor by name
+    at_once = with_editor_names(with_last_loaded(at_once, history), {STAFF_ID: "Robin Staff"})
     assert replace(run.plan, digest=None) == at_once
     assert run.plan.digest == plan_digest(at_once)
     records = {r.key[0]: r for r in run.plan.records()}

@@ -1,0 +1,200 @@
+"""Probable duplicate people (contract section 11): which new rows look like a live person of another
+key, or like an earlier row of the same source.
+
+The rule, with `threshold` the block's (0-1): two people are the same when
+
+    date of birth equal and (e-mail equal, or names similar >= threshold), or
+    e-mail equal and names similar >= threshold;
+
+a date of birth with day and month swapped counts as equal only with an equal e-mail. Names are
+folded before they are compared (accents, case, hyphens and apostrophes, the order of the words) and
+scored with rapidfuzz's normalised similarity, so a small typo still scores high. E-mails compare
+case-folded.
+
+Matching never looks at every pair: people are indexed by date of birth and by e-mail, and a row is
+scored only against the people sharing one of them (or its swapped date), which are the only ones
+the rule can call the same. The result names fields and a score, never a value: reports show it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import cache
+from typing import Any, NamedTuple
+
+from rapidfuzz import fuzz
+
+DATE_OF_BIRTH = "date_of_birth"
+EMAIL = "email_address"
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_PUNCTUATION = "-‐‑‒–—'’`.,_/"
+
+
+class Person(NamedTuple):
+    """One person as the rule reads them: folded names, e-mail (case-folded) and date of birth (ISO).
+    A tuple: one is made per live record, and a tuple is the cheapest value to make."""
+
+    names: str
+    email: str | None
+    born: str | None
+
+    @property
+    def swapped(self) -> str | None:
+        """The date of birth with day and month swapped, None when that is no other valid date."""
+        born = self.born
+        if born is None or born[5:7] == born[8:10]:
+            return None
+        try:
+            return date(int(born[:4]), int(born[8:10]), int(born[5:7])).isoformat()
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Resemblance:
+    """A new row's best match: the other person's position, the fields that agreed and the name score."""
+
+    other: int  # position in the live people, or in the new rows when `earlier`
+    earlier: bool  # an earlier row of the source, not a live record
+    agreed: tuple[str, ...]  # field names, "date_of_birth (day and month swapped)" for a swapped date
+    score: float  # the names' similarity, 0-1
+
+
+@cache
+def _folding() -> dict[int, str | None]:
+    """The translation that drops combining marks (accents, once decomposed) and makes punctuation a space."""
+    table: dict[int, str | None] = {cp: None for cp in range(0x10000) if unicodedata.combining(chr(cp))}
+    table.update({ord(c): " " for c in _PUNCTUATION})
+    return table
+
+
+def fold_names(parts: Iterable[Any]) -> str:
+    """Names as compared: accents, case, hyphens and apostrophes folded, words sorted."""
+    text = " ".join([str(p) for p in parts if p is not None]).casefold()
+    # ASCII decomposes to itself and has no combining mark: only its punctuation needs the table
+    text = (text if text.isascii() else unicodedata.normalize("NFKD", text)).translate(_folding())
+    return " ".join(sorted(text.split()))
+
+
+def _iso_date(value: Any) -> str | None:
+    """A date of birth as compared: ISO YYYY-MM-DD (a text's first ten characters in that shape)."""
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        return None
+    text = value.strip()[:10]
+    return text if _ISO_DATE.fullmatch(text) else None
+
+
+def person_of(record: Mapping[str, Any], name_fields: Sequence[str]) -> Person:
+    """`record`'s fields as the rule reads them (`name_fields`: the match fields that are names)."""
+    email = record.get(EMAIL)
+    return Person(
+        fold_names([record.get(f) for f in name_fields]),
+        email.strip().casefold() or None if isinstance(email, str) else None,
+        _iso_date(record.get(DATE_OF_BIRTH)),
+    )
+
+
+def name_fields(match: Sequence[str]) -> tuple[str, ...]:
+    """The fields of a `duplicates: match` list read as names: all but date of birth and e-mail."""
+    return tuple(f for f in match if f not in (DATE_OF_BIRTH, EMAIL))
+
+
+@dataclass(frozen=True)
+class LivePeople:
+    """The live records of an entity as the rule reads them, and what a plan needs of each beside:
+    its id, key fields, metadata and match fields (kept while the collection itself is let go of)."""
+
+    people: tuple[Person, ...]
+    records: tuple[Mapping[str, Any], ...]
+
+
+def live_people(records: Iterable[Mapping[str, Any]], match: Sequence[str], key_fields: Sequence[str]) -> LivePeople:
+    """`records` as the rule reads them, each with its id, metadata, key and match fields kept."""
+    names = name_fields(match)
+    kept = ("id", "metadata", *key_fields, *match)
+    listed = list(records)
+    return LivePeople(tuple(person_of(r, names) for r in listed),
+                      tuple({k: r[k] for k in kept if k in r} for r in listed))
+
+
+def resemblance(new: Person, other: Person, threshold: float) -> tuple[tuple[str, ...], float] | None:
+    """(the fields that agreed, the name score) when the rule calls `new` and `other` the same, else None."""
+    email = new.email is not None and new.email == other.email
+    score = fuzz.ratio(new.names, other.names) / 100 if new.names and other.names else 0.0
+    names = score >= threshold
+    born = new.born is not None and new.born == other.born
+    swapped = not born and email and other.born is not None and new.swapped == other.born
+    if not ((born and (email or names)) or (email and names) or swapped):
+        return None
+    agreed = []
+    if born:
+        agreed.append(DATE_OF_BIRTH)
+    elif swapped:
+        agreed.append(f"{DATE_OF_BIRTH} (day and month swapped)")
+    if email:
+        agreed.append(EMAIL)
+    if names:
+        agreed.append("names")
+    return tuple(agreed), round(score, 2)
+
+
+class _Index:
+    """People by date of birth and by e-mail: the only people the rule can call the same as a row."""
+
+    def __init__(self, people: Sequence[Person] = ()) -> None:
+        self.people: list[Person] = list(people)
+        self._by_born: dict[str, list[int]] = {}
+        self._by_email: dict[str, list[int]] = {}
+        by_born, by_email = self._by_born, self._by_email
+        for at, person in enumerate(self.people):  # `add`, without a call per person
+            if person.born is not None:
+                by_born.setdefault(person.born, []).append(at)
+            if person.email is not None:
+                by_email.setdefault(person.email, []).append(at)
+
+    def add(self, person: Person) -> None:
+        at = len(self.people)
+        self.people.append(person)
+        if person.born is not None:
+            self._by_born.setdefault(person.born, []).append(at)
+        if person.email is not None:
+            self._by_email.setdefault(person.email, []).append(at)
+
+    def candidates(self, person: Person) -> list[int]:
+        """The positions of the people sharing `person`'s date of birth (or its swap) or e-mail, in order."""
+        found = [*self._by_born.get(person.born, ())] if person.born is not None else []
+        swapped = person.swapped if person.email is not None else None  # a swap counts only with the e-mail
+        if swapped is not None:
+            found += self._by_born.get(swapped, ())
+        if person.email is not None:
+            found += self._by_email.get(person.email, ())
+        return sorted(set(found)) if len(found) > 1 else found
+
+    def best(self, person: Person, threshold: float, earlier: bool) -> Resemblance | None:
+        best: Resemblance | None = None
+        people = self.people
+        for at in self.candidates(person):
+            found = resemblance(person, people[at], threshold)
+            if found is not None and (best is None or found[1] > best.score):
+                best = Resemblance(at, earlier, *found)
+        return best
+
+
+def find_duplicates(new: Sequence[Person], live: Sequence[Person], threshold: float) -> list[Resemblance | None]:
+    """Per new row (in source order), its best match among `live`, else among the rows before it, else
+    None. A live match wins over an earlier row: the live person is the one to decide about."""
+    live_index = _Index(live)
+    rows = _Index()
+    found: list[Resemblance | None] = []
+    for person in new:
+        found.append(live_index.best(person, threshold, False) or rows.best(person, threshold, True))
+        rows.add(person)
+    return found
