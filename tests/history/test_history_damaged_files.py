@@ -90,6 +90,10 @@ def _outsized(path: Path, _outside: Path) -> None:
     path.write_bytes(path.read_bytes().rstrip(b"\n") + b" " * (2 * 1024 * 1024) + b"\n")
 
 
+def _truncated(path: Path, _outside: Path) -> None:
+    path.write_bytes(path.read_bytes()[:40])
+
+
 FILE_KINDS: dict[str, Damage] = {"folder": _folder, "FIFO": _fifo, "symlink to /dev/zero": _to_dev_zero,
                                  "symlink outside": _to_outside, "not UTF-8": _not_utf8}
 CASES: list[tuple[str, str, Damage]] = [
@@ -98,7 +102,7 @@ CASES: list[tuple[str, str, Damage]] = [
     ("head", "edited: serial infinite", _edit(b'"serial": 1', b'"serial": Infinity')),
     ("head", "key missing: lineage", _edit(b'"lineage"', b'"lineages"')),
     ("head", "edited: a list", _edit(b"{", b"[{", )),
-    ("head", "truncated", lambda path, _: path.write_bytes(path.read_bytes()[:40])),
+    ("head", "truncated", _truncated),
     ("head", "outsized", _outsized),
     ("snapshot", "edited: a line with no columns", _edit(b'["K1"]\t', b'["K1"] ')),
     ("snapshot", "edited: an owner that is not in the table", _edit(b"\t0.", b"\t7.")),
@@ -129,8 +133,7 @@ def test_a_damaged_history_file_is_refused_naming_it_and_the_repair(tmp_path: Pa
             history.snapshot.key_for_id(entity, "")
     error = raised.value
     assert error.where is not None and Path(str(error.where)) in (path, path.parent), (error.where, path)
-    hint = error.hint or ""
-    assert "loader history reset" in hint or "newer loader" in str(error) and "upgrade" in hint, str(error)
+    assert "loader history reset" in (error.hint or ""), str(error)
 
 
 @pytest.mark.timeout(60)
@@ -181,7 +184,8 @@ def test_a_journal_cut_off_in_its_last_line_is_a_killed_apply_not_damage(tmp_pat
     history = History.open(tmp_path)
     line = history.line("school", ("K1",))
     assert line is not None and line.updated_time == 2000
-    assert history.line("school", ("K2",)) is not None and history.line("school", ("K2",)).updated_time == 1002
+    untouched = history.line("school", ("K2",))
+    assert untouched is not None and untouched.updated_time == 1002
 
 
 @pytest.mark.timeout(60)
