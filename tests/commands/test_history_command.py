@@ -296,3 +296,20 @@ def test_control_characters_from_a_key_or_a_journal_reach_the_terminal_escaped(
     assert main(["history", "--entity", "course", "--key", f"code={code}"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "code=C-\\e]0;owned\\u0007\\u009b2J: 1 loads" in out and "by eve\\e[2J" in out
+
+
+def test_reset_and_baseline_while_an_apply_writes_are_refused(checkout: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    write_two_applies(sandbox_history(("applicant",)))
+    folder = checkout / ".loader" / "history"
+    head = (folder / "head.json").read_bytes()
+    running = sandbox_history(("applicant",)).begin_apply("sandbox", plan_digest=None, by="ann")  # holds the folder
+    try:
+        for argv in (["history", "reset", "--yes"], ["history", "baseline", *MAPPINGS, "--yes"]):
+            assert main(argv) == EXIT_ERROR, argv
+            assert "another apply is writing this history now" in capsys.readouterr().err
+            assert (folder / "head.json").read_bytes() == head and running.path.exists()
+    finally:
+        running.close()
+    assert main(["history", "reset", "--yes"]) == EXIT_OK  # once it has ended
+    assert not (folder / "head.json").exists()
