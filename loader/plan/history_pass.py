@@ -23,7 +23,7 @@ from loader.history.lines import HistoryLine, Owner
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
-from loader.plan.history_checks import is_adopted, live_user
+from loader.plan.history_checks import is_adopted, live_user, one_row_per_live_record
 from loader.plan.history_fields import RecordContext, compared_despite_errors, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.merge import Merged, merged_entries
@@ -102,8 +102,8 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
     compare = HistoryCompare(history, blocks, profile, service_user_ids, sheet_wins)
     merged = merged or merged_entries(blocks)
     inputs = {b.block: b for b in blocks}
-    planned = [_block(block, merged, at, indexed[block.entity], compare)
-               for block, at in zip(plan.blocks, merged.owner, strict=True)]
+    planned = one_row_per_live_record([_block(block, merged, at, indexed[block.entity], compare)
+                                       for block, at in zip(plan.blocks, merged.owner, strict=True)])
     matched: dict[str, set[str]] = {}  # entity -> the live ids its records match (no tuple per record)
     for b in planned:
         ids = matched.setdefault(b.entity, set())
