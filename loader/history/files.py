@@ -10,7 +10,8 @@ read and written here:
   an outsized file is an error, not the memory exhausted;
 - a file is written to a fresh temporary file made with `O_EXCL | O_NOFOLLOW` in its own folder,
   then moved over it (`os.replace` replaces a planted symbolic link, never writes through it); a
-  snapshot or journal folder that is a symbolic link is refused, never written into.
+  snapshot or journal folder that is a symbolic link is refused, never read or written into (the
+  history's folder itself, like the project's, may be reached through one).
 
 Every refusal is a `HistoryError` naming the file and the repair (`repair_hint`).
 """
@@ -132,7 +133,9 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to `path` so a reader sees the old file or the new one, never a part: through a
     fresh temporary file in the same folder (never a planted one) moved over `path`."""
     folder = path.parent
-    if not checked_folder(folder):
+    if folder.name not in _PARTS:  # the history's own folder, or a project's, may be reached through a link
+        folder.mkdir(parents=True, exist_ok=True)
+    elif not checked_folder(folder):  # a snapshot or journal folder that is a link is refused
         folder.mkdir(parents=True)
     try:
         if read_bounded(path, len(data)) == data:
