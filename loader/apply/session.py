@@ -58,6 +58,7 @@ class SessionSettings:
     quiet: bool = False  # stdout carries a JSON document: the human text goes to stderr, no bars
     confirm: Confirm | None = None  # asked before writing a plan made now; None: no question
     show: Callable[[Plan], None] | None = None  # shows a plan made now before the question (the command's)
+    before_writes: Callable[[Plan], object] | None = None  # called once every check passed, before the first write
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ async def apply_session(settings: SessionSettings, config: Config, env: Environm
                 return SessionOutcome(None, plan, sources)
             if settings.confirm is not None:
                 settings.confirm(changes, client.environment or plan.environment)
+        if settings.before_writes is not None:
+            settings.before_writes(plan)
         results = await _write(settings, config, plan, client, stale, history, reading)
         plan = plan if reading is None else reading.sealed.plan
         return SessionOutcome(results, plan, sources)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -29,12 +29,12 @@ from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
 from loader.apply.session import SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
-from loader.commands.revert_decisions import record_revert_decisions
+from loader.commands.revert_decisions import record_planned_revert_decisions, record_revert_decisions
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from loader.plan.model import Plan
-from loader.plan.plan_stream import open_saved_plan
+from loader.plan.plan_stream import SealedPlan, open_saved_plan
 from loader.project import mappings_given_or_project
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
@@ -130,11 +130,16 @@ def run(request: ApplyRequest, config: Config) -> int:
         env_name = check_plan_file(
             plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
+    settings = _settings(request)
+    by = applied_by(request.by, os.environ, config.root) or "loader"
+    if plan_file is not None and _plan_of(plan_file).revert_of:  # its undoing is not redone, even if killed
+        plan_file = plan_file.whole() if isinstance(plan_file, SealedPlan) else plan_file
+        settings = replace(settings, before_writes=partial(record_planned_revert_decisions, profile=config.profile,
+                                                           project_dir=config.root, by=by, today=date.today()))
     with open_environment(config, env_name) as env:
-        outcome = event_loop.run(apply_session(_settings(request), config, env, plan_file))
+        outcome = event_loop.run(apply_session(settings, config, env, plan_file))
     results, plan = outcome.results, outcome.plan
     if plan_file is not None and results is not None:  # an applied revert: its undoing is not redone
-        by = applied_by(request.by, os.environ, config.root) or "loader"
         record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
     if results is None:
         print_apply_output(request.output, None, EXIT_OK, plan)
@@ -148,6 +153,10 @@ def run(request: ApplyRequest, config: Config) -> int:
     code = EXIT_INTERRUPTED if results.interrupted else EXIT_OK if results.ok and written else EXIT_ERROR
     print_apply_output(request.output, results, code, plan)
     return code
+
+
+def _plan_of(saved: Plan | SealedPlan) -> Plan:
+    return saved.head if isinstance(saved, SealedPlan) else saved
 
 
 def _settings(request: ApplyRequest) -> SessionSettings:

@@ -17,6 +17,7 @@ from loader import event_loop
 from loader.actor import acting
 from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
+from loader.report.view import clean
 
 if TYPE_CHECKING:
     from loader.commands.history import HistoryRequest
@@ -67,7 +68,7 @@ def show_applies(request: HistoryRequest, config: Config) -> None:
     print(f"history of {name} ({history.folder}): lineage {head.lineage}, serial {head.serial}, "
           f"last apply {head.last_apply or '-'}; {len(rows)} journals, newest first")
     for row in rows:
-        print(_apply_line(row))
+        print(clean(_apply_line(row)))  # the journals' headers: text anyone can edit
 
 
 def _apply_line(row: ApplyRow) -> str:
@@ -84,19 +85,21 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     key = _record_key(request, config)
     history = _open(request, config)
     loads = _with_live(request, config, record_loads(history, request.entity, key))
-    given = " ".join(f"{name}={value}" for name, value in request.key)
+    given = clean(" ".join(f"{name}={value}" for name, value in request.key))
     if request.output == "json":
         print(json.dumps(_record_json(request, config, loads), indent=2, ensure_ascii=False, default=str))
         return EXIT_OK
     if not loads.loads and not loads.in_snapshot:
-        print(f"the history of {_env_name(request, config)} holds no load of {request.entity} {given}")
+        print(f"the history of {_env_name(request, config)} holds no load of {clean(request.entity)} {given}")
         return EXIT_OK
     note = " (personal fields: only whether they changed is kept)" if loads.personal else ""
-    print(f"{request.entity} {given}: {len(loads.loads)} loads{note}")
+    # Keys, values, owners and who applied come from sheets and journals anyone can edit: every
+    # control character is shown escaped, never sent to the terminal (`loader.report.view.clean`).
+    print(f"{clean(request.entity)} {given}: {len(loads.loads)} loads{note}")
     for load in loads.loads:
-        print(f"  {load.apply.apply_id}  {load.apply.time}  by {load.apply.by or '-'}  {load.kind}")
+        print(clean(f"  {load.apply.apply_id}  {load.apply.time}  by {load.apply.by or '-'}  {load.kind}"))
         for field in load.fields:
-            print(f"    {field.field}: {_field_text(field, loads.personal, load.kind)}  ({field.owner})")
+            print(clean(f"    {field.field}: {_field_text(field, loads.personal, load.kind)}  ({field.owner})"))
     return EXIT_OK
 
 

@@ -100,7 +100,10 @@ async def make_revert(request: RevertRequest, config: Config, env: Environment) 
     journal = pick_journal(history.journals(), request.apply_id, str(folder), last=history.head.last_apply)
     path = folder / f"{journal.info.apply_id}{DONE_SUFFIX}"
     fingerprints = fingerprint_inputs([path])
-    entities = sorted({writes.entity for writes in records_written(journal)})
+    touched = {writes.entity for writes in records_written(journal)}
+    if journal.counts is None:  # interrupted: its unjournaled writes are looked for in what the history knows
+        touched |= set(history.snapshot.entities())
+    entities = sorted(touched)
     async with ApiClient(env, config.profile, concurrency=config.concurrency) as client:
         live = await client.fetch_collections(entities) if entities else {}
         header = PlanHeader(

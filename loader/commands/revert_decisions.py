@@ -12,6 +12,11 @@ for a status the first step the next plan would take back towards it.
 
 (`loader apply --plan` calls it after applying a saved plan; it does nothing for a plan that is no
 revert). It turns apply's results into decisions, so it sits above apply, with the command.
+
+An apply killed midway gives no results, so before its first write the decisions of every change
+the revert plans are recorded (`record_planned_revert_decisions`): a change whose write never
+landed leaves live holding what the sheet proposes, so its decision holds nothing back. Once the
+apply ends, the decisions of records it did not update are taken out again.
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ from datetime import date
 from pathlib import Path
 
 from loader.apply.results import Outcome, Results
-from loader.history.decisions import Decision, Kind, decisions_path, read_decisions, write_decisions
+from loader.history.decisions import (
+    Decision,
+    Decisions,
+    Kind,
+    decisions_path,
+    read_decisions,
+    write_decisions,
+)
 from loader.history.digests import Digester
 from loader.plan.model import Plan, RecordPlan
 from loader.profile import Profile
@@ -29,26 +41,52 @@ from loader.profile import Profile
 
 def record_revert_decisions(plan: Plan, results: Results, profile: Profile, *, project_dir: Path, by: str,
                             today: date) -> int:
-    """Record in the project's decisions.yaml the skip decisions of what an applied revert undid;
-    how many (0, and no file touched, for a plan that is no revert or an apply that changed nothing)."""
-    return save_decisions(project_dir, revert_decisions(plan, results, profile, by=by, today=today))
+    """Record in the project's decisions.yaml the skip decisions of what an applied revert undid,
+    and take out those recorded before its writes (`record_planned_revert_decisions`) of records it
+    did not update; how many it undid (0, and no file touched, for a plan that is no revert)."""
+    done = revert_decisions(plan, results, profile, by=by, today=today)
+    planned = _decisions(plan, plan.records(), profile, by=by, today=today)
+    path = decisions_path(project_dir)
+    if not path.exists() or not planned:
+        return save_decisions(project_dir, done)
+    current = read_decisions(path)
+    kept = {d.identity for d in done}
+    stale = {d.identity for d in planned if d.identity not in kept and current.get(d.identity) == d}
+    if stale:
+        write_decisions(path, Decisions(tuple(d for d in current.entries if d.identity not in stale)))
+    return save_decisions(project_dir, done)
+
+
+def record_planned_revert_decisions(plan: Plan, profile: Profile, *, project_dir: Path, by: str,
+                                    today: date) -> int:
+    """Record, before a revert plan's first write, the skip decisions of every change it plans (an
+    apply killed midway leaves them: see the module docstring); how many (0 for a plan that is no revert)."""
+    planned = _decisions(plan, plan.records(), profile, by=by, today=today)
+    if not planned:
+        return 0
+    current = read_decisions(decisions_path(project_dir))  # a person's decision about a change stays as it is
+    return save_decisions(project_dir, [d for d in planned if current.get(d.identity) is None])
 
 
 def revert_decisions(plan: Plan, results: Results, profile: Profile, *, by: str,
                      today: date) -> list[Decision]:
     """The skip decisions of the changes a revert plan's apply made (records updated in full; none
     for a plan that is not a revert)."""
+    done = {r.ref for r in results.records if r.outcome is Outcome.UPDATED}
+    return _decisions(plan, (record for record in plan.records() if record.ref in done), profile, by=by, today=today)
+
+
+def _decisions(plan: Plan, records: Iterable[RecordPlan], profile: Profile, *, by: str,
+               today: date) -> list[Decision]:
     reverted = plan.revert_of
     if not reverted:
         return []
-    done = {r.ref for r in results.records if r.outcome is Outcome.UPDATED}
     reason = f"reverted: `loader revert` of apply {reverted}"
     digester = Digester()  # a revert plan holds no entity with personal fields: plain digests
     return [Decision(environment=plan.env_name, entity=record.entity,
                      key=digester.key_token(record.entity, record.key), field=name, refused=refused,
                      decision=Kind.SKIP, reason=reason, by=by, decided_on=today)
-            for record in plan.records() if record.ref in done
-            for name, refused in _refused(record, digester, profile)]
+            for record in records for name, refused in _refused(record, digester, profile)]
 
 
 def _refused(record: RecordPlan, digester: Digester, profile: Profile) -> Iterator[tuple[str, str]]:

@@ -40,6 +40,7 @@ from typing import Any
 import yaml
 
 from loader.history.errors import HistoryError
+from loader.history.files import MAX_FILE_BYTES, read_bounded, write_atomically
 
 FILE_NAME = "decisions.yaml"
 CREATE = "CREATE"  # the field of a decision about a whole new record
@@ -154,12 +155,14 @@ def decisions_path(project_dir: Path) -> Path:
 
 def read_decisions(path: Path) -> Decisions:
     """The decisions in `path` (none when there is no such file)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    data = read_bounded(path, MAX_FILE_BYTES, hint="restore decisions.yaml from git")  # never a FIFO or a link
+    if data is None:
         return Decisions()
-    except (OSError, UnicodeDecodeError) as error:
-        raise HistoryError(f"cannot read the decisions: {error}", where=str(path)) from error
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise HistoryError(f"cannot read the decisions: {error}", where=str(path),
+                           hint="restore decisions.yaml from git") from error
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as error:
@@ -245,7 +248,5 @@ def _quoted(text: str) -> str:
 
 
 def write_decisions(path: Path, decisions: Decisions) -> None:
-    """Write the decisions file (through a temporary file beside it, so a crash leaves the old one)."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(decisions_text(decisions), encoding="utf-8", newline="\n")
-    temporary.replace(path)
+    """Write the decisions file (through a fresh temporary file beside it, so a crash leaves the old one)."""
+    write_atomically(path, decisions_text(decisions).encode())

@@ -17,8 +17,9 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from loader.history.errors import HistoryError
+from loader.history.files import MAX_HEAD_BYTES, damaged, read_bounded
 
 FORMAT = 2  # 2: snapshot lines with former keys and first platform changes, journals with values after
 
@@ -58,16 +59,42 @@ def head_json(head: Head) -> bytes:
 
 
 def read_head(path: Path) -> Head | None:
-    """The head in `path`, or None when the history has not started."""
-    if not path.exists():
+    """The head in `path`, or None when the history has not started. A head that is not a regular
+    file, cannot be read as a head, or was written by a newer loader is a `HistoryError`."""
+    data = read_bounded(path, MAX_HEAD_BYTES)
+    if data is None:
         return None
     try:
-        data = json.loads(path.read_bytes())
-        lines = data.get("lines")
-        return Head(str(data["lineage"]), int(data["serial"]), data.get("last_apply"),
-                    tuple(str(u) for u in data.get("service_user_ids", ())), data.get("key_fingerprint"),
-                    data.get("wrapped_data_key"),
-                    None if lines is None else tuple(sorted((str(e), int(n)) for e, n in lines.items())))
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise HistoryError(f"the history's head cannot be read ({error})", where=str(path),
-                           hint="restore it from git, or run `loader history reset`") from None
+        fields = json.loads(data)
+        if not isinstance(fields, dict):
+            raise TypeError("not a JSON object")
+        written = fields.get("format", FORMAT)
+        if not isinstance(written, int) or written < 1:
+            raise TypeError(f"format {written!r}")
+        if written > FORMAT:
+            raise damaged(f"was written by a newer loader (history format {written}; this loader reads "
+                          f"format {FORMAT})", path, hint="upgrade the loader (`pip install -U` it) and run it again")
+        return _head_of(fields)
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as error:
+        raise damaged(f"cannot be read as the history's head ({type(error).__name__}: {error})", path) from None
+
+
+def _head_of(data: dict[str, Any]) -> Head:
+    lineage, serial, lines = data["lineage"], data["serial"], data.get("lines")
+    if not isinstance(lineage, str) or not lineage or type(serial) is not int or serial < 0:
+        raise TypeError("`lineage` must be text and `serial` a whole number")
+    for name in ("last_apply", "key_fingerprint", "wrapped_data_key"):
+        if not isinstance(data.get(name), str | None):
+            raise TypeError(f"`{name}` must be text")
+    users = data.get("service_user_ids", [])
+    if not isinstance(users, list) or not isinstance(lines, dict | None):
+        raise TypeError("`service_user_ids` must be a list and `lines` an object")
+    counted = None if lines is None else tuple(sorted((str(e), _count(n)) for e, n in lines.items()))
+    return Head(lineage, serial, data.get("last_apply"), tuple(str(u) for u in users), data.get("key_fingerprint"),
+                data.get("wrapped_data_key"), counted)
+
+
+def _count(value: object) -> int:
+    if type(value) is not int or value < 0:
+        raise TypeError(f"a line count {value!r} is not a whole number")
+    return value

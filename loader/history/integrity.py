@@ -15,15 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from loader.history.errors import HistoryError
+from loader.history.files import open_regular, regular_files, repair_hint
 from loader.history.head import Head
 from loader.history.snapshot import SUFFIX, Snapshot
-
-
-def repair_hint(folder: Path) -> str:
-    """What to do about a damaged history in `folder`."""
-    return (f"restore {folder} as git last had it (`git checkout -- {folder}`), then plan again; if there is "
-            "no good copy, run `loader history reset` and `loader history baseline MAPPING...` (the live values "
-            "become W: platform edits made before count as the loader's)")
 
 
 def refuse_damaged_files(folder: Path, head_path: Path, head: Head | None, snapshot_folder: Path,
@@ -61,12 +55,15 @@ def refuse_lost_lines(folder: Path, head_path: Path, head: Head | None, snapshot
 
 
 def _shards(snapshot_folder: Path) -> list[Path]:
-    return sorted(snapshot_folder.glob(f"*{SUFFIX}")) if snapshot_folder.is_dir() else []
+    return regular_files(snapshot_folder, f"*{SUFFIX}")
 
 
 def _ends_a_line(path: Path) -> bool:
     """Whether the file is empty or its last byte ends a line."""
-    with path.open("rb") as handle:
+    fd = open_regular(path)
+    if fd is None:
+        return True
+    with os.fdopen(fd, "rb") as handle:
         size = handle.seek(0, os.SEEK_END)
         if size == 0:
             return True

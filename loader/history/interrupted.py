@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from loader.history.files import damaged
 from loader.history.journal import ApplyInfo, first_and_last_line, info_from
 
 # The window's edges widened by this much: the service stamps its records by its own clock, the
@@ -50,12 +51,15 @@ def interrupted_applies(journals: Iterable[Path]) -> tuple[Interrupted, ...]:
 
 
 def _head(path: Path) -> tuple[ApplyInfo | None, bool]:
-    """(the journal's header, whether it has an end line); a header that cannot be read: None."""
+    """(the journal's header, whether it has an end line); None for an empty journal (an apply
+    killed as it made it). A header that cannot be read is a `HistoryError` naming the journal."""
     first, last = first_and_last_line(path)
+    if not first:
+        return None, True
     try:
         info = info_from(json.loads(first))
-    except (ValueError, KeyError, TypeError):
-        return None, True
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise damaged(f"its first line is not a journal's header ({type(error).__name__}: {error})", path) from None
     try:
         end = json.loads(last)
     except ValueError:

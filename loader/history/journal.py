@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.history.digests import Digester, Key, Written
+from loader.history.errors import HistoryError
+from loader.history.files import MAX_LINE_BYTES, create_new, damaged, open_regular, read_lines
 from loader.history.journal_text import NO_VALUE, EntryText, Mark, json_text
 from loader.history.lines import Edited, FieldMark, HistoryLine, Owner, moved_keys
 from loader.history.locking import lock_journal, release
@@ -122,8 +124,7 @@ class JournalWriter:
         self._service_users: set[str] = set()
         self._text = EntryText()
         self.overlay = Overlay(base if base is not None else Snapshot())
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._fd: int | None = create_new(path)  # never a file already there, never through a symbolic link
         lock_journal(self._fd)  # a running apply's: no other command folds it (loader.history.locking)
         self.held_folder: int | None = None  # the history folder's lock, when `History.begin_apply` took it
         self._append(json_text({"journal": FORMAT, **_info_json(info)}) + "\n")
@@ -236,25 +237,49 @@ def _written_from(value: Any) -> Written:
     return value if isinstance(value, str) else frozenset(str(v) for v in value)
 
 
+# What a line of JSON that is not an entry the loader wrote raises as it is read.
+_BAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+
+
+def journal_items(path: Path) -> Iterator[dict[str, Any]]:
+    """The parsed lines of the journal in `path`, in order. A torn last line (a killed apply's: it
+    has no line break) is skipped; any other line that is not a JSON object is a `HistoryError`
+    naming the file and the line, as is a file that is not a regular file (`loader.history.files`)."""
+    for number, row in enumerate(read_lines(path), 1):
+        try:
+            item = json.loads(row)
+        except ValueError:
+            item = None
+        if isinstance(item, dict):
+            yield item
+        elif row.endswith(b"\n") or item is not None:
+            raise damaged(f"line {number} is not a journal line (edited by hand?)", path)
+
+
 def read_journal(path: Path) -> Journal:
     """The journal in `path`; a torn last line (a killed apply) is skipped."""
     info: ApplyInfo | None = None
     entries: list[JournalEntry] = []
     counts: Mapping[str, int] | None = None
-    for row in path.read_bytes().split(b"\n"):
+    for item in journal_items(path):
         try:
-            item = json.loads(row)
-        except ValueError:
-            continue
-        if "journal" in item:
-            info = info_from(item)
-        elif "end" in item:
-            counts = item["end"]
-        else:
-            entries.append(entry_from(item))
+            if "journal" in item:
+                info = info_from(item)
+            elif "end" in item:
+                counts = item["end"]
+            else:
+                entries.append(entry_from(item))
+        except _BAD as error:
+            raise _unreadable(path, item, error) from None
     if info is None:
         info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
     return Journal(info, tuple(entries), counts)
+
+
+def _unreadable(path: Path, item: Mapping[str, Any], error: Exception) -> HistoryError:
+    what = f"missing {error}" if isinstance(error, KeyError) else str(error)
+    return damaged(f"an entry of the record {str(item.get('key'))[:80]} cannot be read ({what}; edited by hand?)",
+                   path)
 
 
 def replay(path: Path, base: Snapshot) -> Folding:
@@ -265,34 +290,50 @@ def replay(path: Path, base: Snapshot) -> Folding:
     entries = 0
     kinds: set[str] = set()
     users: set[str] = set()
-    with path.open("rb") as handle:
-        for row in handle:
-            try:
-                item = json.loads(row)
-            except ValueError:
-                continue
-            if not isinstance(item, dict) or "end" in item:
-                continue
+    for item in journal_items(path):
+        if "end" in item:
+            continue
+        try:
             if "journal" in item:
                 info = info_from(item)
                 continue
+            kind = _kind(item)
             entries += 1
-            kinds.add(item["kind"])
+            kinds.add(kind)
             updated = item.get("updated")
             stamp = (int(updated[0]), updated[1]) if updated else None
-            if stamp is not None and stamp[1] and item["kind"] in WRITES:
+            if stamp is not None and stamp[1] and kind in WRITES:
                 users.add(stamp[1])
-            if item["kind"] != "lost":
+            if kind != "lost":
                 marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
                          for name, f in item.get("fields", {}).items()}
-                overlay.add(item["entity"], item["key"], item.get("id"), stamp, marks, formerly=item.get("formerly"),
-                            edited=_edited_from(item.get("edited")), released=_owner_from(item.get("owner")))
+                overlay.add(_text(item["entity"]), _text(item["key"]), item.get("id"), stamp, marks,
+                            formerly=item.get("formerly"), edited=_edited_from(item.get("edited")),
+                            released=_owner_from(item.get("owner")))
+        except _BAD as error:
+            raise _unreadable(path, item, error) from None
     return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
 
 
+def _kind(item: Mapping[str, Any]) -> str:
+    kind = item["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    return str(kind)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
 def info_from(header: Mapping[str, Any]) -> ApplyInfo:
-    """The apply a journal's header line (parsed) names."""
-    return ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+    """The apply a journal's header line (parsed) names; a TypeError when its id or time is not text."""
+    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+    if not isinstance(info.apply_id, str) or not isinstance(info.time, str):
+        raise TypeError("the apply's id and time must be text")
+    return info
 
 
 def entry_from(item: Mapping[str, Any]) -> JournalEntry:
@@ -301,7 +342,7 @@ def entry_from(item: Mapping[str, Any]) -> JournalEntry:
     fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"), f.get("after"),
                                  "after" in f)
               for name, f in item.get("fields", {}).items()}
-    return JournalEntry(item["kind"], item["entity"], item["key"], item.get("id"),
+    return JournalEntry(_kind(item), _text(item["entity"]), _text(item["key"]), item.get("id"),
                         (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
                         _edited_from(item.get("edited")), _owner_from(item.get("owner")))
 
@@ -366,8 +407,11 @@ TAIL_BYTES = 65536
 
 def first_and_last_line(path: Path) -> tuple[bytes, bytes]:
     """A journal's header line and its last line (its end line when it has one), read alone."""
-    with path.open("rb") as handle:
-        first = handle.readline()
+    fd = open_regular(path)
+    if fd is None:
+        raise damaged("is missing", path)
+    with os.fdopen(fd, "rb") as handle:
+        first = handle.readline(MAX_LINE_BYTES)
         size = handle.seek(0, os.SEEK_END)
         handle.seek(max(0, size - TAIL_BYTES))
         last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
@@ -384,4 +428,7 @@ def read_journal_summary(path: Path) -> Journal:
         return read_journal(path)
     if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
         return read_journal(path)
-    return Journal(info_from(header), (), end["end"])
+    try:
+        return Journal(info_from(header), (), end["end"])
+    except _BAD as error:
+        raise damaged(f"its first line is not a journal's header ({error})", path) from None

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from loader.history.digests import Digester, Key, Written, expand_id
+from loader.history.files import MAX_FILE_BYTES, damaged, read_bounded
 from loader.history.journal import Journal, JournalEntry, entry_from, read_journal_summary
 from loader.history.lines import CUSTOM
-from loader.history.store import DONE_SUFFIX, JOURNALS, OPEN_SUFFIX, History
+from loader.history.store import History, finished_journals
 
 LABEL_PREFIX = f"{CUSTOM}."
 
@@ -47,7 +48,7 @@ class ApplyRow:
 def applies(history: History) -> list[ApplyRow]:
     """The applies and baselines of `history`, newest first. Only a journal's first and last lines
     are read (its header and counts), unless it was interrupted and has no counts."""
-    paths = (p for p in (history.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+    paths = finished_journals(history.folder)
     rows = [_summary(path) for path in paths]
     return sorted(rows, key=lambda row: (row.time, row.apply_id), reverse=True)
 
@@ -152,7 +153,7 @@ def record_loads(history: History, entity: str, key: Key) -> RecordLoads:
     looked up by its plain key and, where the history has a key, by its keyed digest (an entity with
     personal fields), so the caller need not know which the entity is. Only the journal lines that
     name the record are parsed."""
-    paths = sorted(p for p in (history.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+    paths = finished_journals(history.folder)
     for digester in _digesters(history, entity):
         token = digester.key_token(entity, key)
         matched = [pair for path in paths for pair in _entries_naming(path, entity, token)]
@@ -170,7 +171,7 @@ def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journ
     """The entries of the journal in `path` for the record `token` of `entity`, each with the journal
     (its header and counts; no entries)."""
     needle = b'"key":' + json.dumps(token, ensure_ascii=False).encode()
-    data = path.read_bytes()
+    data = read_bounded(path, MAX_FILE_BYTES) or b""
     if needle not in data:
         return
     journal = read_journal_summary(path)
@@ -180,8 +181,13 @@ def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journ
                 item = json.loads(row)
             except ValueError:
                 continue
-            if item.get("entity") == entity and item.get("key") == token:
-                yield journal, entry_from(item)
+            if isinstance(item, dict) and item.get("entity") == entity and item.get("key") == token:
+                try:
+                    entry = entry_from(item)
+                except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
+                    raise damaged(f"an entry of the record cannot be read ({type(error).__name__}: {error}; "
+                                  "edited by hand?)", path) from None
+                yield journal, entry
 
 
 def _digesters(history: History, entity: str) -> Iterator[Digester]:

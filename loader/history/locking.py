@@ -35,9 +35,9 @@ def being_written(path: Path) -> bool:
     or the history folder at `path` (`hold_folder`)."""
     if fcntl is None:
         return False
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
+    try:  # never through a symbolic link, never waiting on a FIFO planted where a journal belongs
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

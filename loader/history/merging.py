@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import cast
 
+from loader.history.files import checked_folder, write_atomically
 from loader.history.lines import HistoryLine, Owner
 from loader.history.overlay import EntityOverlay, Overlay, joined
 from loader.history.snapshot import (
@@ -27,7 +28,6 @@ from loader.history.snapshot import (
     render_header,
     shard_paths,
     shard_texts,
-    write_atomically,
 )
 
 
@@ -152,7 +152,7 @@ def folded(overlay: Overlay) -> tuple[Snapshot, list[str]]:
         if entity_overlay.lines:
             tables[entity], entities[entity] = folded_entity(entity_overlay)
             changed.append(entity)
-    return Snapshot(entities, tables), changed
+    return Snapshot(entities, tables, base.sources), changed
 
 
 def _shard_pattern(entity: str) -> re.Pattern[str]:
@@ -163,7 +163,8 @@ def write_entities(folder: Path, snapshot: Snapshot, entities: Iterable[str], *,
                    max_bytes: int = MAX_FILE_BYTES) -> list[Path]:
     """Write the files of `entities` of `snapshot`, whose lines are all text (as `folded` leaves
     them); an entity's files it no longer needs are removed. The other entities' files are left."""
-    folder.mkdir(parents=True, exist_ok=True)
+    if not checked_folder(folder):  # a folder that is a symbolic link is refused, never written into
+        folder.mkdir(parents=True)
     written: list[Path] = []
     for entity in entities:
         tables, lines = snapshot.raw_items(entity)

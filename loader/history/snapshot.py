@@ -22,13 +22,13 @@ lines with an empty former keys column, and an entity's file is written in forma
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from loader.history.digests import compact_id, expand_id
-from loader.history.errors import HistoryError
+from loader.history.files import MAX_FILE_BYTES as MAX_READ_BYTES
+from loader.history.files import checked_folder, damaged, read_bounded, regular_files, write_atomically
 from loader.history.lines import Edited, FieldMark, HistoryLine, Owner
 
 FORMAT = 2
@@ -54,11 +54,12 @@ class Snapshot:
     """The snapshot of one history: (entity, key token) -> line. A value: `with_lines` makes a new one."""
 
     def __init__(self, entities: Mapping[str, Mapping[str, str | HistoryLine]] | None = None,
-                 tables: Mapping[str, Tables] | None = None) -> None:
+                 tables: Mapping[str, Tables] | None = None, sources: Mapping[str, Path] | None = None) -> None:
         self._lines: dict[str, dict[str, str | HistoryLine]] = {e: dict(v) for e, v in (entities or {}).items()}
         self._tables: dict[str, Tables] = dict(tables or {})
         self._ids: dict[str, dict[str, str]] = {}
         self._formers: dict[str, dict[str, str]] = {}
+        self.sources: dict[str, Path] = dict(sources or {})  # per entity, a file its lines were read from
 
     def entities(self) -> list[str]:
         return sorted(e for e, lines in self._lines.items() if lines)
@@ -80,20 +81,31 @@ class Snapshot:
         line = self._lines.get(entity, {}).get(key)
         if line is None or isinstance(line, HistoryLine):
             return line
-        return parse_line(line, self._tables[entity])
+        return _parsed(line, self._tables[entity], self.source(entity))
+
+    def source(self, entity: str) -> Path:
+        """The snapshot file (the first, when split) the lines of `entity` were read from."""
+        return self.sources.get(entity, Path(f"{entity}{SUFFIX}"))
 
     def key_for_id(self, entity: str, id_token: str) -> str | None:
         """The key token of the record the history knows by the live id `id_token`."""
         ids = self._ids.get(entity)
         if ids is None:
-            ids = self._ids[entity] = {_id_of(line): key for key, line in self._lines.get(entity, {}).items()}
+            try:
+                ids = self._ids[entity] = {_id_of(line): key for key, line in self._lines.get(entity, {}).items()}
+            except ValueError:
+                raise damaged("a record line has no live id (edited by hand?)", self.source(entity)) from None
         return ids.get(id_token)
 
     def id_tokens_by_key(self, entity: str) -> Iterator[tuple[str, str]]:
         """(key token, id token) of every record of `entity`, in no order (the id tokens read off the
         lines' text as they go, not kept)."""
         for key, line in self._lines.get(entity, {}).items():
-            yield key, _id_of(line)
+            try:
+                yield key, _id_of(line)
+            except ValueError:
+                raise damaged(f"the line of the record {key[:80]} has no live id (edited by hand?)",
+                              self.source(entity)) from None
 
     def id_tokens(self, entity: str) -> frozenset[str]:
         """The id tokens of every record of `entity`."""
@@ -135,7 +147,7 @@ class Snapshot:
             changed.pop(key, None)
         changed.update((line.key, line) for line in lines)
         entities[entity] = changed
-        return Snapshot(entities, self._tables)
+        return Snapshot(entities, self._tables, self.sources)
 
     def raw_items(self, entity: str) -> tuple[Tables | None, Mapping[str, str | HistoryLine]]:
         return self._tables.get(entity), self._lines.get(entity, {})
@@ -322,7 +334,8 @@ def shard_paths(folder: Path, entity: str, count: int) -> list[Path]:
 
 def write_snapshot(folder: Path, snapshot: Snapshot, *, max_bytes: int = MAX_FILE_BYTES) -> list[Path]:
     """Write `snapshot` under `folder` (one or more files per entity; stale files removed)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    if not checked_folder(folder):
+        folder.mkdir(parents=True)
     written: list[Path] = []
     for entity in snapshot.entities():
         header, lines = render_entity(snapshot, entity)
@@ -335,53 +348,57 @@ def write_snapshot(folder: Path, snapshot: Snapshot, *, max_bytes: int = MAX_FIL
     return written
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so a reader sees the old file or the new one, never a part."""
-    if path.exists() and path.read_bytes() == data:
-        return
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
-
-
 def read_snapshot(folder: Path) -> Snapshot:
-    """The snapshot under `folder` (empty when there is none)."""
+    """The snapshot under `folder` (empty when there is none). A file that is not a regular file,
+    is not UTF-8 or is not a snapshot file is a `HistoryError` naming it (`loader.history.files`);
+    a record line is parsed when asked for (`Snapshot.get`), its damage told then."""
     entities: dict[str, dict[str, str | HistoryLine]] = {}
     tables: dict[str, Tables] = {}
-    for path in sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []:
+    sources: dict[str, Path] = {}
+    for path in regular_files(folder, f"*{SUFFIX}"):
         entity, shard_tables, records = _read_shard(path)
         lines = entities.setdefault(entity, {})
+        sources.setdefault(entity, path)
         if entity not in tables:
             tables[entity] = shard_tables
             lines.update(records)
         elif tables[entity] == shard_tables:
             lines.update(records)
         else:  # a shard with its own tables (edited by hand): its lines are parsed now
-            lines.update((k, parse_line(v, shard_tables)) for k, v in records.items())
-    return Snapshot(entities, tables)
+            lines.update((k, _parsed(v, shard_tables, path)) for k, v in records.items())
+    return Snapshot(entities, tables, sources)
 
 
 def _read_shard(path: Path) -> tuple[str, Tables, dict[str, str]]:
-    text = path.read_text(encoding="utf-8")
+    data = read_bounded(path, MAX_READ_BYTES)
+    try:
+        text = (data or b"").decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise damaged(f"is not UTF-8 text (byte {error.start})", path) from None
     rows = text.split("\n")
     magic, _, entity = rows[0].partition("\t")
     version = magic.removeprefix(MAGIC_PREFIX)
-    if not magic.startswith(MAGIC_PREFIX) or not version.isdigit() or int(version) not in READABLE or not entity:
-        raise HistoryError("not a snapshot file of the loader's history", where=str(path),
-                           hint="restore it from git, or run `loader history reset`")
+    if not magic.startswith(MAGIC_PREFIX) or not version.isdigit() or not entity:
+        raise damaged("is not a snapshot file of the loader's history", path)
+    if int(version) not in READABLE:
+        raise damaged(f"is a snapshot of history format {version}, which this release of the loader cannot read",
+                      path, hint="upgrade the loader to the release that wrote it")
     named: dict[str, list[object]] = {"#field": [], "#owner": [], "#user": []}
     first = 1
-    while first < len(rows) and rows[first].startswith("#"):
-        kind, _, value = rows[first].partition("\t")
-        named.setdefault(kind, []).append(json.loads(value))
-        first += 1
-    tables = Tables(tuple(str(n) for n in named["#field"]),
-                    tuple(Owner(str(o[0]), str(o[1])) for o in named["#owner"] if isinstance(o, list)),
-                    tuple(str(u) for u in named["#user"]))
-    records = {row[:row.index("\t")]: row for row in rows[first:] if row}
+    try:
+        while first < len(rows) and rows[first].startswith("#"):
+            kind, _, value = rows[first].partition("\t")
+            named.setdefault(kind, []).append(json.loads(value))
+            first += 1
+        tables = Tables(tuple(_text(n) for n in named["#field"]), tuple(_owner(o) for o in named["#owner"]),
+                        tuple(_text(u) for u in named["#user"]))
+    except (ValueError, TypeError) as error:
+        raise damaged(f"line {first + 1} is not a snapshot table row ({error})", path) from None
+    try:
+        records = {row[:row.index("\t")]: row for row in rows[first:] if row}
+    except ValueError:
+        number = next(n for n, row in enumerate(rows[first:], first + 1) if row and "\t" not in row)
+        raise damaged(f"line {number} is not a record line of the snapshot (edited by hand?)", path) from None
     if int(version) == 1:
         records = {key: _from_format_1(row) for key, row in records.items()}
     return entity, tables, records
@@ -391,3 +408,23 @@ def _from_format_1(row: str) -> str:
     """A format 1 line as format 2 text: an empty former keys column before its fields."""
     parts = row.split("\t", SHORTEST)
     return row if len(parts) <= SHORTEST else "\t".join(parts[:SHORTEST]) + "\t\t" + parts[SHORTEST]
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def _owner(value: object) -> Owner:
+    if not isinstance(value, list) or len(value) != 2:
+        raise TypeError(f"{value!r} is not an owner [file, block]")
+    return Owner(_text(value[0]), _text(value[1]))
+
+
+def _parsed(text: str, tables: Tables, path: Path) -> HistoryLine:
+    try:
+        return parse_line(text, tables)
+    except (ValueError, IndexError, OverflowError):
+        raise damaged(f"the line of the record {text.split(chr(9), 1)[0][:80]} cannot be read (edited by hand?)",
+                      path) from None

@@ -19,6 +19,7 @@ from pathlib import Path
 from loader.history import keys
 from loader.history.digests import Digester, Key
 from loader.history.errors import HistoryError, missing_key, wrong_key
+from loader.history.files import damaged, regular_files, write_atomically
 from loader.history.head import Head, head_json, new_head, read_head
 from loader.history.integrity import refuse_damaged_files, refuse_lost_lines
 from loader.history.interrupted import Interrupted, interrupted_applies
@@ -33,7 +34,7 @@ from loader.history.journal import (
 from loader.history.lines import HistoryLine
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
-from loader.history.snapshot import Snapshot, read_snapshot, write_atomically
+from loader.history.snapshot import Snapshot, read_snapshot
 
 HEAD = "head.json"
 SNAPSHOT = "snapshot"
@@ -83,24 +84,22 @@ class History:
             raise missing_key(key_variable, str(folder))
         else:
             data_key = None
-        done = [p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX)]
+        done = finished_journals(folder)  # each a regular file (loader.history.files), as are the open ones
         refuse_damaged_files(folder, folder / HEAD, stored, folder / SNAPSHOT, done)
         snapshot = read_snapshot(folder / SNAPSHOT)
-        if not any((folder / JOURNALS).glob(f"*{OPEN_SUFFIX}")):  # else the snapshot may be ahead of the head
+        if not regular_files(folder / JOURNALS, f"*{OPEN_SUFFIX}"):  # else the snapshot may be ahead of the head
             refuse_lost_lines(folder, folder / HEAD, stored, folder / SNAPSHOT, snapshot)
         history = cls(folder, head, stored is not None, Digester(personal, data_key), snapshot, history_key,
                       max_file_bytes=max_file_bytes)
         if fold_leftovers:
             history.fold_leftovers()
-        history.interrupted_applies = interrupted_applies(
-            p for p in (folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
+        history.interrupted_applies = interrupted_applies(finished_journals(folder))
         return history
 
     def state(self) -> str:
         """What changes whenever a line may have: the lineage, the serial and the newest journal
         (an apply that only confirmed fields, or a baseline, writes one without moving the serial)."""
-        journals = sorted(p.name for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}")
-                          if not p.name.endswith(OPEN_SUFFIX))
+        journals = [p.name for p in finished_journals(self.folder)]
         newest = journals[-1].removesuffix(DONE_SUFFIX) if journals else "-"
         return f"{self.head.lineage}/{self.head.serial}/{newest}"
 
@@ -161,7 +160,7 @@ class History:
     def leftovers(self) -> list[Path]:
         """Journals of applies that did not finish (killed, crashed), oldest first; not those of an
         apply still running (its journal locked: loader.history.locking)."""
-        return sorted(p for p in (self.folder / JOURNALS).glob(f"*{OPEN_SUFFIX}") if not being_written(p))
+        return [p for p in regular_files(self.folder / JOURNALS, f"*{OPEN_SUFFIX}") if not being_written(p)]
 
     def fold_leftovers(self) -> list[str]:
         """Fold every unfinished journal into the snapshot; the ids of the applies folded."""
@@ -173,20 +172,13 @@ class History:
 
     def journals(self) -> list[Journal]:
         """The journals of finished applies, oldest first."""
-        paths = (p for p in (self.folder / JOURNALS).glob(f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX))
-        return [read_journal(path) for path in sorted(paths)]
+        return [read_journal(path) for path in finished_journals(self.folder)]
 
     def reset(self) -> History:
         """Forget everything (the history described another database); the next write starts a new
         lineage under the same key. Refused while an apply writes this history (its writes would
         follow into a history that no longer holds what it wrote before)."""
-        held = hold_folder(self.folder)  # HistoryError while another apply writes this history
-        try:
-            for name in (SNAPSHOT, JOURNALS):
-                shutil.rmtree(self.folder / name, ignore_errors=True)
-            (self.folder / HEAD).unlink(missing_ok=True)
-        finally:
-            release(held)
+        remove_files(self.folder)
         return History.open(self.folder, history_key=self._history_key, personal=self.digester.personal,
                             max_file_bytes=self._max_file_bytes)
 
@@ -198,7 +190,11 @@ class History:
             path.unlink()
             return self.head
         if folding.entries:
-            self.snapshot, changed = folded(folding.overlay)
+            try:
+                self.snapshot, changed = folded(folding.overlay)
+            except (ValueError, IndexError, KeyError) as error:  # a line edited by hand, not read till now
+                raise damaged(f"a line of the snapshot cannot be read as written ({type(error).__name__}: {error})",
+                              self.folder / SNAPSHOT) from None
             limit = {"max_bytes": self._max_file_bytes} if self._max_file_bytes else {}
             write_entities(self.folder / SNAPSHOT, self.snapshot, changed, **limit)
         if folding.wrote and self.head.last_apply != folding.info.apply_id:
@@ -208,6 +204,28 @@ class History:
         self.started = True
         path.rename(path.with_name(path.name.removesuffix(OPEN_SUFFIX) + DONE_SUFFIX))
         return self.head
+
+
+def finished_journals(folder: Path) -> list[Path]:
+    """The journals of the history in `folder` whose applies ended (or were folded after a kill),
+    oldest first; a `HistoryError` for one that is not a regular file."""
+    return [p for p in regular_files(folder / JOURNALS, f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX)]
+
+
+def remove_files(folder: Path) -> None:
+    """Remove the snapshot, the journals and the head of the history in `folder`, whatever they have
+    become (a symbolic link is removed, never followed), nothing else. Refused while an apply writes
+    this history: its writes would follow into a history that no longer holds what it wrote before."""
+    held = hold_folder(folder)  # HistoryError while another apply writes this history
+    try:
+        for name in (SNAPSHOT, JOURNALS, HEAD):
+            path = folder / name
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+    finally:
+        release(held)
 
 
 def rekey(folder: Path, old_key: bytes | None, new_key: bytes) -> Head:

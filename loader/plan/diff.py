@@ -24,7 +24,7 @@ from loader.plan.dependencies import block_dependents, refuse_cycles
 from loader.plan.fields import FieldRules
 from loader.plan.history_checks import refuse_wrong_history
 from loader.plan.history_index import indexes
-from loader.plan.history_pass import with_history
+from loader.plan.history_pass import with_history, without_history
 from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import key_json, plan_record, reference_cells
@@ -122,8 +122,10 @@ def plan_changes(
         env_name=header.env_name,
         profile_fingerprint=header.profile_fingerprint,
     )
-    if history is None or not history.started:  # nothing recorded yet: two-way
+    if history is None:
         return made
+    if not history.started:  # nothing recorded yet: two-way, and a baseline is the answer
+        return without_history(made, live, history.own_users(service_user_ids))
     indexed = indexes(history, live, {b.entity for b in blocks})
     refuse_wrong_history(history, indexed, service_user_ids)
     return with_history(made, blocks, indexed, history, profile, service_user_ids, merged=merged,

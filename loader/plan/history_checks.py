@@ -1,4 +1,5 @@
 """Before a three-way plan: is the history the one of these live records, and is it up to date?
+And after it: does each live record answer to one row of the sheet?
 
 Two refusals of section 10, each saying what to do: "another database" (most ids the history
 recorded are missing from a full fetch: a reset sandbox, a refreshed Test) and "the history is
@@ -9,15 +10,18 @@ journal opening the history folded, are the loader's own: adopted, never a sign 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from loader.findings import Finding
 from loader.history.errors import AnotherDatabaseError, HistoryBehindError, HistoryError
 from loader.history.interrupted import Interrupted
 from loader.history.locking import being_written
 from loader.history.store import History
 from loader.live_records import updated_time, updated_user
 from loader.plan.history_index import EntityIndex
+from loader.plan.model import BlockPlan, RecordPlan
 from loader.plan.three_way import history_is_behind, is_another_database
 
 
@@ -70,6 +74,38 @@ def _behind(index: EntityIndex, own: frozenset[str], adopt_from: tuple[Interrupt
         if history_is_behind(line.updated_time, time, user, own) and not is_adopted(time, user, own, adopt_from):
             count += 1
     return count
+
+
+def one_row_per_live_record(blocks: Sequence[BlockPlan]) -> list[BlockPlan]:
+    """`blocks` with every record that resolves to the same live record as a row of another key
+    made an error naming both rows, and blocked. A record re-keyed in the platform (K3 recoded K7)
+    is found by the history's id for the row that still says K3, and by its key for a row K7 added
+    since: writing either would update the other's record."""
+    claims: dict[tuple[str, str], list[RecordPlan]] = {}
+    for block in blocks:
+        for record in block.records:
+            if record.live_id:
+                claims.setdefault((record.entity, record.live_id), []).append(record)
+    shared = {id(record): [other for other in found if other.key != record.key]
+              for found in claims.values() if len({r.key for r in found}) > 1 for record in found}
+    if not shared:
+        return list(blocks)
+    return [replace(block, records=tuple(_one_of_two(r, shared.get(id(r), [])) for r in block.records))
+            for block in blocks]
+
+
+def _one_of_two(record: RecordPlan, others: Sequence[RecordPlan]) -> RecordPlan:
+    if not others:
+        return record
+    names = ", ".join(f"{other.source} (key {'/'.join(map(str, other.key))})" for other in others)
+    finding = Finding(
+        "error", "one-live-record-two-rows",
+        f"this row (key {'/'.join(map(str, record.key))}) and {names} resolve to one live {record.entity} "
+        f"record ({record.live_id}): the history knows it by one key, live holds the other (re-keyed in the "
+        "platform?); keep the row whose key the record has now and delete the other, or set the record's key "
+        "back in the platform, then plan again", record.source, cause="two rows resolve to one live record",
+        key="/".join(map(str, record.key)))
+    return replace(record, findings=(*record.findings, finding), blocked=True)
 
 
 def live_user(record: Mapping[str, Any]) -> str | None:

@@ -23,7 +23,7 @@ from loader.history.lines import HistoryLine, Owner
 from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
-from loader.plan.history_checks import is_adopted, live_user
+from loader.plan.history_checks import is_adopted, live_user, one_row_per_live_record
 from loader.plan.history_fields import RecordContext, compared_despite_errors, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.merge import Merged, merged_entries
@@ -106,8 +106,8 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
     compare.moved_away = moved_keys(plan, history)
     merged = merged or merged_entries(blocks)
     inputs = {b.block: b for b in blocks}
-    planned = [_block(block, merged, at, indexed[block.entity], compare)
-               for block, at in zip(plan.blocks, merged.owner, strict=True)]
+    planned = one_row_per_live_record([_block(block, merged, at, indexed[block.entity], compare)
+                                       for block, at in zip(plan.blocks, merged.owner, strict=True)])
     matched: dict[str, set[str]] = {}  # entity -> the live ids its records match (no tuple per record)
     for b in planned:
         ids = matched.setdefault(b.entity, set())
@@ -151,13 +151,36 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
         records.append(rec)
     findings = block.findings
     if records and not with_line and others:
-        findings = (*findings, Finding(
-            "warning", "no-history",
-            f"{others} of block {block.name}'s live records were last changed by someone other than the loader, "
-            "and the history has no line for any of them: compared two-way (sheet against live); "
-            "`loader history baseline` records the current state", None))
+        findings = (*findings, _no_history(block.name, others))
     mapping_file = found.context.owner.file
     return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
+
+
+def _no_history(block: str, others: int) -> Finding:
+    return Finding(
+        "warning", "no-history",
+        f"{others} of block {block}'s live records were last changed by someone other than the loader, "
+        "and the history has no line for any of them: compared two-way (sheet against live); "
+        "`loader history baseline` records the current state", None)
+
+
+def without_history(plan: Plan, live: Mapping[str, Sequence[Mapping[str, Any]]], own: frozenset[str]) -> Plan:
+    """`plan` made with a history not started yet (a project's first plan, or the first after `loader
+    history reset`), with the note of each block whose matched live records someone other than the
+    loader changed last (`own`: the loader's users configured): exactly where a baseline is the answer."""
+    users: dict[str, dict[str, str | None]] = {}
+    blocks = []
+    for block in plan.blocks:
+        matched = [r.live_id for r in block.records if r.live_id]
+        if not matched:
+            blocks.append(block)
+            continue
+        by_id = users.get(block.entity)
+        if by_id is None:
+            by_id = users[block.entity] = {str(rec.get("id")): live_user(rec) for rec in live.get(block.entity, ())}
+        others = sum(1 for live_id in matched if by_id.get(live_id) not in own)
+        blocks.append(replace(block, findings=(*block.findings, _no_history(block.name, others))) if others else block)
+    return replace(plan, blocks=tuple(blocks))
 
 
 def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None,

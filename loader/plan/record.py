@@ -7,6 +7,7 @@ near-duplicate warning for a create whose key a live record has but for case and
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -112,4 +113,13 @@ def _near_duplicate(entry: Entry, near: LiveRecord) -> Finding:
         shown = ", ".join(f"{f}={v!r}" for f, v in zip(entry.key_fields, found, strict=True))
         message = f"will create {rec.entity} {show_key(rec.key)!r}; a live {rec.entity} has {shown}"
     where = rec.place(entry.key_fields[-1] if len(entry.key_fields) > 1 else entry.key_fields[0])
-    return Finding("warning", "near-duplicate-key", message + " (keys match exactly: check the case and spaces)", where)
+    if [_nfc(v) for v in desired] == [_nfc(v) for v in found]:  # the same text, composed another way
+        why = (" (the same text in another Unicode form: decomposed accents, as macOS exports them; write the key "
+               "as live has it)")
+    else:
+        why = " (keys match exactly: check the case and spaces)"
+    return Finding("warning", "near-duplicate-key", message + why, where)
+
+
+def _nfc(value: Any) -> Any:
+    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value

@@ -7,6 +7,7 @@ is one this plan creates, to `PendingId(ref)` of that record's plan. Matching is
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -314,8 +315,7 @@ class Resolver:
         if parts is None:
             return None
         if len(parts) == 1 and type(parts[0]) is str:  # the common case: _fold_key of one text, without its calls
-            text = parts[0]
-            return index.get(fold(text) if len(text) >= 10 and text[4] == "-" else "".join(text.split()).casefold())
+            return index.get(_fold_text(parts[0]))
         return index.get(index_key(fold_key(parts)))
 
     def _folded_index(self, entity: str, by: tuple[str, ...]) -> dict[Any, LiveRecord]:
@@ -331,17 +331,19 @@ class Resolver:
 
 
 def fold_key(parts: Sequence[Any]) -> tuple[Any, ...]:
-    """A key as `near_duplicate` compares it: each text but for case and spaces."""
+    """A key as `near_duplicate` compares it: each text but for case, spaces and Unicode form."""
     if len(parts) == 1 and type(parts[0]) is str:  # the common case: a key of one text
         return (_fold_text(parts[0]),)
     return tuple(_fold_text(p) if type(p) is str else fold(p) if isinstance(p, str) else p for p in parts)
 
 
 def _fold_text(text: str) -> str:
-    """fold(text), without normalising a text that cannot be a date (normalise leaves it as is)."""
+    """fold(text), without normalising a text that cannot be a date (normalise leaves it as is); in
+    one Unicode form (NFKC), so a code exported decomposed (NFD, as macOS writes it) meets its twin."""
     if len(text) >= 10 and text[4] == "-":
         return fold(text)
-    return "".join(text.split()).casefold()
+    folded = "".join(text.split()).casefold()
+    return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
 
 
 def index_key(values: tuple[Any, ...]) -> Any:

@@ -21,7 +21,7 @@ from loader.history.digests import Digester, RecordDigests, Written, expand_id
 from loader.history.journal import Journal
 from loader.history.lines import line_digest
 from loader.history.store import History
-from loader.live_records import updated_time
+from loader.live_records import updated_time, updated_user
 from loader.places import CellRef
 from loader.plan.diff import PlanHeader
 from loader.plan.digest import plan_digest
@@ -37,6 +37,7 @@ KEPT = "kept: changed since"
 PERSONAL = "cannot restore: personal values are not kept"
 LOST = "the answer to a write of this apply was lost: what it changed is not known, check it by hand"
 GONE = "no longer in the service: nothing to put back"
+UNJOURNALED = "written by this apply, not journaled: changed since? check by hand"
 
 
 @dataclass
@@ -73,16 +74,43 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
         findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
     apply_id = journal.info.apply_id
+    unjournaled = _unjournaled(journal, live, profile, history, written) if journal.counts is None else []
     plan_blocks = tuple(
         BlockPlan(name=block, entity=entity, source_file=journal_file, sheet=None,
                   records=tuple(sorted(records, key=lambda r: r.ref)), findings=tuple(findings),
                   field_rules=_rules(records), mapping_file=mapping_file or None)
         for (block, entity, mapping_file), (records, findings) in sorted(blocks.items()))
     plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
-                fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=header.findings,
+                fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=(*header.findings, *unjournaled),
                 created_at=header.created_at, env_name=header.env_name,
                 profile_fingerprint=profile.fingerprint, revert_of=apply_id)
     return replace(plan, digest=plan_digest(plan))
+
+
+def _unjournaled(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]], profile: Profile,
+                 history: History, written: Sequence[RecordWrites]) -> list[Finding]:
+    """The live records an interrupted apply may have written without journaling them: last changed
+    by the loader's own user while that apply could write (`loader.history.interrupted`), in a state
+    the history does not know (its line has another update time), not named by its journal. What
+    they held before is not known, so they are named for a person to check."""
+    window = next((w for w in history.interrupted_applies if w.info.apply_id == journal.info.apply_id), None)
+    if window is None:
+        return []
+    own = history.own_users()
+    named = {expand_id(w.live_id) for w in written if w.live_id and not w.personal}
+    found = []
+    for entity, records in sorted(live.items()):
+        personal = entity in history.digester.personal
+        key_fields = profile.entity(entity).key
+        for rec in records:
+            time, live_id = updated_time(rec), str(rec.get("id"))
+            if updated_user(rec) not in own or time is None or not window.holds(time) or live_id in named:
+                continue
+            line = history.line_by_id(entity, live_id)
+            if line is None or line.updated_time != time:  # a write the history does not know
+                key = "" if personal else " " + " / ".join(str(rec.get(name)) for name in key_fields)
+                found.append(Finding("warning", "revert", f"{entity}{key} (id {live_id}): {UNJOURNALED}"))
+    return found
 
 
 def _rules(records: Sequence[RecordPlan]) -> tuple[FieldRule, ...]:

@@ -279,3 +279,37 @@ def _holds(data: bytes, value: str) -> bool:
     if len(value) >= 8:
         return value.encode() in data
     return re.search(rb"(?<![A-Za-z0-9_-])" + re.escape(value.encode()) + rb"(?![A-Za-z0-9_-])", data) is not None
+
+
+def test_control_characters_from_a_key_or_a_journal_reach_the_terminal_escaped(
+        checkout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = "C-\x1b]0;owned\x07\x9b2J"  # a window-title escape and a C1 screen-clearing one
+    history = sandbox_history()
+    writer = history.begin_apply("sandbox", plan_digest=None, by="eve\x1b[2J", apply_id="20260101T000000Z-cccccc")
+    writer.record("create", "course", (code,), "id-x", [FieldWrite("name", OWNER, after="Bell\x07 \u202egnp.exe")],
+                  updated=(1, "u-loader"))
+    history.finish_apply(writer)
+    for argv in (["history", "--entity", "course", "--key", f"code={code}"], ["history"]):
+        assert main(argv) == EXIT_OK
+        out = capsys.readouterr().out
+        assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", out), repr(out)
+    assert main(["history", "--entity", "course", "--key", f"code={code}"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "code=C-\\e]0;owned\\u0007\\u009b2J: 1 loads" in out and "by eve\\e[2J" in out
+
+
+def test_reset_and_baseline_while_an_apply_writes_are_refused(checkout: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    write_two_applies(sandbox_history(("applicant",)))
+    folder = checkout / ".loader" / "history"
+    head = (folder / "head.json").read_bytes()
+    running = sandbox_history(("applicant",)).begin_apply("sandbox", plan_digest=None, by="ann")  # holds the folder
+    try:
+        for argv in (["history", "reset", "--yes"], ["history", "baseline", *MAPPINGS, "--yes"]):
+            assert main(argv) == EXIT_ERROR, argv
+            assert "another apply is writing this history now" in capsys.readouterr().err
+            assert (folder / "head.json").read_bytes() == head and running.path.exists()
+    finally:
+        running.close()
+    assert main(["history", "reset", "--yes"]) == EXIT_OK  # once it has ended
+    assert not (folder / "head.json").exists()

@@ -37,7 +37,9 @@ def test_on_a_fresh_machine_the_readme_command_prints_a_real_diff(fresh_checkout
     out = done.stdout
     assert "+ create HLT" in out and '~ update ENG' in out
     assert 'name: "Faculty of Engineering" → "School of Engineering"' in out
-    assert "Warnings (2)" in out and "will create 'STAT1001'; a live subject has code 'stat1001'" in out
+    assert "Warnings (6)" in out and "will create 'STAT1001'; a live subject has code 'stat1001'" in out
+    # no history yet: each block's matched records were last changed by someone else (a baseline's place)
+    assert "4 of block schools's live records were last changed by someone other than the loader" in out
     assert "to create" in out and "unchanged" in out and "\x1b[" not in out  # no colour on a pipe
     assert (fresh_checkout / ".loader" / "sandbox.sqlite3").is_file()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from datetime import date
@@ -151,3 +152,15 @@ def test_two_branches_deciding_about_different_records_merge_without_a_conflict(
     expected = ours.with_decisions(theirs.entries)
     assert read_decisions(tmp_path / "merged") == expected
     assert merged.stdout == decisions_text(expected)
+
+
+@pytest.mark.timeout(30)
+def test_a_decisions_file_that_is_a_fifo_or_a_link_is_refused_never_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.yaml"
+    os.mkfifo(path)
+    with pytest.raises(HistoryError, match="a FIFO"):
+        read_decisions(path)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    with pytest.raises(HistoryError, match="symbolic link"):
+        read_decisions(path)

@@ -5,6 +5,10 @@ snapshot cut off mid-line. `loader history reset` still clears such a history.""
 
 from __future__ import annotations
 
+import functools
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -102,3 +106,81 @@ def test_the_command_line_refuses_with_exit_1_and_reset_clears_it(tmp_path: Path
         assert code == 0, err
         code, err = project.plan()
         assert code == 0, err
+
+
+def _replace(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert old in data, (old, data[:300])
+    path.write_bytes(data.replace(old, new, 1))
+
+
+def _kinds(outside: Path) -> dict[str, Callable[[Path], None]]:
+    def folder(path: Path) -> None:
+        path.unlink()
+        path.mkdir()
+
+    def fifo(path: Path) -> None:
+        path.unlink()
+        os.mkfifo(path)
+
+    def dev_zero(path: Path) -> None:
+        path.unlink()
+        path.symlink_to("/dev/zero")
+
+    def elsewhere(path: Path) -> None:
+        (outside / path.name).write_bytes(path.read_bytes())
+        path.unlink()
+        path.symlink_to(outside / path.name)
+
+    def not_utf8(path: Path) -> None:
+        _replace(path, b"school" if path.suffix == ".tsv" else b"lineage" if path.name == "head.json" else b"apply",
+                 b"\xff\xfe")
+
+    return {"a folder": folder, "a FIFO": fifo, "a symlink to /dev/zero": dev_zero,
+            "a symlink outside the project": elsewhere, "not UTF-8": not_utf8}
+
+
+EDITS: list[tuple[str, str, bytes, bytes]] = [
+    ("head", "a later format", b'"format": 1', b'"format": 2'),
+    ("head", "key missing", b'"lineage"', b'"lineages"'),
+    ("head", "a serial not a number", b'"serial": 1', b'"serial": Infinity'),
+    ("snapshot", "a line with no columns", b'["K1"]\t', b'["K1"] '),
+    ("snapshot", "an owner not in the table", b"\t0.", b"\t5."),
+    ("journal", "key missing in the header", b'"apply":', b'"applied":'),
+]
+
+
+@pytest.mark.timeout(600)
+def test_every_damaged_file_exits_1_naming_it_and_reset_repairs_it(tmp_path: Path) -> None:
+    """`loader plan` on a head, a snapshot file or a journal replaced by a folder, a FIFO, a symbolic
+    link, bytes that are not UTF-8, or edited by hand: exit 1 naming the file and the repair, never
+    exit 3 or a hang; `loader history reset` removes each (never what a link points to)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project_dir = tmp_path / "project"
+    project_dir.mkdir()
+    with fault_project(project_dir) as project:
+        project.sheet({"K0": ("School 0", "Arts"), "K1": ("School 1", "Arts")})
+        assert project.apply()[0] == 0
+        folder = project_dir / "history" / "local"
+        good = tmp_path / "good"
+        shutil.copytree(folder, good)
+        files = {"head": folder / "head.json", "snapshot": folder / "snapshot" / "school.tsv",
+                 "journal": next((folder / "journal").glob("*.jsonl"))}
+        cases = [(which, name, damage) for which in files for name, damage in _kinds(outside).items()]
+        cases += [(which, name, functools.partial(_replace, old=old, new=new)) for which, name, old, new in EDITS]
+        for number, (which, name, damage) in enumerate(cases):
+            path = files[which]
+            damage(path)
+            code, err = project.plan()
+            assert code == 1 and str(path) in err and "Traceback" not in err, (which, name, code, err)
+            if "newer loader" not in err:
+                assert "loader history reset" in err, (which, name, err)
+            if number % 4 == 0:  # reset removes whatever is there, never what a link names
+                kept = {p.name: p.read_bytes() for p in outside.iterdir()}
+                assert project.run("history", "reset", "--yes")[0] == 0
+                assert {p.name: p.read_bytes() for p in outside.iterdir()} == kept
+                assert not any(folder.iterdir()) or not (folder / "head.json").exists()
+            shutil.rmtree(folder)
+            shutil.copytree(good, folder)
+        assert project.plan()[0] == 0

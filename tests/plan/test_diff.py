@@ -97,6 +97,16 @@ def test_a_key_differing_only_in_spaces_is_also_a_near_duplicate() -> None:
     assert codes(only(p), "warning") == ["near-duplicate-key"]
 
 
+def test_a_key_in_nfd_beside_its_nfc_twin_live_is_a_near_duplicate_saying_so() -> None:
+    nfc, nfd = "CAF\u00c9-101", "CAFE\u0301-101"  # the same on screen; macOS exports the second
+    p = plan([block("courses", "course", record("courses", "course", 4, code=nfd, name="Café"))],
+             {"course": [live_record("c-1", code=nfc, name="Café")]})
+    rec = only(p)
+    assert rec.action is Action.CREATE
+    (warning,) = rec.warnings
+    assert warning.code == "near-duplicate-key" and "another Unicode form" in warning.message
+
+
 def test_record_refs_are_block_and_key_values_and_keep_source_order() -> None:
     p = plan([
         block("schools", "school", *(record("schools", "school", r, code=c, name=c) for r, c in

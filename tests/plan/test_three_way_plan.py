@@ -116,6 +116,23 @@ def test_records_without_history_get_one_note_per_block(tmp_path: Path, monkeypa
         assert not [f for f in plan.blocks[0].findings if f.code == "no-history"]
 
 
+def test_the_first_plan_and_the_first_after_a_reset_note_records_changed_by_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    seed = {"institution-a": {"schools": [{"id": "00000000-0000-4000-8000-000000000001", "code": "SCI",
+                                           "name": "Science"}]}}
+    with world(tmp_path, seed) as w:
+        w.sheet([("SCI", "Sciences"), ("LAW", "Law")])  # one loaded by someone else, one to create
+        notes = [f for f in w.plan().blocks[0].findings if f.code == "no-history"]
+        assert len(notes) == 1 and notes[0].message.startswith("1 of block schools's live records were last "
+                                                               "changed by someone other than the loader")
+        assert "loader history baseline" in notes[0].message
+        w.load([{"code": "LAW", "name": "Law"}])
+        w.history().reset()
+        notes = [f for f in w.plan().blocks[0].findings if f.code == "no-history"]
+        assert len(notes) == 1 and notes[0].message.startswith("2 of block schools's"), notes  # the reset forgot
+
+
 def test_ownership_shared_refused_taken_over_and_renamed(w: World) -> None:
     w.load([{"code": "SCI", "name": "Science"}], Owner("faculties.yaml", "faculties"))
     w.sheet([("SCI", "Science")])
