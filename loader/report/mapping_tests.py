@@ -34,7 +34,9 @@ def summary(results: Sequence[FileResult]) -> str:
     drafts = sum(1 for r in results if r.draft)
     text = f"{plural(len(cases), 'case')} in {plural(len(results), 'test file')}: "
     text += f"{plural(failed, 'failure')}" if failed else "all passed"
-    return text + (f"; {plural(drafts, 'draft test')}: review it" + ("" if drafts == 1 else "s")) * bool(drafts)
+    if drafts:
+        text += f"; {plural(drafts, 'draft test')}: review {'it' if drafts == 1 else 'them'}"
+    return text
 
 
 def print_results(results: Sequence[FileResult], out: TextIO, *, passing: bool = True) -> None:

@@ -27,7 +27,7 @@ from loader.source.readers import column_letter
 from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import read_sources
 
-from .cases import ExpectedError, TestCase, TestFile, read_test_file
+from .cases import ExpectedError, TestCase, read_test_file
 from .compare import Failure, compare_records, key_text
 from .given import given_blocks, sheet_group, tested_block
 
@@ -81,42 +81,58 @@ def run_test_file(path: Path, profile: Profile) -> FileResult:
     try:
         block = tested_block(test, loaded.mapping.blocks)
         group = sheet_group(loaded.mapping.blocks, block)
-        cases = tuple(_run_case(test, loaded, group, block, case, profile) for case in test.cases)
+        cases = tuple(_run_case(group, block, loaded, case, profile) for case in test.cases)
     except LoaderError as exc:
         return FileResult(test.display, mapping, test.draft, problem=str(exc))
     return FileResult(test.display, mapping, test.draft, cases)
 
 
-def _run_case(test: TestFile, loaded: LoadedMapping, group: tuple[Block, ...], block: Block, case: TestCase,
-              profile: Profile) -> CaseResult:
-    case = replace(case, given=_with_every_column(case.given, group))
+@dataclass(frozen=True)
+class CaseBuild:
+    """What a case's rows built: each block's records (merged across blocks) and the errors."""
+
+    records: dict[str, tuple[DesiredRecord, ...]]  # block name -> its records, as the plan sees them
+    key_fields: dict[str, tuple[str, ...]]
+    errors: tuple[Finding, ...]
+
+
+def build_case(loaded: LoadedMapping, group: tuple[Block, ...], case: TestCase, profile: Profile) -> CaseBuild:
+    """The case's rows read by every block of `group`, as `read_sources` reads a sheet, and merged
+    across blocks as the planner merges them."""
     with tempfile.TemporaryDirectory(prefix="loader-test-") as folder:
         blocks = given_blocks(group, case, Path(folder))
-        assert loaded.mapping is not None
-        one = LoadedMapping(loaded.path, Mapping(loaded.path, loaded.mapping.display, blocks), (), loaded.fingerprint)
+        display = loaded.mapping.display if loaded.mapping else display_path(loaded.path)
+        one = LoadedMapping(loaded.path, Mapping(loaded.path, display, blocks), (), loaded.fingerprint)
         sources = read_sources([one], profile, online=False)
     merged = merged_entries(sources.blocks)
     records = {(e.record.entity, key_text(e.record)): e.record for e in merged.entries}
     errors = [f for f in sources.findings if f.severity == "error"]
     errors += [f for b in sources.blocks for f in b.errors]
     errors += [f for found in merged.findings.values() for f in found if f.severity == "error"]
-    failures = _error_failures(case.errors, errors, _letters(case.given))
-    by_name = {b.block: b for b in sources.blocks}
+    return CaseBuild({b.block: tuple(records[(r.entity, key_text(r))] for r in b.records) for b in sources.blocks},
+                     {b.block: b.key_fields for b in sources.blocks}, tuple(errors))
+
+
+def _run_case(group: tuple[Block, ...], block: Block, loaded: LoadedMapping, case: TestCase,
+              profile: Profile) -> CaseResult:
+    case = replace(case, given=with_every_column(case.given, group))
+    built = build_case(loaded, group, case, profile)
+    failures = _error_failures(case.errors, built.errors, column_letters(case.given))
+    every = {(r.entity, key_text(r)): r for found in built.records.values() for r in found}
     for name, expected in case.expect or ():
-        read = by_name.get(name or block.name)
-        if read is None:
+        records = built.records.get(name or block.name)
+        if records is None:
             in_group = any(b.name == (name or block.name) for b in group)
             failures.append(Failure(f"block {name or block.name!r} could not read the given rows (see the errors)"
                                     if in_group else f"block {name!r} is not read with {block.name!r} (the blocks "
                                     f"over its sheet: {', '.join(b.name for b in group)})"))
             continue
-        built = [records[(r.entity, key_text(r))] for r in read.records]
-        failures += compare_records(expected, built, read.key_fields, read.block)
-        failures += _unresolved(case, built, records)
+        failures += compare_records(expected, records, built.key_fields[name or block.name], name or block.name)
+        failures += _unresolved(case, records, every)
     return CaseResult(case.name, case.place, tuple(failures))
 
 
-def _with_every_column(given: tuple[dict[str, Any], ...], group: tuple[Block, ...]) -> tuple[dict[str, Any], ...]:
+def with_every_column(given: tuple[dict[str, Any], ...], group: tuple[Block, ...]) -> tuple[dict[str, Any], ...]:
     """The rows with an empty cell for every column the blocks read that the case leaves out, as a
     CSV with those columns empty: a row after them, blank, gives the header those columns."""
     named = dict.fromkeys(c for b in group for v in b.variants for c in _columns(v.fields, v.where))
@@ -129,13 +145,13 @@ def _columns(fields: Sequence[Any], where: Sequence[Any]) -> list[str]:
     return found + [w.column for w in where]
 
 
-def _letters(given: tuple[dict[str, Any], ...]) -> dict[str, str]:
+def column_letters(given: tuple[dict[str, Any], ...]) -> dict[str, str]:
     """Column letter -> the given column it stands for, in the order the table reads them."""
     order = list(dict.fromkeys(column for row in given for column in row))
     return {column_letter(i): name for i, name in enumerate(order)}
 
 
-def _column_of(finding: Finding, letters: dict[str, str]) -> str | None:
+def column_of(finding: Finding, letters: dict[str, str]) -> str | None:
     where = finding.where
     if isinstance(where, CellRef) and where.cell:
         return letters.get(where.cell.rstrip("0123456789"))
@@ -164,7 +180,7 @@ def _matches(wanted: ExpectedError, finding: Finding, letters: dict[str, str]) -
         return False
     if wanted.column is None:
         return True
-    return _column_of(finding, letters) == wanted.column or wanted.column in str(finding.where or "")
+    return column_of(finding, letters) == wanted.column or wanted.column in str(finding.where or "")
 
 
 def _unresolved(case: TestCase, built: Sequence[DesiredRecord],
