@@ -13,6 +13,7 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import MappingPlace
+from loader.source.check_rules import Check
 from loader.source.patterns import Pattern
 from loader.source.readers import Source
 from loader.source.steps import Steps
@@ -107,6 +108,7 @@ class Block:
     repeats: tuple[Variant, ...] = ()  # one per `repeat` value; empty without `repeat`
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
+    checks: tuple[Check, ...] = ()  # `checks:` on the records it builds (loader.source.checks)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

@@ -13,6 +13,7 @@ from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
+from loader.source.check_rules import block_checks
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.mapping import PATHS_SEPARATOR, Block, Condition, FieldSpec, LookupSpec, Variant
 from loader.source.named_sources import named_sources, source_named
@@ -138,6 +139,8 @@ class BlockBuilder:
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         self._check_key(data, base, [s for s in specs if s is not None])
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
+        checks = block_checks(self.doc, base, data.get("checks"), [s.name for s in specs if s is not None],
+                              lambda code, message, at: self._fail(code, message, at))
         if len(self.findings) > before:
             return None
         return Block(
@@ -158,6 +161,7 @@ class BlockBuilder:
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
+            checks=checks,
         )
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
