@@ -33,10 +33,12 @@ from loader.commands.revert_decisions import record_revert_decisions
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from loader.history.shape_store import record_shapes, shapes_path
 from loader.plan.model import Plan
 from loader.plan.plan_stream import open_saved_plan
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
+from loader.source.drift import shapes_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,6 +130,8 @@ def run(request: ApplyRequest, config: Config) -> int:
         )
     with open_environment(config, env_name) as env:
         outcome = event_loop.run(apply_session(_settings(request), config, env, plan_file))
+        if outcome.sources is not None:  # what the next plan tells drift against (an apply that ran)
+            record_shapes(shapes_path(config, env.name), shapes_of(outcome.sources.blocks))
     results, plan = outcome.results, outcome.plan
     if plan_file is not None and results is not None:  # an applied revert: its undoing is not redone
         by = applied_by(request.by, os.environ, config.root) or "loader"

@@ -29,6 +29,7 @@ from loader.console import Bars, progress_bars
 from loader.history.decisions import Decisions
 from loader.history.digests import Digester
 from loader.history.personal import personal_entities
+from loader.history.shape_store import read_shapes, shapes_path
 from loader.history.store import History
 from loader.plan.change_identity import personal_entities_of
 from loader.plan.decisions_pass import SheetWins, with_decisions
@@ -40,6 +41,7 @@ from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, wit
 from loader.plan.incremental.reading import read_off_loop
 from loader.plan.model import Plan
 from loader.profile import Profile
+from loader.source.drift import drift_findings
 from loader.source.mapping import LoadedMapping
 from loader.source.sources import SourceSet, load_mappings
 
@@ -212,7 +214,8 @@ async def _diffed(
             base_url=env.base_url,
             env_name=env.name,
             fingerprints=sources.fingerprints,
-            findings=sources.findings,
+            # drift since the last apply comes first, beside the errors
+            findings=(*drift_findings(read_shapes(shapes_path(config, env.name)) or {}, blocks), *sources.findings),
             created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             profile_fingerprint=config.profile.fingerprint,
         )

@@ -100,6 +100,7 @@ class BlockReader:
             header_row=self.header_row, encoding=block.source.option("encoding"),
             delimiter=block.source.option("delimiter"), left_out=left_out, field_rules=field_rules(block),
             history_rules=block.history_rules(), shape=kind_for(block.source).shape(self.data, self.header_row),
+            drift=block.drift, columns_read=tuple(dict.fromkeys(name for name, _ in self.header.wanted)),
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.block_rows import LeftOut
+from loader.source.drift_rules import DriftRules
 from loader.source.mapping import BlockHistoryRules
 from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
@@ -36,6 +37,9 @@ class BlockRecords:
     field_rules: tuple[tuple[str, str, str], ...] = ()  # (field, "file:line", text) of each field (field_rules.py)
     history_rules: BlockHistoryRules = field(default_factory=BlockHistoryRules)  # on_platform_edit, take_over, formerly
     shape: SourceShape | None = None  # the columns seen and rows read, to tell drift between cycles
+    drift: DriftRules = field(default_factory=DriftRules)  # the block's `drift:` and repeat patterns
+    columns_read: tuple[str, ...] = ()  # the header's columns the block reads (its variants' too)
+    values_seen: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each `drift.values` field: its distinct values
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -14,6 +14,7 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.check_rules import Check
+from loader.source.drift_rules import DriftRules
 from loader.source.patterns import Pattern
 from loader.source.readers import Source
 from loader.source.steps import Steps
@@ -109,6 +110,7 @@ class Block:
     take_over: bool = False  # may change fields another block owns (section 10, ownership)
     formerly: tuple[str, str] | None = None  # (file, block) it was named before a rename: keeps its records
     checks: tuple[Check, ...] = ()  # `checks:` on the records it builds (loader.source.checks)
+    drift: DriftRules = field(default_factory=DriftRules)  # `drift:` and its repeat patterns (loader.source.drift)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

@@ -14,6 +14,7 @@ from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.check_rules import block_checks
+from loader.source.drift_rules import drift_rules
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.mapping import PATHS_SEPARATOR, Block, Condition, FieldSpec, LookupSpec, Variant
 from loader.source.named_sources import named_sources, source_named
@@ -139,8 +140,11 @@ class BlockBuilder:
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         self._check_key(data, base, [s for s in specs if s is not None])
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
-        checks = block_checks(self.doc, base, data.get("checks"), [s.name for s in specs if s is not None],
+        names = [s.name for s in specs if s is not None]
+        checks = block_checks(self.doc, base, data.get("checks"), names,
                               lambda code, message, at: self._fail(code, message, at))
+        drift = drift_rules(self.doc, base, data, set(names), {s.name for s in specs if s is not None and s.pii},
+                            lambda code, message, at: self._fail(code, message, at))
         if len(self.findings) > before:
             return None
         return Block(
@@ -162,6 +166,7 @@ class BlockBuilder:
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
             checks=checks,
+            drift=drift,
         )
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:

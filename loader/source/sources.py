@@ -7,7 +7,7 @@ first problem: mapping, sheet and row problems all become Findings with their pl
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loader.errors import MappingError, SheetError
@@ -19,6 +19,7 @@ from loader.source.block_reader import BlockReader
 from loader.source.block_records import BlockRecords
 from loader.source.checks import EveryIndex, with_checks
 from loader.source.columns_read import Identity, columns_read
+from loader.source.drift import values_seen
 from loader.source.lookups import ReadSheet, lookup_sources, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
@@ -172,6 +173,8 @@ class _Reading:
         self.values.add(looked_up, data, read.header_row)
         if looked_up.checks:
             read = with_checks(read, looked_up.checks)
+        if looked_up.drift.values:
+            read = replace(read, values_seen=values_seen(read))
         self.every.add(read, looked_up.checks)
         return read
 
