@@ -261,3 +261,16 @@ def test_loader_test_imports_no_http_client_driver_or_dataframe_library() -> Non
                 if line.startswith("import time:")}
     assert "loader" in imported
     assert not imported & {"httpx", "aiohttp", "sqlalchemy", "psycopg", "pandas", "polars", "pyarrow"}
+
+
+def test_validate_json_carries_the_tests_and_fits_the_output_schema(project: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import jsonschema
+
+    from loader.files.package_data import schema
+
+    _write_test(project, PASSING)
+    assert main(["validate", "mappings/units.yaml", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["tests"]["counts"]["cases"] == 3
+    assert list(jsonschema.Draft202012Validator(schema("output.schema.json")).iter_errors(document)) == []
