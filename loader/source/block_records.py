@@ -40,6 +40,8 @@ class BlockRecords:
     drift: DriftRules = field(default_factory=DriftRules)  # the block's `drift:` and repeat patterns
     columns_read: tuple[str, ...] = ()  # the header's columns the block reads (its variants' too)
     values_seen: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each `drift.values` field: its distinct values
+    filled: tuple[tuple[str, float], ...] = ()  # each column of the header: the share of rows holding a value
+    # (said by the first block reading a sheet only)
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -22,6 +22,7 @@ from loader.source.checks import field_value, is_empty, texts
 from loader.source.drift_rules import MAX_VALUES
 
 Shapes = dict[str, dict[str, Any]]  # source -> its shape, as JSON values
+MOSTLY_FILLED, MOSTLY_EMPTY = 0.5, 0.1  # a column held by half the rows or more, now by fewer than a tenth
 _SUFFIX = re.compile(r"#[0-9]+$")  # "Status#1": the first of two "Status" columns
 
 
@@ -62,6 +63,8 @@ def shapes_of(blocks: Iterable[BlockRecords]) -> Shapes:
         shape["kept"][block_key(block)] = block.rows_read - block.rows_filtered
         for name, values in block.values_seen:
             shape["values"][f"{block_key(block)}:{name}"] = list(values)
+        if block.filled:
+            shape["filled"] = dict(block.filled)
     return shapes
 
 
@@ -104,7 +107,17 @@ def _columns(key: str, shape: Mapping[str, Any], before: Mapping[str, Any],
     for column in sorted(set(before.get("columns", ())) - set(shape["columns"]) - accepted):
         findings.append(Finding(severity, "drift-gone-column", f"{key}: column {column!r} is gone"
                                 + (" (columns: freeze)" if frozen else "") + _accept_hint(column), place, rule=place))
-    return findings
+    return findings + _emptied(key, shape, before, accepted, place)
+
+
+def _emptied(key: str, shape: Mapping[str, Any], before: Mapping[str, Any], accepted: set[str],
+             place: Place) -> list[Finding]:
+    """Columns most rows held a value in, that hardly any row holds one in now."""
+    was, now = before.get("filled", {}), shape.get("filled", {})
+    return [Finding("warning", "drift-empty-column", f"{key}: column {column!r} is now mostly empty: {now[column]:.0%} "
+                    f"of rows hold a value (was {was[column]:.0%})" + _accept_hint(column), place, rule=place)
+            for column in sorted((set(was) & set(now)) - accepted)
+            if isinstance(was[column], int | float) and was[column] >= MOSTLY_FILLED and now[column] < MOSTLY_EMPTY]
 
 
 def _accept_hint(change: str) -> str:

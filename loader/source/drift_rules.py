@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.places import MappingPlace
+from loader.source.readers import SheetData, is_blank
 from loader.yaml_files import MarkedDocument
 
 MAX_VALUES = 200  # distinct values a `drift.values` field may hold
@@ -98,3 +99,19 @@ def _columns_in(data: Any) -> list[Any]:
     column = data.get("column")
     own = column if isinstance(column, list) else [column]
     return own + [c for key, value in data.items() if key in ("when", "all", "any") for c in _columns_in(value)]
+
+
+def filled_shares(data: SheetData, header_row: int) -> tuple[tuple[str, float], ...]:
+    """Each named column of the header row, with the share of the rows below it that hold a value
+    (what tells a column gone mostly empty between cycles)."""
+    header = next((row.values for row in data.rows if row.number == header_row), ())
+    body = [row.values for row in data.rows if row.number > header_row]
+    if not body:
+        return ()
+    shares: dict[str, float] = {}
+    for index, name in enumerate(header):
+        if name is None or not str(name).strip():
+            continue
+        held = sum(1 for values in body if index < len(values) and not is_blank(values[index]))
+        shares.setdefault(str(name).strip(), round(held / len(body), 3))
+    return tuple(shares.items())

@@ -84,10 +84,14 @@ def _drift(capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str, str]]:
 
 
 def _third_cycle(project: Path, drift: str = "") -> None:
+    """Notes gone, Credit Points (2027) and a Program 4 group new, 6 rows of 10, a new faculty, and
+    Course Title gone empty."""
     header = [c for c in FIRST if c != "Notes"] + ["Credit Points (2027)", "Program 4 Code", "Program 4 Name"]
     rows = [[c for n, c in enumerate(_row(i, "Faculty of Science")) if FIRST[n] != "Notes"] + ["6", None, None]
             for i in range(5)]
     rows.append([c for n, c in enumerate(_row(5, "Faculty of Law")) if FIRST[n] != "Notes"] + ["6", "P5D", "Four"])
+    for row in rows:
+        row[header.index("Course Title")] = None
     _write(project, header, rows, drift)
 
 
@@ -117,7 +121,10 @@ def test_drift_over_three_cycles(project: Path, capsys: pytest.CaptureFixture[st
     assert ("warning", "drift-new-value", "schools: custom_attributes.Faculty has a value never seen before: "
             "'Faculty of Law'; if that is intended, add it to the block's drift: accept: "
             "['custom_attributes.Faculty=Faculty of Law']") in found
-    assert len(found) == 7  # the three blocks flag none of each other's columns
+    assert ("warning", "drift-empty-column", "flat.xlsx › Flat: column 'Course Title' is now mostly empty: 0% of "
+            "rows hold a value (was 100%); if that is intended, add it to the block's drift: accept: "
+            "['Course Title']") in found
+    assert len(found) == 8  # the three blocks flag none of each other's columns
 
 
 def test_freeze_makes_new_and_gone_columns_errors_and_accept_silences_what_it_lists(
@@ -127,7 +134,7 @@ def test_freeze_makes_new_and_gone_columns_errors_and_accept_silences_what_it_li
     _third_cycle(project, ", columns: freeze")
     frozen = {(severity, code) for severity, code, _ in _drift(capsys)}
     assert ("error", "drift-new-column") in frozen and ("error", "drift-gone-column") in frozen
-    _third_cycle(project, ', columns: freeze, accept: ["Credit Points (2027)", Notes, '
+    _third_cycle(project, ', columns: freeze, accept: ["Credit Points (2027)", Notes, "Course Title", '
                           '"custom_attributes.Faculty=Faculty of Law"]')
     accepted = {code for _, code, _ in _drift(capsys)}
     assert accepted == {"drift-repeat", "drift-rows"}  # the repeat's lost data is never accepted away
