@@ -274,3 +274,23 @@ def test_validate_json_carries_the_tests_and_fits_the_output_schema(project: Pat
     document = json.loads(capsys.readouterr().out)
     assert document["tests"]["counts"]["cases"] == 3
     assert list(jsonschema.Draft202012Validator(schema("output.schema.json")).iter_errors(document)) == []
+
+
+def test_record_level_checks_judge_a_case_and_whole_set_checks_do_not(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mapping = project / "mappings" / "units.yaml"
+    mapping.write_text(UNITS + """    checks:
+      - {expect: rows, min: 1000, severity: error}
+      - {expect: in, field: parent, values: [BSC], severity: error}
+""")
+    _write_test(project, """\
+mapping: ../units.yaml
+cases:
+  - name: a program the check does not allow
+    given: [{Unit Code: A1, Title: A, Program: BA}]
+    errors: [{column: Program, contains: "not one of BSC"}]
+  - name: one row is not a thousand, and that is no failure
+    given: [{Unit Code: A1, Title: A, Program: BSC}]
+    expect: [{code: A1}]
+""")
+    assert main(["test"]) == 0, capsys.readouterr().out

@@ -4,7 +4,10 @@ The blocks over the tested block's sheet (or source) keep everything but where t
 from: a table source holding the case's `given` rows, or, for a JSON or XML source, the case's
 document written to a file of the case's own folder and read by the same reader with the same
 `records:` path. Lookups the case gives are tables too; the others read the committed files.
-Nothing here reads a service or the real source.
+The blocks' record-level checks judge the given records as they judge a source's (an error check
+is an error a case expects or fails on); checks of the whole set (`rows`, `unique`, `max_share`)
+and `every`, which judge a whole source, do not judge a case's few rows. Nothing here reads a
+service or the real source.
 """
 
 from __future__ import annotations
@@ -59,7 +62,8 @@ def given_blocks(group: tuple[Block, ...], case: TestCase, folder: Path) -> tupl
     return tuple(
         _with_lookups(replace(b, source=source, source_display=GIVEN, sheet=None if tabular else b.sheet,
                               header_row=1 if tabular else b.header_row,
-                              header_auto=False if tabular else b.header_auto), b, tables)
+                              header_auto=False if tabular else b.header_auto,
+                              checks=tuple(c for c in b.checks if c.record_level and c.kind != "every")), b, tables)
         for b in group
     )
 
