@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import Any
 
 from loader.places import MappingPlace
-from loader.source.readers import SheetData, is_blank
+from loader.source.readers import SheetData
 from loader.yaml_files import MarkedDocument
 
 MAX_VALUES = 200  # distinct values a `drift.values` field may hold
@@ -103,15 +104,16 @@ def _columns_in(data: Any) -> list[Any]:
 
 def filled_shares(data: SheetData, header_row: int) -> tuple[tuple[str, float], ...]:
     """Each named column of the header row, with the share of the rows below it that hold a value
-    (what tells a column gone mostly empty between cycles)."""
+    (what tells a column gone mostly empty between cycles). Counted a column at a time, by the
+    interpreter's own `count`: an empty cell is None or "" (a cell of spaces counts as held)."""
     header = next((row.values for row in data.rows if row.number == header_row), ())
     body = [row.values for row in data.rows if row.number > header_row]
     if not body:
         return ()
     shares: dict[str, float] = {}
-    for index, name in enumerate(header):
+    for name, column in zip(header, zip_longest(*body, fillvalue=None), strict=False):
         if name is None or not str(name).strip():
             continue
-        held = sum(1 for values in body if index < len(values) and not is_blank(values[index]))
+        held = len(column) - column.count(None) - column.count("")
         shares.setdefault(str(name).strip(), round(held / len(body), 3))
     return tuple(shares.items())
