@@ -3,6 +3,7 @@ set-level one blocks its whole block, and `--partial` never bypasses it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,3 +57,15 @@ def test_a_set_level_error_check_blocks_the_block_even_with_partial(
     _with_check(project, "{expect: rows, min: 1}")
     out = _plan(capsys)
     assert "+ create LAW" in out and "~ update SCI" in out  # nothing of the block was written
+
+
+def test_a_failing_check_shows_in_every_output(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _with_check(project, '{expect: pattern, field: code, regex: "[A-Z]{3}", severity: error}')
+    main(["plan", "schools.yaml", "--env", "local", "--report", "plan.md", "--html", "plan.html"])
+    said = "check pattern code fails for school L4W: does not match [A-Z]{3}, got 'L4W'"
+    assert said in capsys.readouterr().out
+    assert said.replace("[", "\\[").replace("]", "\\]") in (project / "plan.md").read_text(encoding="utf-8")
+    assert "check pattern code fails for school L4W" in (project / "plan.html").read_text(encoding="utf-8")
+    main(["plan", "schools.yaml", "--env", "local", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert [f["message"] for f in document["findings"] if f["code"] == "check-pattern"] == [said]
