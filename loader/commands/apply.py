@@ -27,7 +27,7 @@ from loader import event_loop
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
 from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
-from loader.apply.session import SessionSettings, apply_session, ask_to_apply
+from loader.apply.session import SessionOutcome, SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
 from loader.commands.revert_decisions import record_revert_decisions
 from loader.config import Config
@@ -39,6 +39,7 @@ from loader.plan.plan_stream import open_saved_plan
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
 from loader.source.drift import shapes_of
+from loader.source.sources import read_sources
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -130,8 +131,7 @@ def run(request: ApplyRequest, config: Config) -> int:
         )
     with open_environment(config, env_name) as env:
         outcome = event_loop.run(apply_session(_settings(request), config, env, plan_file))
-        if outcome.sources is not None:  # what the next plan tells drift against (an apply that ran)
-            record_shapes(shapes_path(config, env.name), shapes_of(outcome.sources.blocks))
+        _record_shapes(config, env.name, outcome)
     results, plan = outcome.results, outcome.plan
     if plan_file is not None and results is not None:  # an applied revert: its undoing is not redone
         by = applied_by(request.by, os.environ, config.root) or "loader"
@@ -148,6 +148,22 @@ def run(request: ApplyRequest, config: Config) -> int:
     code = EXIT_INTERRUPTED if results.interrupted else EXIT_OK if results.ok and written else EXIT_ERROR
     print_apply_output(request.output, results, code, plan)
     return code
+
+
+def _record_shapes(config: Config, env_name: str, outcome: SessionOutcome) -> None:
+    """The shape of each source this apply read, for the next plan to tell drift against. An apply
+    of a saved plan reads its mapping files' file sources again (their fingerprints matched the
+    plan's); a query or URL it does not read again records no shape."""
+    path = shapes_path(config, env_name)
+    if path is None:
+        return
+    sources = outcome.sources
+    if sources is None:
+        mappings = sorted({Path(b.mapping_file) for b in outcome.plan.blocks if b.mapping_file})
+        if not mappings or not all(m.is_file() for m in mappings):
+            return
+        sources = read_sources(mappings, config.profile, online=False)
+    record_shapes(path, shapes_of(sources.blocks))
 
 
 def _settings(request: ApplyRequest) -> SessionSettings:

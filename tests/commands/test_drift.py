@@ -146,3 +146,13 @@ def test_history_false_records_nothing(project: Path, capsys: pytest.CaptureFixt
     _write(project, FIRST, [_row(i, "Faculty of Science") for i in range(10)])
     assert main(["apply", "flat.yaml", "--env", "local", "--yes"]) == 0
     assert not list(project.rglob("*.shapes.json"))
+
+
+def test_an_apply_of_a_saved_plan_records_the_shape_too(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(project, FIRST, [_row(i, "Faculty of Science") for i in range(10)])
+    assert main(["plan", "flat.yaml", "--env", "local", "--out", "plan.json"]) == 0
+    assert main(["apply", "--plan", "plan.json", "--env", "local", "--yes"]) == 0
+    shapes = json.loads((project / "history" / "local.shapes.json").read_text(encoding="utf-8"))
+    assert shapes["sources"]["flat.xlsx › Flat"]["rows"] == 10
+    _third_cycle(project)
+    assert {code for _, code, _ in _drift(capsys)} >= {"drift-repeat", "drift-rows", "drift-new-column"}
