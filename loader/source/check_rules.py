@@ -111,6 +111,9 @@ def _check(doc: MarkedDocument, at: tuple[Any, ...], entry: dict[str, Any], fail
             return None
         return Check(kind, severity, place, fields, pattern=pattern, regex=str(entry["regex"]))
     if kind == "rows":
+        if entry.get("min") is None and entry.get("max") is None:
+            fail("check-rows", "check `rows` needs `min`, `max` or both", at)
+            return None
         return Check(kind, severity, place, minimum=entry.get("min"), maximum=entry.get("max"))
     if kind == "every":
         return Check(kind, severity, place, has=str(entry["has"]), via=str(entry["via"]))

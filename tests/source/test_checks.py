@@ -157,3 +157,13 @@ entities:
     (finding,) = sources.blocks[0].findings
     assert "someone" not in finding.message
     assert finding.message.endswith("got (hidden)")
+
+
+def test_a_rows_check_without_bounds_and_a_drift_field_the_block_does_not_set_are_mapping_errors(
+        tmp_path: Path) -> None:
+    sources = _read(tmp_path, "{expect: rows}")
+    assert [f.message for f in sources.findings] == ["check `rows` needs `min`, `max` or both"]
+    text = MAPPING.format(check="{expect: rows, min: 1}") + "    drift: {rows: 10%, values: [nme, name]}\n"
+    (tmp_path / "m.yaml").write_text(text)
+    sources = read_sources([tmp_path / "m.yaml"], load_profile())
+    assert [f.message for f in sources.findings] == ["drift values: 'nme' is not a field this block sets"]
