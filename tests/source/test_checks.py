@@ -167,3 +167,22 @@ def test_a_rows_check_without_bounds_and_a_drift_field_the_block_does_not_set_ar
     (tmp_path / "m.yaml").write_text(text)
     sources = read_sources([tmp_path / "m.yaml"], load_profile())
     assert [f.message for f in sources.findings] == ["drift values: 'nme' is not a field this block sets"]
+
+
+def test_a_personal_field_in_drift_values_is_a_mapping_error(tmp_path: Path) -> None:
+    write_workbook(tmp_path / "p.xlsx", {"People": [["ID", "Email"], ["A1", "someone@example.invalid"]]})
+    (tmp_path / "p.yaml").write_text("""\
+version: 1
+source: p.xlsx
+entities:
+  people:
+    entity: applicant
+    key: [external_id]
+    fields:
+      external_id: ID
+      email_address: {column: Email, pii: true}
+    drift: {values: [email_address]}
+""")
+    sources = read_sources([tmp_path / "p.yaml"], load_profile())
+    assert [f.message for f in sources.findings] == [
+        "drift values: 'email_address' is personal: its values are never recorded"]
