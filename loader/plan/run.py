@@ -16,6 +16,7 @@ the members of their unique groups (a curriculum code is unique across all four 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from typing import Any, NamedTuple
 from loader.api.client import ApiClient
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
+from loader.findings import Finding
 from loader.history.decisions import Decisions
 from loader.history.digests import Digester
 from loader.history.personal import personal_entities
@@ -41,6 +43,7 @@ from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, wit
 from loader.plan.incremental.reading import read_off_loop
 from loader.plan.model import Plan
 from loader.profile import Profile
+from loader.source.block_records import BlockRecords
 from loader.source.drift import drift_findings
 from loader.source.mapping import LoadedMapping
 from loader.source.sources import SourceSet, load_mappings
@@ -215,7 +218,7 @@ async def _diffed(
             env_name=env.name,
             fingerprints=sources.fingerprints,
             # drift since the last apply comes first, beside the errors
-            findings=(*drift_findings(read_shapes(shapes_path(config, env.name)) or {}, blocks), *sources.findings),
+            findings=(*_drift(config, env.name, blocks), *sources.findings),
             created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             profile_fingerprint=config.profile.fingerprint,
         )
@@ -238,6 +241,17 @@ async def _diffed(
         await collections.cancel()
         raise
     return _Diffed(sources, reading_s, header, parts, plans, diffing, live, history, sheet_wins)
+
+
+def _drift(config: Config, env_name: str, blocks: Sequence[BlockRecords]) -> list[Finding]:
+    """What changed in each source since the last apply; when a block asks for drift and there is
+    nothing to compare (no history, or no apply yet), a note says so once."""
+    path = shapes_path(config, env_name)
+    previous = read_shapes(path)
+    if previous is None and any(b.drift.place is not None for b in blocks):
+        why = "the history is off (history: false)" if path is None else "no apply has recorded a shape yet"
+        print(f"note: drift is not compared: {why}", file=sys.stderr)
+    return drift_findings(previous or {}, blocks)
 
 
 # ---- which collections ---------------------------------------------------------------------

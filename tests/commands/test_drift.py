@@ -97,6 +97,9 @@ def _third_cycle(project: Path, drift: str = "") -> None:
 
 def test_drift_over_three_cycles(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(project, FIRST, [_row(i, "Faculty of Science") for i in range(10)])
+    capsys.readouterr()
+    main(["plan", "flat.yaml", "--env", "local"])
+    assert "note: drift is not compared: no apply has recorded a shape yet" in capsys.readouterr().err
     assert _drift(capsys) == []  # nothing recorded yet: nothing to compare
     assert main(["apply", "flat.yaml", "--env", "local", "--yes"]) == 0
     assert (project / "history" / "local.shapes.json").is_file()
