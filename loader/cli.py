@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "show": "render a saved plan.json again (terminal, Markdown, HTML) without touching the service",
     "decide": "record a review workbook's skip and defer decisions in decisions.yaml",
     "init": "draft a mapping file from a workbook's headers",
+    "test": "run the mapping tests offline: given rows in, expected records out",
     "history": "the applies recorded in the history, one record's loads; history baseline, reset, rekey",
     "whoami": "show the environment, API version and token lifetime",
     "sandbox": "run the local Institution Data Service",

@@ -27,17 +27,20 @@ from loader import event_loop
 from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
 from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
-from loader.apply.session import SessionSettings, apply_session, ask_to_apply
+from loader.apply.session import SessionOutcome, SessionSettings, apply_session, ask_to_apply
 from loader.commands.formats import add_format_argument
 from loader.commands.revert_decisions import record_planned_revert_decisions, record_revert_decisions
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
+from loader.history.shape_store import record_shapes, shapes_path
 from loader.plan.model import Plan
 from loader.plan.plan_stream import SealedPlan, open_saved_plan
 from loader.project import mappings_given_or_project
 from loader.report.formats import print_apply_output
 from loader.report.results_terminal import render_results
+from loader.source.drift import shapes_of
+from loader.source.sources import read_sources
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,6 +141,7 @@ def run(request: ApplyRequest, config: Config) -> int:
                                                            project_dir=config.root, by=by, today=date.today()))
     with open_environment(config, env_name) as env:
         outcome = event_loop.run(apply_session(settings, config, env, plan_file))
+        _record_shapes(config, env.name, outcome)
     results, plan = outcome.results, outcome.plan
     if plan_file is not None and results is not None:  # an applied revert: its undoing is not redone
         record_revert_decisions(plan, results, config.profile, project_dir=config.root, by=by, today=date.today())
@@ -157,6 +161,22 @@ def run(request: ApplyRequest, config: Config) -> int:
 
 def _plan_of(saved: Plan | SealedPlan) -> Plan:
     return saved.head if isinstance(saved, SealedPlan) else saved
+
+
+def _record_shapes(config: Config, env_name: str, outcome: SessionOutcome) -> None:
+    """The shape of each source this apply read, for the next plan to tell drift against. An apply
+    of a saved plan reads its mapping files' file sources again (their fingerprints matched the
+    plan's); a query or URL it does not read again records no shape."""
+    path = shapes_path(config, env_name)
+    if path is None:
+        return
+    sources = outcome.sources
+    if sources is None:
+        mappings = sorted({Path(b.mapping_file) for b in outcome.plan.blocks if b.mapping_file})
+        if not mappings or not all(m.is_file() for m in mappings):
+            return
+        sources = read_sources(mappings, config.profile, online=False)
+    record_shapes(path, shapes_of(sources.blocks))
 
 
 def _settings(request: ApplyRequest) -> SessionSettings:

@@ -228,7 +228,9 @@ def baseline(request: HistoryRequest, config: Config) -> int:
     from loader.environments import open_environment
     from loader.history.baseline import record_baseline
     from loader.history.personal import personal_entities
+    from loader.history.shape_store import record_shapes, shapes_path
     from loader.plan.baseline import baseline_of
+    from loader.source.drift import shapes_of
     from loader.source.sources import load_mappings
 
     personal = personal_entities(load_mappings(request.mappings, config.profile))
@@ -242,6 +244,7 @@ def baseline(request: HistoryRequest, config: Config) -> int:
         return EXIT_OK
     _confirm(request, "Record this baseline?", "nothing was recorded")
     recorded = record_baseline(history, blocks, _env_name(request, config), by=request.by or who())
+    record_shapes(shapes_path(config, _env_name(request, config)), shapes_of(planned.sources.blocks))
     print(f"recorded {recorded} records in {history.folder}; commit it (git add {history.folder})")
     return EXIT_OK
 

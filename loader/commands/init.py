@@ -35,6 +35,7 @@ from loader.config import Config
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
 from loader.plan.feed_fetching import fetch_feed
+from loader.plan.mapping_tests.draft_test import draft_tests
 from loader.profile import Profile
 from loader.source.draft import (
     DraftBlock,
@@ -49,6 +50,7 @@ from loader.source.draft import (
 from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, read_sheet, sheet_names
 from loader.source.sources import read_sources
+from loader.words import plural
 
 EPILOG = """\
 outcomes:
@@ -102,7 +104,8 @@ def run(request: InitRequest, config: Config) -> int:
     if config.path is None:
         print(outside_a_project(config), file=sys.stderr)
     display = os.path.relpath(workbook)
-    blocks = _draft(workbook, display, request.sheet, request.entity, config.profile)
+    drafted = _draft(workbook, display, request.sheet, request.entity, config.profile)
+    blocks = [block for block, _ in drafted]
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
                         workbook=workbook.name)
@@ -114,6 +117,7 @@ def run(request: InitRequest, config: Config) -> int:
               f"(the line marked CHOOSE in {out}), then `loader validate {out}`.", file=sys.stderr)
         return EXIT_ERROR
     sources = read_sources([out], config.profile, fetch=fetch_feed)
+    _write_draft_tests(out, drafted, config.profile)
     if sources.has_errors:
         print(f"The draft does not validate yet: run `loader validate {out}` and fix what it names.", file=sys.stderr)
         return EXIT_ERROR
@@ -134,14 +138,27 @@ def outside_a_project(config: Config) -> str:
     return f"{where}. To make it one, add a loader.yaml here (empty will do; environments go there) {guide}."
 
 
-def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: Profile) -> list[DraftBlock]:
+def _write_draft_tests(out: Path, drafted: list[tuple[DraftBlock, Sample]], profile: Profile) -> None:
+    """A first test beside the draft (never over a test that is there), said once: a person reviews it."""
+    tests = {path: text for path, text in draft_tests(out, drafted, profile).items() if not path.exists()}
+    for path, text in tests.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    if tests:
+        print(f"{plural(len(tests), 'draft test')}: review {'it' if len(tests) == 1 else 'them'} "
+              "(synthetic values; remove `draft: true` once the cases say what the mapping must do)")
+
+
+def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None,
+           profile: Profile) -> list[tuple[DraftBlock, Sample]]:
     if has_sheets(workbook) and workbook.is_file():
         names = [sheet] if sheet else sheet_names(workbook)
     else:
         names = [None]  # type: ignore[list-item]
     if entity is not None and len(names) > 1:
         names = names[:1]
-    blocks: list[DraftBlock] = []
+    blocks: list[tuple[DraftBlock, Sample]] = []
     taken: set[str] = set()
     for name in names:
         data = read_sheet(workbook, display, name)
@@ -155,7 +172,7 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
             block = replace(draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}"),
                             entity_guessed=entity is None)
         taken.add(block.name)
-        blocks.append(block)
+        blocks.append((block, sample))
     if not blocks:
         raise UsageError(f"{display}: no sheet with a header row in its first 30 rows",
                          hint="name the sheet with --sheet, or check the file")

@@ -13,7 +13,10 @@ from loader.commands.validate_text import MappingLines, console_for, print_findi
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
 from loader.plan.feed_fetching import fetch_feed
+from loader.plan.mapping_tests.cases import tests_of
+from loader.plan.mapping_tests.run import run_test_files
 from loader.project import mappings_given_or_project
+from loader.report import mapping_tests
 from loader.report.finding_groups import source_findings
 from loader.report.formats import print_validate_output
 from loader.source.sources import SourceSet, read_sources
@@ -47,11 +50,24 @@ def request_from(args: argparse.Namespace) -> ValidateRequest:
 def run(request: ValidateRequest, config: Config) -> int:
     sources = read_sources(list(request.mappings), config.profile, online=request.read_sources,
                            fetch=fetch_feed)
-    code = EXIT_ERROR if sources.has_errors else EXIT_OK
+    tests = run_test_files(_test_files(request.mappings, config), config.profile)
+    code = EXIT_ERROR if sources.has_errors or not all(t.passed for t in tests) else EXIT_OK
     if request.output != "json":
         print_report(sources, sys.stdout, no_color=request.no_color)
-    print_validate_output(request.output, sources, code)
+        if tests:
+            mapping_tests.print_results(tests, sys.stdout, passing=False)
+    print_validate_output(request.output, sources, code,
+                          mapping_tests.results_document(tests, code) if tests else None)
+    if tests and request.output == "github":
+        mapping_tests.print_annotations(tests, sys.stdout)
     return code
+
+
+def _test_files(mappings: tuple[Path, ...], config: Config) -> list[Path]:
+    """The tests of the mappings checked: in the project's mappings/tests/, or a tests/ folder beside
+    a mapping."""
+    folders = [config.root / "mappings" / "tests", *(m.parent / "tests" for m in mappings)]
+    return tests_of(mappings, folders)
 
 
 def print_report(sources: SourceSet, out: TextIO, *, no_color: bool = False) -> None:

@@ -16,6 +16,7 @@ the members of their unique groups (a curriculum code is unique across all four 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,9 +28,11 @@ from loader.api.client import ApiClient
 from loader.api.users import fetch_users
 from loader.config import Config, Environment
 from loader.console import Bars, progress_bars
+from loader.findings import Finding
 from loader.history.decisions import Decisions
 from loader.history.digests import Digester
 from loader.history.personal import personal_entities
+from loader.history.shape_store import read_shapes, shapes_path
 from loader.history.store import History
 from loader.plan.change_identity import personal_entities_of
 from loader.plan.decisions_pass import SheetWins, with_decisions
@@ -44,6 +47,8 @@ from loader.plan.incremental.reading import read_off_loop
 from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
 from loader.profile import Profile
+from loader.source.block_records import BlockRecords
+from loader.source.drift import drift_findings
 from loader.source.mapping import LoadedMapping
 from loader.source.sources import SourceSet, load_mappings
 
@@ -232,7 +237,8 @@ async def _diffed(
             base_url=env.base_url,
             env_name=env.name,
             fingerprints=sources.fingerprints,
-            findings=sources.findings,
+            # drift since the last apply comes first, beside the errors
+            findings=(*_drift(config, env.name, blocks), *sources.findings),
             created_at=datetime.now(UTC).replace(microsecond=0).isoformat(),
             profile_fingerprint=config.profile.fingerprint,
         )
@@ -255,6 +261,17 @@ async def _diffed(
         await collections.cancel()
         raise
     return _Diffed(sources, reading_s, header, parts, plans, diffing, live, history, sheet_wins)
+
+
+def _drift(config: Config, env_name: str, blocks: Sequence[BlockRecords]) -> list[Finding]:
+    """What changed in each source since the last apply; when a block asks for drift and there is
+    nothing to compare (no history, or no apply yet), a note says so once."""
+    path = shapes_path(config, env_name)
+    previous = read_shapes(path)
+    if previous is None and any(b.drift.place is not None for b in blocks):
+        why = "the history is off (history: false)" if path is None else "no apply has recorded a shape yet"
+        print(f"note: drift is not compared: {why}", file=sys.stderr)
+    return drift_findings(previous or {}, blocks)
 
 
 # ---- which collections ---------------------------------------------------------------------

@@ -22,9 +22,12 @@ if TYPE_CHECKING:
     from loader.source.sources import SourceSet
 
 
-def print_validate_output(output: str, sources: SourceSet, exit_code: int) -> None:
+def print_validate_output(output: str, sources: SourceSet, exit_code: int,
+                          tests: dict[str, object] | None = None) -> None:
+    """`tests`: the document of the mapping tests validate ran (`loader.report.mapping_tests`), if any."""
     if output == "json":
-        print(machine.dumps(machine.validate_document(sources, exit_code)))
+        document = machine.validate_document(sources, exit_code)
+        print(machine.dumps({**document, "tests": tests} if tests is not None else document))
     elif output == "github":
         github.print_annotations(source_findings(sources))
         github.write_summary(github.validate_summary(machine.validate_document(sources, exit_code)))

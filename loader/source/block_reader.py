@@ -19,6 +19,7 @@ from loader.source.block_records import BlockRecords
 from loader.source.block_rows import BlockContext, Built, LeftOut, VariantReader
 from loader.source.column_path import build_columns, can_build_columns
 from loader.source.control_chars import control_character_findings
+from loader.source.drift_rules import filled_shares
 from loader.source.entity_schemas import fields_checker, value_checks
 from loader.source.field_readers import variant_readers
 from loader.source.field_rules import field_rules
@@ -41,6 +42,7 @@ class BlockReader:
         self.data = data
         self.header = BlockHeader.of(block, data)
         self.header_row = self.header.number
+        self.filled: tuple[tuple[str, float], ...] = ()  # its columns' shares of filled rows (loader.source.drift)
         entity = profile.entity(block.entity)
         checks = value_checks(entity)
         name_sets: dict[tuple[str, ...], tuple[str, ...]] = {}  # rows mostly manage the same fields
@@ -60,6 +62,7 @@ class BlockReader:
 
     def read(self, with_sheet_warnings: bool = True) -> BlockRecords:
         findings: list[Finding] = []
+        self.filled = filled_shares(self.data, self.header_row) if with_sheet_warnings else ()
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
             findings += control_character_findings(self.data, self._read_columns(), self.header_row)
@@ -103,6 +106,8 @@ class BlockReader:
             history_rules=block.history_rules(), shape=kind_for(block.source).shape(self.data, self.header_row),
             duplicates=block.duplicates,
             renames=renames_of(block, self.data, self.header.columns, records), on_dropped=block.on_dropped,
+            drift=block.drift, columns_read=tuple(dict.fromkeys(name for name, _ in self.header.wanted)),
+            filled=self.filled,
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:

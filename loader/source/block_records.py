@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.source.block_rows import LeftOut
+from loader.source.drift_rules import DriftRules
 from loader.source.mapping import BlockHistoryRules, DuplicateRule, OnDropped
 from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
@@ -40,6 +41,11 @@ class BlockRecords:
     duplicates: DuplicateRule | None = None  # `duplicates:`: creates resembling a live person are held
     renames: tuple[Rename, ...] = ()  # the records its `renamed:` says were renumbered
     on_dropped: OnDropped | None = None  # what its `on_dropped:` sets on records dropped from the source
+    drift: DriftRules = field(default_factory=DriftRules)  # the block's `drift:` and repeat patterns
+    columns_read: tuple[str, ...] = ()  # the header's columns the block reads (its variants' too)
+    values_seen: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each `drift.values` field: its distinct values
+    filled: tuple[tuple[str, float], ...] = ()  # each column of the header: the share of rows holding a value
+    # (said by the first block reading a sheet only)
 
     @property
     def errors(self) -> tuple[Finding, ...]:

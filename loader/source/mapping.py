@@ -13,6 +13,8 @@ from typing import Any
 
 from loader.findings import Finding
 from loader.places import MappingPlace
+from loader.source.check_rules import Check
+from loader.source.drift_rules import DriftRules
 from loader.source.patterns import Pattern
 from loader.source.readers import Source
 from loader.source.steps import Steps
@@ -133,6 +135,8 @@ class Block:
     duplicates: DuplicateRule | None = None  # creates resembling a live person are held (section 11)
     renamed: RenameRule | None = None  # where a row's previous key is (a renumbered code)
     on_dropped: OnDropped | None = None  # None: keep (records dropped from the source are listed only)
+    checks: tuple[Check, ...] = ()  # `checks:` on the records it builds (loader.source.checks)
+    drift: DriftRules = field(default_factory=DriftRules)  # `drift:` and its repeat patterns (loader.source.drift)
 
     @property
     def variants(self) -> tuple[Variant, ...]:

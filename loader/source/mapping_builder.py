@@ -13,6 +13,8 @@ from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
+from loader.source.check_rules import block_checks
+from loader.source.drift_rules import drift_rules
 from loader.source.entity_schemas import default_type, field_names
 from loader.source.mapping import (
     PATHS_SEPARATOR,
@@ -151,6 +153,11 @@ class BlockBuilder:
         on_dropped = self._on_dropped(entity_name, data, base)
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         duplicates = self._duplicates(data.get("duplicates"), {s.name for s in specs if s is not None}, base)
+        names = [s.name for s in specs if s is not None]
+        checks = block_checks(self.doc, base, data.get("checks"), names,
+                              lambda code, message, at: self._fail(code, message, at))
+        drift = drift_rules(self.doc, base, data, set(names), {s.name for s in specs if s is not None and s.pii},
+                            lambda code, message, at: self._fail(code, message, at))
         if len(self.findings) > before:
             return None
         return Block(
@@ -174,6 +181,8 @@ class BlockBuilder:
             duplicates=duplicates,
             renamed=renamed,
             on_dropped=on_dropped,
+            checks=checks,
+            drift=drift,
         )
 
     def _duplicates(self, data: Any, managed: set[str], base: tuple[Any, ...]) -> DuplicateRule | None:

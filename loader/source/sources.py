@@ -7,7 +7,7 @@ first problem: mapping, sheet and row problems all become Findings with their pl
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loader.errors import MappingError, SheetError
@@ -17,7 +17,9 @@ from loader.places import CellRef, Place
 from loader.profile import Profile
 from loader.source.block_reader import BlockReader
 from loader.source.block_records import BlockRecords
+from loader.source.checks import EveryIndex, with_checks
 from loader.source.columns_read import Identity, columns_read
+from loader.source.drift import values_seen
 from loader.source.lookups import ReadSheet, lookup_sources, with_lookups
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
@@ -125,7 +127,8 @@ def read_sources(
     paths = [m for m in mappings if not isinstance(m, LoadedMapping)]
     loaded = [m for m in mappings if isinstance(m, LoadedMapping)] + load_mappings(paths, profile)
     every_block = [block for one in loaded for block in (one.mapping.blocks if one.mapping else ())]
-    reading = _Reading(profile, online, _SheetCache(columns_read(every_block), fetch))
+    reading = _Reading(profile, online, _SheetCache(columns_read(every_block), fetch),
+                       EveryIndex(c for b in every_block for c in b.checks))
     blocks: list[BlockRecords] = []
     for one in loaded:
         reading.findings.extend(one.findings)
@@ -139,7 +142,7 @@ def read_sources(
 class _Reading:
     """One `read_sources`: the findings so far, each table read once, and what the fingerprints need."""
 
-    def __init__(self, profile: Profile, online: bool, sheets: _SheetCache) -> None:
+    def __init__(self, profile: Profile, online: bool, sheets: _SheetCache, every: EveryIndex) -> None:
         self.profile = profile
         self.online = online
         self.findings: list[Finding] = []
@@ -147,6 +150,7 @@ class _Reading:
         self.inputs: list[Source] = []  # the sources fingerprinted by their files' bytes
         self.values = ValuesRead()  # and those by the values read
         self.unread: list[Block] = []  # left unread: they need a network (online=False)
+        self.every = every  # what the `every` checks need of each block, before it is sent on
 
     def block(self, block: Block) -> BlockRecords | None:
         """The block's records, or None when it could not be read (its findings added)."""
@@ -167,12 +171,19 @@ class _Reading:
             return None
         read = reader.read(self.sheets.first_use(data))
         self.values.add(looked_up, data, read.header_row)
+        if looked_up.checks:
+            read = with_checks(read, looked_up.checks)
+        if looked_up.drift.values:
+            read = replace(read, values_seen=values_seen(read))
+        self.every.add(read, looked_up.checks)
         return read
 
     def source_set(self, blocks: list[BlockRecords], known: dict[str, str]) -> SourceSet:
         """The blocks read, with the fingerprints of every input (`known`: the mapping files', taken
         from the bytes parsed) and every finding."""
-        findings = self.findings + _left_unread(self.unread)
+        complete = not self.unread and not any(f.severity == "error" for f in self.findings)
+        # `every` needs every block read: a block left out would make its records look missing
+        findings = self.findings + _left_unread(self.unread) + (self.every.findings() if complete else [])
         fingerprints = {**fingerprint_inputs(_files(self.inputs), known), **self.values.fingerprints()}
         return SourceSet(tuple(blocks), dict(sorted(fingerprints.items())), tuple(findings))
 

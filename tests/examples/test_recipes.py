@@ -80,7 +80,7 @@ def _loader_commands() -> list[list[str]]:
 
 def test_every_loader_command_in_the_recipes_is_accepted_by_loaders_parser() -> None:
     commands = _loader_commands()
-    assert {c[0] for c in commands} == {"validate", "plan", "apply"}
+    assert {c[0] for c in commands} == {"validate", "test", "plan", "apply"}
     parser = build_parser()
     for argv in commands:
         argv = [("sha256:" + "0" * 64) if a == "VALUE" and argv[argv.index(a) - 1] == "--expect-digest" else a
