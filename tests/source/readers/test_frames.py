@@ -19,7 +19,7 @@ from loader.source.readers.frames import cell_of, table_of
 from loader.source.readers.kinds import Wanted
 
 COLUMNS = ("Code", "Name", "Credit", "Faculty", "Starts", "Weight", "Open")
-EXPECTED = [
+EXPECTED: list[dict[str, Any]] = [
     {"Code": "U1", "Name": "One", "Credit": 10, "Faculty": "Arts", "Starts": date(2027, 2, 1), "Weight": 1,
      "Open": True},
     {"Code": "U2", "Name": "Two", "Credit": None, "Faculty": "Law", "Starts": None, "Weight": None, "Open": False},
