@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef, Place
+from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 from loader.report.finding_groups import ShownFinding, group_findings
@@ -294,6 +294,8 @@ def short_place(where: Place | None, block: BlockPlan) -> str:
     if (isinstance(where, CellRef) and where.sheet == block.sheet
             and relative(where.file) == relative(block.source_file)):
         inside = where.cell or (f"row {where.row}" if where.row is not None else "")
+        if where.record is not None:  # a record of a source that is not a sheet: its key, and the column
+            inside = PLACE_SEPARATOR.join(part for part in (where.record, where.cell) if part)
         if inside:
             return clean(inside + (f" ({where.repeat})" if where.repeat else ""))
     return place(where)

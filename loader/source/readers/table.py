@@ -55,7 +55,7 @@ def _values(row: Mapping[str, Any], columns: dict[str, int], display: str, numbe
     for column, value in row.items():
         if value is not None and not isinstance(value, _CELL_TYPES):
             raise SheetError(f"column {column!r} holds a {type(value).__name__}, not one cell's value",
-                             where=CellRef(display, None, None, number),
+                             where=CellRef(display, None, column, number, record=f"record {number - 1}"),
                              hint="give text, a number, true/false, a date or nothing")
         values[columns[str(column)]] = value
     return tuple(values)
