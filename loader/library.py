@@ -34,6 +34,7 @@ from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
 from loader.apply.results import Results
 from loader.apply.session import SessionSettings, apply_session
+from loader.apply.source_check import check_sources as check_source_values
 from loader.commands.plan import plan_project
 from loader.commands.revert_decisions import record_revert_decisions
 from loader.config import Config, load_config
@@ -85,16 +86,21 @@ def apply(
     max_changes: str | None = None,
     concurrency: int | None = None,
     by: str | None = None,
+    check_sources: bool = False,
 ) -> Results:
     """Apply `plan` (a Plan from `plan`, or a plan.json's path) as `loader apply --plan` does: its
     inputs' fingerprints, environment and stale records checked first, then exactly its writes,
-    journaled in the environment's history. `max_changes` is `--max-changes` ("50", "10%").
+    journaled in the environment's history. `max_changes` is `--max-changes` ("50", "10%");
+    `check_sources` is `--check-sources` (the sources read again: refused where a record the plan
+    writes would now differ).
     Raises LoaderError when it refuses; `results.ok` says whether every write was done.
     """
     settings = _config(config)
     saved = plan if isinstance(plan, Plan) else read_plan_json(Path(plan))
     guard = parse_max_changes(max_changes) if max_changes is not None else None
     name = check_plan_file(saved, settings.profile, env_name=env, partial=partial, guard=guard)
+    if check_sources:
+        check_source_values(saved, settings.profile)
     session = SessionSettings(partial=partial, max_changes=guard, concurrency=concurrency, by=by, quiet=True)
     with open_environment(settings, name) as environment:
         outcome = _run(apply_session(session, settings, environment, saved))

@@ -310,7 +310,8 @@ def place(where: Place | None) -> str:
 
 def record_place(record: RecordPlan, block: BlockPlan) -> str:
     """`row 7`, and the failing cells where the record has errors: `row 7 (D7)`."""
-    row = f"row {record.row}" if record.row is not None else short_place(record.source, block)
+    by_row = record.row is not None and record.source.record is None  # a record of a query or feed: its key
+    row = f"row {record.row}" if by_row else short_place(record.source, block)
     if not record.findings:
         return row
     cells = [short_place(f.where, block) for f in record.errors if f.where]
