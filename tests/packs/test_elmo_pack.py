@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
 from loader.cli import main
 from loader.plan.model import Action
@@ -43,12 +44,15 @@ def test_a_fresh_project_loads_the_elmo_example_keyed_through_the_crosswalk(
     assert applicant["first_name"] == "Wojciech Łukasz" and applicant["date_of_birth"] == "1983-04-12"
     degree = created[("credential", ("TERTIARY", "Master of Science in Biology"))]
     assert degree["institutionName"] == "University of Warsaw" and degree["completionDate"] == "2009-06-15"
-    assert main(["apply", "--plan", "plan.json", "--results", "results.json"]) == 0
+    assert main(["apply", "--plan", "plan.json", "--results", "results.json", "--results", "results.xlsx"]) == 0
     assert main(["plan", MAPPING, "--detailed-exitcode"]) == 0
     printed = capsys.readouterr()
     shown = [printed.out, printed.err] + [(project / name).read_text("utf-8")
                                           for name in ("plan.json", "plan.md", "plan.html", "results.json")]
+    shown += [str(value) for sheet in load_workbook(project / "results.xlsx")
+              for row in sheet.iter_rows(values_only=True) for value in row]
     assert not [text for text in shown if NATIONAL_ID in text]
+    assert load_workbook(project / "results.xlsx")["applicants"]["A2"].value == "APP-2027-0001"
 
 
 def test_a_course_taken_again_is_another_credential_not_a_collision(
