@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 
@@ -85,6 +87,53 @@ def test_a_table_for_no_source_and_a_table_with_the_wrong_columns_say_what_is_wr
     plan = library.plan(["units.yaml"], tables={"units": [{"Code": "U1", "Title": "One"}]})
     assert plan.has_errors
     assert any("Name" in finding.message for finding in plan.findings if finding.severity == "error")
+
+
+FEEDS = """\
+version: 1
+sources:
+  handbook:
+    sql: "SELECT unit_code, title FROM units"
+    url: sqlite:///handbook.db
+  catalogue:
+    json: courses.json
+    records: "$.items[*]"
+  feed:
+    xml: catalogue.xml
+    records: "//course"
+entities:
+  units:
+    entity: subject
+    source: handbook
+    key: [code]
+    fields: {code: UNIT_CODE, name: title}
+  catalogue:
+    entity: subject
+    source: catalogue
+    key: [code]
+    fields: {code: code, name: title}
+  feed:
+    entity: course
+    source: feed
+    key: [code]
+    fields: {code: "@id", name: title}
+"""
+
+
+def test_the_library_plans_a_query_a_json_file_and_an_xml_file_as_the_command_line_does(project: Path) -> None:
+    with closing(sqlite3.connect(project / "handbook.db")) as db, db:
+        db.execute("CREATE TABLE units (unit_code TEXT, title TEXT)")
+        db.execute("INSERT INTO units VALUES ('MATH1001', 'Calculus')")
+    (project / "courses.json").write_text('{"items": [{"code": "INFO101", "title": "Databases"}]}', encoding="utf-8")
+    (project / "catalogue.xml").write_text('<catalog><course id="PG-1"><title>MSc Data</title></course></catalog>',
+                                           encoding="utf-8")
+    (project / "feeds.yaml").write_text(FEEDS, encoding="utf-8")
+    plan = library.plan(["feeds.yaml"])
+    assert sorted((r.block, r.key, r.payload["name"]) for r in plan.records()) == [
+        ("catalogue", ("INFO101",), "Databases"), ("feed", ("PG-1",), "MSc Data"), ("units", ("MATH1001",), "Calculus")]
+    assert str(plan.blocks[0].records[0].source) == "handbook (query) › MATH1001"
+    assert library.apply(plan).ok
+    assert not library.plan(["feeds.yaml"]).has_changes
 
 
 def test_planning_inside_a_running_event_loop_changes_no_interpreter_setting(project: Path) -> None:
