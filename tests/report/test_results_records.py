@@ -46,3 +46,11 @@ def test_a_json_sources_records_are_written_with_their_outcomes(tmp_path: Path, 
     assert [row[:4] for row in rows[1:]] == [["INFO101", "Databases", "5", "created"],
                                              ["INFO202", "Networks", None, "created"]]
     assert all(row[4] for row in rows[1:])  # the ids the service gave
+
+
+def test_every_kind_whose_results_are_its_records_places_them_by_record() -> None:
+    """results.xlsx tells such a block from the plan by its records' places: the two must agree."""
+    from loader.source.readers import KINDS
+
+    assert {k.name for k in KINDS.values() if k.results == "records"} == \
+        {k.name for k in KINDS.values() if k.places == "record"}

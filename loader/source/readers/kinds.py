@@ -147,8 +147,9 @@ class SourceKind:
     # next: `loader.source.record_places`).
     places: Literal["cell", "record"] = "cell"
     # What `--results` does with it: "copy" its rows, read again, with the outcome columns beside
-    # them; or "records": a workbook of the records read (the results workbook copies file rows
-    # only today, and notes that it could not copy the others).
+    # them; or "records": a sheet of the records read (`loader.report.results_records`, which works
+    # from the plan alone and tells such a block by its records' places: a "records" kind places by
+    # "record").
     results: Literal["copy", "records"] = "copy"
     # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder),
     # and the keys that entry may hold beside the kind's own (its options: a query's `params`, ...)
