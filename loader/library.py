@@ -13,9 +13,10 @@ kind): a pandas or polars DataFrame, an Arrow table, or a list of dicts (`loader
 says how their values become cells). Everything else is as `loader plan`, `loader apply --plan` and
 `loader show` do it: the same configuration (`loader.yaml` in the working directory, or `config=`),
 environments (the embedded sandbox by default), history and decisions. Errors a user can act on are
-raised as `loader.errors.LoaderError` (its message names the place and what to do); nothing is printed
-but the apply's summary on stderr. The interpreter's settings are left as they are: the command
-line's own tuning (`loader.cli.tuned_interpreter`) is not applied here.
+raised as `loader.errors.LoaderError` (its message names the place and what to do); only short notes
+go to stderr (files written, the sandbox in use): what it made is in the values it returns. The
+interpreter's settings are left as they are: the command line's own tuning
+(`loader.cli.tuned_interpreter`) is not applied here.
 """
 
 from __future__ import annotations
