@@ -14,11 +14,15 @@ PLACE_SEPARATOR = " › "
 
 @dataclass(frozen=True, order=True, slots=True)
 class CellRef:
-    """Where a value came from: `curriculum.xlsx › Subjects › D17`.
+    """Where a value came from: `curriculum.xlsx › Subjects › D17`, or in a source that is not a
+    sheet (a query, a JSON or XML feed, a table), the record by its key and the column (or path)
+    read: `handbook (query) › MATH1001 › credit_points`.
 
     `file` is the path as the user wrote it (relative to the working directory when it can be);
-    `sheet` is None for CSV; `cell` is an A1 address, or None for a whole row;
-    `row` is the 1-based row number in the sheet.
+    `sheet` is None for CSV; `cell` is an A1 address (a column's name with `record`), or None for
+    a whole row; `row` is the 1-based row number in the sheet (the record's, for the results);
+    `record` names a record of a source that is not a sheet, where a row number would change
+    from one read to the next.
     """
 
     file: str
@@ -26,14 +30,17 @@ class CellRef:
     cell: str | None = None
     row: int | None = None
     repeat: str = ""  # a row read once per `repeat` value names it: "row 7 (n=2)"
+    record: str | None = None
 
     def __str__(self) -> str:
         parts = [self.file]
-        if self.sheet is not None:
+        if self.record is not None:
+            parts += [self.record] if self.cell is None else [self.record, self.cell]
+        elif self.sheet is not None:
             parts.append(self.sheet)
-        if self.cell is not None:
+        if self.record is None and self.cell is not None:
             parts.append(self.cell)
-        elif self.row is not None:
+        elif self.record is None and self.row is not None:
             parts.append(f"row {self.row}")
         return PLACE_SEPARATOR.join(parts) + (f" ({self.repeat})" if self.repeat else "")
 
@@ -74,6 +81,9 @@ def place_to_dict(place: Place) -> dict[str, Any]:
         return {"file": place.file, "line": place.line, "col": place.col}
     if isinstance(place, FilePlace):
         return {"file": place.file}
+    if place.record is not None:
+        return {k: v for k, v in (("file", place.file), ("record", place.record), ("column", place.cell),
+                                  ("row", place.row), ("repeat", place.repeat or None)) if v is not None}
     return {k: v for k, v in (("file", place.file), ("sheet", place.sheet), ("cell", place.cell),
                               ("row", place.row), ("repeat", place.repeat or None)) if v is not None}
 
@@ -82,6 +92,10 @@ def place_from_dict(data: Mapping[str, Any]) -> Place:
     """Inverse of place_to_dict."""
     if "line" in data:
         return MappingPlace(str(data["file"]), int(data["line"]), int(data["col"]))
+    if "record" in data:
+        row = data.get("row")
+        return CellRef(str(data["file"]), None, data.get("column"), None if row is None else int(row),
+                       str(data.get("repeat", "")), str(data["record"]))
     if any(k in data for k in ("sheet", "cell", "row", "repeat")):
         row = data.get("row")
         return CellRef(str(data["file"]), data.get("sheet"), data.get("cell"), None if row is None else int(row),

@@ -6,7 +6,8 @@ The rule the flow test enforces, for every module of `loader`:
   plan reads and apply writes, so it knows neither);
 - the neutral modules, the top level's (`loader/*.py`: errors, places, config, profile, findings …),
   `loader/files` and `loader/api`, import no stage at all, so every stage may use them;
-- the wiring, `loader/cli.py` and the `__main__` modules, may import anything;
+- the wiring, `loader/cli.py`, `loader/library.py` (the Python API: the command line's twin for
+  programs) and the `__main__` modules, may import anything;
 - `loader/sandbox` imports nothing of the loader but itself (it shares no code with the client);
 - a few parts have narrower rules on top (`NARROWER`): the source reads files, never the service.
 
@@ -27,7 +28,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "loader"
 STAGES = ("source", "history", "plan", "apply", "report", "commands")
 NEUTRAL = ("<top>", "files", "api")
 # Top-level modules that wire the stages together.
-WIRING = {"cli", "__main__"}
+WIRING = {"cli", "library", "__main__"}
 # What a part may not import besides the later stages (by top-level folder of `loader`, or a module of the top level).
 NARROWER = {
     "source": {"api", "sandbox", "cli", "environments"},

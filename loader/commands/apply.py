@@ -3,13 +3,14 @@
 With MAPPING files it plans, shows the plan summary and asks before writing (unless --yes;
 never when stdin is not a terminal). With --plan it applies exactly that reviewed plan after
 checking the inputs' fingerprints, the target environment and stale records; it does not ask
-again. With MAPPING files and `--expect-digest sha256:…` it refuses, writing nothing, unless the
-plan it makes has that digest (the reviewed report's). `--results FILE` (repeatable) writes
-results.xlsx (.xlsx) or results.json (.json). `--format json` prints one JSON document on stdout
-(the human text goes to stderr); `--format github` adds annotations and a job summary. The apply
-itself, and its journal in the environment's history (`--by NAME` says who applied), is
-`loader.apply.session`. An applied revert plan leaves skip decisions for what it undid
-(`loader.commands.revert_decisions`).
+again; with --check-sources it reads the plan's sources again first and refuses where a record the
+plan writes would now differ (`loader.apply.source_check`). With MAPPING files and
+`--expect-digest sha256:…` it refuses, writing nothing, unless the plan it makes has that digest
+(the reviewed report's). `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json
+(.json). `--format json` prints one JSON document on stdout (the human text goes to stderr);
+`--format github` adds annotations and a job summary. The apply itself, and its journal in the
+environment's history (`--by NAME` says who applied), is `loader.apply.session`. An applied revert
+plan leaves skip decisions for what it undid (`loader.commands.revert_decisions`).
 Exit codes: 0 all applied, 1 a failure, skip or refusal, 130 interrupted.
 """
 
@@ -28,6 +29,7 @@ from loader.apply.guards import MaxChanges, parse_digest, parse_max_changes
 from loader.apply.history_checks import applied_by
 from loader.apply.prepare import check_plan_file
 from loader.apply.session import SessionOutcome, SessionSettings, apply_session, ask_to_apply
+from loader.apply.source_check import check_sources
 from loader.commands.formats import add_format_argument
 from loader.commands.revert_decisions import record_planned_revert_decisions, record_revert_decisions
 from loader.config import Config
@@ -71,6 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse, writing nothing, unless the plan made now has this digest (from the reviewed report)",
     )
     parser.add_argument(
+        "--check-sources", action="store_true",
+        help="with --plan: read the sources again and refuse where a record the plan writes would now differ",
+    )
+    parser.add_argument(
         "--by", metavar="NAME", help="who applies, for the history (default: the CI actor, else the git user)"
     )
     add_format_argument(parser)
@@ -91,6 +97,7 @@ class ApplyRequest:
     expected_digest: str | None
     output: str = "text"  # --format
     by: str | None = None  # --by: who applies, for the history's journal
+    check_sources: bool = False  # --check-sources: a saved plan's sources read again first
 
 
 def request_from(args: argparse.Namespace) -> ApplyRequest:
@@ -111,6 +118,10 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
             "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
             hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
         )
+    check = bool(getattr(args, "check_sources", False))
+    if check and not args.plan:
+        raise UsageError("--check-sources goes with --plan: a plan made now reads its sources anyway",
+                         hint="drop --check-sources, or apply a saved plan with --plan PLAN.json")
     return ApplyRequest(
         mappings=() if args.plan else mappings_given_or_project(args.mappings, getattr(args, "config", None)),
         plan=Path(args.plan) if args.plan else None,
@@ -123,6 +134,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
         expected_digest=parse_digest(args.expect_digest) if args.expect_digest is not None else None,
         output=getattr(args, "format", "text"),
         by=getattr(args, "by", None),
+        check_sources=check,
     )
 
 
@@ -133,6 +145,9 @@ def run(request: ApplyRequest, config: Config) -> int:
         env_name = check_plan_file(
             plan_file, config.profile, env_name=request.env, partial=request.partial, guard=request.max_changes
         )
+        if request.check_sources:  # every record is compared: the plan is read whole
+            plan_file = plan_file.whole() if isinstance(plan_file, SealedPlan) else plan_file
+            check_sources(plan_file, config.profile)
     settings = _settings(request)
     by = applied_by(request.by, os.environ, config.root) or "loader"
     if plan_file is not None and _plan_of(plan_file).revert_of:  # its undoing is not redone, even if killed

@@ -1,5 +1,7 @@
 """`loader init WORKBOOK [--sheet NAME] [--entity ENTITY] [--out FILE] [--force]`: draft a mapping file.
 
+`loader init --pack NAME [--force]` copies a pack instead (`loader.commands.init_pack`).
+
 The draft (loader.source.draft) matches the header row's columns to an entity's fields by name
 (headers with line breaks folded to one line), proposes the key, references, `pii: true` and value
 steps (`strip`, and `collapse_spaces` where values hold line breaks or runs of spaces), lists
@@ -31,9 +33,11 @@ from dataclasses import dataclass, replace
 from importlib.resources import as_file, files
 from pathlib import Path
 
+from loader.commands.init_pack import copy_pack
 from loader.config import Config
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
+from loader.files.package_data import pack_names
 from loader.plan.feed_fetching import fetch_feed
 from loader.plan.mapping_tests.draft_test import draft_tests
 from loader.profile import Profile
@@ -71,7 +75,10 @@ without loader.yaml the folder is no project and `init` says so.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
-    parser.add_argument("workbook", metavar="WORKBOOK", type=Path, help="the workbook (.xlsx, .xlsm) or CSV file")
+    parser.add_argument("workbook", metavar="WORKBOOK", type=Path, nargs="?",
+                        help="the workbook (.xlsx, .xlsm) or CSV file")
+    parser.add_argument("--pack", metavar="NAME",
+                        help=f"copy a tested pack into the project instead: {', '.join(pack_names())}")
     parser.add_argument("--sheet", metavar="NAME", help="only this sheet (default: every sheet with a header row)")
     parser.add_argument("--entity", metavar="ENTITY", help="the entity its rows become (default: guessed)")
     parser.add_argument("--out", metavar="FILE", type=Path, help="the mapping file (default: mappings/<workbook>.yaml)")
@@ -85,15 +92,23 @@ class InitRequest:
     entity: str | None
     out: Path  # the mapping file to write
     force: bool
+    pack: str | None = None  # --pack: copy this pack (no workbook then)
 
 
 def request_from(args: argparse.Namespace) -> InitRequest:
+    pack: str | None = getattr(args, "pack", None)
+    if (args.workbook is None) == (pack is None):
+        raise UsageError("give a WORKBOOK to draft a mapping from, or --pack NAME", hint="run `loader init --help`")
+    if pack is not None:
+        return InitRequest(Path(), None, None, Path(), args.force, pack)
     workbook: Path = args.workbook
     out: Path = args.out or Path("mappings") / f"{workbook.stem.lower().replace(' ', '-')}.yaml"
     return InitRequest(workbook, args.sheet, args.entity, out, args.force)
 
 
 def run(request: InitRequest, config: Config) -> int:
+    if request.pack is not None:
+        return copy_pack(request.pack, config, force=request.force)
     workbook, out = request.workbook, request.out
     if out.exists() and not request.force:
         raise UsageError(f"{out} exists; not overwriting it", hint="pass --force to replace it, or --out another file")

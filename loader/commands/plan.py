@@ -21,11 +21,14 @@ from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 from loader.project import mappings_given_or_project
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from loader.config import Config, Environment
     from loader.history.digests import Digester
     from loader.history.store import History
     from loader.plan.model import Plan
     from loader.plan.run import PlanRun
+    from loader.source.readers import Source
 
 log = logging.getLogger("loader.plan")
 REVIEW_OUTPUTS = ("out", "report", "html", "review")  # loader.report.review_formats
@@ -104,6 +107,16 @@ def _exit_code(request: PlanRequest, plan: Plan) -> int:
 
 
 async def _plan(request: PlanRequest, config: Config, env: Environment, opened: list[History | None]) -> PlanRun:
+    return await plan_project(list(request.mappings), config, env, opened, concurrency=request.concurrency,
+                              progress=False if request.output == "json" else None)
+
+
+async def plan_project(mappings: list[Path], config: Config, env: Environment, opened: list[History | None], *,
+                       concurrency: int | None = None, progress: bool | None = None,
+                       given: Mapping[str, Source] | None = None) -> PlanRun:
+    """The plan of `mappings` against `env`, as `loader plan` makes it (the history it opens put in
+    `opened`, the project's decisions honoured as of today); the Python API's plan too, with the
+    sources `given` in place of named ones. The plan alone is kept (no records of the sources)."""
     from datetime import date
 
     from loader.api.client import ApiClient
@@ -116,14 +129,11 @@ async def _plan(request: PlanRequest, config: Config, env: Environment, opened: 
         opened.append(history)
         return history
 
-    concurrency = request.concurrency or config.concurrency
-    async with ApiClient(env, config.profile, concurrency=concurrency) as client:
-        progress = False if request.output == "json" else None
-        return await run_plan(list(request.mappings), config=config, env=env, client=client, progress=progress,
-                              history_opener=opener,
-                              service_user_ids=env.service_user_ids,
+    async with ApiClient(env, config.profile, concurrency=concurrency or config.concurrency) as client:
+        return await run_plan(mappings, config=config, env=env, client=client, progress=progress,
+                              history_opener=opener, service_user_ids=env.service_user_ids,
                               decisions=read_decisions(decisions_path(config.root)), today=date.today(),
-                              keep_sources=False)  # the plan alone is shown and written
+                              keep_sources=False, given=given)
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:

@@ -341,7 +341,7 @@ class _Reader:
 
     def source(self, d: Mapping[str, Any]) -> CellRef:
         row = d.get("row")
-        if row is None or "line" in d or "cell" in d:
+        if row is None or "line" in d or "cell" in d or "record" in d:
             return _row_place(d)
         share = self.shared.setdefault
         file, sheet = str(d["file"]), d.get("sheet")

@@ -50,6 +50,8 @@ from loader.profile import Profile
 from loader.source.block_records import BlockRecords
 from loader.source.drift import drift_findings
 from loader.source.mapping import LoadedMapping
+from loader.source.named_sources import with_given
+from loader.source.readers import Source
 from loader.source.sources import SourceSet, load_mappings
 
 
@@ -88,6 +90,7 @@ async def run_plan(
     decisions: Decisions | None = None,
     today: date | None = None,
     keep_sources: bool = True,
+    given: Mapping[str, Source] | None = None,
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
@@ -96,7 +99,8 @@ async def run_plan(
     `history` (or `history_opener`, given the entities with personal fields): compare three-way,
     refused first when of another database or behind the service (`service_user_ids`).
     `decisions`: reviewers' decisions honoured as of `today` (no clock here). `keep_sources=False`:
-    each part's records are let go of once planned (`PlanRun.sources` without records).
+    each part's records are let go of once planned (`PlanRun.sources` without records). `given`:
+    sources read in place of the mappings' named sources of those names (the Python API's tables).
     """
     profile = config.profile
     started = time.perf_counter()
@@ -105,6 +109,8 @@ async def run_plan(
         # Each mapping file is read and parsed once, here: the collections to fetch and the sheets
         # to read both come from these (MappingError, before any request, if one cannot be read).
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
+        if given:
+            mappings = with_given(mappings, given)
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child))

@@ -29,12 +29,15 @@ OUTPUT_FORMAT_VERSION = 1
 
 
 def place_of(where: str | Place | None) -> dict[str, Any] | None:
-    """A place as a structure: `mapping` (file, line, col), `cell` (file, sheet, cell, row) or `file`.
+    """A place as a structure: `mapping` (file, line, col), `cell` (file, sheet, cell, row), `record`
+    (file, record, column, row: a record of a source that is not a sheet) or `file`.
 
     Text (an error that names its place only in words) has no structure: its `where` says it all.
     """
     if isinstance(where, MappingPlace):
         return {"kind": "mapping", "file": where.file, "line": where.line, "col": where.col}
+    if isinstance(where, CellRef) and where.record is not None:
+        return {"kind": "record", "file": where.file, "record": where.record, "column": where.cell, "row": where.row}
     if isinstance(where, CellRef):
         return {"kind": "cell", "file": where.file, "sheet": where.sheet, "cell": where.cell, "row": where.row}
     if isinstance(where, FilePlace):

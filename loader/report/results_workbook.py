@@ -8,7 +8,8 @@ columns per block reading it: status, id, message ("loader status", "loader id",
 message" when one block reads the sheet; "<block> status", ... when several do), headed on the
 header row. Every source row of a record gets its outcome (rows merged into one record too).
 Failed and skipped rows are filled; the cells a failure names are highlighted red with the
-message as a comment. Every value written goes through `safe_cells`.
+message as a comment. Every value written goes through `safe_cells`. A source that is not a file
+has no rows to copy: its records are written instead (`loader.report.results_records`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from loader.files.private import open_private
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.model import Plan, SourceReading
+from loader.report.results_records import names_records, write_records
 from loader.report.sheet_layout import LayoutError, apply_layout, read_layout
 from loader.safe_cells import set_safe_cell
 from loader.source.readers import read_sheet
@@ -50,6 +52,7 @@ class _Source:
     sheet: str | None
     encoding: str | None = None
     delimiter: str | None = None
+    block: str | None = None  # a source that is not a file: one sheet a block, of its records
 
 
 # Where a result is written: (row, result, the source cells to mark as (row, column)).
@@ -67,7 +70,7 @@ def _cell_address(place: Place | None, sheet: str | None) -> tuple[int, int] | N
 
 
 def _title(source: _Source, used: set[str]) -> str:
-    base = source.sheet or Path(source.file).stem
+    base = source.block or source.sheet or Path(source.file).stem
     base = _SHEET_TITLE_BAD.sub("_", base)[:31] or "Sheet"
     title, n = base, 2
     while title in used:
@@ -117,9 +120,12 @@ def write_results_workbook(
     row_errors = row_errors or {}
     base = base or Path.cwd()
 
+    planned = {b.name: b for b in plan.blocks} if plan is not None else {}
+    of_records = {name for name, b in planned.items() if names_records([b])}
+
     def source_of(block: str, file: str, sheet: str | None) -> _Source:
         reading = readings.get(block, SourceReading())
-        return _Source(file, sheet, reading.encoding, reading.delimiter)
+        return _Source(file, sheet, reading.encoding, reading.delimiter, block if block in of_records else None)
 
     by_source: dict[_Source, dict[str, list[RecordResult]]] = defaultdict(lambda: defaultdict(list))
     for block, (file, sheet) in results.block_sources.items():
@@ -135,7 +141,10 @@ def write_results_workbook(
     for source, blocks in by_source.items():
         sheet = workbook.create_sheet(_title(source, used))
         header = _header_row((r.row for rs in blocks.values() for r in rs if r.row), readings, blocks)
-        width = _copy_source(sheet, source, base, max(header, 1), notes)
+        if source.block is not None:  # a query, a feed, a table: the records read, not a copy of rows
+            width = write_records(sheet, [planned[source.block]], max(header, 1))
+        else:
+            width = _copy_source(sheet, source, base, max(header, 1), notes)
         placed = _placements(blocks, also_rows, field_cells, source.sheet, results)
         _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.findings import Finding
-from loader.places import CellRef, Place
+from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 from loader.report.finding_groups import ShownFinding, group_findings
@@ -294,6 +294,8 @@ def short_place(where: Place | None, block: BlockPlan) -> str:
     if (isinstance(where, CellRef) and where.sheet == block.sheet
             and relative(where.file) == relative(block.source_file)):
         inside = where.cell or (f"row {where.row}" if where.row is not None else "")
+        if where.record is not None:  # a record of a source that is not a sheet: its key, and the column
+            inside = PLACE_SEPARATOR.join(part for part in (where.record, where.cell) if part)
         if inside:
             return clean(inside + (f" ({where.repeat})" if where.repeat else ""))
     return place(where)
@@ -308,7 +310,8 @@ def place(where: Place | None) -> str:
 
 def record_place(record: RecordPlan, block: BlockPlan) -> str:
     """`row 7`, and the failing cells where the record has errors: `row 7 (D7)`."""
-    row = f"row {record.row}" if record.row is not None else short_place(record.source, block)
+    by_row = record.row is not None and record.source.record is None  # a record of a query or feed: its key
+    row = f"row {record.row}" if by_row else short_place(record.source, block)
     if not record.findings:
         return row
     cells = [short_place(f.where, block) for f in record.errors if f.where]

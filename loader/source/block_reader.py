@@ -26,6 +26,7 @@ from loader.source.field_rules import field_rules
 from loader.source.mapping import Block
 from loader.source.patterns import PatternTimeout
 from loader.source.readers import SheetData, SheetRow, kind_for
+from loader.source.record_places import with_record_names
 from loader.source.records import DesiredRecord
 from loader.source.renames import renames_of
 from loader.source.row_path import build_row
@@ -39,9 +40,12 @@ class BlockReader:
         `RecordMerger`, without the shortcuts; the records are the same."""
         self.block = block
         self.by_columns = by_columns
-        self.data = data
         self.header = BlockHeader.of(block, data)
         self.header_row = self.header.number
+        # a source that is not a sheet names its records by their key, not by a row number
+        data = with_record_names(block, data, dict(self.header.columns) if self.header.header else None,
+                                 self.header_row)
+        self.data = data
         self.filled: tuple[tuple[str, float], ...] = ()  # its columns' shares of filled rows (loader.source.drift)
         entity = profile.entity(block.entity)
         checks = value_checks(entity)

@@ -17,6 +17,7 @@ from loader.profile import EntityProfile
 from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import FieldSpec
 from loader.source.readers import SheetData, SheetRow, column_letter
+from loader.source.readers.rows import record_name
 from loader.source.records import DesiredRecord
 
 
@@ -27,6 +28,8 @@ class CellLayout:
     file: str
     sheet: str | None
     columns: Mapping[str, int]  # field (or custom_attributes.<Label>) -> 0-based column
+    records: Mapping[int, str] | None = None  # `SheetData.records`: a source that names records, not rows
+    names: tuple[str, ...] = ()  # and its columns' names
 
 
 class RowCells(Mapping[str, CellRef]):
@@ -62,8 +65,12 @@ class RowCells(Mapping[str, CellRef]):
     def __getitem__(self, name: str) -> CellRef:
         if name not in self._names:
             raise KeyError(name)
-        column = self._layout.columns[name]
-        return CellRef(self._layout.file, self._layout.sheet, f"{column_letter(column)}{self._row}", self._row)
+        layout = self._layout
+        column = layout.columns[name]
+        if layout.records is not None:
+            shown = layout.names[column] if column < len(layout.names) else column_letter(column)
+            return CellRef(layout.file, None, shown, self._row, record=record_name(layout.records, self._row))
+        return CellRef(layout.file, layout.sheet, f"{column_letter(column)}{self._row}", self._row)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)

@@ -14,7 +14,7 @@ A block with `when:` or `collect:` fields is read row by row throughout (`can_bu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final, cast
@@ -73,7 +73,8 @@ def _records(rows: Sequence[SheetRow], variant: VariantReader, context: BlockCon
     fields = fields_by_row(len(rows), plain, labelled)
     keys = _keys(context.key, plain)
     file, sheet, layout = variant.layout.file, variant.layout.sheet, variant.layout
-    row_refs = row_places(file, sheet, numbers, variant.repeat or "")
+    row_refs = (row_places(file, sheet, numbers, variant.repeat or "") if layout.records is None
+                else [replace(context.data.row_ref(n), repeat=variant.repeat or "") for n in numbers])
     cells = row_cells(layout, numbers, every_cell)
     outcomes: list[DesiredRecord | Built | None] = [*desired_records(
         context.block, context.entity, keys, fields, row_refs, cells, context.pii)]

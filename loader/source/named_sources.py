@@ -8,7 +8,7 @@ from here, or else a file's path as before. The Python API gives a named source 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -61,6 +61,26 @@ def source_named(text: str, sources: Mapping[str, Source | None], folder: Path, 
     if text in sources:
         return sources[text]
     return file_source(folder / text, delimiter=delimiter, encoding=encoding)
+
+
+def with_given(loaded: Sequence[LoadedMapping], given: Mapping[str, Source]) -> list[LoadedMapping]:
+    """The mappings with the sources `given` in place of their named sources (`given_sources`); a
+    name no mapping's block or lookup reads is an error (a typo would plan from the mapping's own)."""
+    named = {source.name for one in loaded if one.mapping is not None for block in one.mapping.blocks
+             for source in (block.source, *(f.lookup.source for f in _every_field(block)
+                                            if f.lookup is not None and f.lookup.source is not None))
+             if source.name is not None}
+    for name in given:
+        if name not in named:
+            raise MappingError(f"a table is given for the source {name!r}, which no block of the mappings reads"
+                               + did_you_mean(name, sorted(named)),
+                               hint="give tables by the names of the mappings' sources:" if named
+                               else "name the source in the mapping's sources: and read it from a block")
+    return [given_sources(one, given) for one in loaded]
+
+
+def _every_field(block: Block) -> tuple[FieldSpec, ...]:
+    return (*block.fields, *(spec for variant in block.repeats for spec in variant.fields))
 
 
 def given_sources(loaded: LoadedMapping, given: Mapping[str, Source]) -> LoadedMapping:

@@ -122,10 +122,10 @@ def test_two_mapping_files_each_read_their_own_table_of_one_name(project: Path) 
                                                      .fingerprints["table:units"])
 
 
-def test_a_table_cell_that_is_not_one_value_is_an_error_at_its_row(project: Path) -> None:
+def test_a_table_cell_that_is_not_one_value_is_an_error_at_its_record(project: Path) -> None:
     read = _read(project, "table: [{Code: A1, Name: [a, b]}]")
     (finding,) = [f for f in read.findings if f.severity == "error"]
-    assert str(finding.where) == "units (table) › row 2"
+    assert str(finding.where) == "units (table) › record 1 › Name"
     assert "column 'Name' holds a list, not one cell's value" in finding.message
 
 

@@ -142,13 +142,14 @@ class SourceKind:
     # None: the digest of its files' bytes; else the digest of the values the mapping reads
     fingerprint: ValuesDigest | None = None
     shape: Callable[[SheetData, int], SourceShape] = shape_of
-    # How its rows are best named in messages: "cell" (file › sheet › cell, a place the user can open)
-    # or "record" (source › record key, as a row's number may change from one read to the next). The
-    # records stage names rows by cell for every kind today: a record kind's read `units (table) › row 3`.
+    # How its rows are named in messages: "cell" (file › sheet › cell, a place the user can open)
+    # or "record" (source › record key › column, as a row's number may change from one read to the
+    # next: `loader.source.record_places`).
     places: Literal["cell", "record"] = "cell"
     # What `--results` does with it: "copy" its rows, read again, with the outcome columns beside
-    # them; or "records": a workbook of the records read (the results workbook copies file rows
-    # only today, and notes that it could not copy the others).
+    # them; or "records": a sheet of the records read (`loader.report.results_records`, which works
+    # from the plan alone and tells such a block by its records' places: a "records" kind places by
+    # "record").
     results: Literal["copy", "records"] = "copy"
     # a source of this kind from its entry in `sources:` (name, entry, the mapping file's folder),
     # and the keys that entry may hold beside the kind's own (its options: a query's `params`, ...)

@@ -6,7 +6,7 @@ users, in docs/mappings.md ("How cells are read").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from itertools import repeat
@@ -38,13 +38,27 @@ class SheetData:
     sheet: str | None  # None for CSV
     rows: tuple[SheetRow, ...]
     warnings: tuple[tuple[CellRef, str, str], ...] = ()  # (cell, code, message)
+    # A source that is not a sheet names its records, not rows (`loader.source.record_places`):
+    # each row number's record name, and the columns' names for the cells; None for a sheet.
+    records: Mapping[int, str] | None = None
+    names: tuple[str, ...] = ()
 
     def cell(self, row: int, column: int) -> CellRef:
         """The CellRef of a 1-based row and 0-based column index."""
+        if self.records is not None:
+            name = self.names[column] if column < len(self.names) else column_letter(column)
+            return CellRef(self.file, None, name, row, record=record_name(self.records, row))
         return CellRef(self.file, self.sheet, f"{column_letter(column)}{row}", row)
 
     def row_ref(self, row: int) -> CellRef:
+        if self.records is not None:
+            return CellRef(self.file, None, None, row, record=record_name(self.records, row))
         return CellRef(self.file, self.sheet, None, row)
+
+
+def record_name(records: Mapping[int, str], row: int) -> str:
+    """The name of the record read as `row`: its key, else its place among the records read."""
+    return records.get(row) or f"record {row - 1}"
 
 
 _LETTERS: dict[int, str] = {}
