@@ -16,7 +16,7 @@ from loader.report.terminal import render, render_text
 
 
 def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Plan) -> None:
-    text = render_text(plan)
+    text = render_text(plan, width=400)
     assert "schools" in text and "subjects" in text
     assert '~ update ENG' in text and 'name: "Old | Engineering" → "New | <b>Engineering</b>"' in text
     assert '+ create LAW  row 4' in text and '      name: "Law"' in text
@@ -24,8 +24,7 @@ def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Pla
     assert "✗ intake.xlsx › subjects › C3 (PHYS1): no program with code 'NOPE' in the source or live" in text
     assert "✗ blocked PHYS1  row 3 (intake.xlsx › subjects › C3)  no program with code 'NOPE'" in text
     assert text.index("Errors (1)") < text.index("schools (school) · intake.xlsx › Schools")
-    assert ("Plan: 1 to create, 2 to update, 2 unchanged, 0 dropped from the source, 0 not managed here, 1 blocked, "
-            "1 warning, 1 error.") in text
+    assert "Plan: 1 to create · 2 to update · 2 unchanged · 1 blocked · 1 warning · 1 error." in text
     assert "The plan has errors" in text
 
 
@@ -35,10 +34,14 @@ def test_pii_values_never_reach_the_terminal(plan: Plan) -> None:
     assert "secret" not in text and "old@example.com" not in text
 
 
-def test_long_blocks_show_the_first_records_and_say_how_many_more(plan: Plan) -> None:
+def test_long_blocks_show_every_kind_of_row_and_say_how_many_more_of_each(plan: Plan) -> None:
     text = render_text(plan, limit=1)
-    assert "  … and 1 more; write them all with --report plan.md or --html plan.html\n\nsubjects" in text
-    assert "~ update ENG" in text and "+ create LAW" not in text  # existing records first
+    assert "~ update ENG" in text and "+ create LAW" in text  # a limit below the kinds still shows each kind
+    shown = render_text(review_plan(), limit=3)
+    schools = shown[shown.index("schools (school)"):shown.index("courses (course)")]
+    assert "~ update ENG" in schools and "✗ blocked OLD" in schools and schools.count("+ create") == 1
+    assert "  … and 2 more: 2 to create; write them all with --report plan.md or --html plan.html" in schools
+    assert schools.index("~ update") < schools.index("✗ blocked") < schools.index("+ create")  # existing first
 
 
 def test_blocked_records_and_rows_and_records_not_in_source_are_named() -> None:
@@ -70,9 +73,9 @@ def test_long_lines_are_never_wrapped_when_stdout_is_not_a_terminal() -> None:
 
 def test_apply_does_not_say_to_run_apply() -> None:
     without_errors = replace(review_plan(), blocks=review_plan().blocks[3:])
-    assert "Run `loader apply`" in render_text(without_errors)
+    assert "Apply exactly this plan:\n  loader apply MAPPING... --expect-digest sha256:" in render_text(without_errors)
     applying = render_text(without_errors, applying=True)
-    assert "Run `loader apply`" not in applying and "Plan: 2 to create" in applying
+    assert "loader apply" not in applying and "Plan: 2 to create" in applying and "Plan digest sha256:" in applying
 
 
 def test_one_warning_on_many_records_is_one_finding_with_its_count_and_first_three_cells() -> None:
@@ -80,7 +83,7 @@ def test_one_warning_on_many_records_is_one_finding_with_its_count_and_first_thr
     records = tuple(desired("subjects", "subject", n + 2, code=f"S{n}", access="Open") for n in range(10))
     many = plan_changes([Block("subjects", "subject", ("code",), records)], live, load_profile(),
                         header=PlanHeader("sandbox"))
-    text = render_text(many, limit=1)
+    text = render_text(many, limit=1, width=400)
     assert "Warnings (10 in 1 cause)" in text and text.count("can only be set at creation") == 1
     assert ("! intake.xlsx › subjects: access can only be set at creation — 10 records, first: B2 (S0): "
             "live 'Restricted', source 'Open'; not updated; B3 (S1): ") in text
