@@ -124,6 +124,19 @@ def test_terminal_summary_counts_per_block_and_names_each_failure(tmp_path: Path
     assert "row 4  courses/BX: HTTP 400: ValidationError: parent not found" in text
 
 
+def test_terminal_summary_ends_with_the_time_taken_the_apply_id_and_how_to_undo_it(tmp_path: Path) -> None:
+    results = replace(_results(tmp_path), env_name="test", apply_id="20261125T143103123Z-d532fb", elapsed_s=185.4)
+    text = render_results(results)
+    assert text.endswith("Done in 3 min 05 s; apply 20261125T143103123Z-d532fb\n"
+                         "  undo: loader revert --env test --apply 20261125T143103123Z-d532fb  "
+                         "(makes a revert plan to review)")
+    nothing = replace(results, apply_id=None, elapsed_s=0.42,
+                      records=tuple(replace(r, outcome=Outcome.UNCHANGED) for r in results.records))
+    assert render_results(nothing).endswith("Done in 0.4 s; nothing was written, so there is nothing to undo.")
+    many = replace(results, records=tuple(replace(results.records[1], ref=f"courses/U{n}") for n in range(1_500)))
+    assert "courses  0 created, 0 updated, 1,500 unchanged, 0 skipped, 0 failed" in render_results(many)
+
+
 def test_records_blocked_by_errors_are_counted_per_block_and_listed_with_their_error(tmp_path: Path) -> None:
     blocked = _result("BY", Outcome.SKIPPED, 5, blocked=True,
                       message="not applied: no school with code 'NOPE' at curriculum.xlsx › Courses › C5")

@@ -5,6 +5,7 @@ for the platform the change is held by decision and the exit code is 0 again."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,8 @@ def test_a_held_conflict_keeps_the_detailed_exit_code_at_2_until_it_is_decided(
     folder, staff = project
     _sheet(folder, [("S0", "Science", "North"), ("S1", "Law", "North")])
     assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+    applied = capsys.readouterr().out
+    assert re.search(r"Done in [\d.]+ s; apply \S+\n  undo: loader revert --env local --apply \S+", applied)
     school = next(s for s in staff.all_pages(PATH) if s["code"] == "S0")
     assert staff.patch(f"{PATH}/{school['id']}", {"name": "Sciences (platform)"}).status_code == 200
     _sheet(folder, [("S0", "Science (sheet)", "North"), ("S1", "Law", "North")])

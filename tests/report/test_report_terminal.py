@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from helpers.report import Block, desired, review_plan
+from helpers.large_plans import cycle, no_op
+from helpers.report import Block, desired, review_plan, small_plan
+from rich.console import Console
 
 from loader.console import console, progress_bars
 from loader.plan.diff import PlanHeader, plan_changes
+from loader.plan.digest import shown_digest
 from loader.plan.model import Plan
 from loader.profile import load_profile
 from loader.report.terminal import render, render_text
+from loader.report.view import blocked_records, creates, updates
 
 
 def test_the_terminal_view_shows_counts_diffs_and_findings_with_places(plan: Plan) -> None:
@@ -123,3 +128,58 @@ def test_progress_bars_draw_nothing_when_disabled(capsys: pytest.CaptureFixture[
         bar.set_total(4)
         bar.done()
     assert capsys.readouterr().out == ""
+
+
+def _on_terminal(plan: Plan, width: int, limit: int = 50, *, wrap: bool | None = None) -> str:
+    """The view as a terminal `width` columns wide shows it, through rich's recording console."""
+    screen = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+    render(plan, screen, limit=limit, wrap=wrap)
+    return screen.export_text()
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("make", [review_plan, small_plan, lambda: cycle(70)], ids=["review", "small", "cycle"])
+def test_at_80_and_120_columns_no_line_is_wider_no_word_is_cut_and_no_kind_of_row_is_hidden(
+    width: int, make: Callable[[], Plan]
+) -> None:
+    plan = make()
+    text = _on_terminal(plan, width, limit=5)
+    whole = _on_terminal(plan, width, limit=5, wrap=False)  # every line whole
+    assert max(map(len, text.splitlines())) <= width
+    assert sorted(text.split()) == sorted(whole.split())  # wrapped between words only: every word whole
+    for block in plan.blocks:
+        start = text.index(f"{block.name} ({block.entity}) · ")
+        part = text[start:text.find("\n\n", start)]
+        for sign, present in (("~ ", updates(block)), ("+ create", creates(block)),
+                              ("✗ blocked", blocked_records(block) or block.blocked_rows),
+                              ("- dropped", [d for d in block.dropped if not d.seen])):
+            assert (sign in part) == bool(present), (block.name, sign)
+
+
+def test_counts_are_a_line_per_block_below_100_columns_and_a_table_of_non_zero_columns_above() -> None:
+    narrow, wide = _on_terminal(review_plan(), 80), _on_terminal(review_plan(), 120)
+    assert "\nschools       3 create · 1 update · 1 unchanged · 1 not managed here · 1 blocked\n" \
+           "              · 1 error\n" in narrow
+    assert "courses       1 create · 1 blocked · 1 error\n" in narrow  # zero counts left out
+    assert "block         entity       create  update  unchanged  not managed here  blocked  errors\n" in wide
+    assert "warnings" not in wide.split("\n\n")[0]  # no block has one: no column
+
+
+def test_a_plan_with_nothing_to_do_is_three_lines_at_80_columns() -> None:
+    text = _on_terminal(no_op(1_500), 80)
+    assert text.splitlines() == [
+        "Plan for environment sandbox, API 5.1.0",
+        "No changes: 1,500 unchanged · 1,500 not managed here.",
+        "digest sha256:" + "5e" * 32,
+    ]
+
+
+def test_the_closing_line_carries_the_apply_command_with_the_digest_and_wraps_only_between_words() -> None:
+    plan = replace(review_plan(), blocks=review_plan().blocks[3:])
+    command = ["loader", "apply", "mappings/curriculum.yaml", "--env", "test"]
+    screen = Console(record=True, width=80, file=io.StringIO(), force_terminal=True)
+    render(plan, screen, apply_command=command)
+    lines = screen.export_text().splitlines()
+    at = lines.index("Apply exactly this plan:")
+    assert " ".join(line.strip() for line in lines[at + 1:]) == \
+        f"loader apply mappings/curriculum.yaml --env test --expect-digest {shown_digest(plan)}"
