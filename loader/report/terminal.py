@@ -40,6 +40,7 @@ from loader.report.view import (
     counts,
     findings_count,
     findings_of,
+    shown_columns,
     totals,
 )
 
@@ -155,7 +156,7 @@ def _count_lines(plan: Plan) -> list[Line | Table]:
 def _counts_table(plan: Plan) -> Table:
     """Block, entity and the counts some block has (create, update and unchanged always)."""
     rows = [count_values(counts(b)) for b in plan.blocks]
-    kept = [n for n in range(len(COUNT_NAMES)) if n < 3 or any(row[n] for row in rows)]
+    kept = shown_columns(rows)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("block", no_wrap=True)
     table.add_column("entity", no_wrap=True)
