@@ -37,6 +37,7 @@ HIDDEN_HEADERS = ("row id", "change digest")
 # decision column within 120 character widths of the left edge, on a laptop's screen.
 LEADING_WIDTHS = {"block": 14, "record": 20, "change": 12, "field": 22, "current value": 24, "proposed value": 28}
 FROZEN = "C2"  # the header row, and the block and record columns
+REASON_WIDTH = 30
 
 
 def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow],
@@ -101,7 +102,8 @@ def _widths(sheet: Worksheet, count: int) -> Iterator[float]:
                 longest[at] = max(longest[at], max(len(line) for line in str(value).split("\n")))
     for at, size in enumerate(longest):
         extra = 10 if at + 1 in (DECISION_COLUMN, UNTIL_COLUMN) else 2  # room for the drop-down's arrow, a date
-        yield float(min(max(size + extra, MIN_WIDTH), LEADING_WIDTHS.get(HEADER[at], MAX_WIDTH)))
+        least = REASON_WIDTH if HEADER[at] == "reason" else MIN_WIDTH  # room to write a reason in
+        yield float(min(max(size + extra, least), LEADING_WIDTHS.get(HEADER[at], MAX_WIDTH)))
 
 
 def _print_setup(sheet: Worksheet) -> None:
