@@ -57,6 +57,7 @@ from loader.report.view import (
     totals,
     value_text,
 )
+from loader.words import plural
 
 ROWS_PER_PAGE = 200
 _COLOURS = {"create": "#1a7f37", "update": "#b06d00", "dropped": "#8250df", "blocked": "#cf222e"}
@@ -170,7 +171,7 @@ def _chart_total(c: BlockCounts) -> int:
 
 def _chart_note(c: BlockCounts) -> str:
     """`3 changes · 10 unchanged · 1 not managed here`: what the bar does not draw, as numbers."""
-    words = [f"{_chart_total(c):,} change{'s' * (_chart_total(c) != 1)}"]
+    words = [plural(_chart_total(c), "change")]
     words += [f"{n:,} {what}" for n, what in ((c.unchanged, "unchanged"), (c.not_in_source, "not managed here")) if n]
     return " · ".join(words)
 

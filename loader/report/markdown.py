@@ -70,6 +70,7 @@ from loader.report.view import (
     updates,
     value_text,
 )
+from loader.words import plural
 
 PART_LIMIT = 65_536
 FOLD_OVER = 20  # rows of a table above which it is folded in <details>
@@ -300,7 +301,7 @@ def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
         f"A sample of {len(shown)} of all {len(made):,} (those with the smallest hashes of their keys):\n\n", head,
         *(_create_row(r, block, columns, rest_fields, rest) for r in shown), "\n"]) if shown else ""
     tables.append(Table(f"#### Creates ({len(made)})\n\n", f"#### {name}: creates, continued\n\n", head, rows,
-                        f"{len(made):,} record{'s' * (len(made) != 1)} to create", trim=True,
+                        f"{plural(len(made), 'record')} to create", trim=True,
                         what="records to create", when_trimmed=when_trimmed))
     return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
 

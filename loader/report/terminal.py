@@ -43,6 +43,7 @@ from loader.report.view import (
     shown_columns,
     totals,
 )
+from loader.words import plural
 
 DEFAULT_LIMIT = 50
 TABLE_WIDTH = 100  # narrower terminals get the counts as a line per block
@@ -142,7 +143,7 @@ def _words(c: BlockCounts, *, verbs: bool = False) -> str:
     words = []
     for value, noun, style in zip(count_values(c), _VERBS if verbs else _NOUNS, _STYLES, strict=True):
         if value:
-            word = f"{value:,} {noun}{'s' * (value != 1 and noun in _PLURAL)}"
+            word = plural(value, noun, None if noun in _PLURAL else noun)
             words.append(f"[{style}]{word}[/{style}]" if style else word)
     return " · ".join(words) or "nothing"
 

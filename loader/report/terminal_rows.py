@@ -37,6 +37,7 @@ from loader.report.view import (
     updates,
     value_text,
 )
+from loader.words import plural
 
 
 class Line(NamedTuple):
@@ -120,14 +121,14 @@ def rule_lines(block: BlockPlan) -> list[Line]:
         n = max(len(g.records) for g in made)
         fields = ", ".join(escape(clean(g.field)) for g in made)
         where = _places([g.place for g in made])
-        lines.append(Line(f"  {where}", f"[green]{n:,} record{'s' * (n != 1)} created[/green], setting {fields}"))
+        lines.append(Line(f"  {where}", f"[green]{plural(n, 'record')} created[/green], setting {fields}"))
     return lines
 
 
 def _update_rule(group: RuleGroup) -> Line:
     where = f"[dim]{escape(group.place)}[/dim]  " if group.place else ""
     n = len(group.records)
-    return Line(f"  {where}", f"{escape(clean(group.text))}  [yellow]{n:,} record{'s' * (n != 1)} changed[/yellow]")
+    return Line(f"  {where}", f"{escape(clean(group.text))}  [yellow]{plural(n, 'record')} changed[/yellow]")
 
 
 def _places(places: Sequence[str]) -> str:
