@@ -14,6 +14,7 @@ as they come, with the results they would have had.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -282,7 +283,7 @@ async def apply_plan(
     """
     options = options or ApplyOptions()
     stop = stop or asyncio.Event()
-    started = _now()
+    started, clock = _now(), time.monotonic()
     target = environment or plan.environment
     writer = None if history is None else history.begin_apply(target, plan_digest=plan.digest, by=journal_by)
     journal = None if writer is None else ApplyJournal(writer, plan, profile)
@@ -304,7 +305,14 @@ async def apply_plan(
         finished_at=_now(),
         request_counts=dict(counts),
         block_sources={b.name: (b.source_file, b.sheet) for b in plan.blocks},
+        apply_id=writer.info.apply_id if writer is not None and _wrote(records) else None,
+        elapsed_s=time.monotonic() - clock,
     )
+
+
+def _wrote(records: Iterable[RecordResult]) -> bool:
+    """True when the apply created or updated a record: only then does its journal stay in the history."""
+    return any(r.outcome in (Outcome.CREATED, Outcome.UPDATED) for r in records)
 
 
 def _outcome_counts(results: Iterable[RecordResult], interrupted: bool) -> dict[str, int]:

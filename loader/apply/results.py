@@ -83,6 +83,8 @@ class Results:
     finished_at: str | None = None
     request_counts: Mapping[str, int] = field(default_factory=dict)
     block_sources: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)  # block -> (file, sheet)
+    apply_id: str | None = None  # the journal's id in the history (`loader revert --apply ID`), when one was kept
+    elapsed_s: float | None = None  # seconds from the first write to the last answer
 
     def counts(self) -> Counter[Outcome]:
         return Counter(r.outcome for r in self.records)

@@ -2,9 +2,9 @@
 
 Writes the requested artifacts: `--out plan.json` (for `apply --plan`; mode 0600), `--report
 plan.md` (Markdown, deterministic, split into parts when long), `--html plan.html`.
-Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes (rows held
-as probable duplicates count)
-and 0 when there are none; otherwise 0.
+Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes or a
+row waits for a person (a held conflict, a probable duplicate: `loader.report.held`) and 0 when there
+are none; otherwise 0.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
     add_review_arguments(parser, REVIEW_OUTPUTS, "plan")
     parser.add_argument(
-        "--detailed-exitcode", action="store_true", help="exit 2 when there are changes, 0 when none, 1 on errors"
+        "--detailed-exitcode", action="store_true",
+        help="exit 2 when there are changes or held conflicts, 0 when none, 1 on errors",
     )
     parser.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default 8)")
     add_format_argument(parser)
@@ -86,7 +87,7 @@ def run(request: PlanRequest, config: Config) -> int:
     plan = plan_run.plan
     output = request.output
     if output != "json":
-        render(plan)
+        render(plan, apply_command=["loader", "apply", *map(str, request.mappings), "--env", plan.env_name])
     log.info(
         "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
@@ -99,9 +100,12 @@ def run(request: PlanRequest, config: Config) -> int:
 
 
 def _exit_code(request: PlanRequest, plan: Plan) -> int:
+    """1 on errors; with --detailed-exitcode 2 while there are changes or a held row waits for a person."""
+    from loader.report.held import waits_for_a_person
+
     if plan.has_errors:
         return EXIT_ERROR
-    if request.detailed_exitcode and (plan.has_changes or plan.held_duplicates):
+    if request.detailed_exitcode and (plan.has_changes or waits_for_a_person(plan)):
         return EXIT_CHANGES
     return EXIT_OK
 

@@ -15,6 +15,7 @@ from loader.findings import Finding
 from loader.redaction import redact
 from loader.report import github, machine
 from loader.report.finding_groups import source_findings
+from loader.words import plural
 
 if TYPE_CHECKING:
     from loader.apply.results import Results
@@ -61,7 +62,7 @@ def _adopted_note(document: dict[str, object]) -> str:
     """The job summary's line on creates whose answer was lost and which were found and adopted."""
     records = document.get("records")
     lost = sum(1 for r in records if r.get("message") == ANSWER_LOST_ADOPTED) if isinstance(records, list) else 0
-    return f"\n{lost} create(s) {ANSWER_LOST_ADOPTED} (found under their key).\n" if lost else ""
+    return f"\n{plural(lost, 'create')} {ANSWER_LOST_ADOPTED} (found under their key).\n" if lost else ""
 
 
 def print_error_output(output: str, command: str, error: LoaderError) -> None:

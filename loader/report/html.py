@@ -1,13 +1,14 @@
 """The plan as one self-contained HTML file, a review tool: inline CSS, SVG and JavaScript, no network.
 
-The page: the summary with a chart of actions per block (inline SVG), errors and warnings first,
+The page: its title naming the loader environment, the summary with a chart of the changes per
+block (inline SVG that scales; unchanged records as a number, not a bar), errors and warnings first,
 the histogram of the rule groups (the mapping lines that made the changes: a click filters the
 records to one), then a section per block with one row per record: changes to existing records
 first, records dropped from the source, blocked records and rows, creates, unchanged records; the
 records not managed here are listed only when asked. Filters by block, action, rule and text; every
 column sorts (click or Enter on its header); a record's details (every field, old and new, its
 places and findings) open on demand (click or Enter on the record). Keyboard usable; printable
-(controls hidden, open details printed).
+(controls hidden, open details printed); on a phone (390 px) only wide tables scroll, never the page.
 
 The records travel as JSON in a `<script type="application/json">` element (`<`, `>`, `&` and line
 separators escaped as \\u escapes, so no value can close the element) and the script builds rows
@@ -51,14 +52,15 @@ from loader.report.view import (
     row_cell,
     row_reason,
     short_place,
+    shown_columns,
     summary_words,
     totals,
     value_text,
 )
+from loader.words import plural
 
 ROWS_PER_PAGE = 200
-_COLOURS = {"create": "#1a7f37", "update": "#b06d00", "unchanged": "#8c959f", "dropped": "#8250df",
-            "not managed here": "#c8b6f0", "blocked": "#cf222e"}
+_COLOURS = {"create": "#1a7f37", "update": "#b06d00", "dropped": "#8250df", "blocked": "#cf222e"}
 
 _ROW = "row "
 
@@ -70,7 +72,8 @@ def render_html(plan: Plan) -> str:
 
 def _render(plan: Plan, digest: str) -> str:
     t = totals(plan)
-    title = f"Plan for {clean(plan.environment)}"
+    title = f"Plan for loader environment {clean(plan.env_name)}" + (
+        f" ({clean(plan.environment)})" if plan.environment != plan.env_name else "")
     groups = [g for b in plan.blocks for g in rule_groups(b, profiles=False)]
     member: dict[int, list[int]] = {}  # id of a record -> the groups it is in
     for n, group in enumerate(groups):
@@ -124,16 +127,17 @@ def _json_for_script(value: Any) -> str:
 
 
 def _chart(plan: Plan) -> str:
-    """Inline SVG: a bar per block, split by action (create, update, unchanged, dropped, not managed here, blocked)."""
+    """Inline SVG that scales to the page: a bar per block of what changes (create, update, dropped,
+    blocked), the unchanged and not-managed records as a number beside it, so the bars show the work."""
     rows = [(b.name, counts(b)) for b in plan.blocks]
     if not rows:
         return ""
     widest = max(_chart_total(c) for _, c in rows) or 1
-    label_w, bar_w, row_h = 150, 520, 22
-    height = row_h * len(rows) + 30
-    out = [f'<figure><svg id="chart" role="img" aria-labelledby="chart-title" width="{label_w + bar_w + 60}" '
-           f'height="{height}" viewBox="0 0 {label_w + bar_w + 60} {height}">',
-           '<title id="chart-title">Records per block by action</title>']
+    label_w, bar_w, row_h, note_w = 150, 300, 22, 300
+    width, height = label_w + bar_w + note_w, row_h * len(rows) + 30
+    out = [f'<figure><svg id="chart" role="img" aria-labelledby="chart-title" viewBox="0 0 {width} {height}" '
+           f'preserveAspectRatio="xMinYMin meet">',
+           '<title id="chart-title">Changes per block by action; unchanged records as a number</title>']
     for i, (name, c) in enumerate(rows):
         y = i * row_h + 4
         out.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end">{escape(clean(name))}</text>')
@@ -144,9 +148,9 @@ def _chart(plan: Plan) -> str:
             w = bar_w * n / widest
             out.append(f'<rect class="bar" data-block="{escape(clean(name))}" data-action="{action}" data-count="{n}" '
                        f'x="{x:.1f}" y="{y}" width="{max(w, 1):.1f}" height="{row_h - 6}" fill="{_COLOURS[action]}">'
-                       f"<title>{escape(clean(name))}: {n} {action}</title></rect>")
+                       f"<title>{escape(clean(name))}: {n:,} {action}</title></rect>")
             x += w
-        out.append(f'<text x="{x + 4:.1f}" y="{y + 14}">{_chart_total(c)}</text>')
+        out.append(f'<text class="count" x="{x + 4:.1f}" y="{y + 14}">{escape(_chart_note(c))}</text>')
     legend_y = len(rows) * row_h + 20
     lx = label_w
     for action, colour in _COLOURS.items():
@@ -158,19 +162,27 @@ def _chart(plan: Plan) -> str:
 
 
 def _chart_parts(c: BlockCounts) -> list[tuple[str, int]]:
-    return [("create", c.create), ("update", c.update), ("unchanged", c.unchanged), ("dropped", c.dropped),
-            ("not managed here", c.not_in_source), ("blocked", c.blocked)]
+    return [("create", c.create), ("update", c.update), ("dropped", c.dropped), ("blocked", c.blocked)]
 
 
 def _chart_total(c: BlockCounts) -> int:
     return sum(n for _, n in _chart_parts(c))
 
 
+def _chart_note(c: BlockCounts) -> str:
+    """`3 changes · 10 unchanged · 1 not managed here`: what the bar does not draw, as numbers."""
+    words = [plural(_chart_total(c), "change")]
+    words += [f"{n:,} {what}" for n, what in ((c.unchanged, "unchanged"), (c.not_in_source, "not managed here")) if n]
+    return " · ".join(words)
+
+
 def _counts_table(plan: Plan) -> str:
-    head = "<th>block</th><th>entity</th>" + "".join(f'<th class="num">{h}</th>' for h in COUNT_NAMES)
+    rows = [count_values(counts(block)) for block in plan.blocks]
+    kept = shown_columns(rows)  # the columns some block has
+    head = "<th>block</th><th>entity</th>" + "".join(f'<th class="num">{COUNT_NAMES[n]}</th>' for n in kept)
     body = []
-    for block in plan.blocks:
-        cells = "".join(f'<td class="num">{n}</td>' for n in count_values(counts(block)))
+    for block, row in zip(plan.blocks, rows, strict=True):
+        cells = "".join(f'<td class="num">{row[n]:,}</td>' for n in kept)
         body.append(f"<tr><td>{escape(clean(block.name))}</td><td>{escape(block.entity)}</td>{cells}</tr>")
     return f'<table id="counts"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 

@@ -10,7 +10,8 @@ CSS = """
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--head:#f6f8fa}
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:var(--fg)}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid var(--line)}
-table{border-collapse:collapse;margin:.4em 0 1em;width:100%}
+table{border-collapse:collapse;margin:.4em 0 1em;width:100%;display:block;overflow-x:auto;max-width:max-content}
+figure{margin:.5em 0}#chart{width:100%;max-width:750px;height:auto;overflow:hidden}
 th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:var(--head)}td.num,th.num{text-align:right}
 th button{all:unset;cursor:pointer;display:block;width:100%}th button:focus-visible{outline:2px solid #0969da}
@@ -19,7 +20,8 @@ th[aria-sort=ascending] button::after{content:" ▲"}th[aria-sort=descending] bu
 .unchanged,.muted{color:var(--muted)}.not-in-source{color:#8250df}
 code,.val{font-family:ui-monospace,monospace;white-space:pre-wrap;word-break:break-word}
 .controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid var(--line);z-index:1}
-.controls input{width:22em;padding:.25em}.controls select{padding:.2em}
+.controls input{width:22em;max-width:100%;box-sizing:border-box;padding:.25em}
+.controls select{padding:.2em;max-width:100%}.controls label{display:inline-block;max-width:100%}
 button.rec{all:unset;cursor:pointer;font-family:ui-monospace,monospace;color:#0969da}
 button.rec:focus-visible{outline:2px solid #0969da}tr.details td{background:#fbfbfc}
 .more{margin:.2em 0 1em}svg text{font:12px system-ui,sans-serif}.dropped{color:#8250df}
@@ -31,6 +33,7 @@ button.rule[aria-pressed=true] .rule-label{font-weight:bold}
 details.nm{margin:.2em 0 1em}
 @media print{.controls,.more,th button::after{display:none}body{max-width:none;margin:0}
   h2{break-after:avoid}tr{break-inside:avoid}button.rec{color:inherit}}
+@media (max-width:600px){body{margin:.5em auto;padding:0 .5em}.controls input{width:100%}}
 """
 
 JS = r"""

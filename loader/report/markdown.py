@@ -10,8 +10,11 @@ records of every block (its source file named once): the mapping lines that made
 many records each changed, the updates as one row per record with only `field: old → new`, the
 records dropped from the source, the records and rows blocked by errors with why; and only then
 the creates of every block: a profile of each field (its mapping line, records with a value,
-empty, distinct values, the longest) and one row per record with a column per field. So no update
-of a live record is ever behind a create. Tables over FOLD_OVER rows are folded in <details>.
+empty, distinct values, the longest) and, folded in <details>, one row per record with a column
+per field, at most CREATE_COLUMNS columns (the fields past them a line each in one cell), so a
+pull-request comment shows the table whole. So no update of a live record is ever behind a
+create. The count table has only the columns some block has; the changes by mapping line carry a
+text bar each. Other tables over FOLD_OVER rows are folded in <details>.
 Values longer than CELL_LIMIT are cut with the marker `…✂` (plan.json and the HTML report hold
 them whole). Every value is escaped: in code spans (pipes escaped, backticks replaced) or as plain
 text with Markdown and HTML specials escaped, control characters shown as escapes, so no cell can
@@ -61,14 +64,18 @@ from loader.report.view import (
     row_cell,
     row_reason,
     short_place,
+    shown_columns,
     summary_words,
     totals,
     updates,
     value_text,
 )
+from loader.words import plural
 
 PART_LIMIT = 65_536
 FOLD_OVER = 20  # rows of a table above which it is folded in <details>
+CREATE_COLUMNS = 6  # the creates table's columns at most: row, four fields, the other fields in one
+BAR_WIDTH = 20  # the longest bar of the changes by mapping line, in characters
 CELL_LIMIT = 200  # characters of one value in a cell; longer ones end in the cut marker
 MESSAGE_LIMIT = 1_000  # characters of a finding's message in a cell
 _RESERVE = 1_024  # room kept in each part for its heading and the list of parts
@@ -166,11 +173,12 @@ def _summary(plan: Plan, digest: str) -> str:
         f"- Result: **{t.create} to create, {t.update} to update**, "
         + summary_words(t).split(" to update, ", 1)[1],
         "",
-        "| block | entity | " + " | ".join(COUNT_NAMES) + " |",
-        "|---|---|" + "--:|" * len(COUNT_NAMES),
     ]
-    for block in plan.blocks:
-        values = " | ".join(str(v) for v in count_values(counts(block)))
+    rows = [count_values(counts(block)) for block in plan.blocks]
+    kept = shown_columns(rows)  # the columns some block has: a comment's width holds them
+    lines += ["| block | entity | " + " | ".join(COUNT_NAMES[n] for n in kept) + " |", "|---|---|" + "--:|" * len(kept)]
+    for block, row in zip(plan.blocks, rows, strict=True):
+        values = " | ".join(f"{row[n]:,}" for n in kept)
         lines.append(f"| {_cell(block.name)} | {_cell(block.entity)} | {values} |")
     lines += ["", "<details><summary>Input fingerprints</summary>", "", "| input | sha256 |", "|---|---|"]
     lines += [f"| `{_code(relative(path))}` | `{_code(digest.removeprefix('sha256:')[:16])}…` |"
@@ -225,9 +233,11 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
     tables: list[Table] = []
     groups = [g for g in rule_groups(block, profiles=False) if g.kind == "update"]
     if groups:
-        rows = [_group_row(g) for g in groups]
+        most = max(len(g.records) for g in groups)
+        rows = [_group_row(g, most) for g in groups]
         tables.append(Table("#### Changes by mapping line\n\n", f"#### {name}: changes by mapping line, continued\n\n",
-                            "| mapping line | rule | records changed | for example |\n|---|---|--:|---|\n", rows, None))
+                            "| mapping line | rule | records changed | | for example |\n|---|---|--:|---|---|\n", rows,
+                            None))
     if changing:
         rows = [_update_row(r, block) for r in changing]
         tables.append(Table(f"#### Updates ({len(changing)})\n\n", f"#### {name}: updates, continued\n\n",
@@ -277,25 +287,31 @@ def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
     tables = [Table(f"#### Creates by field ({len(made)} records)\n\n", f"#### {name}: creates by field, continued\n\n",
                     "| mapping line | rule | with a value | empty | distinct | longest |\n|---|---|--:|--:|--:|---|\n",
                     rows, None)]
-    columns = create_columns(made)
+    fields = create_columns(made)
     with_notes = any(notes(r) for r in made)
-    head = "| row | " + " | ".join(_cell(clean(c)) for c in columns) + (" | notes |" if with_notes else " |")
-    head += "\n|--:|" + "---|" * (len(columns) + with_notes) + "\n"
-    rows = [_create_row(r, block, columns, with_notes) for r in made]
+    rest = len(fields) > CREATE_COLUMNS - 1 or with_notes  # the other fields (and notes) in one column
+    columns = fields[:CREATE_COLUMNS - 2] if rest else fields
+    others = "<br>".join([*(_cell(clean(c)) for c in fields[len(columns):]), *(["notes"] if with_notes else [])])
+    head = "| row | " + " | ".join(_cell(clean(c)) for c in columns) + (f" | {others} |" if rest else " |")
+    head += "\n|--:|" + "---|" * (len(columns) + rest) + "\n"
+    rest_fields = fields[len(columns):] if rest else []
+    rows = [_create_row(r, block, columns, rest_fields, rest) for r in made]
     shown = sample(made) if len(made) > SAMPLE_SIZE else []
     when_trimmed = "".join([
         f"A sample of {len(shown)} of all {len(made):,} (those with the smallest hashes of their keys):\n\n", head,
-        *(_create_row(r, block, columns, with_notes) for r in shown), "\n"]) if shown else ""
+        *(_create_row(r, block, columns, rest_fields, rest) for r in shown), "\n"]) if shown else ""
     tables.append(Table(f"#### Creates ({len(made)})\n\n", f"#### {name}: creates, continued\n\n", head, rows,
-                        _fold(len(made), "records to create"), trim=True, what="records to create",
-                        when_trimmed=when_trimmed))
+                        f"{plural(len(made), 'record')} to create", trim=True,
+                        what="records to create", when_trimmed=when_trimmed))
     return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
 
 
-def _group_row(group: RuleGroup) -> str:
+def _group_row(group: RuleGroup, most: int) -> str:
+    """A mapping line's row: its records changed, as a number and as a bar beside the others'."""
     where = f"`{_code(group.place)}`" if group.place else ""
     example = ", ".join(f"`{_code(label(r))}`" for r in group.sample(3))
-    return f"| {where} | {_cell(group.text)} | {len(group.records):,} | {example} |\n"
+    bar = "█" * max(1, round(BAR_WIDTH * len(group.records) / most))
+    return f"| {where} | {_cell(group.text)} | {len(group.records):,} | {bar} | {example} |\n"
 
 
 def _profile_row(group: RuleGroup) -> str:
@@ -313,11 +329,15 @@ def _fold(n: int, what: str) -> str | None:
     return f"{n} {what}" if n > FOLD_OVER else None
 
 
-def _create_row(record: RecordPlan, block: BlockPlan, columns: list[str], with_notes: bool) -> str:
+def _create_row(record: RecordPlan, block: BlockPlan, columns: list[str], rest_fields: list[str], rest: bool) -> str:
+    """A create's row: a cell per column (a masked value stays in its column), then, with `rest`, the
+    values of `rest_fields` a line each in the header's order (`–` for none) and its notes, in one cell."""
     values = create_values(record)
     cells = [_value_cell(values[c].new) if c in values else "" for c in columns]
-    if with_notes:
-        cells.append(_cell(cut("; ".join(notes(record)), MESSAGE_LIMIT)))
+    if rest:
+        lines = [(_value_cell(values[c].new) if c in values else "") or "–" for c in rest_fields]
+        lines += [_cell(cut(n, MESSAGE_LIMIT)) for n in notes(record)]
+        cells.append("<br>".join(lines))
     return f"| {_cell(row_cell(record, block))} | " + " | ".join(cells) + " |\n"
 
 

@@ -3,13 +3,16 @@ failed rows in their sheet and re-run.
 
 One sheet per source sheet (or CSV file), rows at the same row numbers as in the source, read
 exactly as the plan read them (the plan's `header_row`, `encoding` and `delimiter` per block),
-with the sheet's merged ranges, frozen panes, column widths and header styling; then three
-columns per block reading it: status, id, message ("loader status", "loader id", "loader
-message" when one block reads the sheet; "<block> status", ... when several do), headed on the
-header row. Every source row of a record gets its outcome (rows merged into one record too).
-Failed and skipped rows are filled; the cells a failure names are highlighted red with the
-message as a comment. Every value written goes through `safe_cells`. A source that is not a file
-has no rows to copy: its records are written instead (`loader.report.results_records`).
+with the sheet's merged ranges, frozen panes, column widths and header styling; then one set of
+outcome columns per sheet, however many blocks read it: "loader status", "loader id", "loader
+message" and "loader block" (the block of the record), headed on the header row, with widths that
+fit and a filter. Every source row of a record gets its outcome (rows merged into one record too);
+a row several blocks made records of shows the most urgent outcome (failed, skipped, then
+written), the others named in its message ("also faculties: unchanged"). Failed and skipped rows
+are filled; the cells a failure names are highlighted red with the message as a comment. A
+"Summary" sheet comes first (`loader.report.results_summary`). Every value written goes through
+`safe_cells`. A source that is not a file has no rows to copy: its records are
+written instead (`loader.report.results_records`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,10 @@ SKIPPED_FILL = PatternFill("solid", start_color="FFEB9C", end_color="FFEB9C")
 DONE_FILL = PatternFill("solid", start_color="C6EFCE", end_color="C6EFCE")
 _A1 = re.compile(r"^([A-Z]{1,3})(\d+)$")
 _SHEET_TITLE_BAD = re.compile(r"[\[\]:*?/\\]")
-_MAX_COLUMNS = 16_384 - 3 * 64  # room for the outcome columns of many blocks within Excel's 16,384
+_MAX_COLUMNS = 16_384 - 4  # room for the outcome columns within Excel's 16,384
+OUTCOME_HEADERS = ("loader status", "loader id", "loader message", "loader block")
+_URGENCY = {Outcome.FAILED: 0, Outcome.SKIPPED: 1, Outcome.CREATED: 2, Outcome.UPDATED: 3, Outcome.UNCHANGED: 4}
+_WIDTHS = (16, 40, 60, 24)  # the most each outcome column takes: longer text wraps (a message) or is cut off
 
 
 @dataclass(frozen=True)
@@ -134,8 +140,10 @@ def write_results_workbook(
         file, sheet = results.block_sources.get(result.block, (result.source, None))
         by_source[source_of(result.block, file, sheet)][result.block].append(result)
 
+    from loader.report.results_summary import write_summary
+
     workbook = Workbook()
-    workbook.remove(workbook.active)
+    write_summary(workbook.active, results)
     notes: list[str] = []
     used: set[str] = set()
     for source, blocks in by_source.items():
@@ -148,8 +156,6 @@ def write_results_workbook(
         placed = _placements(blocks, also_rows, field_cells, source.sheet, results)
         _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
-    if not by_source:
-        workbook.create_sheet("Results")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open_private(path) as handle:  # 0600 before the copied source rows are written
         workbook.save(handle)
@@ -217,21 +223,45 @@ def _write_outcomes(
     header: int,
     has_header: bool,
 ) -> None:
-    several = len(blocks) > 1
+    """One set of outcome columns after the source's: a row's most urgent outcome, the others named."""
     column = width + 1
-    for block, results in blocks.items():
-        prefix = block if several else "loader"
-        if has_header:
-            for offset, label in enumerate(("status", "id", "message")):
-                set_safe_cell(sheet, header, column + offset, f"{prefix} {label}").font = Font(bold=True)
+    if has_header:
+        for offset, label in enumerate(OUTCOME_HEADERS):
+            set_safe_cell(sheet, header, column + offset, label).font = Font(bold=True)
+    per_row: dict[int, list[tuple[str, RecordResult, tuple[tuple[int, int], ...]]]] = defaultdict(list)
+    for block in blocks:
         for row, result, cells in placed.get(block, ()):
-            _write_result(sheet, row, column, result, cells)
-        # Records with no source row (e.g. from a hand-made plan) are listed under the last row.
-        unplaced = [r for r in results if not r.row]
-        next_row = max(sheet.max_row + 2, header + 1)
-        for offset, result in enumerate(unplaced):
-            _write_result(sheet, next_row + offset, column, result, ())
-        column += 3
+            per_row[row].append((block, result, cells))
+    for row, entries in per_row.items():
+        entries.sort(key=lambda entry: _URGENCY[entry[1].outcome])
+        block, first, cells = entries[0]
+        also = [f"also {other}: {result.outcome.value}" for other, result, _ in entries[1:]]
+        _write_result(sheet, row, column, first, cells, block, also)
+        for _, result, marked in entries[1:]:
+            _mark(sheet, result, marked, _message(result))
+    # Records with no source row (e.g. from a hand-made plan) are listed under the last row.
+    next_row = max(sheet.max_row + 2, header + 1)
+    unplaced = [(block, r) for block, results in blocks.items() for r in results if not r.row]
+    for offset, (block, result) in enumerate(unplaced):
+        _write_result(sheet, next_row + offset, column, result, (), block, [])
+    _fit_outcome_columns(sheet, column, header if has_header else 0)
+
+
+def _fit_outcome_columns(sheet: Worksheet, column: int, header: int) -> None:
+    """Widths that show the outcome columns' text (within bounds), and a filter over the whole sheet."""
+    from openpyxl.utils import get_column_letter
+
+    longest = [len(label) for label in OUTCOME_HEADERS]
+    for values in sheet.iter_rows(min_row=header + 1, max_row=sheet.max_row, min_col=column,
+                                  max_col=column + len(OUTCOME_HEADERS) - 1, values_only=True):
+        for at, value in enumerate(values):
+            if value is not None:
+                longest[at] = max(longest[at], len(str(value)))
+    for at, (size, most) in enumerate(zip(longest, _WIDTHS, strict=True)):
+        sheet.column_dimensions[get_column_letter(column + at)].width = float(min(size + 2, most))
+    if header:
+        last = get_column_letter(column + len(OUTCOME_HEADERS) - 1)
+        sheet.auto_filter.ref = f"A{header}:{last}{max(sheet.max_row, header)}"
 
 
 def _write_row_errors(
@@ -242,8 +272,8 @@ def _write_row_errors(
     source_sheet: str | None,
 ) -> None:
     """Rows that never became records (a cell could not be read as asked): "error" and the message."""
-    for index, block in enumerate(blocks):
-        column = width + 1 + 3 * index
+    column = width + 1
+    for block in blocks:
         for finding in row_errors.get(block, ()):
             address = _cell_address(finding.where, source_sheet)
             if finding.severity != "error" or address is None:
@@ -252,6 +282,7 @@ def _write_row_errors(
             if sheet.cell(row=row, column=column).value is None:
                 set_safe_cell(sheet, row, column, "error").fill = FAILED_FILL
                 set_safe_cell(sheet, row, column + 2, finding.message)
+                set_safe_cell(sheet, row, column + 3, block)
             cell = _anchor(sheet, row, col)
             cell.fill = FAILED_FILL
             previous = cell.comment.text + "\n" if cell.comment else ""
@@ -284,26 +315,38 @@ def _cells_to_mark(result: RecordResult, cells: Mapping[str, CellRef]) -> tuple[
     )
 
 
-def _write_result(
-    sheet: Worksheet, row: int, column: int, result: RecordResult, cells: Iterable[tuple[int, int]]
-) -> None:
-    status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
-    set_safe_cell(sheet, row, column + 1, result.id)
+def _message(result: RecordResult) -> str | None:
     message = result.message
     if result.status is not None:
         message = f"HTTP {result.status}: {message}"
     if result.outcome in (Outcome.UPDATED, Outcome.CREATED) and result.fields:
         message = message or ("fields: " + ", ".join(result.fields))
-    set_safe_cell(sheet, row, column + 2, message)
+    return message
+
+
+def _write_result(sheet: Worksheet, row: int, column: int, result: RecordResult,
+                  cells: Iterable[tuple[int, int]], block: str, also: Sequence[str]) -> None:
+    """The outcome columns of one row: status, id, message (with `also`: other blocks' outcomes), block."""
+    status_cell = set_safe_cell(sheet, row, column, result.outcome.value)
+    set_safe_cell(sheet, row, column + 1, result.id)
+    message = _message(result)
+    set_safe_cell(sheet, row, column + 2, "; ".join([*([message] if message else []), *also]) or None)
+    set_safe_cell(sheet, row, column + 3, block)
     fill = _fill_for(result.outcome)
     if fill is not None:
         status_cell.fill = fill
+    if _mark(sheet, result, cells, message):
+        status_cell.comment = Comment((message or result.outcome.value)[:30000], "loader")
+
+
+def _mark(sheet: Worksheet, result: RecordResult, cells: Iterable[tuple[int, int]], message: str | None) -> bool:
+    """Fill the source cells a failure or skip names, with its message as a comment; False for others."""
     if result.outcome not in (Outcome.FAILED, Outcome.SKIPPED):
-        return
+        return False
     comment_text = (message or result.outcome.value)[:30000]
     fill = FAILED_FILL if result.outcome is Outcome.FAILED else SKIPPED_FILL
     for address in cells:
         cell = _anchor(sheet, *address)
         cell.fill = fill
         cell.comment = Comment(comment_text, "loader")
-    status_cell.comment = Comment(comment_text, "loader")
+    return True

@@ -18,8 +18,10 @@ SHEET = "Review"
 INDEX_SHEET = "loader"
 MARK = "loader review workbook"
 FORMAT = 1
-HEADER = ("block", "record", "field", "live", "sheet", "rule", "place", "decision", "reason", "until",
-          "row id", "change digest")
+# What a reviewer reads first, then what they decide, then where the change comes from; columns are read
+# back by their names (`loader.report.review_reading`), so a workbook of an earlier layout is read too.
+HEADER = ("block", "record", "change", "field", "current value", "proposed value", "decision", "reason", "until",
+          "rule", "place", "row id", "change digest")
 DECISION_COLUMN = HEADER.index("decision") + 1
 INDEX_HEADER = ("row id", "kind", "entity", "key", "field", "change digest")
 INDEX_FIRST_ROW = 7  # the index's header row; its rows follow
@@ -28,6 +30,10 @@ CONFLICT_CHOICES = ("sheet", "platform")
 DUPLICATE = "duplicate"  # the kind of a row held as a probable duplicate person
 DUPLICATE_CHOICES = ("create", "same")
 CHANGED = "changed"  # what a personal value proposed by the sheet shows
+# The `change` column's words for each kind of row; a kind without words here shows its name
+CHANGE_WORDS = {"conflict": "conflict", "update": "update", "status": "status step", "create": "new record",
+                DUPLICATE: "probable duplicate"}
+ALL_FIELDS = "(all fields)"  # the `field` a create's one row shows: its decision is about the whole record
 MAX_WIDTH = 60
 MIN_WIDTH = 8
 MAX_TEXT = 500  # a create's values, cut with a marker
@@ -54,6 +60,13 @@ class ReviewRow:
     @property
     def choices(self) -> tuple[str, ...]:
         return choices_of(self.kind)
+
+    def shown(self) -> dict[str, Any]:
+        """The row's visible cells before the decision, by column name: one layout for every kind."""
+        return {"block": self.block, "record": self.record, "change": CHANGE_WORDS.get(self.kind, self.kind),
+                "field": ALL_FIELDS if self.kind == "create" else self.field, "current value": self.live,
+                "proposed value": self.sheet, "rule": self.rule, "place": self.place,
+                "row id": self.row_id, "change digest": self.digest}
 
 
 def choices_of(kind: str) -> tuple[str, ...]:
@@ -161,8 +174,8 @@ class _Row:
 
     def create(self) -> ReviewRow:
         values = create_value(self.record)
-        shown = "; ".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
-                          for c in self.record.changes)
+        shown = "\n".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
+                           for c in self.record.changes)  # a line per field, in a wrapped cell
         return self._row("create", CREATE, None, _cut(shown), values, "")
 
 

@@ -1,10 +1,12 @@
-"""The review workbook's sheets as openpyxl builds them: the `Review` sheet a reviewer edits (frozen
-header, filters, widths that fit, drop-downs, hidden row id and digest columns) and the hidden
-`loader` sheet with the plan's identity and the index of the rows (loader.report.review_workbook)."""
+"""The review workbook's sheets as openpyxl builds them: "How to review" first (`review_guide`), the
+`Review` sheet a reviewer edits (frozen header and record columns, filters, widths that fit with
+long values wrapped, drop-downs, hidden row id and digest columns, landscape and one page wide when
+printed) and the hidden `loader` sheet with the plan's identity and the index of the rows
+(loader.report.review_workbook)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
@@ -31,19 +33,29 @@ if TYPE_CHECKING:
 WIDTH_SAMPLE = 2000  # rows looked at to fit a column's width
 UNTIL_COLUMN = HEADER.index("until") + 1
 HIDDEN_HEADERS = ("row id", "change digest")
+# The widest each column before the decision may be (its longer values wrap): together they keep the
+# decision column within 120 character widths of the left edge, on a laptop's screen.
+LEADING_WIDTHS = {"block": 14, "record": 20, "change": 12, "field": 22, "current value": 24, "proposed value": 28}
+FROZEN = "C2"  # the header row, and the block and record columns
+REASON_WIDTH = 30
 
 
-def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow], shown: Sequence[Sequence[Any]]) -> Workbook:
-    """The workbook: `rows` with their `shown` values (block .. place), then decision, reason, until."""
+def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow],
+                      shown: Sequence[Mapping[str, Any]]) -> Workbook:
+    """The workbook: "How to review", then `rows` with their `shown` cells by column name (decision,
+    reason and until empty), then the hidden index."""
     from openpyxl import Workbook
 
+    from loader.report.review_guide import write_guide
+
     book = Workbook()
-    sheet = book.active
-    assert sheet is not None
-    sheet.title = SHEET
+    guide = book.active
+    assert guide is not None
+    write_guide(guide, plan, digest, len(rows))
+    sheet = book.create_sheet(SHEET)
     sheet.append(list(HEADER))
-    for row, values in zip(rows, shown, strict=True):
-        sheet.append(xlsx_row([*values, None, None, None, row.row_id, row.digest]))
+    for values in shown:
+        sheet.append(xlsx_row([values.get(name) for name in HEADER]))
     _dress(sheet, rows)
     _index_sheet(book, plan, digest, rows)
     book.properties.title = MARK
@@ -52,13 +64,23 @@ def build_review_book(plan: Plan, digest: str, rows: Sequence[ReviewRow], shown:
 
 
 def _dress(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:
-    from openpyxl.styles import Font, PatternFill
+    from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
     for cell in sheet[1]:
         cell.font = Font(bold=True)
         cell.fill = PatternFill("solid", fgColor="DDEBF7")
-    sheet.freeze_panes = "A2"
+    decision = PatternFill("solid", fgColor="FFF2CC")  # the cells a reviewer fills in
+    for name in ("decision", "reason", "until"):
+        sheet.cell(1, HEADER.index(name) + 1).fill = PatternFill("solid", fgColor="FFD966")
+    wrapped = Alignment(wrap_text=True, vertical="top")
+    for cells in sheet.iter_rows(min_row=2, max_row=len(rows) + 1):
+        for cell in cells:
+            cell.alignment = wrapped
+            if HEADER[cell.column - 1] in ("decision", "reason", "until"):
+                cell.fill = decision
+    sheet.freeze_panes = FROZEN
+    _print_setup(sheet)
     last = get_column_letter(len(HEADER))
     sheet.auto_filter.ref = f"A1:{last}{len(rows) + 1}"
     for column, width in enumerate(_widths(sheet, len(rows)), 1):
@@ -80,7 +102,19 @@ def _widths(sheet: Worksheet, count: int) -> Iterator[float]:
                 longest[at] = max(longest[at], max(len(line) for line in str(value).split("\n")))
     for at, size in enumerate(longest):
         extra = 10 if at + 1 in (DECISION_COLUMN, UNTIL_COLUMN) else 2  # room for the drop-down's arrow, a date
-        yield float(min(max(size + extra, MIN_WIDTH), MAX_WIDTH))
+        least = REASON_WIDTH if HEADER[at] == "reason" else MIN_WIDTH  # room to write a reason in
+        yield float(min(max(size + extra, least), LEADING_WIDTHS.get(HEADER[at], MAX_WIDTH)))
+
+
+def _print_setup(sheet: Worksheet) -> None:
+    """Landscape, one page wide (as many pages long as it takes), the header row on every page."""
+    from openpyxl.worksheet.properties import PageSetupProperties
+
+    sheet.page_setup.orientation = "landscape"
+    sheet.page_setup.fitToWidth = 1
+    sheet.page_setup.fitToHeight = 0
+    sheet.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    sheet.print_title_rows = "1:1"
 
 
 def _drop_downs(sheet: Worksheet, rows: Sequence[ReviewRow]) -> None:

@@ -2,9 +2,16 @@
 `decision` a reviewer picks (apply / skip / defer; for a conflict sheet / platform) and a `reason`;
 `loader decide review.xlsx` records the skips and defers (loader.report.review_reading reads it back).
 
-Rows: an update is one row per field, a status move one row per step, a create one row per record,
-a conflict (`RecordPlan.conflicts`) one row per field; blocked records propose nothing and have no
-row. Conflicts come first, then changes to existing records, then creates, as in every report.
+A registrar uses it without a briefing: its first sheet, "How to review", says what a row is and how
+to decide; the `Review` sheet has the columns a reviewer reads (block, record, change, field,
+current value, proposed value), then the decision, reason and until columns within a screen's width
+of the left edge, then the rule and place the change comes from; it prints landscape, one page wide.
+
+Rows: an update is one row per field, a status move one row per step, a create one row per record
+(one decision; its values a line each in a wrapped cell), a conflict (`RecordPlan.conflicts`) one
+row per field; blocked records propose nothing and have no row. Every kind of row has the same
+columns (`ReviewRow.shown`). Conflicts come first, then changes to existing records, then creates,
+as in every report.
 
 Each row carries, in hidden columns, its row id (the plan's tag, then its number) and its change
 digest: the history's digest of the value the sheet proposes, bound to entity, key and field (keyed
@@ -50,11 +57,9 @@ def write_review_workbook(plan: Plan, path: Path, digester: Digester | None = No
 
     digest = shown_digest(plan)
     rows = review_rows(plan, digester, digest)
-    book = build_review_book(plan, digest, rows, [[_cell(getattr(row, name)) for name in _SHOWN] for row in rows])
+    book = build_review_book(plan, digest, rows, [{k: _cell(v) for k, v in row.shown().items()} for row in rows])
     with open_private(path) as handle:  # 0600 before the first byte: live values of people's records
         book.save(handle)
     return len(rows)
 
-
-_SHOWN = ("block", "record", "field", "live", "sheet", "rule", "place")
 

@@ -1,92 +1,136 @@
-"""The plan in a terminal: the summary, errors and warnings, then per block its rule groups and records.
+"""The plan in a terminal: counts per block, errors, conflicts and warnings, each block's changes,
+and a closing line that says what to do next.
 
-Colour only on a terminal (rich decides; NO_COLOR is honoured). Long lines are never wrapped
-(soft wrap: a pipe or a CI log gets each line whole). Each block shows the mapping lines that made
-its changes with their counts, then at most `limit` records with their field diffs, changes to
-existing records first, records dropped from the source, then creates, and says how many more
-there are (the HTML page has them all); records not managed here are counted.
-Every text from the plan goes through `view.clean` (no escape code from a cell reaches the
-terminal) and rich's markup escape.
+Made to read at 80 columns: below `TABLE_WIDTH` the counts are one line per block with zero counts
+left out (`subjects  3 create · 1 update · 10 unchanged · 2 warnings`), above it a table of the
+columns some block has; on a terminal every line wraps between words under its own text (a hanging
+indent), while a pipe or a CI log gets each line whole (`wrap=False`), so a place is never split.
+Each block lists its rule lines and its rows (`loader.report.terminal_rows`: a quota per kind of
+row, so no kind of change is hidden). A plan with nothing to write and nothing to say is three
+lines. The closing line carries the digest: the command that applies exactly this plan, or what
+is held back (`loader.report.held`) when nothing is written. Colour only on a terminal (rich
+decides; NO_COLOR is honoured). Every text from the plan goes through `view.clean` (no escape code
+from a cell reaches the terminal) and rich's markup escape.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable
-from functools import partial
+import shlex
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from loader.console import console as make_console
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
-from loader.plan.model import BlockedRow, BlockPlan, DroppedRecord, Plan, RecordPlan
-from loader.report.rules import rule_groups
+from loader.plan.model import Plan
+from loader.report.held import held_words
+from loader.report.terminal_rows import Line, block_lines
 from loader.report.view import (
     COUNT_NAMES,
+    BlockCounts,
     block_source,
-    blocked_reason,
-    blocked_records,
     clean,
     conflicts_of,
     count_values,
     counts,
-    creates,
-    dropped_text,
     findings_count,
     findings_of,
-    key_label,
-    label,
-    notes,
-    record_place,
-    row_reason,
-    short_place,
-    summary_words,
+    shown_columns,
     totals,
-    updates,
-    value_text,
 )
+from loader.words import plural
 
 DEFAULT_LIMIT = 50
+TABLE_WIDTH = 100  # narrower terminals get the counts as a line per block
+_STYLES = ("green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
+_NOUNS = ("create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
+_VERBS = ("to create", "to update", "unchanged", "dropped from the source", "not managed here", "blocked",
+          "warning", "error")
+_PLURAL = frozenset({"warning", "error"})  # the other words read the same for any count
 
 
-def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT, applying: bool = False) -> None:
+def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT, applying: bool = False,
+           apply_command: Sequence[str] = (), wrap: bool | None = None) -> None:
     """Print the plan (PII masked) to `console` (default: stdout).
 
     `applying`: printed by `loader apply` before it applies, so the closing line does not say to run it.
+    `apply_command`: the `loader apply …` words (without the digest) the closing line proposes.
+    `wrap`: wrap long lines at the console's width (default: when the console is a terminal).
     """
     out = console or make_console()
     digest = shown_digest(plan)  # before masking: every value counts
     plan = masked_plan(plan)
-
-    def say(text: str = "") -> None:
-        out.print(text, soft_wrap=True)
-
-    say(_title(plan))
-    say(f"Plan digest {digest} (for apply --expect-digest)")
-    out.print(_counts_table(plan))
-    _findings(say, plan, "error", "Errors", "red", limit * 4)
-    _conflicts(say, plan, limit * 4)
-    _findings(say, plan, "warning", "Warnings", "yellow", limit * 4)
-    for block in plan.blocks:
-        lines = list(_block_lines(block, limit))
-        if lines:
-            say()
-            say(f"[bold]{escape(clean(block.name))}[/bold] ({escape(block.entity)}) · {escape(block_source(block))}")
-            for line in lines:
-                say(line)
-    say()
-    say(_summary_line(plan, applying))
+    folded = out.is_terminal if wrap is None else wrap
+    for line in plan_lines(plan, digest, width=out.width, limit=limit, applying=applying,
+                           apply_command=apply_command):
+        if isinstance(line, Table):
+            out.print(line)
+        else:
+            _print(out, line, folded)
 
 
-def render_text(plan: Plan, *, width: int = 120, limit: int = DEFAULT_LIMIT, applying: bool = False) -> str:
-    """The same view as plain text, without colour (for logs, tests and `loader apply`)."""
+def render_text(plan: Plan, *, width: int = 120, limit: int = DEFAULT_LIMIT, applying: bool = False,
+                apply_command: Sequence[str] = ()) -> str:
+    """The view as a terminal `width` columns wide shows it, without colour (for tests and logs)."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, no_color=True, color_system=None, highlight=False)
-    render(plan, console, limit=limit, applying=applying)
+    render(plan, console, limit=limit, applying=applying, apply_command=apply_command, wrap=True)
     return buffer.getvalue()
+
+
+def plan_lines(plan: Plan, digest: str, *, width: int, limit: int, applying: bool,
+               apply_command: Sequence[str]) -> list[Line | Table]:
+    """Every line of the view, in order (the counts as a table on a wide terminal)."""
+    title = Line("", _title(plan))
+    if _nothing_to_say(plan):
+        t = totals(plan)
+        return [title, Line("No changes: ", f"{_words(t, verbs=True)}."), _digest_line(digest, width)]
+    lines: list[Line | Table] = [title]
+    if width >= TABLE_WIDTH:
+        lines.append(_counts_table(plan))
+    else:
+        lines += _count_lines(plan)
+    lines += _findings(plan, "error", "Errors", "red", limit * 4)
+    lines += _conflicts(plan, limit * 4)
+    lines += _findings(plan, "warning", "Warnings", "yellow", limit * 4)
+    for block in plan.blocks:
+        shown = block_lines(block, limit)
+        if shown:
+            lines += [Line("", ""), Line("", f"[bold]{escape(clean(block.name))}[/bold] ({escape(block.entity)}) · "
+                                             f"{escape(block_source(block))}")]
+            lines += shown
+    return [*lines, Line("", ""), *_closing(plan, _digest_line(digest, width), applying, apply_command)]
+
+
+def _digest_line(digest: str, width: int) -> Line:
+    """`Plan digest sha256:…`, or `digest sha256:…` where that would not fit: the digest is never split."""
+    label = "Plan digest " if width >= len("Plan digest ") + len(digest) else "digest "
+    return Line("", f"{label}{digest}")
+
+
+def _print(out: Console, line: Line, wrap: bool) -> None:
+    """One line: whole (soft wrap) for a pipe; on a terminal wrapped between words under its text."""
+    if not wrap:
+        out.print(line.prefix + line.text, soft_wrap=True)
+        return
+    head = Text.from_markup(line.prefix)
+    indent = head.cell_len
+    body = Text.from_markup(line.text)
+    for n, part in enumerate(body.wrap(out, max(out.width - indent, 20)) if body.plain else [Text()]):
+        part.rstrip()
+        out.print(Text.assemble(head if n == 0 else " " * indent, part), soft_wrap=True)
+
+
+def _nothing_to_say(plan: Plan) -> bool:
+    """A plan that writes nothing, holds nothing and finds nothing: its view is three lines."""
+    t = totals(plan)
+    return not (plan.has_changes or t.changed or t.errors or t.warnings or t.blocked or held_words(plan)
+                or any(not d.seen for b in plan.blocks for d in b.dropped))
 
 
 def _title(plan: Plan) -> str:
@@ -94,116 +138,82 @@ def _title(plan: Plan) -> str:
     return f"[bold]Plan[/bold] for environment [bold]{escape(clean(plan.environment))}[/bold]{escape(clean(version))}"
 
 
+def _words(c: BlockCounts, *, verbs: bool = False) -> str:
+    """The counts that are not zero, `3 create · 1 update · 2 warnings`, coloured."""
+    words = []
+    for value, noun, style in zip(count_values(c), _VERBS if verbs else _NOUNS, _STYLES, strict=True):
+        if value:
+            word = plural(value, noun, None if noun in _PLURAL else noun)
+            words.append(f"[{style}]{word}[/{style}]" if style else word)
+    return " · ".join(words) or "nothing"
+
+
+def _count_lines(plan: Plan) -> list[Line | Table]:
+    """A line per block, names aligned: `subjects  3 create · 1 update · 10 unchanged · 2 warnings`."""
+    width = max((len(clean(b.name)) for b in plan.blocks), default=0)
+    return [Line(f"{escape(clean(b.name)):<{width}}  ", _words(counts(b))) for b in plan.blocks]
+
+
 def _counts_table(plan: Plan) -> Table:
+    """Block, entity and the counts some block has (create, update and unchanged always)."""
+    rows = [count_values(counts(b)) for b in plan.blocks]
+    kept = shown_columns(rows)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("block", no_wrap=True)
     table.add_column("entity", no_wrap=True)
-    for name in COUNT_NAMES:
-        table.add_column(name, justify="right", no_wrap=True)
-    styles = ("green", "yellow", "", "magenta", "", "red", "yellow", "red")
-    for block in plan.blocks:
-        values = count_values(counts(block))
-        table.add_row(escape(clean(block.name)), block.entity, *(_n(v, s) for v, s in zip(values, styles, strict=True)))
+    for n in kept:
+        table.add_column(COUNT_NAMES[n], justify="right", no_wrap=True)
+    for block, row in zip(plan.blocks, rows, strict=True):
+        table.add_row(escape(clean(block.name)), block.entity, *(_n(row[n], _STYLES[n]) for n in kept))
     return table
 
 
 def _n(value: int, style: str) -> str:
-    return f"[{style}]{value}[/{style}]" if value and style else str(value)
+    return f"[{style}]{value:,}[/{style}]" if value and style else f"{value:,}"
 
 
-def _block_lines(block: BlockPlan, limit: int) -> Iterable[str]:
-    """The block's rule groups, then at most `limit` records: existing records first, creates last."""
-    for group in rule_groups(block, profiles=False):
-        style = "green" if group.kind == "create" else "yellow"
-        where = f"[dim]{escape(group.place)}[/dim]  " if group.place else ""
-        n = len(group.records)
-        yield f"  {where}{escape(clean(group.text))}  [{style}]{n:,} record{'s' * (n != 1)} {group.verb}[/{style}]"
-    items: list[Callable[[], Iterable[str]]] = [partial(_record_lines, "~", r, block) for r in updates(block)]
-    items += [partial(_dropped_line, d) for d in block.dropped if not d.seen]
-    items += [partial(_blocked_line, r, block) for r in blocked_records(block)]
-    items += [partial(_blocked_row_line, row, block) for row in block.blocked_rows]
-    items += [partial(_record_lines, "+", r, block) for r in creates(block)]
-    for item in items[:limit]:
-        yield from item()
-    if len(items) > limit:
-        yield f"  … and {len(items) - limit:,} more; write them all with --report plan.md or --html plan.html"
-    if any(d.seen for d in block.dropped):
-        yield f"  [dim]- {sum(d.seen for d in block.dropped):,} dropped from the source, shown before[/dim]"
-    if block.not_in_source_records:
-        yield (f"  [dim]? {block.not_in_source:,} not managed here: live records no mapping of this project loads "
-               "(listed in plan.json and the HTML page)[/dim]")
-
-
-def _dropped_line(dropped: DroppedRecord) -> Iterable[str]:
-    yield (f"  [magenta]- dropped {escape(key_label(dropped.key))}[/magenta]  [dim]id {escape(clean(dropped.id))}, "
-           f"last loaded {escape(dropped_text(dropped.last_loaded))}[/dim]  no longer in the sheet: retire it by hand")
-
-
-def _blocked_line(record: RecordPlan, block: BlockPlan) -> Iterable[str]:
-    yield (f"  [red]✗ blocked {escape(label(record))}[/red]  [dim]{escape(record_place(record, block))}[/dim]  "
-           f"{escape(blocked_reason(record))}")
-
-
-def _blocked_row_line(row: BlockedRow, block: BlockPlan) -> Iterable[str]:
-    where = short_place(row.source, block)
-    yield f"  [red]✗ blocked {escape(key_label(row.key))}[/red]  [dim]{escape(where)}[/dim]  {escape(row_reason(row))}"
-
-
-def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> Iterable[str]:
-    style = "green" if sign == "+" else "yellow"
-    word = "create" if sign == "+" else "retire" if record.retiring else "update" if record.changes \
-        else "status move" if record.status_path else "kept platform edit"
-    shown = label(record)
-    if record.renamed_from is not None and sign != "+":  # a renumber: the key it leaves, and the one it takes
-        word, shown = "renumber", f"{'/'.join(str(k) for k in record.renamed_from)} → {shown}"
-    where = escape(record_place(record, block))
-    yield f"  [{style}]{sign} {word} {escape(shown)}[/{style}]  [dim]{where}[/dim]"
-    for change in record.changes:
-        if sign == "+" and change.old is None:
-            yield f"      {escape(clean(change.field))}: {escape(value_text(change.new))}"
-        else:
-            yield (f"      {escape(clean(change.field))}: {escape(value_text(change.old))} → "
-                   f"{escape(value_text(change.new))}")
-    for note in notes(record):
-        yield f"      {escape(note)}"
-
-
-def _findings(say: Callable[..., None], plan: Plan, severity: str, title: str, style: str, limit: int) -> None:
+def _findings(plan: Plan, severity: str, title: str, style: str, limit: int) -> list[Line | Table]:
     found = findings_of(plan, severity)
     if not found:
-        return
-    say()
-    say(f"[bold {style}]{title}[/bold {style}] ({findings_count(found)})")
+        return []
+    mark = "!" if severity == "warning" else "✗"
+    heading = f"[bold {style}]{title}[/bold {style}] ({findings_count(found)})"
+    lines: list[Line | Table] = [Line("", ""), Line("", heading)]
     for where, message, _ in found[:limit]:
         at = f"{where}: " if where else ""
-        say(f"  [{style}]{'!' if severity == 'warning' else '✗'}[/{style}] {escape(at)}{escape(message)}")
+        lines.append(Line(f"  [{style}]{mark}[/{style}] ", f"{escape(at)}{escape(message)}"))
     if len(found) > limit:
-        say(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
+        lines.append(Line("  … ", f"and {len(found) - limit:,} more; write them all with --report plan.md"))
+    return lines
 
 
-def _conflicts(say: Callable[..., None], plan: Plan, limit: int) -> None:
+def _conflicts(plan: Plan, limit: int) -> list[Line | Table]:
     """Conflicts, after the errors: each field held, in full the first time; those shown before, counted."""
     found, seen = conflicts_of(plan)
     if not found and not seen:
-        return
-    say()
-    say(f"[bold red]Conflicts[/bold red] ({len(found) + seen})")
-    for where, text in found[:limit]:
-        say(f"  [red]≠[/red] {escape(where)}: {escape(text)}")
+        return []
+    lines: list[Line | Table] = [Line("", ""), Line("", f"[bold red]Conflicts[/bold red] ({len(found) + seen:,})")]
+    lines += [Line("  [red]≠[/red] ", f"{escape(where)}: {escape(text)}") for where, text in found[:limit]]
     if len(found) > limit:
-        say(f"  … and {len(found) - limit:,} more; write them all with --report plan.md")
+        lines.append(Line("  … ", f"and {len(found) - limit:,} more; write them all with --report plan.md"))
     if seen:
-        say(f"  [dim]{seen:,} shown before (unchanged since)[/dim]")
+        lines.append(Line("  ", f"[dim]{seen:,} shown before (unchanged since)[/dim]"))
+    return lines
 
 
-def _summary_line(plan: Plan, applying: bool) -> str:
+def _closing(plan: Plan, digest: Line, applying: bool, apply_command: Sequence[str]) -> list[Line]:
+    """The totals and what is held, then what to do: the command that applies this plan, with its digest."""
     t = totals(plan)
+    held = held_words(plan)
+    if not (t.changed or plan.has_changes or t.errors):
+        return [Line("", f"No changes to write{'; ' + escape(held) if held else ''}."),
+                Line("Plan: ", f"{_words(t, verbs=True)}."), digest]
+    lines = [Line("Plan: ", f"{_words(t, verbs=True)}{'; ' + escape(held) if held else ''}.")]
     if t.errors:
-        verdict = "[red]The plan has errors: records with errors (and what depends on them) will not be applied.[/red]"
-    elif t.changed and not applying:
-        verdict = "Run `loader apply` with the same mapping files to apply these changes."
-    elif t.changed or plan.has_changes:
-        verdict = ""
-    else:
-        verdict = "[green]No changes: the service already matches the source.[/green]"
-    return f"Plan: {summary_words(t)}." + (f"\n{verdict}" if verdict else "")
+        lines.append(Line("", "[red]The plan has errors: records with errors (and what depends on them) will not "
+                              "be applied.[/red]"))
+    if applying or t.errors:
+        return [*lines, digest]
+    words = list(apply_command) or ["loader", "apply", "MAPPING..."]
+    command = escape(shlex.join([*words, "--expect-digest", digest.text.rpartition(" ")[2]]))
+    return [*lines, Line("", "Apply exactly this plan:"), Line("  ", f"[bold]{command}[/bold]")]

@@ -122,6 +122,12 @@ def count_values(c: BlockCounts) -> tuple[int, ...]:
     return (c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.blocked, c.warnings, c.errors)
 
 
+def shown_columns(rows: list[tuple[int, ...]]) -> list[int]:
+    """The count columns (indexes of COUNT_NAMES) a table of `rows` shows: create, update and unchanged
+    always, each other where some row has one, so a table is as narrow as its plan allows."""
+    return [n for n in range(len(COUNT_NAMES)) if n < 3 or any(row[n] for row in rows)]
+
+
 def summary_words(t: BlockCounts) -> str:
     history = (f"{plural(t.kept, 'kept platform edit')}, {plural(t.conflicts, 'conflict')}, "
                if t.kept or t.conflicts else "")

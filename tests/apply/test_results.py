@@ -60,9 +60,25 @@ def test_results_workbook_copies_source_rows_and_adds_outcome_columns(tmp_path: 
     assert notes == []
     sheet = openpyxl.load_workbook(out)["Courses"]
     rows = [[c.value for c in row] for row in sheet.iter_rows()]
-    assert rows[0] == ["Course Code", "Course Title", "School Code", "loader status", "loader id", "loader message"]
+    assert rows[0] == ["Course Code", "Course Title", "School Code", "loader status", "loader id", "loader message",
+                       "loader block"]
     assert rows[1][:5] == ["BSC", "Bachelor of Science", "SCI", "created", "id-1"]
-    assert rows[3][3:] == ["failed", None, "HTTP 400: ValidationError: parent not found"]
+    assert rows[3][3:] == ["failed", None, "HTTP 400: ValidationError: parent not found", "courses"]
+
+
+def test_results_workbook_opens_on_a_summary_and_its_outcome_columns_fit_and_filter(tmp_path: Path) -> None:
+    _source_workbook(tmp_path / "curriculum.xlsx")
+    out = tmp_path / "results.xlsx"
+    write_results_workbook(replace(_results(tmp_path), apply_id="20261125T143103123Z-d532fb", elapsed_s=3.2), out)
+    book = openpyxl.load_workbook(out)
+    assert book.sheetnames == ["Summary", "Courses"] and book.active.title == "Summary"
+    summary = [[c.value for c in row] for row in book["Summary"].iter_rows()]
+    assert ["apply id", "20261125T143103123Z-d532fb"] in [row[:2] for row in summary]
+    assert ["courses", "Courses", 1, 0, 1, 0, 1, 0] in summary
+    sheet = book["Courses"]
+    assert sheet.auto_filter.ref == "A1:G4"
+    widths = {letter: sheet.column_dimensions[letter].width for letter in "DEFG"}
+    assert widths["D"] >= len("loader status") and widths["F"] >= len("HTTP 400: ValidationError: parent not found")
 
 
 def test_results_workbook_highlights_and_comments_the_failed_cell(tmp_path: Path) -> None:
@@ -95,15 +111,15 @@ def test_results_workbook_from_a_csv_source_is_an_xlsx_with_the_rows(tmp_path: P
     )
     out = tmp_path / "results.xlsx"
     write_results_workbook(results, out)
-    sheet = openpyxl.load_workbook(out).active
-    assert [c.value for c in sheet[3]] == ["BA", "'@Arts", "skipped", None, "stale: x"]
+    sheet = openpyxl.load_workbook(out)["courses"]
+    assert [c.value for c in sheet[3]] == ["BA", "'@Arts", "skipped", None, "stale: x", "courses"]
 
 
 def test_a_missing_source_is_noted_and_the_outcomes_still_written(tmp_path: Path) -> None:
     out = tmp_path / "results.xlsx"
     notes = write_results_workbook(_results(tmp_path), out)
     assert len(notes) == 1 and "not copied" in notes[0]
-    sheet = openpyxl.load_workbook(out).active
+    sheet = openpyxl.load_workbook(out)["Courses"]
     assert sheet.cell(row=4, column=1).value == "failed"
 
 
@@ -122,6 +138,19 @@ def test_terminal_summary_counts_per_block_and_names_each_failure(tmp_path: Path
     text = render_results(_results(tmp_path))
     assert "courses  1 created, 0 updated, 1 unchanged, 0 skipped, 1 failed" in text
     assert "row 4  courses/BX: HTTP 400: ValidationError: parent not found" in text
+
+
+def test_terminal_summary_ends_with_the_time_taken_the_apply_id_and_how_to_undo_it(tmp_path: Path) -> None:
+    results = replace(_results(tmp_path), env_name="test", apply_id="20261125T143103123Z-d532fb", elapsed_s=185.4)
+    text = render_results(results)
+    assert text.endswith("Done in 3 min 05 s; apply 20261125T143103123Z-d532fb\n"
+                         "  undo: loader revert --env test --apply 20261125T143103123Z-d532fb  "
+                         "(makes a revert plan to review)")
+    nothing = replace(results, apply_id=None, elapsed_s=0.42,
+                      records=tuple(replace(r, outcome=Outcome.UNCHANGED) for r in results.records))
+    assert render_results(nothing).endswith("Done in 0.4 s; nothing was written, so there is nothing to undo.")
+    many = replace(results, records=tuple(replace(results.records[1], ref=f"courses/U{n}") for n in range(1_500)))
+    assert "courses  0 created, 0 updated, 1,500 unchanged, 0 skipped, 0 failed" in render_results(many)
 
 
 def test_records_blocked_by_errors_are_counted_per_block_and_listed_with_their_error(tmp_path: Path) -> None:
@@ -149,7 +178,7 @@ def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path:
     out = tmp_path / "results.xlsx"
     write_results_workbook(results, out, row_errors={"courses": (bad_row, other_sheet)})
     sheet = openpyxl.load_workbook(out)["Courses"]
-    assert [c.value for c in sheet[4]][3:] == ["error", None, "not a date: 'soon'"]
+    assert [c.value for c in sheet[4]][3:] == ["error", None, "not a date: 'soon'", "courses"]
     assert sheet["B4"].comment.text == "not a date: 'soon'"
     assert sheet["B2"].comment is None
 

@@ -42,8 +42,8 @@ import bench_plan
 
 SECRET_VARIABLE = "LOADER_BENCH_SECRET"
 INPUTS = ("curriculum.xlsx", "applicants.xlsx", "curriculum.yaml", "applicants.yaml")
-TOTAL = re.compile(r"^\s*total\s+(\d+) created, (\d+) updated, (\d+) unchanged, (\d+) skipped.*?, (\d+) failed",
-                   re.MULTILINE)
+TOTAL = re.compile(r"^\s*total\s+([\d,]+) created, ([\d,]+) updated, ([\d,]+) unchanged, ([\d,]+) skipped.*?, "
+                   r"([\d,]+) failed", re.MULTILINE)
 
 
 def measured(command: list[str], cwd: Path, log: Path) -> None:
@@ -116,7 +116,7 @@ def measure(n: int, data: Path, work_root: Path, concurrency: int, latency_ms: f
     total = TOTAL.search(apply["output"])
     if total is None:
         raise SystemExit(f"no total line in the apply's summary:\n{apply['output'][-3000:]}")
-    created, updated, _unchanged, skipped, failed = map(int, total.groups())
+    created, updated, _unchanged, skipped, failed = (int(n.replace(",", "")) for n in total.groups())
     return {"n": n, **_plan_counts(work / "plan.json"), "plan": plan, "apply": apply, "created": created,
             "updated": updated, "skipped": skipped, "failed": failed, "load": load,
             "plan_bytes": (work / "plan.json").stat().st_size}

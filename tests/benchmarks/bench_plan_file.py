@@ -50,8 +50,8 @@ import bench_plan
 SECRET_VARIABLE = "LOADER_BENCH_SECRET"
 INPUTS = ("curriculum.xlsx", "applicants.xlsx", "curriculum.yaml", "applicants.yaml")
 WRITE = re.compile(r'"(POST|PATCH|PUT) ')
-TOTAL = re.compile(r"^\s*total\s+(\d+) created, (\d+) updated, (\d+) unchanged, (\d+) skipped.*?, (\d+) failed",
-                   re.MULTILINE)
+TOTAL = re.compile(r"^\s*total\s+([\d,]+) created, ([\d,]+) updated, ([\d,]+) unchanged, ([\d,]+) skipped.*?, "
+                   r"([\d,]+) failed", re.MULTILINE)
 THIS_TREE = Path(__file__).resolve().parents[2]
 SEAL_OPEN = b',\n  "seal": '  # loader.plan.plan_seal's (not imported: the wrapper runs under other trees too)
 
@@ -186,7 +186,8 @@ def measure_tree(tree: Path, work: Path, pristine: Path, concurrency: int) -> di
             cwd=work, env=_environ(tree), capture_output=True, text=True, check=True)
     applied = json.loads(wrapped.stdout.strip().splitlines()[-1])
     total = TOTAL.search(log.read_text(encoding="utf-8"))
-    figures["written"] = "?" if total is None else f"{int(total[1]) + int(total[2])}/{total[4]}/{total[5]}"
+    counted = [] if total is None else [int(n.replace(",", "")) for n in total.groups()]  # 1,204: a separator
+    figures["written"] = "?" if total is None else f"{counted[0] + counted[1]}/{counted[3]}/{counted[4]}"
     figures.update(apply_rc=applied["rc"], apply_s=applied["wall_s"], apply_rss_mib=applied["peak_kib"] / 1024,
                    first_write_s=writes[0] - started if writes else None, load=(load + _load()) / 2)
     return figures

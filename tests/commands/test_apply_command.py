@@ -114,8 +114,9 @@ def test_a_plan_applies_and_writes_both_results_files(project: Path, sandbox: An
     assert names == [("NEW", "New school"), ("S0", "Renamed 0"), ("S1", "Renamed 1"), ("S2", "Renamed 2")]
     data = json.loads((project / "out.json").read_text(encoding="utf-8"))
     assert data["totals"]["updated"] == 3 and data["totals"]["created"] == 1
-    sheet = openpyxl.load_workbook(project / "out.xlsx").active
-    assert [c.value for c in sheet[1]] == ["Code", "Name", "loader status", "loader id", "loader message"]
+    sheet = openpyxl.load_workbook(project / "out.xlsx")["schools"]
+    assert [c.value for c in sheet[1]] == ["Code", "Name", "loader status", "loader id", "loader message",
+                                           "loader block"]
     assert sheet["C5"].value == "created"
 
 

@@ -111,7 +111,7 @@ def test_a_real_apply_journals_each_write_moves_the_head_once_and_a_no_op_leaves
 ) -> None:
     assert _apply(*CURRICULUM, "--by", "Release Bot", "--results", "results.json", "--results", "results.xlsx") == 0
     results = json.loads((project / "results.json").read_text(encoding="utf-8"))
-    assert f"create(s) {ANSWER_LOST_ADOPTED}" in capsys.readouterr().out
+    assert re.search(rf"\d+ creates? {ANSWER_LOST_ADOPTED}: found under their key", capsys.readouterr().out)
     messages = [c.value for sheet in openpyxl.load_workbook(project / "results.xlsx") for row in sheet.iter_rows()
                 for c in row]
     assert ANSWER_LOST_ADOPTED in messages

@@ -21,11 +21,12 @@ from loader.cli import main
 from loader.commands.decide import DecideRequest, default_by, run
 from loader.history.decisions import CREATE, Kind, read_decisions
 from loader.history.digests import Digester
-from loader.report.review_rows import review_rows
+from loader.report.review_rows import HEADER, review_rows
 from loader.report.review_workbook import write_review_workbook
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 TODAY = date(2026, 11, 25)
+DECISION, ROW_ID = HEADER.index("decision"), HEADER.index("row id")  # 0-based, as in a row's values
 
 
 @pytest.fixture
@@ -64,9 +65,9 @@ def test_a_skip_and_a_defer_from_loader_plan_review_are_recorded_with_who_and_no
     assert "wrote review.xlsx (2 rows to review)" in capsys.readouterr().err
     book = openpyxl.load_workbook("review.xlsx")
     rows = list(book["Review"].iter_rows(min_row=2, values_only=True))
-    assert [(r[1], r[2], r[3], r[4]) for r in rows] == [("SCI", "name", "Science", "School of Science"),
-                                                        ("LAW", CREATE, None, "code: LAW; name: Law")]
-    sci, law = rows[0][10], rows[1][10]
+    assert [(r[1], r[3], r[4], r[5]) for r in rows] == [("SCI", "name", "Science", "School of Science"),
+                                                        ("LAW", "(all fields)", None, "code: LAW\nname: Law")]
+    sci, law = rows[0][ROW_ID], rows[1][ROW_ID]
     decide_rows(Path("review.xlsx"), {sci: ("Skip", "the school renames in March", None),
                                       law: ("defer", "after the board meets", datetime(2027, 2, 1))})
     monkeypatch.setenv("GITHUB_ACTOR", "ci-bot")
@@ -198,12 +199,12 @@ def test_a_row_from_another_plans_workbook_is_refused_by_name_and_nothing_is_rec
     decide_rows(reviewed, {ids[("ENG", "name")]: ("skip", "fine", None)})
     book = openpyxl.load_workbook(reviewed)
     pasted = list(other[0])
-    pasted[7] = "skip"
+    pasted[DECISION] = "skip"
     book["Review"].append(pasted)  # a row pasted from another plan's workbook
     book.save(reviewed)
     err = _row_problem(tmp_path, reviewed, capsys)
     pasted_row = len(review_rows(review_plan())) + 2
-    assert f"review.xlsx › Review › row {pasted_row}: row id '{pasted[10]}' is from another plan's review" in err
+    assert f"review.xlsx › Review › row {pasted_row}: row id '{pasted[ROW_ID]}' is from another plan's review" in err
     assert "nothing was recorded" in err
 
 
@@ -215,8 +216,8 @@ def test_a_row_id_that_does_not_exist_and_a_misspelled_decision_are_named_togeth
     book = openpyxl.load_workbook(reviewed)
     sheet = book["Review"]
     made_up = ids[("ENG", "name")].rsplit("-", 1)[0] + "-99999"
-    sheet.cell(3, 11).value = made_up
-    sheet.cell(3, 8).value = "skip"
+    sheet.cell(3, ROW_ID + 1).value = made_up
+    sheet.cell(3, DECISION + 1).value = "skip"
     book.save(reviewed)
     err = _row_problem(tmp_path, reviewed, capsys)
     assert "3 rows cannot be recorded; nothing was recorded" in err
@@ -230,8 +231,8 @@ def test_an_edited_digest_is_refused_by_name(
     reviewed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     book = openpyxl.load_workbook(reviewed)
-    book["Review"].cell(2, 8).value = "skip"
-    book["Review"].cell(2, 12).value = "AAAAAAAAAAAA"
+    book["Review"].cell(2, DECISION + 1).value = "skip"
+    book["Review"].cell(2, HEADER.index("change digest") + 1).value = "AAAAAAAAAAAA"
     book.save(reviewed)
     err = _row_problem(tmp_path, reviewed, capsys)
     assert "review.xlsx › Review › row 2: its change digest does not match the change row id" in err

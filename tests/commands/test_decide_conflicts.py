@@ -104,7 +104,7 @@ def test_conflicts_decided_for_the_sheet_are_written_and_for_the_platform_are_sk
     again = capsys.readouterr().out
     assert "written over the platform edit" not in again  # settled: the sheet's values are live and W
     assert "skipped by decision (staff know better" in again  # the platform's value still kept by decision
-    assert "0 to create, 0 to update" in again
+    assert "No changes to write; 1 change held by decision." in again
 
     _sheet(folder, [("S0", "Science (sheet)", "South"), ("S1", "Law", "South"), ("S2", "Arts (new)", "North")])
     assert _loader("plan", "schools.yaml") == EXIT_OK

@@ -50,7 +50,7 @@ def edit(source: Path, target: Path, profile: Path) -> None:
         cursor = sheet.createCursor()
         cursor.gotoEndOfUsedArea(False)
         last = cursor.RangeAddress.EndRow + 1
-        rows = sheet.getCellRangeByName(f"A2:L{last}")
+        rows = sheet.getCellRangeByName(f"A2:M{last}")
         field = uno.createUnoStruct("com.sun.star.table.TableSortField")
         field.Field, field.IsAscending = 1, False
         descriptor = rows.createSortDescriptor()

@@ -26,14 +26,16 @@ def plan_with_conflict() -> Plan:
 
 
 def decide_row(path: Path, record: str, field: str, decision: str, reason: str) -> None:
-    """Set a decision and a reason on the row of `record` and `field`, as a reviewer would in openpyxl."""
+    """Set a decision and a reason on the row of `record` and `field` (CREATE: a new record's row), as a
+    reviewer would in openpyxl; a workbook of the previous release's layout too."""
     book = openpyxl.load_workbook(path)
     sheet = book["Review"]
     header = [c.value for c in sheet[1]]
     at = {name: header.index(name) + 1 for name in ("record", "field", "decision", "reason")}
+    shown = "(all fields)" if field == "CREATE" and "change" in header else field  # a create's one row
     found = 0
     for row in range(2, sheet.max_row + 1):
-        if (sheet.cell(row, at["record"]).value, sheet.cell(row, at["field"]).value) == (record, field):
+        if (sheet.cell(row, at["record"]).value, sheet.cell(row, at["field"]).value) == (record, shown):
             sheet.cell(row, at["decision"]).value = decision
             sheet.cell(row, at["reason"]).value = reason
             found += 1

@@ -178,7 +178,7 @@ def test_every_report_header_prints_the_digest_of_the_unmasked_plan() -> None:
 
     plan = _fixed_plan()
     digest = plan_digest(plan)
-    assert f"Plan digest {digest}" in render_text(plan)
+    assert f"--expect-digest {digest}" in render_text(plan)  # the closing line's apply command
     assert f"- Plan digest: `{digest}`" in render(plan)
     assert f"Plan digest <code>{digest}</code>" in render_html(plan)
     assert "Bob" not in render(plan) and "Bob" not in render_html(plan)  # the PII value stays hidden

@@ -229,7 +229,7 @@ def test_reports_and_plan_json_carry_kept_edits_and_conflicts(w: World, tmp_path
     _four(w)
     plan = w.plan()
     text = render_text(plan, width=400)
-    assert "1 kept platform edit, 1 conflict" in text
+    assert "1 conflict held, 1 platform edit kept." in text
     conflicts_at, first_block_at = text.index("Conflicts (1)"), text.index("schools (school)")
     assert conflicts_at < first_block_at  # shown first, with the errors
     assert 'conflict, held: name: live "Eng", sheet "Engineering Faculty", last loaded "Engineering"' in text

@@ -8,7 +8,7 @@ self-contained report makes none.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -80,7 +80,7 @@ def test_the_page_shows_a_chart_errors_first_and_a_section_per_block(review_page
     page, blocked = review_page
     bars = page.eval_on_selector_all(
         "#chart rect.bar", "rs => rs.map(r => [r.dataset.block, r.dataset.action, Number(r.dataset.count)])")
-    assert ["schools", "create", 3] in bars and ["schools", "not managed here", 1] in bars
+    assert ["schools", "create", 3] in bars and ["schools", "blocked", 1] in bars
     assert ["programs", "blocked", 1] in bars and ["applicants", "update", 1] in bars
     order = page.eval_on_selector_all("h2", "hs => hs.map(h => h.textContent)")
     assert order[0].startswith("Errors (3)") and order[1] == "Changes by mapping line"
@@ -229,3 +229,26 @@ def test_a_page_of_100000_records_becomes_interactive_quickly(browser: Browser, 
     assert blocked.urls == []
     assert elapsed < INTERACTIVE_WITHIN_S
     page.close()
+
+
+@pytest.mark.parametrize("make", [review_plan, lambda: cycle(70)], ids=["review", "cycle"])
+def test_on_a_phone_390_px_wide_the_page_never_scrolls_sideways_and_the_chart_scales(
+    browser: Browser, tmp_path: Path, make: Callable[[], Plan]
+) -> None:
+    path = tmp_path / "plan.html"
+    write_html(make(), path)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate("document.querySelector('#chart').getBoundingClientRect().right") <= 390
+    page.close()
+
+
+def test_the_chart_draws_changes_and_gives_unchanged_records_as_a_number(review_page: tuple[Page, _Blocked]) -> None:
+    page, _ = review_page
+    actions = set(page.eval_on_selector_all("#chart rect.bar", "rs => rs.map(r => r.dataset.action)"))
+    assert actions <= {"create", "update", "dropped", "blocked"} and "unchanged" not in actions
+    notes = page.eval_on_selector_all("#chart text.count", "ts => ts.map(t => t.textContent)")
+    assert "5 changes · 1 unchanged · 1 not managed here" in notes  # schools: 3 create, 1 update, 1 blocked
+    assert page.title() == "Plan for loader environment sandbox"

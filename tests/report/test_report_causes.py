@@ -58,7 +58,7 @@ def plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Plan:
 def test_the_reports_show_one_error_with_its_count_and_first_three_cells(plan: Plan) -> None:
     cause = ("custom_attributes.Credits: expected a whole number — 40 rows of cur.xlsx › Subjects, "
              "first: C2 (S0): 'ten'; C3 (S1): 'ten'; C4 (S2): 'ten'")
-    text = render_text(plan)
+    text = render_text(plan, width=400)
     assert "Errors (40 in 1 cause)" in text and f"✗ m.yaml:12:9: {cause}" in text
     assert text.count("expected a whole number") == 1 + ROWS  # the cause once, and each blocked row
     markdown = render(plan)

@@ -194,7 +194,8 @@ def test_a_shorter_report_removes_the_parts_an_earlier_one_left(tmp_path: Path) 
 
 def test_a_short_report_is_one_file_and_big_tables_are_folded(plan: Plan, tmp_path: Path) -> None:
     assert [p.name for p in write_markdown(plan, tmp_path / "plan.md")] == ["plan.md"]
-    assert "<details><summary>" not in render(plan).split("Input fingerprints")[1]
+    folds = re.findall(r"<details><summary>([^<]*)</summary>", render(plan).split("Input fingerprints")[1])
+    assert folds and all(fold.endswith(" to create") for fold in folds)  # only the creates, always
     folded = render_parts(_big_plan(30))[0]
     assert "### Creates (30)\n\n<details><summary>30 records to create</summary>" in folded
     assert "<details><summary>1 records" not in folded
@@ -215,7 +216,8 @@ def test_records_are_rows_creates_with_a_column_per_field_updates_with_only_what
     assert "| 9 | `OLD` | name: too long |" in text
     # not managed here: counted only (plan.json and the HTML page list them)
     assert "GONE" not in text and "s-4" not in text and "1 not managed here" in text
-    assert "| schools | school | 3 | 1 | 1 | 0 | 1 | 1 | 0 | 1 |" in text  # ... not managed here, blocked, ...
+    assert "| block | entity | create | update | unchanged | not managed here | blocked | errors |" in text  # no zeros
+    assert "| schools | school | 3 | 1 | 1 | 1 | 1 | 1 |" in text  # ... not managed here, blocked, errors
 
 
 def test_hostile_values_and_pii_stay_inert_in_github_flavoured_markdown() -> None:
@@ -273,3 +275,21 @@ def test_no_cell_value_breaks_a_table_or_becomes_markup_link_or_html(values: lis
     inline = [child for t in tokens if t.children for child in t.children]
     assert not [t for t in tokens + inline if t.type in ("html_block", "html_inline", "link_open", "image")
                 and "details" not in t.content]
+
+
+def test_creates_are_folded_in_at_most_six_columns_and_masked_cells_keep_theirs(
+    two_sample_plans: tuple[Plan, Plan],
+) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        text = render(two_sample_plans[0])
+    tables = re.findall(r"<summary>[\d,]+ records? to create</summary>\n\n(\| row \|.*?)\n\n", text, re.S)
+    assert len(tables) == 7  # every block's creates, folded
+    for table in tables:
+        lines = table.splitlines()
+        assert all(len(re.findall(r"(?<!\\)\|", line)) - 1 == len(re.findall(r"(?<!\\)\|", lines[0])) - 1 <= 6
+                   for line in lines)
+    applicants = next(t for t in tables if "external\\_id" in t)
+    assert "| 8 | `A1000129` | ‹hidden› | ‹hidden› | ‹hidden› | ‹hidden›<br>`[\"Online\"]`<br>`Bangladesh` |" \
+        in applicants
+    assert _tables_keep_their_columns(_gfm(text)[1]) > 0
