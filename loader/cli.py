@@ -22,7 +22,8 @@ from typing import NoReturn, TextIO
 
 from loader import __version__
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
-from loader.files.private import create_private, private_folder
+from loader.files.private import private_folder
+from loader.files.safe_write import replacing
 from loader.redaction import configure_logging, redact
 
 COMMANDS: dict[str, str] = {
@@ -150,7 +151,7 @@ def write_crash_log(error: BaseException) -> Path:
     followed or overwritten.
     """
     log_file = private_folder("loader-crash-") / CRASH_LOG_NAME
-    with create_private(log_file) as handle:
+    with replacing(log_file) as handle:
         handle.write(redact("".join(traceback.format_exception(error))).encode("utf-8", "replace"))
     return log_file
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from loader.config import Config
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
+from loader.files.safe_write import write_text
 from loader.plan.feed_fetching import fetch_feed
 from loader.profile import Profile
 from loader.source.draft import (
@@ -106,7 +107,7 @@ def run(request: InitRequest, config: Config) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
                         workbook=workbook.name)
-    out.write_text(text, encoding="utf-8")
+    write_text(out, text, private=False)
     _print_summary(blocks, out)
     unresolved = [b.name for b in blocks if b.key_unresolved]
     if unresolved:

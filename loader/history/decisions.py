@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from loader.files.safe_write import write_text
 from loader.history.errors import HistoryError
 
 FILE_NAME = "decisions.yaml"
@@ -237,7 +238,6 @@ def _quoted(text: str) -> str:
 
 
 def write_decisions(path: Path, decisions: Decisions) -> None:
-    """Write the decisions file (through a temporary file beside it, so a crash leaves the old one)."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(decisions_text(decisions), encoding="utf-8", newline="\n")
-    temporary.replace(path)
+    """Write the decisions file through a fresh temporary file beside it (loader.files.safe_write): a
+    crash leaves the old one, a symlink planted beside it is never written through."""
+    write_text(path, decisions_text(decisions), private=False)  # kept in git: the umask's mode

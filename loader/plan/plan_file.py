@@ -26,7 +26,7 @@ from loader.errors import PlanError
 from loader.files.gzipped import gunzip_limited, gzip_writer, is_gzip
 from loader.files.inputs import decode_utf8, read_regular_file
 from loader.files.package_data import schema as package_schema
-from loader.files.private import open_private
+from loader.files.safe_write import replacing
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_record
 from loader.plan.model import BlockPlan, Plan, RecordPlan
@@ -121,7 +121,7 @@ def _dumped(value: Any, indent: int = 0) -> str:
 def write_plan_json(plan: Plan, path: Path) -> None:
     """Write plan.json readable by its owner only (0600), replacing any file there, a block of records
     at a time; gzip-compressed when its name ends in `.gz` (the same plan gives the same bytes)."""
-    with open_private(path) as handle:
+    with replacing(path) as handle:
         if path.suffix.lower() == ".gz":
             with gzip_writer(handle) as packed:
                 _write_chunks(plan, packed.write)

@@ -28,7 +28,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
-from loader.files.private import open_private
+from loader.files.safe_write import replacing
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.model import Plan, SourceReading
@@ -142,7 +142,7 @@ def write_results_workbook(
     if not by_source:
         workbook.create_sheet("Results")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open_private(path) as handle:  # 0600 before the copied source rows are written
+    with replacing(path) as handle:  # 0600 before the copied source rows are written
         workbook.save(handle)
     return notes
 
