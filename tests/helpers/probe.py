@@ -32,9 +32,10 @@ class Probe:
         assert self.peak_bytes < PEAK_BYTES, f"{self.peak_bytes / 2**20:.0f} MiB"
 
 
-def run_loader(args: list[str], cwd: Path, *, timeout: float = SECONDS) -> Probe:
-    """`python -m loader ARGS` in `cwd`; killed (and reported as such) after `timeout` seconds."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOADER_")}
+def run_loader(args: list[str], cwd: Path, *, timeout: float = SECONDS, env: dict[str, str] | None = None) -> Probe:
+    """`python -m loader ARGS` in `cwd` (with `env` added to a clean environment); killed (and
+    reported as such) after `timeout` seconds."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOADER_")}, **(env or {})}
     env["PYTHONFAULTHANDLER"] = "1"
     with tempfile.TemporaryFile() as err:
         started = time.monotonic()
