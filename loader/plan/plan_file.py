@@ -32,7 +32,7 @@ from loader.plan.masking import masked_record
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.plan_counts import plan_counts
 from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_parsed, plan_head_to_dict, record_to_dict
-from loader.plan.plan_seal import SEAL_OPEN, Sealer, seal_to_dict
+from loader.plan.plan_seal import SEAL_OPEN, Sealer, read_seal, seal_to_dict
 from loader.plan.plan_split import record_batches, split_plan
 
 T = TypeVar("T")
@@ -173,7 +173,9 @@ def read_plan_json(path: Path, *, limit: int = MAX_PLAN_BYTES) -> Plan:
     """A plan.json (or plan.json.gz: gzip is told by its first bytes) checked against its schema;
     PlanError naming every problem otherwise (`plan_of_text`)."""
     with plan_errors(path):
-        return plan_of_text(read_plan_bytes(path, limit), path)
+        text = read_plan_bytes(path, limit)
+        read_seal(text)  # a plan edited since it was sealed is refused here as in `apply --plan`
+        return plan_of_text(text, path)
 
 
 @contextmanager
