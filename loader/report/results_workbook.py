@@ -149,8 +149,13 @@ def write_results_workbook(
 
 def _copy_source(sheet: Worksheet, source: _Source, base: Path, header: int, notes: list[str]) -> int:
     """Copy the source rows in place, read as the plan read them, with the sheet's layout;
-    returns the number of source columns (outcome columns go after them)."""
+    returns the number of source columns (outcome columns go after them). Only a file inside the
+    project's folder (`base`, symlinks resolved) is copied: a plan naming /etc/passwd, or a link
+    to it, never has it copied into a workbook."""
     file_path = Path(source.file) if Path(source.file).is_absolute() else base / source.file
+    if not file_path.resolve().is_relative_to(base.resolve()):
+        notes.append(f"{source.file}: source rows not copied (the file lies outside the project folder {base})")
+        return 0
     try:
         data = read_sheet(file_path, source.file, source.sheet, delimiter=source.delimiter, encoding=source.encoding)
     except LoaderError as error:
