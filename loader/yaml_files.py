@@ -148,6 +148,8 @@ def load_marked(text: str, file: str) -> MarkedDocument:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         place = MappingPlace(file, mark.line + 1, mark.column + 1) if mark else MappingPlace(file, 1, 1)
+        if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 levels), met while it scans ahead
+            raise YamlSyntaxError(place, f"the document is nested deeper than {MAX_DEPTH} levels") from None
         raise YamlSyntaxError(place, f"invalid YAML: {exc.problem or exc}") from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None

@@ -39,9 +39,12 @@ class MaxChanges:
 _MAX_CHANGES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
 
 
+_MAX_CHANGES_CHARS = 20  # a count or a percentage: longer text is no number a guard rail needs
+
+
 def parse_max_changes(text: str) -> MaxChanges:
     """`"50"` -> at most 50 records; `"10%"` -> at most 10 % of the records in scope."""
-    match = _MAX_CHANGES.match(text)
+    match = _MAX_CHANGES.match(text) if len(text) <= _MAX_CHANGES_CHARS else None
     if not match:
         raise UsageError(f"--max-changes {text!r} is neither a number nor a percentage", hint="e.g. 200 or 10%")
     number, percent = match.groups()
