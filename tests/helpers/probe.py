@@ -20,6 +20,7 @@ PEAK_BYTES = 1536 * 1024 * 1024
 class Probe:
     exit_code: int  # negative: killed by that signal
     stderr: str
+    stdout: str
     seconds: float
     peak_bytes: int
 
@@ -37,10 +38,10 @@ def run_loader(args: list[str], cwd: Path, *, timeout: float = SECONDS, env: dic
     reported as such) after `timeout` seconds."""
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOADER_")}, **(env or {})}
     env["PYTHONFAULTHANDLER"] = "1"
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
         started = time.monotonic()
         child = subprocess.Popen([sys.executable, "-m", "loader", *args], cwd=cwd, env=env,
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err)
         deadline = started + timeout
         while True:
             pid, status, usage = os.wait4(child.pid, os.WNOHANG)
@@ -55,5 +56,7 @@ def run_loader(args: list[str], cwd: Path, *, timeout: float = SECONDS, env: dic
         child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
+        out.seek(0)
+        stdout = out.read(1 << 20).decode("utf-8", "replace")
     peak = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return Probe(child.returncode, stderr, seconds, peak)
+    return Probe(child.returncode, stderr, stdout, seconds, peak)
