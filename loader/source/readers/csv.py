@@ -106,9 +106,22 @@ def _undecodable(data: bytes, exc: UnicodeDecodeError, encoding: str) -> str:
     return f"cannot decode the file as {name}: line {line}, column {column} holds the byte 0x{data[start]:02X}"
 
 
+def windows_1252_likely(data: bytes) -> bool:
+    """Whether bytes that are not UTF-8 are Windows-1252 text: they hold bytes 0x80-0x9F, its curly
+    quotes, dashes and euro sign (in latin-1 these would be C1 control characters, never text)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return any(0x80 <= byte <= 0x9F for byte in data)
+    return False
+
+
 def _encoding_hint(data: bytes) -> str:
     if data[:4096].count(b"\x00") > len(data[:4096]) // 8:
         return "the file looks like UTF-16 without a byte order mark: set `encoding: utf-16` in the mapping"
+    if windows_1252_likely(data):
+        return ("its bytes 0x80-0x9F are Windows-1252's curly quotes and dashes (a file saved by Excel on "
+                "Windows): set `encoding: cp1252` in the mapping")
     return "save it as UTF-8, or set `encoding:` in the mapping (e.g. cp1252 for a file saved by Excel on Windows)"
 
 
