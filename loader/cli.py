@@ -12,6 +12,7 @@ import argparse
 import gc
 import importlib
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Collection, Iterator, Sequence
@@ -21,8 +22,10 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from loader import __version__
+from loader.console import shown
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
-from loader.files.private import create_private, private_folder
+from loader.files.private import private_folder
+from loader.files.safe_write import replacing
 from loader.redaction import configure_logging, redact
 
 COMMANDS: dict[str, str] = {
@@ -45,6 +48,23 @@ COMMANDS: dict[str, str] = {
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message, hint=f"run `{self.prog} --help`")
+
+
+ARGUMENT_BYTES = 4096  # PATH_MAX on Linux: no path, and no other value of an option, is longer
+
+
+def check_argument_sizes(words: Sequence[str]) -> None:
+    """Refuse, as a usage error naming the option, an argument longer than ARGUMENT_BYTES (in the
+    bytes the system would see): a 100 KB `--out` or a 5,000-character path is no file name."""
+    for at, word in enumerate(words):
+        size = len(os.fsencode(word))
+        if size <= ARGUMENT_BYTES:
+            continue
+        option = word.split("=", 1)[0] if word.startswith("--") and "=" in word[:64] else \
+            words[at - 1] if at and words[at - 1].startswith("-") else "an argument"
+        raise UsageError(f"{shown(option[:64])}: the value given is {size:,} bytes long, more than the "
+                         f"{ARGUMENT_BYTES:,} a path or an option's value may have",
+                         hint="give a shorter path or value")
 
 
 def _command_module(name: str) -> ModuleType:
@@ -157,7 +177,7 @@ def write_crash_log(error: BaseException) -> Path:
     followed or overwritten.
     """
     log_file = private_folder("loader-crash-") / CRASH_LOG_NAME
-    with create_private(log_file) as handle:
+    with replacing(log_file) as handle:
         handle.write(redact("".join(traceback.format_exception(error))).encode("utf-8", "replace"))
     return log_file
 
@@ -191,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         words = sys.argv[1:] if argv is None else list(argv)
+        check_argument_sizes(words)
         parser = build_parser(_named_command(words))
         args = parser.parse_args(words)
         if not getattr(args, "command", None):
@@ -213,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("loader: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
         if isinstance(error, LoaderError):
-            print(f"loader: error: {redact(str(error))}", file=sys.stderr)
+            print(f"loader: error: {shown(redact(str(error)))}", file=sys.stderr)
             if args is not None:
                 from loader.report.formats import print_error_output
 

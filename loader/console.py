@@ -14,11 +14,19 @@ callers never branch. Bars are drawn on stdout, only when it is a terminal; `NO_
             advance("schools")                                      # one record of the block done
 
 `ask_yes(question)` asks on stderr and reads the answer from stdin (None when stdin is no terminal).
+
+Text that reaches a terminal or a log holds names, keys and arguments the user (or a file) gave:
+`clean` shows every control character in it as a visible escape (a carriage return, an escape
+sequence, BEL, a line break, a bidirectional override), so nothing can clear the screen or forge a
+line; `shown` does so for a whole error, keeping the line breaks of its own layout (a break before
+an indented line) and cutting any run of more than ECHO_LIMIT characters without a space (an
+echoed 100 KB argument, a 5,000-character path) to ECHO_LIMIT and "…".
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -37,6 +45,36 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates, and the
+# lone surrogates a byte that is not UTF-8 becomes in a command-line argument or a file name.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+ECHO_LIMIT = 200
+_LONG_RUN = re.compile(rf"\S{{{ECHO_LIMIT + 1},}}")
+
+
+def clean(text: str) -> str:
+    """`text` with every control character shown as an escape (`\\r`, `\\e`, `\\u202e`): inert anywhere."""
+    if text.isprintable() or not _UNSAFE.search(text):  # isprintable: the fast common case
+        return text
+    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
+
+
+def shown(text: str) -> str:
+    """A message as it may be printed: `clean` but for the breaks of its own layout (each before an
+    indented line), every run of more than ECHO_LIMIT non-blank characters cut (see the docstring)."""
+    first, *rest = text.split("\n")
+    pieces = [_short(clean(first))]
+    for line in rest:
+        pieces.append(("\n" if line.startswith("  ") else "\\n") + _short(clean(line)))
+    return "".join(pieces)
+
+
+def _short(text: str) -> str:
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return _LONG_RUN.sub(lambda m: m.group()[:ECHO_LIMIT] + "…", text)
 
 
 class Bar(Protocol):

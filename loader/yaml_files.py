@@ -1,11 +1,16 @@
 """The one YAML loader (mapping files, loader.yaml and its `profile:`): safe loading, the place of
 every node, and JSON Schema errors placed on it.
 
-`read_yaml_file` refuses what is not a small regular file (a FIFO, `/dev/zero`: loader.files.inputs) and
-text that is not UTF-8 (naming line, column and byte); `load_marked` refuses documents nested
-deeper than MAX_DEPTH (counted while composing, before the recursion could grow), more than
-_MAX_NODES nodes (aliases included), tags, and NUL characters in keys and values; duplicate keys
-and merge keys are reported as problems at their place.
+Every YAML file the loader reads (mappings, loader.yaml, decisions.yaml) is read by
+`read_yaml_document` (or its two halves). `read_yaml_text` refuses what is not a small regular file
+(a FIFO, `/dev/zero`: loader.files.inputs) and text that is not UTF-8 (naming line, column and
+byte); `load_marked` refuses documents nested deeper than MAX_DEPTH (counted while composing,
+before the recursion could grow), more than MAX_NODES values (counted while composing, and again
+with every alias expanded, so "billion laughs" stops at the bound, never expanded), tags, and NUL
+characters in keys and values; duplicate keys and merge keys are reported as problems at their place.
+
+The events come from libyaml's parser when PyYAML was built with it, else from PyYAML's own: picked
+once, at import (`_EventSource`); the composition above them, with its bounds, is always PyYAML's.
 
 Mapping keys keep their source text ("Yes" stays "Yes", not True); scalar values are resolved
 by the safe YAML 1.1 rules, and their source text is kept too (`raw`), so a `map:` or `where:`
@@ -27,9 +32,18 @@ from loader.files.inputs import NotUtf8, decode_utf8, read_regular_file
 from loader.places import MappingPlace
 from loader.suggestions import did_you_mean
 
+try:  # libyaml's scanner and parser: the same events, several times faster
+    from yaml.cyaml import CParser as _EventSource
+except ImportError:  # PyYAML built without libyaml
+    class _EventSource(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef,misc]
+        def __init__(self, stream: str):
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+
 Path_ = tuple[str | int, ...]
 MAX_DEPTH = 50
-_MAX_NODES = 200_000
+MAX_NODES = 200_000  # values of one document, aliases expanded: a mapping file holds far fewer
 _OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_TAGS = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
@@ -85,29 +99,44 @@ def decode_yaml_text(data: bytes, file: str) -> str:
         raise YamlSyntaxError(MappingPlace(file, refused.line, refused.column), str(refused)) from None
 
 
-class _BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]
-    """The safe loader, composing no deeper than MAX_DEPTH collections (PyYAML's composer recurses
-    once per level: a deep document would otherwise end in RecursionError)."""
+class _BoundedLoader(_EventSource, yaml.composer.Composer, yaml.resolver.Resolver):  # type: ignore[misc]
+    """Events composed into nodes no deeper than MAX_DEPTH collections (PyYAML's composer recurses
+    once per level: a deep document would otherwise end in RecursionError) and no more than
+    MAX_NODES of them (a huge document stops there, unread)."""
 
     def __init__(self, stream: str, file: str):
-        super().__init__(stream)
+        _EventSource.__init__(self, stream)
+        yaml.composer.Composer.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
         self._file = file
         self._depth = 0
+        self._nodes = 0
+
+    def get_single_node(self) -> yaml.Node | None:
+        return yaml.composer.Composer.get_single_node(self)
 
     def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            self._refuse(f"the document holds more than {MAX_NODES:,} values")
         if not self.check_event(*_OPENING):
-            return super().compose_node(parent, index)
+            return yaml.composer.Composer.compose_node(self, parent, index)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
-                raise YamlSyntaxError(
-                    MappingPlace(self._file, mark.line + 1, mark.column + 1),
-                    f"the document is nested deeper than {MAX_DEPTH} levels",
-                )
-            return super().compose_node(parent, index)
+                self._refuse(f"the document is nested deeper than {MAX_DEPTH} levels")
+            return yaml.composer.Composer.compose_node(self, parent, index)
         finally:
             self._depth -= 1
+
+    def _refuse(self, message: str) -> None:
+        mark = self.peek_event().start_mark
+        raise YamlSyntaxError(MappingPlace(self._file, mark.line + 1, mark.column + 1), message)
+
+
+def read_yaml_document(path: Path, file: str) -> MarkedDocument:
+    """The YAML document in the file at `path` (shown as `file`): `read_yaml_text`, then `load_marked`."""
+    return load_marked(read_yaml_text(path, file), file)
 
 
 def load_marked(text: str, file: str) -> MarkedDocument:
@@ -119,11 +148,13 @@ def load_marked(text: str, file: str) -> MarkedDocument:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         place = MappingPlace(file, mark.line + 1, mark.column + 1) if mark else MappingPlace(file, 1, 1)
+        if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 levels), met while it scans ahead
+            raise YamlSyntaxError(place, f"the document is nested deeper than {MAX_DEPTH} levels") from None
         raise YamlSyntaxError(place, f"invalid YAML: {exc.problem or exc}") from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(MappingPlace(file, 1, 1), f"invalid YAML: {exc}") from None
     finally:
-        if loader is not None:
+        if loader is not None and hasattr(loader, "dispose"):
             loader.dispose()
     doc = MarkedDocument(file, None)
     if node is None:
@@ -140,8 +171,10 @@ def load_marked(text: str, file: str) -> MarkedDocument:
 
 def _convert(doc: MarkedDocument, loader: yaml.SafeLoader, node: yaml.Node, path: Path_, counter: list[int]) -> Any:
     counter[0] += 1
-    if counter[0] > _MAX_NODES or len(path) > 50:
-        raise YamlSyntaxError(_place(doc.file, node), "the document is too large or too deeply nested")
+    if counter[0] > MAX_NODES or len(path) > 50:
+        message = f"the document holds more than {MAX_NODES:,} values (aliases expanded)" if len(path) <= 50 \
+            else "the document is too deeply nested"
+        raise YamlSyntaxError(_place(doc.file, node), message)
     doc.values[path] = _place(doc.file, node)
     allowed = _PLAIN_TAGS.get(type(node))
     if allowed is not None and node.tag != allowed:

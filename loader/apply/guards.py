@@ -39,9 +39,12 @@ class MaxChanges:
 _MAX_CHANGES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
 
 
+_MAX_CHANGES_CHARS = 20  # a count or a percentage: longer text is no number a guard rail needs
+
+
 def parse_max_changes(text: str) -> MaxChanges:
     """`"50"` -> at most 50 records; `"10%"` -> at most 10 % of the records in scope."""
-    match = _MAX_CHANGES.match(text)
+    match = _MAX_CHANGES.match(text) if len(text) <= _MAX_CHANGES_CHARS else None
     if not match:
         raise UsageError(f"--max-changes {text!r} is neither a number nor a percentage", hint="e.g. 200 or 10%")
     number, percent = match.groups()
@@ -70,6 +73,29 @@ def check_change_count(changes: int, scope: int, guard: MaxChanges) -> None:
 
 def check_errors(plan: Plan, partial: bool) -> None:
     check_error_count(len(plan.errors()), partial)
+
+
+def check_payloads(plan: Plan) -> None:
+    """Every value the apply would send must be one JSON can carry: a NaN or an infinite number (a
+    cell holding 1e999, a database's REAL) is refused, naming its record and field, before the
+    first write rather than by the encoder in the middle of the apply."""
+    for record in plan.records():
+        for field, value in record.payload.items():
+            if not _finite(value):
+                raise PlanError(
+                    f"{record.ref}: `{field}` is {value!r}, a number JSON cannot carry; nothing was applied",
+                    where=str(record.source), hint="give the cell a finite number, or leave it empty",
+                )
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def check_error_count(errors: int, partial: bool) -> None:

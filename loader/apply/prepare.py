@@ -26,6 +26,7 @@ from loader.apply.guards import (
     check_errors,
     check_fingerprints,
     check_max_changes,
+    check_payloads,
     check_profile,
     check_target,
 )
@@ -85,6 +86,7 @@ def check_plan_file(
             check_change_count(counts.changes_partial if partial else counts.changes, counts.scope, guard)
     else:
         check_errors(plan, partial)
+        check_payloads(plan)
         check_max_changes(plan, guard, partial)
     target = env_name or plan.env_name
     check_target(plan, target, None)
@@ -127,5 +129,6 @@ def check_new_plan(plan: Plan, *, expected_digest: str | None, partial: bool, gu
     """The checks of a plan made now; the number of changes it would apply."""
     check_digest(plan, expected_digest)
     check_errors(plan, partial)
+    check_payloads(plan)
     check_max_changes(plan, guard, partial)
     return changes_to_apply(plan, partial)

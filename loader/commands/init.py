@@ -37,7 +37,9 @@ from loader.commands.init_pack import copy_pack
 from loader.config import Config
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
+from loader.files.inputs import read_regular_file
 from loader.files.package_data import pack_names
+from loader.files.safe_write import write_text
 from loader.plan.feed_fetching import fetch_feed
 from loader.plan.mapping_tests.draft_test import draft_tests
 from loader.profile import Profile
@@ -52,7 +54,8 @@ from loader.source.draft import (
     sample_of,
 )
 from loader.source.draft_yaml import render_draft
-from loader.source.readers import has_sheets, read_sheet, sheet_names
+from loader.source.readers import has_sheets, limits, read_sheet, sheet_names
+from loader.source.readers.csv import windows_1252_likely
 from loader.source.sources import read_sources
 from loader.words import plural
 
@@ -83,6 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--entity", metavar="ENTITY", help="the entity its rows become (default: guessed)")
     parser.add_argument("--out", metavar="FILE", type=Path, help="the mapping file (default: mappings/<workbook>.yaml)")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="a CSV file's encoding, e.g. cp1252 (default: UTF-8; Windows-1252 is detected)")
+    parser.add_argument("--delimiter", metavar="CHAR", help="a CSV file's delimiter (default: sniffed among , ; tab |)")
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,8 @@ class InitRequest:
     out: Path  # the mapping file to write
     force: bool
     pack: str | None = None  # --pack: copy this pack (no workbook then)
+    encoding: str | None = None  # a CSV file's
+    delimiter: str | None = None
 
 
 def request_from(args: argparse.Namespace) -> InitRequest:
@@ -103,7 +111,11 @@ def request_from(args: argparse.Namespace) -> InitRequest:
         return InitRequest(Path(), None, None, Path(), args.force, pack)
     workbook: Path = args.workbook
     out: Path = args.out or Path("mappings") / f"{workbook.stem.lower().replace(' ', '-')}.yaml"
-    return InitRequest(workbook, args.sheet, args.entity, out, args.force)
+    delimiter = getattr(args, "delimiter", None)
+    if delimiter is not None and len(delimiter) != 1:
+        raise UsageError(f"--delimiter {delimiter!r}: give one character", hint="e.g. --delimiter ';'")
+    return InitRequest(workbook, args.sheet, args.entity, out, args.force,
+                       encoding=getattr(args, "encoding", None), delimiter=delimiter)
 
 
 def run(request: InitRequest, config: Config) -> int:
@@ -119,12 +131,13 @@ def run(request: InitRequest, config: Config) -> int:
     if config.path is None:
         print(outside_a_project(config), file=sys.stderr)
     display = os.path.relpath(workbook)
-    drafted = _draft(workbook, display, request.sheet, request.entity, config.profile)
+    reading = _csv_reading(request, display)
+    drafted = _draft(workbook, display, request.sheet, request.entity, config.profile, reading)
     blocks = [block for block, _ in drafted]
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
-                        workbook=workbook.name)
-    out.write_text(text, encoding="utf-8")
+                        workbook=workbook.name, reading=reading)
+    write_text(out, text, private=False)
     _print_summary(blocks, out)
     unresolved = [b.name for b in blocks if b.key_unresolved]
     if unresolved:
@@ -158,15 +171,39 @@ def _write_draft_tests(out: Path, drafted: list[tuple[DraftBlock, Sample]], prof
     tests = {path: text for path, text in draft_tests(out, drafted, profile).items() if not path.exists()}
     for path, text in tests.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text, private=False)
         print(f"wrote {path}")
     if tests:
         print(f"{plural(len(tests), 'draft test')}: review {'it' if len(tests) == 1 else 'them'} "
               "(synthetic values; remove `draft: true` once the cases say what the mapping must do)")
 
 
-def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None,
-           profile: Profile) -> list[tuple[DraftBlock, Sample]]:
+def _csv_reading(request: InitRequest, display: str) -> dict[str, str]:
+    """How the draft reads a CSV file (`encoding:`, `delimiter:`): as given, and Windows-1252 when the
+    file is not UTF-8 and holds its curly quotes and dashes (bytes 0x80-0x9F), said on stderr."""
+    given = {"encoding": request.encoding, "delimiter": request.delimiter}
+    if has_sheets(request.workbook):
+        if any(given.values()):
+            raise UsageError("--encoding and --delimiter are for a CSV file; a workbook has neither")
+        return {}
+    reading = {name: value for name, value in given.items() if value is not None}
+    if request.encoding is None and windows_1252_likely(_csv_bytes(request.workbook)):
+        print(f"{display}: not UTF-8; its bytes 0x80-0x9F are Windows-1252's curly quotes and dashes, "
+              "so it is read as cp1252 (`encoding: cp1252` in the draft)", file=sys.stderr)
+        reading["encoding"] = "cp1252"
+    return dict(sorted(reading.items(), key=lambda item: item[0] != "encoding"))
+
+
+def _csv_bytes(path: Path) -> bytes:
+    """The CSV file's bytes; none when it cannot be read (reading it as a source then says why)."""
+    try:
+        return read_regular_file(path, limit=limits.CSV_BYTES.value())
+    except OSError:
+        return b""
+
+
+def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, profile: Profile,
+           reading: dict[str, str]) -> list[tuple[DraftBlock, Sample]]:
     if has_sheets(workbook) and workbook.is_file():
         names = [sheet] if sheet else sheet_names(workbook)
     else:
@@ -176,7 +213,7 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None,
     blocks: list[tuple[DraftBlock, Sample]] = []
     taken: set[str] = set()
     for name in names:
-        data = read_sheet(workbook, display, name)
+        data = read_sheet(workbook, display, name, encoding=reading.get("encoding"), delimiter=reading.get("delimiter"))
         sample = sample_of(data)
         if sample is None:
             continue

@@ -37,10 +37,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from loader.files.safe_write import write_text
 from loader.history.errors import HistoryError
-from loader.history.files import MAX_FILE_BYTES, read_bounded, write_atomically
+from loader.yaml_files import YamlSyntaxError, read_yaml_document
 
 FILE_NAME = "decisions.yaml"
 CREATE = "CREATE"  # the field of a decision about a whole new record
@@ -50,6 +49,7 @@ _HEADER = (
     "# A skip holds while the sheet proposes the refused value; a defer until its date. Delete an entry\n"
     "# to undo it. Sorted by entity, key, field: keep it that way so parallel branches merge cleanly.\n"
 )
+_TOP_LEVEL = ("version", "decisions")
 _FIELDS = ("entity", "key", "field", "environment", "decision", "refused", "reason", "by", "date", "until")
 
 
@@ -154,29 +154,46 @@ def decisions_path(project_dir: Path) -> Path:
 
 
 def read_decisions(path: Path) -> Decisions:
-    """The decisions in `path` (none when there is no such file)."""
-    data = read_bounded(path, MAX_FILE_BYTES, hint="restore decisions.yaml from git")  # never a FIFO or a link
+    """The decisions in `path` (none when there is no such file). Read as every YAML file is
+    (loader.yaml_files: a regular file, bounded in size, depth and values); an unknown top-level
+    key and one change decided twice are errors."""
+    try:
+        document = read_yaml_document(path, str(path))
+    except FileNotFoundError:
+        return Decisions()
+    except OSError as error:
+        raise HistoryError(f"cannot read the decisions: {error.strerror or error}", where=str(path)) from None
+    except YamlSyntaxError as error:
+        raise HistoryError(error.message, where=str(error.place),
+                           hint="resolve the merge conflict or restore the file from git") from None
+    if document.problems:
+        place, message = document.problems[0]
+        raise HistoryError(message, where=str(place), hint="write each decision's fields once")
+    data = document.data
     if data is None:
         return Decisions()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise HistoryError(f"cannot read the decisions: {error}", where=str(path),
-                           hint="restore decisions.yaml from git") from error
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise HistoryError(f"not YAML: {error}", where=str(path),
-                           hint="resolve the merge conflict or restore the file from git") from error
-    if document is None:
-        return Decisions()
-    if not isinstance(document, Mapping) or not isinstance(document.get("decisions", []), list):
+    if not isinstance(data, Mapping) or not isinstance(data.get("decisions", []), list):
         raise HistoryError("expected `version: 1` and a list `decisions:`", where=str(path))
-    if document.get("version", VERSION) != VERSION:
-        raise HistoryError(f"version {document.get('version')!r} is not one this loader reads ({VERSION})",
+    unknown = sorted(str(k) for k in data if k not in _TOP_LEVEL)
+    if unknown:
+        raise HistoryError(f"unknown key {unknown[0]!r}", where=str(document.place((unknown[0],), key=True)),
+                           hint="the file holds `version:` and `decisions:` only")
+    if data.get("version", VERSION) != VERSION:
+        raise HistoryError(f"version {data.get('version')!r} is not one this loader reads ({VERSION})",
                            where=str(path), hint="upgrade the loader")
-    entries = [_entry(item, number, path) for number, item in enumerate(document.get("decisions") or [], 1)]
+    entries = [_entry(item, number, path) for number, item in enumerate(data.get("decisions") or [], 1)]
+    _refuse_twice_decided(entries, path)
     return Decisions(tuple(sorted(entries, key=sort_key)))
+
+
+def _refuse_twice_decided(entries: list[Decision], path: Path) -> None:
+    first: dict[tuple[str, str, str, str], int] = {}
+    for number, entry in enumerate(entries, 1):
+        earlier = first.setdefault(entry.identity, number)
+        if earlier != number:
+            raise HistoryError(
+                f"decisions {earlier} and {number} decide one change ({entry.entity} {entry.key} › {entry.field} "
+                f"on {entry.environment})", where=str(path), hint="keep one of them and delete the other")
 
 
 def _entry(item: Any, number: int, path: Path) -> Decision:
@@ -248,5 +265,6 @@ def _quoted(text: str) -> str:
 
 
 def write_decisions(path: Path, decisions: Decisions) -> None:
-    """Write the decisions file (through a fresh temporary file beside it, so a crash leaves the old one)."""
-    write_atomically(path, decisions_text(decisions).encode())
+    """Write the decisions file through a fresh temporary file beside it (loader.files.safe_write): a
+    crash leaves the old one, a symlink planted beside it is never written through."""
+    write_text(path, decisions_text(decisions), private=False)  # kept in git: the umask's mode

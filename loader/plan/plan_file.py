@@ -26,13 +26,13 @@ from loader.errors import PlanError
 from loader.files.gzipped import gunzip_limited, gzip_writer, is_gzip
 from loader.files.inputs import decode_utf8, read_regular_file
 from loader.files.package_data import schema as package_schema
-from loader.files.private import open_private
+from loader.files.safe_write import replacing
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_record
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.plan_counts import plan_counts
 from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_parsed, plan_head_to_dict, record_to_dict
-from loader.plan.plan_seal import SEAL_OPEN, Sealer, seal_to_dict
+from loader.plan.plan_seal import SEAL_OPEN, Sealer, read_seal, seal_to_dict
 from loader.plan.plan_split import record_batches, split_plan
 
 T = TypeVar("T")
@@ -121,7 +121,7 @@ def _dumped(value: Any, indent: int = 0) -> str:
 def write_plan_json(plan: Plan, path: Path) -> None:
     """Write plan.json readable by its owner only (0600), replacing any file there, a block of records
     at a time; gzip-compressed when its name ends in `.gz` (the same plan gives the same bytes)."""
-    with open_private(path) as handle:
+    with replacing(path) as handle:
         if path.suffix.lower() == ".gz":
             with gzip_writer(handle) as packed:
                 _write_chunks(plan, packed.write)
@@ -173,7 +173,9 @@ def read_plan_json(path: Path, *, limit: int = MAX_PLAN_BYTES) -> Plan:
     """A plan.json (or plan.json.gz: gzip is told by its first bytes) checked against its schema;
     PlanError naming every problem otherwise (`plan_of_text`)."""
     with plan_errors(path):
-        return plan_of_text(read_plan_bytes(path, limit), path)
+        text = read_plan_bytes(path, limit)
+        read_seal(text)  # a plan edited since it was sealed is refused here as in `apply --plan`
+        return plan_of_text(text, path)
 
 
 @contextmanager

@@ -15,7 +15,8 @@ loader with this schema and changed by nobody since, so its counts are the plan'
 as a whole: apply checks it by its head and counts, then reads its records a batch at a time while
 it writes (each batch still checked against the schema, and the counts compared at the end). A
 seal is a checksum, not a signature: it tells a plan.json as written from one edited or damaged
-since, which is read and checked whole before the first write, as any plan without a seal.
+since, which is refused on every read (SealBroken). A plan without a seal, or sealed under another
+schema, is read and checked whole before the first write.
 """
 
 from __future__ import annotations
@@ -72,10 +73,16 @@ def seal_from_dict(data: Any) -> Seal | None:
         return None
 
 
+class SealBroken(ValueError):
+    """The plan.json text was changed after it was sealed: its seal, of this loader's schema, does
+    not match it (a payload value, the digest or a count edited by hand)."""
+
+
 def read_seal(text: bytes | bytearray) -> tuple[Seal, int] | None:
     """The seal of plan.json `text` and where it starts, when it holds: the text before it hashes
     to it, it was written under this loader's schema, and its spans lie in order inside that text
-    between a block's brackets. None otherwise (no seal, another schema, edited, damaged)."""
+    between a block's brackets. None when there is no seal or one of another schema (a plan read
+    whole); SealBroken when a seal of this schema is there and the text does not match it."""
     at = text.rfind(SEAL_OPEN, max(0, len(text) - TAIL_BYTES))
     if at < 0:
         return None
@@ -84,10 +91,12 @@ def read_seal(text: bytes | bytearray) -> tuple[Seal, int] | None:
     except orjson.JSONDecodeError:
         return None
     seal = seal_from_dict(tail.get("seal")) if isinstance(tail, dict) and len(tail) == 1 else None
-    if seal is None or seal.schema != schema_digest() or len(seal.spans) != len(seal.counts.block_records):
+    if seal is None or seal.schema != schema_digest():
         return None
-    if hashlib.sha256(memoryview(text)[:at]).hexdigest() != seal.sha256 or not _spans_hold(text, seal.spans, at):
-        return None
+    if len(seal.spans) != len(seal.counts.block_records) or \
+            hashlib.sha256(memoryview(text)[:at]).hexdigest() != seal.sha256 or not _spans_hold(text, seal.spans, at):
+        raise SealBroken("the plan was changed after `loader plan` wrote it: its seal does not match its text, "
+                         "so it is not applied")
     return seal, at
 
 

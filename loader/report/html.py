@@ -25,7 +25,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from loader.files.private import write_private_text
+from loader.files.safe_write import write_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
@@ -112,7 +112,7 @@ def _render(plan: Plan, digest: str) -> str:
 
 
 def write_html(plan: Plan, path: Path) -> None:
-    write_private_text(path, render_html(plan))  # masked, but unmarked personal data may be there
+    write_text(path, render_html(plan))  # masked, but unmarked personal data may be there
 
 
 def _json_for_script(value: Any) -> str:

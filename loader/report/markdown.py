@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from loader.files.private import write_private_text
+from loader.files.safe_write import write_text
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
@@ -141,7 +141,7 @@ def write_markdown(plan: Plan, path: Path, *, limit: int = PART_LIMIT) -> list[P
     documents = render_parts(plan, limit=limit, file_name=path.name)
     paths = part_paths(path, len(documents))
     for target, text in zip(paths, documents, strict=True):
-        write_private_text(target, text)  # masked, but unmarked personal data may be there
+        write_text(target, text)  # masked, but unmarked personal data may be there
     # Parts left by an earlier, longer report would read as part of this one.
     for stale in path.parent.glob(f"{path.stem}.part*{path.suffix}"):
         number = stale.name[len(path.stem) + len(".part"):-len(path.suffix) or None]

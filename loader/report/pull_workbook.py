@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from loader.files.private import open_private
+from loader.files.safe_write import replacing
 from loader.report.pull_table import SheetTable
 
 
@@ -24,5 +24,5 @@ def write_pull_workbook(path: Path, tables: Iterable[SheetTable]) -> None:
         sheet.append(list(table.header))
         for row in table.rows:
             sheet.append(xlsx_row(row))
-    with open_private(path) as handle:  # 0600 before the first byte
+    with replacing(path) as handle:  # 0600 before the first byte
         book.save(handle)

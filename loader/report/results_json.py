@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.apply.results import OUTCOMES, RecordResult, Results
-from loader.files.private import write_private_text
+from loader.files.safe_write import write_text
 
 RESULTS_FORMAT_VERSION = 1
 
@@ -56,4 +56,4 @@ def results_to_dict(results: Results) -> dict[str, Any]:
 def write_results_json(results: Results, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(results_to_dict(results), indent=2, ensure_ascii=False, default=str) + "\n"
-    write_private_text(path, text)
+    write_text(path, text)

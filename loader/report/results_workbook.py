@@ -32,7 +32,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from loader.apply.results import Outcome, RecordResult, Results
 from loader.errors import LoaderError
-from loader.files.private import open_private
+from loader.files.safe_write import replacing
 from loader.findings import Finding
 from loader.places import CellRef, Place
 from loader.plan.model import Plan, SourceReading
@@ -157,15 +157,20 @@ def write_results_workbook(
         _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open_private(path) as handle:  # 0600 before the copied source rows are written
+    with replacing(path) as handle:  # 0600 before the copied source rows are written
         workbook.save(handle)
     return notes
 
 
 def _copy_source(sheet: Worksheet, source: _Source, base: Path, header: int, notes: list[str]) -> int:
     """Copy the source rows in place, read as the plan read them, with the sheet's layout;
-    returns the number of source columns (outcome columns go after them)."""
+    returns the number of source columns (outcome columns go after them). Only a file inside the
+    project's folder (`base`, symlinks resolved) is copied: a plan naming /etc/passwd, or a link
+    to it, never has it copied into a workbook."""
     file_path = Path(source.file) if Path(source.file).is_absolute() else base / source.file
+    if not file_path.resolve().is_relative_to(base.resolve()):
+        notes.append(f"{source.file}: source rows not copied (the file lies outside the project folder {base})")
+        return 0
     try:
         data = read_sheet(file_path, source.file, source.sheet, delimiter=source.delimiter, encoding=source.encoding)
     except LoaderError as error:

@@ -26,6 +26,8 @@ from loader.report.review_rows import (
     decided_value,
 )
 from loader.source.readers.rows import unneutralised
+from loader.source.readers.xlsx import sheet_names
+from loader.source.readers.xlsx_parts import read_sheet_meta
 from loader.suggestions import did_you_mean
 
 NEEDED = ("decision", "reason", "until", "row id", "change digest")
@@ -64,10 +66,22 @@ class ReviewedWorkbook:
 
 
 def read_review_workbook(path: Path) -> ReviewedWorkbook:
-    """The decided rows of the review workbook at `path`, every row checked first (see the module docstring)."""
-    sheets = _sheets(path)
-    if INDEX_SHEET not in sheets.sheet_names or SHEET not in sheets.sheet_names:
+    """The decided rows of the review workbook at `path`, every row checked first (see the module docstring).
+
+    The workbook is bounded as a source workbook is (loader.source.readers.limits): its two sheets'
+    XML is scanned first, so a zip bomb, a huge shared string or a cell at XFD1048576 is refused
+    before calamine allocates for it."""
+    if not path.exists():
+        raise SheetError("no such file", where=str(path))
+    try:
+        names = sheet_names(path)
+    except SheetError as error:
+        raise _not_review(path, error.message) from None
+    if INDEX_SHEET not in names or SHEET not in names:
         raise _not_review(path, f"it has no `{SHEET}` sheet and hidden `{INDEX_SHEET}` sheet")
+    for name in (INDEX_SHEET, SHEET):
+        read_sheet_meta(path, name, str(path))
+    sheets = _sheets(path)
     head, index = _read_index(path, _rows(path, sheets, INDEX_SHEET))
     reviewed = _Checker(path, head["plan digest"], index).check(_rows(path, sheets, SHEET))
     return ReviewedWorkbook(head["plan digest"], head["environment"], reviewed, tuple(index.values()))
@@ -78,8 +92,6 @@ def _sheets(path: Path) -> Any:
     second, where openpyxl took seconds)."""
     import python_calamine
 
-    if not path.is_file():
-        raise SheetError("no such file", where=str(path))
     try:
         return python_calamine.CalamineWorkbook.from_path(str(path))
     except BaseException as error:  # calamine raises several unrelated types; a Rust panic is a BaseException

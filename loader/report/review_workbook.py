@@ -52,13 +52,13 @@ def _cell(value: Any) -> Any:
 
 def write_review_workbook(plan: Plan, path: Path, digester: Digester | None = None) -> int:
     """Write the review workbook of `plan` to `path` (mode 0600); returns how many rows it has."""
-    from loader.files.private import open_private
+    from loader.files.safe_write import replacing
     from loader.report.review_sheets import build_review_book
 
     digest = shown_digest(plan)
     rows = review_rows(plan, digester, digest)
     book = build_review_book(plan, digest, rows, [{k: _cell(v) for k, v in row.shown().items()} for row in rows])
-    with open_private(path) as handle:  # 0600 before the first byte: live values of people's records
+    with replacing(path) as handle:  # 0600 before the first byte: live values of people's records
         book.save(handle)
     return len(rows)
 

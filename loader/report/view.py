@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
+from loader.console import clean as clean
 from loader.findings import Finding
 from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
@@ -31,18 +31,6 @@ from loader.report.finding_groups import ShownFinding, group_findings
 from loader.words import plural
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
-
-# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
-
-
-def clean(text: str) -> str:
-    """`text` with every control character shown as an escape (`\\r`, `\\e`, `\\u202e`): inert anywhere."""
-    if text.isprintable() or not _UNSAFE.search(text):  # isprintable: the fast common case
-        return text
-    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}"), text)
-
 
 def cut(text: str, limit: int) -> str:
     """`text` cut to at most `limit` characters, ending in the cut marker when cut."""

@@ -35,8 +35,10 @@ def _flow(value: Any) -> str:
     return _scalar(value)
 
 
-def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str, workbook: str) -> str:
-    """The mapping file's text: `$schema` line, a review note, then one block per sheet."""
+def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str, workbook: str,
+                 reading: Mapping[str, str] | None = None) -> str:
+    """The mapping file's text: `$schema` line, a review note, the source and how to read it (a CSV
+    file's `encoding:` and `delimiter:`, when not the defaults), then one block per sheet."""
     lines = [
         f"# yaml-language-server: $schema={schema_path}",
         "#",
@@ -46,6 +48,7 @@ def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str,
         "#   - then `loader validate` this file and `loader plan` it.",
         "version: 1",
         f"source: {_scalar(source)}",
+        *(f"{name}: {_scalar(value)}" for name, value in (reading or {}).items()),
         "entities:",
     ]
     for n, block in enumerate(blocks):

@@ -218,13 +218,13 @@ def _edited(path: Path) -> bytes:
     return text[:at] + b'"action": "remake"' + text[at + len(b'"action": "create"'):]
 
 
-def test_a_sealed_plan_edited_in_its_last_block_is_read_whole_and_refused_before_any_write(
+def test_a_sealed_plan_edited_in_its_last_block_is_refused_by_its_seal_before_any_write(
     project: Path, sandbox: Any
 ) -> None:
     write_plan_json(_plan(project, sandbox), project / "plan.json")
     (project / "plan.json").write_bytes(_edited(project / "plan.json"))
     sandbox.reset_stats()
-    with pytest.raises(PlanError, match=r"not a valid plan:\n  blocks/1/records/2002/action: 'remake' is not one of"):
+    with pytest.raises(PlanError, match=r"changed after `loader plan` wrote it: its seal does not match"):
         _run("--plan", "plan.json", "--env", "local", "--partial")
     assert _writes(sandbox) == 0
     assert len(_live(sandbox)["school"]) == 3

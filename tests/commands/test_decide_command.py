@@ -306,3 +306,16 @@ def test_show_writes_the_review_workbook_of_a_saved_plan_with_the_rows_and_diges
     first = list(openpyxl.load_workbook(tmp_path / "first.xlsx")["Review"].iter_rows(values_only=True))
     again = list(openpyxl.load_workbook(tmp_path / "again.xlsx")["Review"].iter_rows(values_only=True))
     assert again == first
+
+
+def test_a_symlink_planted_beside_decisions_yaml_is_never_written_through(reviewed: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".decisions.yaml.tmp").symlink_to(outside)  # as a pull request can bring it
+    ids = row_ids(review_plan())
+    decide_rows(reviewed, {ids[("ENG", "name")]: ("skip", "keep the old name", None)})
+    assert decide(reviewed, project) == 0
+    assert outside.read_text(encoding="utf-8") == "precious"
+    assert [d.field for d in read_decisions(project / "decisions.yaml").entries] == ["name"]

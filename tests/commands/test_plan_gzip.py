@@ -92,6 +92,7 @@ def test_an_invalid_gzip_plan_writes_nothing(fresh_checkout: Path, capsys: pytes
     planned = _changes(capsys)
     data = json.loads(gzip.decompress((fresh_checkout / "plan.json.gz").read_bytes()))
     data["blocks"][-1]["records"][-1]["action"] = "delete"
+    del data["seal"]  # with its seal left, it is refused as edited (tests/plan/test_plan_seal_refused.py)
     (fresh_checkout / "edited.json.gz").write_bytes(gzip.compress(json.dumps(data, indent=2).encode("utf-8")))
     assert main(["apply", "--plan", "edited.json.gz", "--yes"]) == 1
     err = capsys.readouterr().err

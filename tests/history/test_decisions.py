@@ -123,7 +123,7 @@ def test_no_file_is_no_decisions_and_an_empty_file_writes_an_empty_list(tmp_path
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("decisions: [\n", "not YAML"),
+    ("decisions: [\n", "invalid YAML"),
     ("decisions:\n  - entity: school\n    colour: red\n", "decision 1: unknown field 'colour'"),
     ('decisions:\n  - {entity: school, key: "[1]", field: name, environment: e, decision: defer, refused: d,'
      ' date: "2026-11-25"}\n', "decision 1: a defer needs `until: YYYY-MM-DD`"),

@@ -235,3 +235,22 @@ def test_the_layout_reader_refuses_a_sheet_declaring_a_dtd(tmp_path: Path) -> No
     _rewritten(plain, with_dtd, lambda d: b'<!DOCTYPE x [<!ENTITY a "aaaa">]>' + d.split(b"?>", 1)[-1])
     with pytest.raises(LayoutError, match="DTD"):
         read_layout(with_dtd, "Schools", 3)
+
+
+@pytest.mark.parametrize("named", ["absolute", "relative", "symlink"])
+def test_results_never_copy_a_file_outside_the_project_that_a_plan_names(tmp_path: Path, named: str) -> None:
+    from loader.apply.results import Results
+    from loader.report.results_workbook import write_results_workbook
+
+    project = tmp_path / "project"
+    project.mkdir()
+    secret = tmp_path / "secret.csv"
+    secret.write_text("user,password\nroot,hunter2\n", encoding="utf-8")
+    (project / "outside.csv").symlink_to(secret)
+    file = {"absolute": str(secret), "relative": "../secret.csv", "symlink": "outside.csv"}[named]
+    results = Results("sandbox", "local", (), block_sources={"users": (file, None)})
+    notes = write_results_workbook(results, project / "results.xlsx", base=project)
+    assert notes == [f"{file}: source rows not copied (the file lies outside the project folder {project})"]
+    book = openpyxl.load_workbook(project / "results.xlsx")
+    values = [v for sheet in book for row in sheet.iter_rows(values_only=True) for v in row]
+    assert "hunter2" not in values and "root" not in values

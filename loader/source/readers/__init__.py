@@ -58,9 +58,19 @@ NOTHING_WANTED = Wanted()  # what a file kind is read with: every column, no URL
 
 
 def kind_of(path: Path) -> SourceKind | None:
-    """The kind of source a file is, told by its suffix; None for a kind the loader does not know."""
-    suffix = path.suffix.lower()
+    """The kind of source a file is, told by its suffix; None for a kind the loader does not know.
+    A symlink is judged by the name of the file it leads to (`outside.csv` linking to /etc/passwd
+    is no CSV file)."""
+    suffix = judged_name(path).suffix.lower()
     return next((kind for kind in KINDS.values() if suffix in kind.suffixes), None)
+
+
+def judged_name(path: Path) -> Path:
+    """The path whose name tells a file's kind: a symlink's target (every link in a chain followed)."""
+    try:
+        return path.resolve() if path.is_symlink() else path
+    except (OSError, RuntimeError):  # a loop of links, a name too long: judged by its own name
+        return path
 
 
 def file_source(path: Path, *, delimiter: str | None = None, encoding: str | None = None,
@@ -101,8 +111,11 @@ class NotASpreadsheet(SheetError):
     def __init__(self, path: Path, display: str):
         shown = [suffix for k in KINDS.values() for suffix in k.advertised]
         suffixes = f"{', '.join(shown[:-1])} or {shown[-1]}"
-        suffix = path.suffix.lower()
+        judged = judged_name(path)
+        suffix = judged.suffix.lower()
         what = f"its name ends in {suffix!r}" if suffix else "its name has no file extension"
+        if judged is not path:
+            what = f"it is a link to a file whose name {what.removeprefix('its name ')}"
         super().__init__(f"not a spreadsheet the loader reads: {what}", where=display,
                          hint=f"use {suffixes}" + ("" if suffix else "; a CSV file saved without its extension: "
                                                                "rename it to end in .csv"))

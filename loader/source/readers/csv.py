@@ -6,7 +6,9 @@ order mark (UTF-8, UTF-16 or UTF-32), else UTF-8. The file is read without newli
 (`newline=''`), so a CR LF inside a quoted field stays; a quote that is never closed is an error
 at the line it opens instead of swallowing every following row; a byte order mark anywhere but
 at the start (files joined together) is dropped. The delimiter is sniffed among , ; tab | unless
-given. A file larger than `limits.CSV_BYTES` is refused before it is read.
+given. A file larger than `limits.CSV_BYTES` is refused before it is read; a line longer than
+`limits.CSV_LINE_CHARS` before it is split into values, and a row wider than `limits.CSV_COLUMNS`
+as soon as it is (a one-line file of millions of columns stops there, not at the memory's end).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from loader.errors import SheetError
@@ -42,12 +45,15 @@ def read(path: Path, display: str, *, delimiter: str | None, encoding: str | Non
     text = _decode(data, display, encoding).replace("\ufeff", "")
     sep = delimiter or _sniff(text)
     rows: list[SheetRow] = []
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    reader = csv.reader(_bounded_lines(io.StringIO(text, newline=""), display), delimiter=sep, strict=True)
+    columns = limits.CSV_COLUMNS.value()
     number = 0
     started = 1  # the line the current record starts on
     try:
         for number, values in enumerate(reader, start=1):
             started = reader.line_num + 1
+            if len(values) > columns:
+                raise limits.CSV_COLUMNS.refuse(f"row {number} holds {len(values):,} values", display)
             normal = tuple(unneutralised(v) if v else None for v in values)
             if all(is_blank(v) for v in normal):
                 continue
@@ -62,6 +68,15 @@ def read(path: Path, display: str, *, delimiter: str | None, encoding: str | Non
         raise SheetError(f"malformed CSV (line {started}): {exc}", where=CellRef(display, row=number + 1),
                          hint="a quote inside a quoted value is written twice (\"\")") from exc
     return SheetData(display, None, tuple(rows))
+
+
+def _bounded_lines(lines: Iterable[str], display: str) -> Iterator[str]:
+    """The lines of the text, refused (SheetError) at the first one longer than the limit."""
+    limit = limits.CSV_LINE_CHARS.value()
+    for number, line in enumerate(lines, start=1):
+        if len(line) > limit:
+            raise limits.CSV_LINE_CHARS.refuse(f"line {number} holds {len(line):,} characters", display)
+        yield line
 
 
 def _decode(data: bytes, display: str, encoding: str | None) -> str:
@@ -91,9 +106,22 @@ def _undecodable(data: bytes, exc: UnicodeDecodeError, encoding: str) -> str:
     return f"cannot decode the file as {name}: line {line}, column {column} holds the byte 0x{data[start]:02X}"
 
 
+def windows_1252_likely(data: bytes) -> bool:
+    """Whether bytes that are not UTF-8 are Windows-1252 text: they hold bytes 0x80-0x9F, its curly
+    quotes, dashes and euro sign (in latin-1 these would be C1 control characters, never text)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return any(0x80 <= byte <= 0x9F for byte in data)
+    return False
+
+
 def _encoding_hint(data: bytes) -> str:
     if data[:4096].count(b"\x00") > len(data[:4096]) // 8:
         return "the file looks like UTF-16 without a byte order mark: set `encoding: utf-16` in the mapping"
+    if windows_1252_likely(data):
+        return ("its bytes 0x80-0x9F are Windows-1252's curly quotes and dashes (a file saved by Excel on "
+                "Windows): set `encoding: cp1252` in the mapping")
     return "save it as UTF-8, or set `encoding:` in the mapping (e.g. cp1252 for a file saved by Excel on Windows)"
 
 

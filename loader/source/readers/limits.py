@@ -46,3 +46,5 @@ PART_BYTES = Limit("LOADER_MAX_PART_BYTES", 512 * 1024 * 1024, "bytes in one par
 CELLS = Limit("LOADER_MAX_CELLS", 20_000_000, "cells in one sheet (including every cell of merged ranges)")
 STRING_CHARS = Limit("LOADER_MAX_STRING_CHARS", 1_000_000, "characters in one cell's text")
 CSV_BYTES = Limit("LOADER_MAX_CSV_BYTES", 1024 * 1024 * 1024, "bytes in a CSV file")
+CSV_LINE_CHARS = Limit("LOADER_MAX_CSV_LINE_CHARS", 1024 * 1024, "characters in one line of a CSV file")
+CSV_COLUMNS = Limit("LOADER_MAX_CSV_COLUMNS", 16_384, "columns in one row of a CSV file (Excel's own limit)")
