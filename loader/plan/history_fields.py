@@ -146,7 +146,10 @@ def _live_is_written(plan: RecordPlan, live: Mapping[str, Any], desired: Desired
         return False
     marks = line.fields
     status = entity.status.field if entity.status is not None else None
-    for name in _managed(desired, plan, entity):
+    skip = entity.read_only | entity.create_only | entity.immutable | entity.forbidden  # as `_managed` skips
+    for name in desired.fields:  # `_managed`'s fields, in any order: each is only asked
+        if name in skip:
+            continue
         if name == CUSTOM:
             if not _labels_written(desired.fields.get(CUSTOM) or {}, live.get(CUSTOM) or {}, marks, digests):
                 return False
