@@ -93,6 +93,9 @@ def three_way_record(
     digests: RecordDigests, entity: EntityProfile, context: RecordContext,
 ) -> RecordPlan:
     """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
+    if line is not None and _live_is_written(plan, live, desired, line, digests, entity):
+        # the compare below would find nothing to write, keep, hold or confirm: its result, made directly
+        return replace(plan, history_line=line_digest(line), kept=(), conflicts=(), confirmed=(), written_after=())
     work = _Work(plan)
     marks = dict(line.fields) if line is not None else {}
     who = (updated_user(live), updated_time(live))
@@ -139,6 +142,50 @@ def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProf
     names = set(desired.fields) if desired is not None else {c.field.split(".")[0] for c in plan.changes}
     skip = entity.read_only | entity.create_only | entity.immutable | entity.forbidden
     return sorted(n for n in names if n not in skip)
+
+
+def _live_is_written(plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine,
+                     digests: RecordDigests, entity: EntityProfile) -> bool:
+    """Whether the two-way plan changes nothing and every field the sheet manages has a mark whose W
+    is live's digest (a label, and the status when the sheet names one, also holding the sheet's
+    value live): the most common record, untouched since its line. `three_way_record` then has
+    nothing to do; this asks its questions in the order that settles the common case soonest."""
+    if desired is None or plan.action is not Action.UNCHANGED or plan.status_path or plan.payload or plan.changes:
+        return False
+    marks = line.fields
+    status = entity.status.field if entity.status is not None else None
+    skip = entity.read_only | entity.create_only | entity.immutable | entity.forbidden  # as `_managed` skips
+    for name in desired.fields:  # `_managed`'s fields, in any order: each is only asked
+        if name in skip:
+            continue
+        if name == CUSTOM:
+            if not _labels_written(desired.fields.get(CUSTOM) or {}, live.get(CUSTOM) or {}, marks, digests):
+                return False
+            continue
+        if name == status:
+            sheet = desired.fields.get(name)
+            if sheet is None:
+                continue
+            if not same(sheet, live.get(name)) or (mark := marks.get(name)) is None \
+                    or mark.written != digests.value(name, live.get(name)):
+                return False
+            continue
+        mark = marks.get(name)
+        if mark is None or mark.written != digests.written(name, comparable(name, live.get(name), entity),
+                                                           as_set=name in entity.set_fields):
+            return False
+    return True
+
+
+def _labels_written(sheet: Mapping[str, Any], live: Mapping[str, Any], marks: Mapping[str, FieldMark],
+                    digests: RecordDigests) -> bool:
+    """`_live_is_written` for `custom_attributes`: each label the sheet manages is live's, W live's digest."""
+    for label, value in sheet.items():
+        name = label_field(label)
+        mark = marks.get(name)
+        if mark is None or not same(value, live.get(label)) or mark.written != digests.value(name, live.get(label)):
+            return False
+    return True
 
 
 def compared_despite_errors(plan: RecordPlan) -> bool:

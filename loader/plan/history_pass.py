@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
+from loader.history.digests import RecordDigests
 from loader.history.lines import HistoryLine, Owner
 from loader.history.store import History
 from loader.live_records import updated_time
@@ -133,16 +134,16 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
     """The block's records compared (`positions`: where each is in `merged`'s entries)."""
     found = compare.block(block.name, block.entity, block.source_file)
     records, with_line, others = [], 0, 0
-    key_token = compare.history.digester.key_token
+    identity = compare.history.digester.identity  # the key token and the record's digests, its key made text once
     named = compare.named(block.name)
     for position, plan in zip(positions, block.records, strict=True):
-        token = key_token(plan.entity, plan.renamed_from or plan.key)  # a renumber: the old key's line
+        token, digests = identity(plan.entity, plan.renamed_from or plan.key)  # a renumber: the old key's line
         live = entity.by_id.get(plan.live_id) if plan.live_id else None
         line = entity.line(token)
         if line is not None and plan.renamed_from is None and (plan.entity, token) in compare.moved_away:
             line = None  # a key renumbered away in this plan, reused: its line is the renumbered record's
         by_line = entity.by_key.get(token) if line is not None else None
-        rec = _three_way(plan, line, merged.first_record(position), live, by_line, compare, found)
+        rec = _three_way(plan, line, merged.first_record(position), live, by_line, digests, compare, found)
         if line is not None:
             named.add(token)
             with_line += 1
@@ -184,9 +185,10 @@ def without_history(plan: Plan, live: Mapping[str, Sequence[Mapping[str, Any]]],
 
 
 def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None,
-               live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, compare: HistoryCompare,
-               block: _Block) -> RecordPlan:
-    """One record compared: `live` its match, `by_line` the live record with its line's id."""
+               live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, digests: RecordDigests,
+               compare: HistoryCompare, block: _Block) -> RecordPlan:
+    """One record compared: `live` its match, `by_line` the live record with its line's id,
+    `digests` the record's (`Digester.record`)."""
     if (plan.blocked or plan.errors) and not compared_despite_errors(plan):
         return plan
     profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
@@ -202,7 +204,6 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecor
     # A record an interrupted apply wrote without journaling it is compared three-way all the same:
     # the fields that apply wrote hold the sheet's values (live = sheet: W moves to live), and a
     # platform edit of another field it left alone stays one (kept, or a held conflict).
-    digests = compare.history.digester.record(plan.entity, plan.renamed_from or plan.key)
     rec = three_way_record(plan, live, desired, line, digests, profile, block.context)
     if plan.renamed_from is not None:  # W under the new key (loader.plan.renumber_history)
         rec = rekeyed(rec, line, live, digests, compare.history.digester.record(plan.entity, plan.key), profile)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loader.history.digests import Digester
-from loader.history.lines import FieldMark, HistoryLine, Owner
+from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 from loader.places import CellRef
 from loader.plan.history_fields import RecordContext, three_way_record
 from loader.plan.masking import HIDDEN
@@ -97,3 +97,22 @@ def test_a_platform_edit_is_never_overwritten_unless_the_sheet_wins(sheet: str, 
         assert bool(got.kept or got.conflicts) == (sheet != live)
     else:
         assert got.payload == payload and not got.kept and not got.conflicts
+
+
+@given(st.sampled_from(["live", "other", "none"]), st.sampled_from(["live", "other", "none"]))
+def test_a_record_the_sheet_leaves_as_it_is_confirms_exactly_the_fields_whose_w_is_not_live(
+        name_mark: str, set_mark: str) -> None:
+    key = ("AR4",)
+    fields = {"code": "AR4", "name": "Kept", "subjects_awarded": ["A", "B"]}
+    other = {"code": "AR4", "name": "Before", "subjects_awarded": ["A"]}
+    live = dict(fields)
+    desired = DesiredRecord("b", "arrangement", key, dict(fields), ROW)
+    plan = RecordPlan("b/AR4", "b", "arrangement", key, Action.UNCHANGED, {}, ROW, live_id="id-1")
+    marked = {"name": name_mark, "subjects_awarded": set_mark}
+    loaded = {"code": "AR4", **{n: (fields if m == "live" else other)[n] for n, m in marked.items() if m != "none"}}
+    line = _line("arrangement", key, **loaded)
+    got = _compare(plan, live, desired, line)
+    stale = sorted(n for n, m in marked.items() if m != "live")
+    assert got.confirmed == tuple(stale) and [n for n, _ in got.written_after] == stale
+    assert got.action is Action.UNCHANGED and not got.payload and not got.kept and not got.conflicts
+    assert got.history_line == line_digest(line)
