@@ -242,13 +242,20 @@ def _leaf_errors(error: jsonschema.ValidationError) -> Iterator[jsonschema.Valid
     yield error
 
 
+# A schema's rules for editors alone (completion, a squiggle under a wrong field) whose errors the
+# loader's own checks say better: `loader.source.mapping_schema_build`.
+EDITOR_ONLY = "x-editor-only"
+
+
 def schema_problems(doc: MarkedDocument, schema: Mapping[str, Any]) -> list[tuple[Path_, MappingPlace, str]]:
-    """Every schema violation as (path, place, message saying what is expected there)."""
+    """Every schema violation as (path, place, message saying what is expected there), but those of
+    rules marked `x-editor-only`."""
     validator = jsonschema.Draft202012Validator(schema)
     found: list[tuple[Path_, MappingPlace, str]] = []
     for top in validator.iter_errors(doc.data):
         for error in _leaf_errors(top):
-            found.extend(_describe(doc, error))
+            if not (isinstance(error.schema, Mapping) and error.schema.get(EDITOR_ONLY)):
+                found.extend(_describe(doc, error))
     found.sort(key=lambda item: (item[1].line, item[1].col))
     return found
 
