@@ -109,8 +109,11 @@ def read_bounded(path: Path, limit: int, hint: str | None = None) -> bytes | Non
     fd = open_regular(path, hint)
     if fd is None:
         return None
+    size = os.fstat(fd).st_size
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(limit + 1)
+        data = handle.read(min(size, limit) + 1)  # what it holds, not the bound: no buffer of the bound's size
+        if size < len(data) <= limit:  # it grew since: read on, still bounded
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise damaged(f"is larger than the history ever writes ({limit} bytes)", path, hint)
     return data

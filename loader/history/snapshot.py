@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.history.digests import compact_id, expand_id
+from loader.history.errors import HistoryError
 from loader.history.files import MAX_FILE_BYTES as MAX_READ_BYTES
 from loader.history.files import checked_folder, damaged, read_bounded, regular_files, write_atomically
 from loader.history.lines import Edited, FieldMark, HistoryLine, Owner
@@ -81,7 +82,10 @@ class Snapshot:
         line = self._lines.get(entity, {}).get(key)
         if line is None or isinstance(line, HistoryLine):
             return line
-        return _parsed(line, self._tables[entity], self.source(entity))
+        try:
+            return parse_line(line, self._tables[entity])
+        except (ValueError, IndexError, OverflowError):
+            raise _unreadable(line, self.source(entity)) from None
 
     def source(self, entity: str) -> Path:
         """The snapshot file (the first, when split) the lines of `entity` were read from."""
@@ -426,5 +430,8 @@ def _parsed(text: str, tables: Tables, path: Path) -> HistoryLine:
     try:
         return parse_line(text, tables)
     except (ValueError, IndexError, OverflowError):
-        raise damaged(f"the line of the record {text.split(chr(9), 1)[0][:80]} cannot be read (edited by hand?)",
-                      path) from None
+        raise _unreadable(text, path) from None
+
+
+def _unreadable(text: str, path: Path) -> HistoryError:
+    return damaged(f"the line of the record {text.split(chr(9), 1)[0][:80]} cannot be read (edited by hand?)", path)

@@ -45,6 +45,7 @@ class RecordContext:
     take_over: bool = False
     policies: Mapping[str, Policy] = field(default_factory=dict)
     sheet_wins: Callable[[RecordPlan, str, str], Decision | None] | None = None
+    gone: Callable[[Owner], bool] | None = None  # whether an owner's mapping file is no longer in the project
 
     def owns(self, owner: Owner) -> bool:
         return owner == self.owner or owner == self.formerly
@@ -341,8 +342,14 @@ def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, diges
                                      f"{owner.file} (take_over: true)", plan.source))
         return False
     work.hold(name)
-    message = (f"{name} is owned by block {owner.block!r} of {owner.file}, which last loaded another value: "
-               f"set the same value here, or say `take_over: true` on block {plan.block!r} to take the field over")
+    if context.gone is not None and context.gone(owner):  # a renamed file: `formerly` keeps its records
+        message = (f"{name} is owned by block {owner.block!r} of {owner.file}, a mapping file this project no "
+                   f"longer has: if block {plan.block!r} is that block renamed or moved, add `formerly: {{file: "
+                   f"{owner.file}, block: {owner.block}}}` to it; else say `take_over: true` on it")
+    else:
+        message = (f"{name} is owned by block {owner.block!r} of {owner.file}, which last loaded another value: "
+                   f"set the same value here, or say `take_over: true` on block {plan.block!r} to take the field "
+                   "over")
     work.findings.append(Finding("error", "field-owned-elsewhere", message, plan.source))
     return True
 

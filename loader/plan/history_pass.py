@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.findings import Finding
@@ -75,6 +76,12 @@ class HistoryCompare:
         self._named: dict[str, set[str]] = {}
         self.moved_away: frozenset[tuple[str, str]] = frozenset()  # (entity, key token) renumbered away
 
+    def _gone(self, owner: Owner) -> bool:
+        """Whether the mapping file of `owner` is no longer in the project (asked only for a field
+        another block owns, so the error can name the `formerly` line a renamed file needs)."""
+        given = {g.mapping_file for g in self._inputs.values()}
+        return owner.file not in given and not Path(owner.file).exists()
+
     def named(self, name: str) -> set[str]:
         """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
         leaves out)."""
@@ -92,7 +99,7 @@ class HistoryCompare:
                 Owner(*rules.formerly) if rules is not None and rules.formerly else None,
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
-                self.sheet_wins)
+                self.sheet_wins, self._gone)
             found = self._blocks[name, entity] = _Block(context, self._profile.entity(entity))
         return found
 
