@@ -17,7 +17,6 @@ from loader.profile import EntityProfile
 from loader.source.entity_schemas import ValueChecks
 from loader.source.mapping import FieldSpec
 from loader.source.readers import SheetData, SheetRow, column_letter
-from loader.source.readers.rows import record_name
 from loader.source.records import DesiredRecord
 
 
@@ -28,7 +27,7 @@ class CellLayout:
     file: str
     sheet: str | None
     columns: Mapping[str, int]  # field (or custom_attributes.<Label>) -> 0-based column
-    records: Mapping[int, str] | None = None  # `SheetData.records`: a source that names records, not rows
+    by_record: bool = False  # a source that names records, not rows (`SheetData.records`)
     names: tuple[str, ...] = ()  # and its columns' names
 
 
@@ -39,15 +38,16 @@ class RowCells(Mapping[str, CellRef]):
     fields); this holds a row number and a shared tuple of field names.
     """
 
-    __slots__ = ("_layout", "_names", "_row")
+    __slots__ = ("_layout", "_names", "_record", "_row")
 
-    def __init__(self, layout: CellLayout, row: int, names: tuple[str, ...]):
+    def __init__(self, layout: CellLayout, row: int, names: tuple[str, ...], record: str | None = None):
         self._layout = layout
         self._row = row
         self._names = names
+        self._record = record  # its record's name, in a source that names records (`CellLayout.by_record`)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return RowCells, (self._layout, self._row, self._names)  # pickled as its three values
+        return RowCells, (self._layout, self._row, self._names, self._record)  # pickled as its values
 
     @property
     def layout(self) -> CellLayout:
@@ -67,9 +67,9 @@ class RowCells(Mapping[str, CellRef]):
             raise KeyError(name)
         layout = self._layout
         column = layout.columns[name]
-        if layout.records is not None:
+        if layout.by_record:
             shown = layout.names[column] if column < len(layout.names) else column_letter(column)
-            return CellRef(layout.file, None, shown, self._row, record=record_name(layout.records, self._row))
+            return CellRef(layout.file, None, shown, self._row, record=self._record or f"record {self._row - 1}")
         return CellRef(layout.file, layout.sheet, f"{column_letter(column)}{self._row}", self._row)
 
     def __iter__(self) -> Iterator[str]:

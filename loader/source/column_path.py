@@ -73,9 +73,9 @@ def _records(rows: Sequence[SheetRow], variant: VariantReader, context: BlockCon
     fields = fields_by_row(len(rows), plain, labelled)
     keys = _keys(context.key, plain)
     file, sheet, layout = variant.layout.file, variant.layout.sheet, variant.layout
-    row_refs = (row_places(file, sheet, numbers, variant.repeat or "") if layout.records is None
+    row_refs = (row_places(file, sheet, numbers, variant.repeat or "") if not layout.by_record
                 else [replace(context.data.row_ref(n), repeat=variant.repeat or "") for n in numbers])
-    cells = row_cells(layout, numbers, every_cell)
+    cells = row_cells(layout, numbers, every_cell, [r.record for r in row_refs] if layout.by_record else None)
     outcomes: list[DesiredRecord | Built | None] = [*desired_records(
         context.block, context.entity, keys, fields, row_refs, cells, context.pii)]
     if True in left_out:
@@ -105,7 +105,7 @@ def _without_left_out(j: int, readers: Sequence[FieldReader], columns: list[list
     if custom:
         fields[CUSTOM] = custom
     names = context.shared(tuple(reader.spec.name for reader, _ in kept if reader.column is not None))
-    cells = RowCells(layout, number, names)
+    cells = RowCells(layout, number, names, row_ref.record)
     return cells, desired_record(context.block, context.entity, _key_getter(context.key)(fields), fields, row_ref,
                                  cells, context.pii)
 

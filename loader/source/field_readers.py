@@ -35,7 +35,7 @@ def cell_layout(fields: tuple[FieldSpec, ...], columns: Mapping[str, int], data:
     """Where each field read from a cell is: a column's, or a template's first column."""
     return CellLayout(data.file, data.sheet, {
         s.name: columns[s.columns[0]] for s in fields if not s.has_value and s.columns[0] in columns
-    }, data.records, data.names)
+    }, data.records is not None, data.names)
 
 
 def _cell_text(value: CellValue) -> str:

@@ -39,9 +39,13 @@ def row_places(file: str, sheet: str | None, numbers: Sequence[int], repeat_note
     return list(map(CellRef, repeat(file), repeat(sheet), repeat(None), numbers, repeat(repeat_note)))
 
 
-def row_cells(layout: CellLayout, numbers: Sequence[int], names: tuple[str, ...]) -> list[RowCells]:
-    """`RowCells(layout, number, names)` for each row number."""
-    return list(map(RowCells, repeat(layout), numbers, repeat(names)))
+def row_cells(layout: CellLayout, numbers: Sequence[int], names: tuple[str, ...],
+              records: Sequence[str | None] | None = None) -> list[RowCells]:
+    """`RowCells(layout, number, names, record)` for each row number (`records`: their record names,
+    in a source that names records)."""
+    if records is None:
+        return list(map(RowCells, repeat(layout), numbers, repeat(names)))
+    return list(map(RowCells, repeat(layout), numbers, repeat(names), records))
 
 
 def fields_by_row(count: int, plain: Sequence[tuple[str, Sequence[Any]]],

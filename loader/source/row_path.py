@@ -56,7 +56,8 @@ def build_row(row: SheetRow, variant: VariantReader, context: BlockContext) -> B
     row_ref = context.data.row_ref(row.number)
     if variant.repeat:
         row_ref = replace(row_ref, repeat=variant.repeat)
-    cells = RowCells(variant.layout, row.number, context.shared(tuple(with_cells)))
+    record = row_ref.record  # its record's name, in a source that names records
+    cells = RowCells(variant.layout, row.number, context.shared(tuple(with_cells)), record)
     if not errors and not context.valid(fields):
         errors = _schema_findings(variant, context, fields, cells, row_ref, shown)
     if errors:

@@ -3,6 +3,7 @@ number; a personal key is never shown in a place; the place survives plan.json a
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,14 @@ def test_a_record_place_survives_plan_json_and_the_machine_output(place: CellRef
     record_kind = next(p for p in schema("output.schema.json")["$defs"]["place"]["oneOf"]
                        if p.get("properties", {}).get("kind", {}).get("const") == "record")
     assert set(shown) == set(record_kind["properties"])
+
+
+def test_a_records_cells_keep_its_name_when_pickled_for_the_reading_child(tmp_path: Path) -> None:
+    """A reading child sends records in chunks: each carries its own record's name, not the
+    block's table of them (which every chunk would carry again)."""
+    (tmp_path / "m.yaml").write_text(MAPPING.format(pii=""), encoding="utf-8")
+    (block,) = read_sources([tmp_path / "m.yaml"], load_profile()).blocks
+    record = block.records[0]
+    sent = pickle.loads(pickle.dumps(record.cells))
+    assert str(sent["code"]) == str(record.cells["code"]) == "units (table) › A1 › Code"
+    assert len(pickle.dumps(record.cells)) < 400
