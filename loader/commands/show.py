@@ -41,6 +41,6 @@ def run(request: ShowRequest) -> int:
     from loader.report.terminal import render
 
     plan = read_plan_json(request.plan)
-    render(plan)
+    render(plan, applying=True)  # closes with its digest: a saved plan is applied with --plan
     write_review_outputs(plan, dict(request.outputs))
     return EXIT_ERROR if plan.has_errors else EXIT_OK

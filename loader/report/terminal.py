@@ -58,7 +58,8 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
            apply_command: Sequence[str] = (), wrap: bool | None = None) -> None:
     """Print the plan (PII masked) to `console` (default: stdout).
 
-    `applying`: printed by `loader apply` before it applies, so the closing line does not say to run it.
+    `applying`: printed by `loader apply` before it applies (or of a saved or revert plan, applied with
+    `--plan`), so the closing line gives the digest and does not propose a command.
     `apply_command`: the `loader apply …` words (without the digest) the closing line proposes.
     `wrap`: wrap long lines at the console's width (default: when the console is a terminal).
     """
