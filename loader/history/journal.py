@@ -182,6 +182,14 @@ class JournalWriter:
         change keeps it. Appended at once; nothing was written."""
         d = self._digester
         key_token, id_token = d.key_token(entity, key), d.id_token(entity, live_id)
+        line = self.overlay.base.get(entity, key_token)
+        if line is None:
+            return  # no line: nothing to note them on
+        # only the changes not noted yet: an apply meets a kept edit every cycle, the journal once
+        edits = {name: stamp for name, stamp in edits.items()
+                 if name in line.fields and line.fields[name].edited is None}
+        if not edits:
+            return
         edited = {name: [int(time), user] for name, (time, user) in sorted(edits.items())}
         self._append(json_text({"edited": edited, "entity": entity, "id": id_token, "key": key_token,
                                 "kind": "edited"}) + "\n")

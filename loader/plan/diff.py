@@ -29,7 +29,8 @@ from loader.plan.merge import merged_entries
 from loader.plan.model import BlockedRow, BlockPlan, FieldRule, NotInSource, Plan, RecordPlan, SourceReading
 from loader.plan.record import key_json, plan_record, reference_cells
 from loader.plan.renumber import FormerKeys, plan_renumbering, renumbered
-from loader.plan.resolve import Entry, LiveRecord, Resolver, index_key, key_text, unique_clashes
+from loader.plan.resolve import Entry, LiveRecord, Resolver, index_key, key_text
+from loader.plan.unique_claims import unique_clashes
 from loader.profile import Profile
 from loader.source.records import DesiredRecord, Ref
 

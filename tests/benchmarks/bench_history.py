@@ -80,7 +80,7 @@ def _step(step: str, folder: Path, records: int, fields: int, set_elements: int)
         overlay = Overlay(read_snapshot(folder))
         for line in changed:
             overlay.add("programs", line.key, line.live_id, (line.updated_time, line.updated_user),  # type: ignore[attr-defined]
-                        {name: (mark.owner, mark.written, None) for name, mark in line.fields.items()})  # type: ignore[attr-defined]
+                        {name: (mark.owner, mark.written, None, None) for name, mark in line.fields.items()})  # type: ignore[attr-defined]
         snapshot, entities = folded(overlay)
         write_entities(folder, snapshot, entities)
         result["seconds"] = time.perf_counter() - start

@@ -123,7 +123,7 @@ def test_a_released_record_is_listed_once_then_forgotten_and_compared_two_way_wh
         (block,) = plan["blocks"]
         assert [r["key"] for r in block["released"]] == [["ENG"]]
         assert any("released: no longer managed here" in f["message"] for f in block["findings"])
-        assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        assert main(["apply", "--plan", "plan.json", "--env", "local", "--yes"]) == EXIT_OK  # the saved plan
         history = History.open(tmp_path / "history" / "local")
         assert history.line("school", ("ENG",)) is None and history.line("school", ("SCI",)) is not None
 

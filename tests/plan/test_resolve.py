@@ -15,14 +15,13 @@ from loader.plan.resolve import (
     Entry,
     Resolution,
     Resolver,
-    UniqueClaims,
     exact_key,
     fold_key,
     key_text,
     live_key,
     show_key,
-    unique_clashes,
 )
+from loader.plan.unique_claims import UniqueClaims, unique_clashes
 from loader.source.records import DesiredRecord, Ref
 
 GROUP = ("code", ("school", "course", "program", "subject"))
