@@ -148,3 +148,14 @@ def test_no_import_cycles() -> None:
         if module not in state:
             visit(module, [module])
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_every_package_is_in_the_built_distribution() -> None:
+    """pyproject.toml lists the packages by name: a sub-package left out works in a checkout and is
+    missing from a wheel."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(init.parent.relative_to(root).parts) for init in (root / "loader").rglob("__init__.py")}
+    assert found - listed == set()
