@@ -14,6 +14,8 @@ import os
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
 from loader.files.package_data import pack_files, pack_names
+from loader.files.safe_write import write_bytes
+from loader.project import is_project_mapping
 from loader.source.sources import read_sources
 from loader.suggestions import did_you_mean
 
@@ -32,8 +34,8 @@ def copy_pack(name: str, config: Config, *, force: bool) -> int:
     for path, data in files.items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    mappings = [root / path for path in files if path.startswith("mappings/") and path.endswith(".yaml")]
+        write_bytes(target, data, private=False)  # never through a link planted where a file goes
+    mappings = [root / path for path in files if is_project_mapping(root / path, root)]
     shown = " ".join(os.path.relpath(path) for path in mappings)
     print(f"copied pack {name}: {len(files)} files into {os.path.relpath(root)}")
     for path in files:

@@ -29,6 +29,8 @@ def test_a_fresh_project_loads_the_elmo_example_keyed_through_the_crosswalk(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["init", "--pack", "elmo"]) == 0, capsys.readouterr()
+    assert main(["test"]) == 0  # the pack's own cases, in the project it was copied into
+    assert "1 case in 1 test file: all passed" in capsys.readouterr().out
     outputs = ["--out", "plan.json", "--report", "plan.md", "--html", "plan.html"]
     assert main(["plan", MAPPING, *outputs]) == 0
     plan = read_plan_json(project / "plan.json")

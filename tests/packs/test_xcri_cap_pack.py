@@ -27,6 +27,8 @@ def test_a_fresh_project_loads_the_xcri_sample_and_then_has_nothing_to_do(
 ) -> None:
     assert main(["init", "--pack", "xcri-cap-1.2"]) == 0, capsys.readouterr()
     assert "It validates" in capsys.readouterr().out
+    assert main(["test"]) == 0  # the pack's own cases, in the project it was copied into
+    assert "2 cases in 2 test files: all passed" in capsys.readouterr().out
     assert "Licence: Open Government Licence v1.0" in (project / "samples/xcri-cap/NOTICE.md").read_text("utf-8")
     assert main(["plan", MAPPING, "--out", "plan.json"]) == 0, capsys.readouterr()
     plan = read_plan_json(project / "plan.json")
