@@ -164,3 +164,18 @@ def test_ci_runs_the_readme_test_command_and_builds_the_site_strictly() -> None:
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert INSTALL_AND_TEST in script
     assert "mkdocs build --strict" in script
+
+
+def test_every_environment_variable_the_loader_reads_is_on_the_environment_page() -> None:
+    """docs/environment.md lists every variable named in the loader's code (limits, LOADER_*, CI
+    actors, colour): a variable added without its row fails here."""
+    import re
+
+    from loader.actor import CI_ACTORS
+
+    page = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    named = set(CI_ACTORS) | {"NO_COLOR", "FORCE_COLOR", "GITHUB_STEP_SUMMARY"}
+    for module in (ROOT / "loader").rglob("*.py"):
+        if "sandbox" not in module.parts:
+            named |= set(re.findall(r"\"(LOADER_[A-Z_]+)\"", module.read_text(encoding="utf-8")))
+    assert sorted(name for name in named if f"`{name}`" not in page) == []
