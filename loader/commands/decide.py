@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loader.actor import acting
+from loader.console import clean
 from loader.errors import EXIT_OK, UsageError
 from loader.history.decisions import Decision, Kind
 from loader.project import project_root
@@ -70,8 +71,9 @@ def run(request: DecideRequest, today: date | None = None) -> int:
     counts = {kind: sum(1 for d in new if d.decision.value == kind)
               for kind in ("skip", "defer", "sheet", "create", "same")}
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no skip or defer"
-    print(f"{request.workbook}: {summary} recorded in {path}" if new else
-          f"{request.workbook}: {summary}: nothing recorded", file=sys.stderr)
+    workbook = clean(str(request.workbook))  # a name given: no control character reaches the terminal
+    print(f"{workbook}: {summary} recorded in {clean(str(path))}" if new else
+          f"{workbook}: {summary}: nothing recorded", file=sys.stderr)
     return EXIT_OK
 
 

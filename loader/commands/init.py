@@ -35,6 +35,7 @@ from pathlib import Path
 
 from loader.commands.init_pack import copy_pack
 from loader.config import Config
+from loader.console import clean
 from loader.environments import default_seed
 from loader.errors import EXIT_ERROR, EXIT_OK, UsageError
 from loader.files.inputs import read_regular_file
@@ -139,17 +140,18 @@ def run(request: InitRequest, config: Config) -> int:
                         workbook=workbook.name, reading=reading)
     write_text(out, text, private=False)
     _print_summary(blocks, out)
+    shown = clean(str(out))
     unresolved = [b.name for b in blocks if b.key_unresolved]
     if unresolved:
         print(f"The draft does not validate yet: no column of {', '.join(unresolved)} is unique; choose the key "
-              f"(the line marked CHOOSE in {out}), then `loader validate {out}`.", file=sys.stderr)
+              f"(the line marked CHOOSE in {shown}), then `loader validate {shown}`.", file=sys.stderr)
         return EXIT_ERROR
     sources = read_sources([out], config.profile, fetch=fetch_feed)
     _write_draft_tests(out, drafted, config.profile)
     if sources.has_errors:
-        print(f"The draft does not validate yet: run `loader validate {out}` and fix what it names.", file=sys.stderr)
+        print(f"The draft does not validate yet: run `loader validate {shown}` and fix what it names.", file=sys.stderr)
         return EXIT_ERROR
-    print(f"It validates. Next: review it, then `loader plan {out}`.")
+    print(f"It validates. Next: review it, then `loader plan {shown}`.")
     return EXIT_OK
 
 
@@ -188,7 +190,7 @@ def _csv_reading(request: InitRequest, display: str) -> dict[str, str]:
         return {}
     reading = {name: value for name, value in given.items() if value is not None}
     if request.encoding is None and windows_1252_likely(_csv_bytes(request.workbook)):
-        print(f"{display}: not UTF-8; its bytes 0x80-0x9F are Windows-1252's curly quotes and dashes, "
+        print(f"{clean(display)}: not UTF-8; its bytes 0x80-0x9F are Windows-1252's curly quotes and dashes, "
               "so it is read as cp1252 (`encoding: cp1252` in the draft)", file=sys.stderr)
         reading["encoding"] = "cp1252"
     return dict(sorted(reading.items(), key=lambda item: item[0] != "encoding"))
@@ -260,7 +262,7 @@ def _schema_path(out: Path) -> str:
 
 
 def _print_summary(blocks: list[DraftBlock], out: Path) -> None:
-    print(f"wrote {out}")
+    print(f"wrote {clean(str(out))}")  # a name given: no control character reaches the terminal
     for block in blocks:
         where = f"sheet {block.sheet!r}, " if block.sheet else ""
         guessed = " (guessed)" if block.entity_guessed else ""

@@ -53,6 +53,7 @@ def _write(results: Results, path: Path, plan: Plan, sources: SourceSet | None) 
             plan=plan,
             field_cells=_field_cells(sources) if sources is not None else {},
             row_errors={b.name: b.findings for b in plan.blocks},
+            confine_to=Path.cwd() if sources is None else None,  # a saved plan names its files: the project's only
         )
         for note in notes:
             print(f"note: {note}", file=sys.stderr)

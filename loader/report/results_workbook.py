@@ -114,12 +114,14 @@ def write_results_workbook(
     field_cells: FieldCells | None = None,
     row_errors: Mapping[str, Sequence[Finding]] | None = None,
     base: Path | None = None,
+    confine_to: Path | None = None,
 ) -> list[str]:
     """Write results.xlsx; returns notes about sources that could not be copied (they are listed
     without their source values). `plan` (the plan applied) says how each block's source was read
     and which rows merged into each record; without it, header row 1 and default reading.
     `field_cells` the cell each field of a row came from, so a failure's cells can be marked;
-    `row_errors` per block, the errors of rows that never became records (marked "error")."""
+    `row_errors` per block, the errors of rows that never became records (marked "error").
+    `confine_to`: a folder the copied sources must lie in (a saved plan's: it names its files)."""
     readings = {b.name: b.reading for b in plan.blocks} if plan is not None else {}
     also_rows = {r.ref: r.also_rows for r in plan.records() if r.also_rows} if plan is not None else {}
     field_cells = field_cells or {}
@@ -152,7 +154,7 @@ def write_results_workbook(
         if source.block is not None:  # a query, a feed, a table: the records read, not a copy of rows
             width = write_records(sheet, [planned[source.block]], max(header, 1))
         else:
-            width = _copy_source(sheet, source, base, max(header, 1), notes)
+            width = _copy_source(sheet, source, base, max(header, 1), notes, confine_to)
         placed = _placements(blocks, also_rows, field_cells, source.sheet, results)
         _write_outcomes(sheet, blocks, placed, width, max(header, 1), header > 0)
         _write_row_errors(sheet, blocks, width, row_errors, source.sheet)
@@ -162,14 +164,15 @@ def write_results_workbook(
     return notes
 
 
-def _copy_source(sheet: Worksheet, source: _Source, base: Path, header: int, notes: list[str]) -> int:
+def _copy_source(sheet: Worksheet, source: _Source, base: Path, header: int, notes: list[str],
+                 confine_to: Path | None) -> int:
     """Copy the source rows in place, read as the plan read them, with the sheet's layout;
-    returns the number of source columns (outcome columns go after them). Only a file inside the
-    project's folder (`base`, symlinks resolved) is copied: a plan naming /etc/passwd, or a link
-    to it, never has it copied into a workbook."""
+    returns the number of source columns (outcome columns go after them). With `confine_to`, only a
+    file inside that folder (symlinks resolved) is copied: a saved plan naming /etc/passwd, or a
+    link to it, never has it copied into a workbook."""
     file_path = Path(source.file) if Path(source.file).is_absolute() else base / source.file
-    if not file_path.resolve().is_relative_to(base.resolve()):
-        notes.append(f"{source.file}: source rows not copied (the file lies outside the project folder {base})")
+    if confine_to is not None and not file_path.resolve().is_relative_to(confine_to.resolve()):
+        notes.append(f"{source.file}: source rows not copied (the file lies outside the project folder {confine_to})")
         return 0
     try:
         data = read_sheet(file_path, source.file, source.sheet, delimiter=source.delimiter, encoding=source.encoding)

@@ -184,8 +184,9 @@ def test_rows_that_never_became_records_are_marked_error_at_their_cell(tmp_path:
 
 
 def test_a_results_file_that_cannot_be_written_is_said_and_the_others_are_still_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # the project: a saved plan's sources are copied from inside it only
     _source_workbook(tmp_path / "curriculum.xlsx")
     (tmp_path / "taken.json").mkdir()  # a folder where the file should go: writing it fails
     paths = [tmp_path / "taken.json", tmp_path / "out.json", tmp_path / "out.xlsx"]

@@ -61,6 +61,18 @@ def test_control_characters_in_a_name_never_reach_the_terminal_raw(
     assert all(not line.startswith("loader:") for line in err.splitlines()[1:])  # no forged line
 
 
+def test_control_characters_in_names_init_reports_never_reach_the_terminal_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    name = "\x1b[2J\u202eschools\r.csv"
+    (tmp_path / name).write_bytes("Code,Name\nSCI,“Science”\n".encode("cp1252"))
+    assert main(["init", name, "--entity", "school", "--out", "\x1b[31mout\x07.yaml"]) in (0, 1)
+    said = capsys.readouterr()
+    assert "wrote \\e[31mout\\u0007.yaml" in said.out
+    assert not any(c in said.out + said.err for c in "\x1b\x07\r\u202e")
+
+
 def test_shown_keeps_its_own_layout_and_cuts_long_runs() -> None:
     message = "cannot read:\n  " + "a" * 5000 + "\n  hint: x\x1b[2J"
     text = shown(message)

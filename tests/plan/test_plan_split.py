@@ -69,11 +69,13 @@ def test_a_plan_laid_out_otherwise_is_parsed_whole_to_the_same_plan(tmp_path: Pa
 
 
 def _broken_late(path: Path, found: str, put: str) -> None:
-    """plan.json of 300 records with the last `found` in its text made `put`."""
+    """plan.json of 300 records with the last `found` in its text made `put`, and its seal dropped (a
+    plan edited with its seal left is refused as edited: tests/plan/test_plan_seal_refused.py)."""
     write_plan_json(many(300), path)
     text = path.read_text(encoding="utf-8")
     at = text.rindex(found)
-    path.write_text(text[:at] + put + text[at + len(found):], encoding="utf-8")
+    text = text[:at] + put + text[at + len(found):]
+    path.write_text(text[:text.rindex(',\n  "seal": ')] + "\n}\n", encoding="utf-8")
 
 
 def test_a_record_broken_deep_in_the_file_is_named_as_parsing_it_whole_names_it(tmp_path: Path) -> None:

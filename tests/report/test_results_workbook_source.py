@@ -249,7 +249,7 @@ def test_results_never_copy_a_file_outside_the_project_that_a_plan_names(tmp_pat
     (project / "outside.csv").symlink_to(secret)
     file = {"absolute": str(secret), "relative": "../secret.csv", "symlink": "outside.csv"}[named]
     results = Results("sandbox", "local", (), block_sources={"users": (file, None)})
-    notes = write_results_workbook(results, project / "results.xlsx", base=project)
+    notes = write_results_workbook(results, project / "results.xlsx", base=project, confine_to=project)
     assert notes == [f"{file}: source rows not copied (the file lies outside the project folder {project})"]
     book = openpyxl.load_workbook(project / "results.xlsx")
     values = [v for sheet in book for row in sheet.iter_rows(values_only=True) for v in row]
