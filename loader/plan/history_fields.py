@@ -85,7 +85,7 @@ def three_way_record(
 ) -> RecordPlan:
     """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
     if line is not None and _live_is_written(plan, live, desired, line, digests, entity):
-        # the compare below would find nothing to write, keep, hold or confirm: its result, made directly
+        # `_compared` would find nothing to write, keep, hold or confirm: its result, made directly
         return replace(plan, history_line=line_digest(line), kept=(), conflicts=(), confirmed=(), written_after=())
     return _compared(plan, live, desired, line, digests, entity, context)
 
