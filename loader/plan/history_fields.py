@@ -95,8 +95,16 @@ def three_way_record(
 ) -> RecordPlan:
     """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
     if line is not None and _live_is_written(plan, live, desired, line, digests, entity):
-        # the compare below would find nothing to write, keep, hold or confirm: its result, made directly
+        # `_compared` would find nothing to write, keep, hold or confirm: its result, made directly
         return replace(plan, history_line=line_digest(line), kept=(), conflicts=(), confirmed=(), written_after=())
+    return _compared(plan, live, desired, line, digests, entity, context)
+
+
+def _compared(
+    plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine | None,
+    digests: RecordDigests, entity: EntityProfile, context: RecordContext,
+) -> RecordPlan:
+    """`three_way_record`, field by field."""
     work = _Work(plan)
     marks = dict(line.fields) if line is not None else {}
     who = (updated_user(live), updated_time(live))
