@@ -40,6 +40,7 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.duplicates_pass import with_duplicates
 from loader.plan.editors import editor_ids, with_editor_names
+from loader.plan.failed_checks import with_every_errors_blocking
 from loader.plan.incremental.collections import LiveCollections
 from loader.plan.incremental.diffing import PartDiffing
 from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, with_groups
@@ -160,14 +161,16 @@ async def _described(plan: Plan, history: History | None, config: Config, client
 
 def _decided_and_digested(plan: Plan, done: _Diffed, profile: Profile, decisions: Decisions | None,
                           today: date | None) -> tuple[Plan, float]:
-    """The plan with the reviewers' decisions honoured, probable duplicate people held, and its digest
-    recorded (every report and plan.json shows it); and when the digest was started. Each block was
-    digested with its part: those digests serve while no pass changed the plan."""
+    """The plan with the records failing an `every` check blocked, the reviewers' decisions honoured,
+    probable duplicate people held, and its digest recorded (every report and plan.json shows it);
+    and when the digest was started. Each block was digested with its part: those digests serve
+    while no pass changed the plan."""
     history = done.history
     # the digester the review workbook names changes with (loader.report.review_rows): the history's
     digester = history.digester if history is not None else None
     digest_started = time.perf_counter()
     compared = plan
+    plan = with_every_errors_blocking(plan)  # as record-level checks block theirs
     if decisions is not None and decisions.entries:
         if today is None:
             raise ValueError("decisions need today's date")

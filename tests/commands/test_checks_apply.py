@@ -69,3 +69,27 @@ def test_a_failing_check_shows_in_every_output(project: Path, capsys: pytest.Cap
     main(["plan", "schools.yaml", "--env", "local", "--format", "json"])
     document = json.loads(capsys.readouterr().out)
     assert [f["message"] for f in document["findings"] if f["code"] == "check-pattern"] == [said]
+
+
+def test_an_every_error_blocks_the_record_it_names_and_partial_applies_the_rest(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "courses.csv").write_text("Code,Title,School\nBSC,Science,SCI\nBENG,Engineering,ENG\n",
+                                         encoding="utf-8")
+    (project / "schools.yaml").write_text(SCHOOLS_MAPPING + """    checks:
+      - {expect: every, has: course, via: parent, severity: error}
+  courses:
+    entity: course
+    source: courses.csv
+    key: [code]
+    fields:
+      code: Code
+      name: Title
+      parent: {ref: school, column: School}
+""", encoding="utf-8")
+    assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == 1  # refused: the plan has errors
+    assert "✗ blocked LAW  row 4  check every record has a course (via parent) fails for school LAW" \
+        in capsys.readouterr().out  # the record left out, as a record-level check leaves its records
+    assert main(["apply", "schools.yaml", "--env", "local", "--yes", "--partial"]) == 0
+    out = _plan(capsys)
+    assert "✗ blocked LAW" in out and "✗ blocked L4W" in out  # neither has a course: never written
+    assert "~ update" not in out and "create BSC" not in out  # SCI updated, the courses created
