@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from loader import __version__
-from loader.console import shown
+from loader.console import colour_choice, shown
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
 from loader.files.private import private_folder
 from loader.files.safe_write import replacing
@@ -80,6 +80,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
     common.add_argument(
         "-v", "--verbose", action="count", default=0,
         help="log each request and retry: method, path, status, ms (never a token or secret)",
+    )
+    common.add_argument(
+        "--no-color", action="store_true",
+        help="no colour, even on a terminal or with FORCE_COLOR (as NO_COLOR)",
     )
     common.add_argument(
         "--config", metavar="FILE",
@@ -220,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging()
         handler = _start_logging(args.verbose)
         try:
-            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter():
+            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter(), \
+                    colour_choice(no_color=args.no_color):
                 return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)
