@@ -74,6 +74,16 @@ def _command_module(name: str) -> ModuleType:
 def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every command; with `only`, the arguments of those commands alone (the others
     are listed, but their modules, and all they import, are not loaded)."""
+    return _parsers(only)[0]
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every command's parser, by name, in the order of COMMANDS (docs/commands_page.py renders
+    the commands page from their help)."""
+    return _parsers(None)[1]
+
+
+def _parsers(only: Collection[str] | None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = _Parser(prog="loader", description="Declarative bulk loader for the Institution Data Service.")
     parser.add_argument("--version", action="version", version=f"loader {__version__}")
     common = _Parser(add_help=False)
@@ -90,13 +100,14 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         help="project configuration (default: LOADER_CONFIG, else the nearest loader.yaml upward)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands: dict[str, argparse.ArgumentParser] = {}
     for name, summary in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=summary, description=summary, parents=[common])
+        command_parser = commands[name] = sub.add_parser(name, help=summary, description=summary, parents=[common])
         if only is None or name in only:
             module = _command_module(name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(_module=module)
-    return parser
+    return parser, commands
 
 
 def _named_command(argv: Sequence[str]) -> set[str]:
