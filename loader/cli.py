@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from loader import __version__
-from loader.console import shown
+from loader.console import colour_choice, shown
 from loader.errors import EXIT_BUG, EXIT_INTERRUPTED, LoaderError, UsageError, exit_code_for, unwrap_error
 from loader.files.private import private_folder
 from loader.files.safe_write import replacing
@@ -74,6 +74,16 @@ def _command_module(name: str) -> ModuleType:
 def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every command; with `only`, the arguments of those commands alone (the others
     are listed, but their modules, and all they import, are not loaded)."""
+    return _parsers(only)[0]
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every command's parser, by name, in the order of COMMANDS (docs/commands_page.py renders
+    the commands page from their help)."""
+    return _parsers(None)[1]
+
+
+def _parsers(only: Collection[str] | None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = _Parser(prog="loader", description="Declarative bulk loader for the Institution Data Service.")
     parser.add_argument("--version", action="version", version=f"loader {__version__}")
     common = _Parser(add_help=False)
@@ -82,17 +92,22 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         help="log each request and retry: method, path, status, ms (never a token or secret)",
     )
     common.add_argument(
+        "--no-color", action="store_true",
+        help="no colour, even on a terminal or with FORCE_COLOR (as NO_COLOR)",
+    )
+    common.add_argument(
         "--config", metavar="FILE",
         help="project configuration (default: LOADER_CONFIG, else the nearest loader.yaml upward)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands: dict[str, argparse.ArgumentParser] = {}
     for name, summary in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=summary, description=summary, parents=[common])
+        command_parser = commands[name] = sub.add_parser(name, help=summary, description=summary, parents=[common])
         if only is None or name in only:
             module = _command_module(name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(_module=module)
-    return parser
+    return parser, commands
 
 
 def _named_command(argv: Sequence[str]) -> set[str]:
@@ -220,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging()
         handler = _start_logging(args.verbose)
         try:
-            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter():
+            with nullcontext() if args.command in SERVING_COMMANDS else tuned_interpreter(), \
+                    colour_choice(no_color=args.no_color):
                 return _dispatch(args._module, args)
         finally:
             _stop_logging(handler)

@@ -7,7 +7,10 @@
         bar.done()                              # fills the bar (or just stops the counter)
 
 `progress_bars(enabled=False)` (or a non-terminal stdout) gives bars whose methods do nothing, so
-callers never branch. Bars are drawn on stdout, only when it is a terminal; `NO_COLOR` turns colour off.
+callers never branch. Bars are drawn on stdout, only when it is a terminal.
+
+Colour, for every console made here: only on a terminal or with `FORCE_COLOR` (rich reads it),
+never with `--no-color` (the commands run inside `colour_choice(no_color=True)`) or `NO_COLOR`.
 
     with block_progress({"schools": 3, "courses": 40}) as advance:   # apply: a bar per block
         if advance is not None:                                     # None: nothing drawn
@@ -30,6 +33,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol
 
 from rich.console import Console
@@ -136,11 +140,33 @@ class _RichBars:
         return _RichBar(self._progress, self._progress.add_task(description, total=total))
 
 
-def console(stream: object | None = None) -> Console:
-    """A rich console: colour only on a terminal, never with NO_COLOR set."""
+_NO_COLOR: ContextVar[bool] = ContextVar("loader_no_color", default=False)
+
+
+@contextmanager
+def colour_choice(*, no_color: bool) -> Iterator[None]:
+    """`--no-color` for what runs inside: every console then prints plain text (a context variable,
+    set and reset around one command, so nothing outlives it)."""
+    token = _NO_COLOR.set(no_color)
+    try:
+        yield
+    finally:
+        _NO_COLOR.reset(token)
+
+
+def plain() -> bool:
+    """No colour: `--no-color` given, or `NO_COLOR` set and not empty (no-color.org)."""
+    return _NO_COLOR.get() or bool(os.environ.get("NO_COLOR"))
+
+
+def console(stream: object | None = None, *, live: bool = False) -> Console:
+    """A rich console on `stream` (default stdout), coloured as the module docstring says.
+    `live`: for progress bars, still drawn on a terminal when colour is off."""
     file = stream if stream is not None else sys.stdout
     width = None if _isatty(file) else 160  # pipes and logs: long lines, never wrapped mid-place
-    return Console(file=file, no_color="NO_COLOR" in os.environ, highlight=False, width=width)  # type: ignore[arg-type]
+    off = plain()
+    return Console(file=file, force_terminal=False if off and not live else None, no_color=off,  # type: ignore[arg-type]
+                   highlight=False, width=width)
 
 
 def _isatty(stream: object) -> bool:
@@ -158,7 +184,7 @@ def _progress(*columns: ProgressColumn, transient: bool) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         *columns,
-        console=console(),
+        console=console(live=True),
         transient=transient,
     )
 

@@ -17,6 +17,7 @@ from loader import event_loop
 from loader.actor import acting
 from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
+from loader.report import machine
 from loader.report.view import clean
 
 if TYPE_CHECKING:
@@ -54,11 +55,10 @@ def show_applies(request: HistoryRequest, config: Config) -> None:
     rows = applies(history)
     head = history.head
     if request.output == "json":
-        print(json.dumps({"command": "history", "environment": _env_name(request, config),
-                          "folder": str(history.folder), "started": history.started,
-                          "head": {"lineage": head.lineage if history.started else None, "serial": head.serial,
-                                   "last_apply": head.last_apply},
-                          "applies": [row.as_json() for row in rows]}, indent=2, ensure_ascii=False))
+        head_json = {"lineage": head.lineage if history.started else None, "serial": head.serial,
+                     "last_apply": head.last_apply}
+        print(machine.dumps(machine.history_document(_env_name(request, config), str(history.folder),
+                                                     history.started, head_json, [row.as_json() for row in rows])))
         return
     name = _env_name(request, config)
     if not history.started:
@@ -87,7 +87,7 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     loads = _with_live(request, config, record_loads(history, request.entity, key))
     given = clean(" ".join(f"{name}={value}" for name, value in request.key))
     if request.output == "json":
-        print(json.dumps(_record_json(request, config, loads), indent=2, ensure_ascii=False, default=str))
+        print(machine.dumps(_record_json(request, config, loads)))
         return EXIT_OK
     if not loads.loads and not loads.in_snapshot:
         print(f"the history of {_env_name(request, config)} holds no load of {clean(request.entity)} {given}")
@@ -160,10 +160,11 @@ def _record_key(request: HistoryRequest, config: Config) -> tuple[Any, ...]:
 
 
 def _record_json(request: HistoryRequest, config: Config, loads: RecordLoads) -> dict[str, Any]:
-    return {"command": "history", "environment": _env_name(request, config), "entity": request.entity,
-            "key": dict(request.key), "personal": loads.personal, "in_snapshot": loads.in_snapshot,
-            "loads": [{**load.apply.as_json(), "entry": load.kind,
-                       "fields": [f.as_json(loads.personal) for f in load.fields]} for load in loads.loads]}
+    assert request.entity is not None
+    return machine.history_record_document(
+        _env_name(request, config), request.entity, dict(request.key), loads.personal, loads.in_snapshot,
+        [{**load.apply.as_json(), "entry": load.kind, "fields": [f.as_json(loads.personal) for f in load.fields]}
+         for load in loads.loads])
 
 
 def reset(request: HistoryRequest, config: Config) -> int:

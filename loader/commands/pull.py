@@ -1,4 +1,8 @@
-"""`loader pull ENTITY... --out FILE.xlsx`: export live records to a workbook."""
+"""`loader pull ENTITY... --out FILE.xlsx [--format json]`: export live records to a workbook.
+
+The text output (or with `--format json` the one JSON document, schemas/output.schema.json) says how
+many records of each entity the workbook holds; the values are in the workbook only.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("entities", nargs="+", metavar="ENTITY", help="entities to export (e.g. course subject)")
     parser.add_argument("--env", metavar="NAME", help="environment (default: default_environment, else sandbox)")
     parser.add_argument("--out", metavar="FILE.xlsx", required=True, help="workbook to write (one sheet per entity)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (default); json: one JSON document on stdout (schemas/output.schema.json)")
 
 
 def _check_entities(names: list[str], profile: Profile) -> list[str]:
@@ -37,6 +43,7 @@ class PullRequest:
     entities: tuple[str, ...]
     env: str | None
     out: Path
+    output: str = "text"  # --format
 
 
 def request_from(args: argparse.Namespace) -> PullRequest:
@@ -44,7 +51,7 @@ def request_from(args: argparse.Namespace) -> PullRequest:
     if out.suffix.lower() not in {".xlsx", ".xlsm"}:
         raise UsageError(f"--out {out}: expected a .xlsx file")
     check_output(out, "--out")  # before fetching: the records would be lost at the end
-    return PullRequest(tuple(args.entities), args.env, out)
+    return PullRequest(tuple(args.entities), args.env, out, args.format)
 
 
 def run(request: PullRequest, config: Config) -> int:
@@ -59,6 +66,11 @@ def run(request: PullRequest, config: Config) -> int:
     live = event_loop.run(fetch())
     tables = [records_to_table(name, live[name]) for name in entities]
     write_pull_workbook(request.out, tables)
+    if request.output == "json":
+        from loader.report.machine import dumps, pull_document
+
+        print(dumps(pull_document(str(request.out), [(table.name, len(table.rows)) for table in tables])))
+        return 0
     for table in tables:
         print(f"{table.name}: {len(table.rows)} records")
     print(f"wrote {request.out}")

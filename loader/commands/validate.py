@@ -30,7 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--read-sources", action="store_true",
                         help="also read the sources that need a network or credentials (read by plan)")
-    parser.add_argument("--no-color", action="store_true", help="no colour, even on a terminal (as NO_COLOR)")
     add_format_argument(parser)
 
 
@@ -39,12 +38,11 @@ class ValidateRequest:
     mappings: tuple[Path, ...]
     output: str = "text"  # --format
     read_sources: bool = False  # --read-sources: also those that need a network or credentials
-    no_color: bool = False  # --no-color
 
 
 def request_from(args: argparse.Namespace) -> ValidateRequest:
     mappings = mappings_given_or_project(args.mappings, getattr(args, "config", None))
-    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources, args.no_color)
+    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources)
 
 
 def run(request: ValidateRequest, config: Config) -> int:
@@ -53,7 +51,7 @@ def run(request: ValidateRequest, config: Config) -> int:
     tests = run_test_files(_test_files(request.mappings, config), config.profile)
     code = EXIT_ERROR if sources.has_errors or not all(t.passed for t in tests) else EXIT_OK
     if request.output != "json":
-        print_report(sources, sys.stdout, no_color=request.no_color)
+        print_report(sources, sys.stdout)
         if tests:
             mapping_tests.print_results(tests, sys.stdout, passing=False)
     print_validate_output(request.output, sources, code,
@@ -70,10 +68,10 @@ def _test_files(mappings: tuple[Path, ...], config: Config) -> list[Path]:
     return tests_of(mappings, folders)
 
 
-def print_report(sources: SourceSet, out: TextIO, *, no_color: bool = False) -> None:
+def print_report(sources: SourceSet, out: TextIO) -> None:
     """Every problem with its place (a mapping line quoted with a caret), one per cause, then one
     summary line per block and a total."""
-    console = console_for(out, no_color=no_color)
+    console = console_for(out)
     lines = MappingLines()
     shown = source_findings(sources)
     for finding in shown:

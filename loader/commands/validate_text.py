@@ -1,19 +1,19 @@
 """`loader validate`'s text: each problem with its place, the mapping line it names quoted with a
 caret under the column, `error:` in red and `warning:` in yellow on a terminal.
 
-Colour follows the conventions: only on a terminal, never with `--no-color` or `NO_COLOR` (plain
-text then), and with `FORCE_COLOR` where no terminal is (rich reads it).
+Colour follows the conventions of `loader.console`: only on a terminal, never with `--no-color` or
+`NO_COLOR` (plain text then), and with `FORCE_COLOR` where no terminal is (rich reads it).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
 from rich.text import Text
 
+from loader.console import plain
 from loader.files.inputs import InputRefused, read_regular_file
 from loader.places import MappingPlace
 from loader.report.finding_groups import ShownFinding
@@ -22,10 +22,10 @@ SEVERITY_STYLES = {"error": "bold red", "warning": "yellow"}
 QUOTED_WIDTH = 160  # a quoted line longer than this is cut around the column
 
 
-def console_for(out: TextIO, *, no_color: bool) -> Console:
+def console_for(out: TextIO) -> Console:
     """A console printing plain text, coloured only where the conventions allow."""
-    plain = no_color or bool(os.environ.get("NO_COLOR"))
-    return Console(file=out, force_terminal=False if plain else None, highlight=False, soft_wrap=True, emoji=False)
+    return Console(file=out, force_terminal=False if plain() else None, no_color=plain(), highlight=False,
+                   soft_wrap=True, emoji=False)
 
 
 class MappingLines:

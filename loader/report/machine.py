@@ -24,9 +24,7 @@ from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import changed_records, counts, shown_findings, totals
 from loader.source.sources import SourceSet
 
-OUTPUT_FORMAT_VERSION = 1
-
-
+OUTPUT_FORMAT_VERSION = 2
 
 def place_of(where: str | Place | None) -> dict[str, Any] | None:
     """A place as a structure: `mapping` (file, line, col), `cell` (file, sheet, cell, row), `record`
@@ -96,7 +94,7 @@ def _counts(plan_counts: Any) -> dict[str, int]:
         "create": plan_counts.create,
         "update": plan_counts.update,
         "unchanged": plan_counts.unchanged,
-        "not_in_source": plan_counts.not_in_source,
+        "not_managed_here": plan_counts.not_in_source,
         "dropped": plan_counts.dropped,
         "warnings": plan_counts.warnings,
         "errors": plan_counts.errors,
@@ -115,7 +113,8 @@ def _outcomes(record: Any) -> dict[str, list[str]]:
 
 
 def plan_document(plan: Plan, exit_code: int, *, command: str = "plan") -> dict[str, Any]:
-    """The plan without any value: counts, findings, and which fields of which records change."""
+    """The plan without any value: counts, findings, and which fields of which records change.
+    `command`: `plan`, or `show` (a saved plan)."""
     return {
         "command": command,
         "format": OUTPUT_FORMAT_VERSION,
@@ -192,6 +191,29 @@ def error_document(
         "error": {"message": message, "where": None if where is None else str(where), "place": place_of(where),
                   "hint": hint},
     }
+
+
+def history_document(environment: str, folder: str, started: bool, head: dict[str, Any],
+                     applies: list[dict[str, Any]]) -> dict[str, Any]:
+    """`loader history`: the applies of an environment, newest first (`ApplyRow.as_json`)."""
+    return {"command": "history", "format": OUTPUT_FORMAT_VERSION, "ok": True, "exit_code": 0,
+            "environment": environment, "folder": folder, "started": started, "head": head, "applies": applies}
+
+
+def history_record_document(environment: str, entity: str, key: dict[str, str], personal: bool,
+                            in_snapshot: bool, loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """`loader history --entity E --key ...`: one record's loads, field by field (values only of a
+    record with no personal field, as the text shows them)."""
+    return {"command": "history", "format": OUTPUT_FORMAT_VERSION, "ok": True, "exit_code": 0,
+            "environment": environment, "entity": entity, "key": key, "personal": personal,
+            "in_snapshot": in_snapshot, "loads": loads}
+
+
+def pull_document(wrote: str, entities: list[tuple[str, int]]) -> dict[str, Any]:
+    """`loader pull`: the workbook written and how many records of each entity it holds (no values:
+    they are in the workbook)."""
+    return {"command": "pull", "format": OUTPUT_FORMAT_VERSION, "ok": True, "exit_code": 0, "wrote": wrote,
+            "entities": [{"entity": name, "records": count} for name, count in entities]}
 
 
 def dumps(document: dict[str, Any]) -> str:

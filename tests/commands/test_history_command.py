@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.output_schema import output_document
 from helpers.plan import copy_samples
 
 from loader.cli import main
@@ -70,7 +71,8 @@ def test_the_applies_newest_first_as_text_and_json(checkout: Path, capsys: pytes
     assert out.index("20260102T000000Z-bbbbbb") < out.index("20260101T000000Z-aaaaaa")
     assert "by bob  plan sha256:bbb  update 1, updated 1" in out and "serial 2" in out
     assert main(["history", "--format", "json"]) == EXIT_OK
-    document = json.loads(capsys.readouterr().out)
+    document = output_document(capsys.readouterr().out)
+    assert document["command"] == "history" and document["ok"] and document["started"]
     assert [a["id"] for a in document["applies"]] == ["20260102T000000Z-bbbbbb", "20260101T000000Z-aaaaaa"]
     assert document["applies"][1]["counts"] == {"create": 1, "created": 1, "update": 1, "updated": 1}
     assert document["head"]["last_apply"] == "20260102T000000Z-bbbbbb"
@@ -84,7 +86,7 @@ def test_one_records_loads_field_by_field(checkout: Path, capsys: pytest.Capture
     assert 'name: null → "Old name"' in out  # the create's value after is the next load's value before
     assert 'name: "Old name" → (kept only as a digest)' in out
     assert main(["history", "--entity", "course", "--key", "code=C-9", "--format", "json"]) == EXIT_OK
-    loads = json.loads(capsys.readouterr().out)["loads"]
+    loads = output_document(capsys.readouterr().out)["loads"]
     assert [load["by"] for load in loads] == ["alice", "bob"]
     assert loads[0]["fields"][0] == {"field": "name", "owner": "mappings/curriculum.yaml › courses",
                                      "changed": True, "before": None, "after": "Old name", "after_known": True,

@@ -72,7 +72,7 @@ def test_plan_json_has_the_digest_counts_and_no_values(project: Path, capsys: py
     document = _document(capsys)
     assert document["exit_code"] == EXIT_CHANGES
     # one warning: no history yet, the block's live records were last changed by someone else (a baseline's place)
-    assert document["totals"] | {} == {"create": 1, "update": 1, "unchanged": 1, "not_in_source": 0, "dropped": 0,
+    assert document["totals"] | {} == {"create": 1, "update": 1, "unchanged": 1, "not_managed_here": 0, "dropped": 0,
                                        "warnings": 1, "errors": 0}
     assert f"`{document['digest']}`" in (project / "plan.md").read_text(encoding="utf-8")
     records = {r["ref"]: r for r in document["blocks"][0]["records"]}

@@ -6,6 +6,7 @@ import json
 
 import openpyxl
 import pytest
+from helpers.output_schema import output_document
 
 from loader.cli import main
 
@@ -43,6 +44,21 @@ def test_pull_writes_one_sheet_per_entity_with_flat_columns(seeded_project, caps
     assert row[courses["parent.id"]] == "s-1"
     assert row[courses["custom_attributes.Faculty"]] == "Science"
     assert "course: 1 records" in capsys.readouterr().out
+
+
+def test_pull_json_says_what_the_workbook_holds_in_the_output_schema(seeded_project, capsys):
+    out = seeded_project / "live.xlsx"
+    assert main(["pull", "school", "course", "--out", str(out), "--format", "json"]) == 0
+    document = output_document(capsys.readouterr().out)
+    assert document["command"] == "pull" and document["ok"] and document["wrote"] == str(out)
+    assert document["entities"] == [{"entity": "school", "records": 1}, {"entity": "course", "records": 1}]
+    assert "HYPERLINK" not in json.dumps(document)  # values are in the workbook only
+
+
+def test_pull_json_of_an_unknown_entity_is_an_error_document(seeded_project, capsys):
+    assert main(["pull", "courses", "--out", "x.xlsx", "--format", "json"]) == 64
+    document = output_document(capsys.readouterr().out)
+    assert document["command"] == "pull" and "unknown entity 'courses'" in document["error"]["message"]
 
 
 def test_pull_neutralises_text_that_a_spreadsheet_would_run_as_a_formula(seeded_project):

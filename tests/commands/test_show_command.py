@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
 import pytest
+from helpers.output_schema import output_document
 from helpers.report import review_plan
 
 from loader.cli import main
@@ -37,6 +39,19 @@ def test_show_renders_the_same_reports_from_a_saved_plan_without_the_network(
     assert (tmp_path / "again.md").read_text(encoding="utf-8") == render(plan)  # the digest recorded, unmasked
     assert (tmp_path / "again.html").read_text(encoding="utf-8") == render_html(plan)
     assert "secret" not in out.out and "secret" not in (tmp_path / "again.md").read_text(encoding="utf-8")
+
+
+def test_show_json_is_the_plans_document_in_the_output_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_network: None
+) -> None:
+    plan = review_plan()
+    write_plan_json(plan, tmp_path / "plan.json")
+    monkeypatch.chdir(tmp_path)
+    assert main(["show", "plan.json", "--format", "json"]) == 1
+    document = output_document(capsys.readouterr().out)
+    assert document["command"] == "show" and not document["ok"] and document["exit_code"] == 1
+    assert document["totals"]["not_managed_here"] == 1 and "not_in_source" not in document["totals"]
+    assert "secret" not in json.dumps(document)
 
 
 def test_show_of_a_missing_or_broken_plan_is_an_error_saying_what_to_do(

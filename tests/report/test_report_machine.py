@@ -18,7 +18,7 @@ def test_the_plan_document_has_each_blocks_rule_groups_with_their_mapping_lines(
     document = json.loads(dumps(plan_document(cycle(70), 2)))
     VALIDATOR.validate(document)
     (block,) = document["blocks"]
-    assert block["dropped"] == 1 and block["not_in_source"] == 5
+    assert block["dropped"] == 1 and block["not_managed_here"] == 5
     groups = {(g["kind"], g["field"]): g for g in block["rule_groups"]}
     name = groups[("update", "name")]
     assert name["place"] == "mappings/units.yaml:26" and name["rule"] == "name ← column 'Unit Name'"
