@@ -146,3 +146,17 @@ def test_validate_warns_once_per_column_with_a_count_of_cells_holding_control_ch
     out = capsys.readouterr().out
     assert out.count("control characters") == 1, out  # the title column: 40 cells ending in "\n\r"
     assert "40 cell(s) of column 'Unit Title'" in out
+
+
+def test_one_duplicated_code_keeps_the_natural_key_and_names_the_duplicate_as_an_error(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [[f"UNIT{n:04d}", f"Unit {n}", 6, "", "Dept", n % 4, f"About {n}", f"Ms {n}"] for n in range(40)]
+    rows[30][0] = "UNIT0007"  # one code typed twice, rows 9 and 32 of the sheet
+    _book(workdir / "units.xlsx", "Handbook export", UNIT_HEADERS, rows)
+    assert main(["init", "units.xlsx", "--entity", "subject", "--out", "m.yaml"]) == EXIT_ERROR
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["key"] == ["code"] and block["fields"]["code"]["column"] == "Unit Code"
+    out, err = capsys.readouterr()
+    assert "It validates" not in out
+    assert "'UNIT0007' on rows 9 and 32" in err and "natural key" in err
