@@ -56,6 +56,7 @@ from loader.source.draft import (
     rank_entities,
     sample_of,
 )
+from loader.source.draft_pulled import pulled_ids_of, refs_by_pulled_ids
 from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, limits, read_sheet, sheet_names
 from loader.source.readers.csv import windows_1252_likely
@@ -231,19 +232,17 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
         names = [None]  # type: ignore[list-item]
     if entity is not None and len(names) > 1:
         names = names[:1]
+    samples = [sample for name in names if (sample := sample_of(read_sheet(
+        workbook, display, name, encoding=reading.get("encoding"), delimiter=reading.get("delimiter")))) is not None]
+    ids = pulled_ids_of(samples, profile)
     blocks: list[tuple[DraftBlock, Sample]] = []
     taken: set[str] = set()
-    for name in names:
-        data = read_sheet(workbook, display, name, encoding=reading.get("encoding"), delimiter=reading.get("delimiter"))
-        sample = sample_of(data)
-        if sample is None:
-            continue
+    for sample in samples:
         chosen = entity or _clear_entity(sample, profile, display, len(names) > 1)
         block = draft_block(sample, profile, chosen)
-        block = replace(block, entity_guessed=entity is None)
         while block.name in taken:
-            block = replace(draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}"),
-                            entity_guessed=entity is None)
+            block = draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}")
+        block = refs_by_pulled_ids(replace(block, entity_guessed=entity is None), sample, profile, ids)
         taken.add(block.name)
         blocks.append((block, sample))
     if not blocks:

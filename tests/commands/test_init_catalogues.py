@@ -160,3 +160,24 @@ def test_one_duplicated_code_keeps_the_natural_key_and_names_the_duplicate_as_an
     out, err = capsys.readouterr()
     assert "It validates" not in out
     assert "'UNIT0007' on rows 9 and 32" in err and "natural key" in err
+
+
+def test_pull_then_init_then_plan_proposes_nothing_when_subjects_hang_under_schools(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workdir / "samples").mkdir()
+    seed = {"institution-a": {
+        "schools": [{"id": "s-1", "code": "SCI", "name": "Science"}, {"id": "s-2", "code": "ART", "name": "Arts"}],
+        "programs": [{"id": "p-1", "code": "MAJ", "name": "Major", "parent": {"id": "s-1"}}],
+        "subjects": [{"code": f"U{n}", "name": f"Unit {n}", "parent": {"id": "s-1" if n % 2 else "s-2"}}
+                     for n in range(6)],
+    }}
+    (workdir / "samples" / "sandbox-seed.json").write_text(json.dumps(seed), encoding="utf-8")
+    assert main(["pull", "school", "program", "subject", "--out", "live.xlsx"]) == EXIT_OK
+    assert main(["init", "live.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    assert _draft(workdir / "m.yaml")["subject"]["fields"]["parent"] == {"column": "parent.id", "ref": "school",
+                                                                         "by": "id"}
+    capsys.readouterr()
+    main(["plan", "m.yaml", "--format", "json"])
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert (totals["create"], totals["update"], totals["errors"]) == (0, 0, 0)
