@@ -22,6 +22,7 @@ from rapidfuzz import fuzz
 from loader.profile import EntityProfile, Profile, Reference
 from loader.source.draft_steps import is_number, reading_steps, separator
 from loader.source.draft_words import (
+    ENTITY_WORDS,
     PII_FIELDS,
     PII_WORDS,
     REF_WORDS,
@@ -207,10 +208,17 @@ def rank_entities(sample: Sample, profile: Profile) -> list[tuple[str, float]]:
         matched = {m.field for m in matches}
         if set(entity.key) <= matched:
             score += 1.0
-        if sheet and max(fuzz.partial_ratio(name, sheet), fuzz.ratio(name + "s", sheet)) >= 85:
+        if sheet and _names_entity(sheet, name):
             score += 1.5
         scored.append((score, -position, name))
     return [(name, score) for score, _, name in sorted(scored, reverse=True)]
+
+
+def _names_entity(sheet: str, entity: str) -> bool:
+    """True when the sheet's (normalised) name names the entity: its name, plural, or a word for it."""
+    words = ENTITY_WORDS.get(entity, ())
+    return max(fuzz.partial_ratio(entity, sheet), fuzz.ratio(entity + "s", sheet),
+               *(fuzz.ratio(w, sheet) for w in words)) >= 85
 
 
 def clear_guess(ranked: Sequence[tuple[str, float]]) -> str | None:

@@ -181,3 +181,15 @@ def test_pull_then_init_then_plan_proposes_nothing_when_subjects_hang_under_scho
     main(["plan", "m.yaml", "--format", "json"])
     totals = json.loads(capsys.readouterr().out)["totals"]
     assert (totals["create"], totals["update"], totals["errors"]) == (0, 0, 0)
+
+
+def test_an_areas_of_study_sheet_is_drafted_as_programs_under_their_courses(workdir: Path) -> None:
+    rows = [[f"C{n}", f"Course {n}", f"AOS{n}{a}", f"Area {n}-{a}"] for n in range(10) for a in range(3)]
+    _book(workdir / "aos.xlsx", "Areas of study",
+          ["Course code", "Course title", "Area of study code", "Area of study title"], rows)
+    assert main(["init", "aos.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["entity"] == "program"
+    assert block["fields"]["code"]["column"] == "Area of study code"
+    assert block["fields"]["name"]["column"] == "Area of study title"
+    assert (block["fields"]["parent"]["column"], block["fields"]["parent"]["ref"]) == ("Course code", "course")
