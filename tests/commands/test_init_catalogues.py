@@ -144,8 +144,40 @@ def test_validate_warns_once_per_column_with_a_count_of_cells_holding_control_ch
     capsys.readouterr()
     main(["validate", "m.yaml"])
     out = capsys.readouterr().out
-    assert out.count("control characters") == 1, out  # the title column: 40 cells ending in "\n\r"
-    assert "40 cell(s) of column 'Unit Title'" in out
+    assert "control characters" not in out, out  # the drafted steps strip the title's "\n\r"
+
+
+UNITS_BLOCK = """\
+  units:
+    entity: subject
+    sheet: Handbook export
+    key: [code]
+    fields:
+      code: {column: Unit Code}
+      name: {column: Unit Title, transform: [strip, collapse_spaces]}
+"""
+AREAS_BLOCK = """\
+  areas:
+    entity: program
+    sheet: Handbook export
+    key: [code]
+    fields:
+      code: {column: Unit Code, replace: {pattern: UNIT, with: P}}
+      name: {column: Description}
+"""
+
+
+@pytest.mark.parametrize("blocks", [[UNITS_BLOCK, AREAS_BLOCK], [AREAS_BLOCK, UNITS_BLOCK]])
+def test_control_characters_are_warned_per_column_after_its_steps_whichever_block_reads_the_sheet_first(
+    workdir: Path, capsys: pytest.CaptureFixture[str], blocks: list[str]
+) -> None:
+    _units(workdir / "units.xlsx")
+    (workdir / "m.yaml").write_text("version: 1\nsource: units.xlsx\nentities:\n" + "".join(blocks),
+                                    encoding="utf-8")
+    main(["validate", "m.yaml"])
+    out = capsys.readouterr().out
+    assert out.count("control characters") == 1, out
+    assert "40 value(s) of column 'Description'" in out  # not the title: its own steps clean it
 
 
 def test_one_duplicated_code_keeps_the_natural_key_and_names_the_duplicate_as_an_error(
