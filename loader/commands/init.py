@@ -16,7 +16,9 @@ When the draft validates as written (exit 0), and when it does not (exit 1):
 - The entity is guessed only with a clear margin: the best entity's score must be at least 1.5
   times the second's and 1 more. Otherwise nothing is written; the three best entities are printed
   with their scores, and the command exits 64 asking for `--entity` (and `--sheet`).
-- The key must be unique: when the key field's column repeats, the key field reads a column whose
+- The key must be unique: when a few of the key field's values repeat, the draft keeps that column
+  (the natural key) and the command exits 1 naming each repeated value and its rows. When most
+  repeat, the key field reads a column whose
   values are unique on every row, else a template of two columns whose pairs are; the draft says
   so in a note and validates. When no column nor pair is unique, the draft is written with the key
   marked `# CHOOSE`, and the command exits 1 saying so.
@@ -54,6 +56,7 @@ from loader.source.draft import (
     rank_entities,
     sample_of,
 )
+from loader.source.draft_pulled import pulled_ids_of, refs_by_pulled_ids
 from loader.source.draft_yaml import render_draft
 from loader.source.readers import has_sheets, limits, read_sheet, sheet_names
 from loader.source.readers.csv import windows_1252_likely
@@ -64,7 +67,8 @@ EPILOG = """\
 outcomes:
   exit 0   the draft is written and validates as `loader validate` would
   exit 1   the draft is written but does not validate yet (a key column that is not unique is
-           marked `# CHOOSE`); or the workbook cannot be read (the message names the file)
+           marked `# CHOOSE`; a few repeated key values are named with their rows); or the
+           workbook cannot be read (the message names the file)
   exit 64  the entity is not clear (the best must score at least 1.5 times the second and 1
            more): nothing is written; the three best are printed, pass --entity
 
@@ -148,11 +152,27 @@ def run(request: InitRequest, config: Config) -> int:
         return EXIT_ERROR
     sources = read_sources([out], config.profile, fetch=fetch_feed)
     _write_draft_tests(out, drafted, config.profile)
+    if any(b.duplicates for b in blocks):
+        _print_duplicates(blocks, display, shown)
+        return EXIT_ERROR
     if sources.has_errors:
         print(f"The draft does not validate yet: run `loader validate {shown}` and fix what it names.", file=sys.stderr)
         return EXIT_ERROR
     print(f"It validates. Next: review it, then `loader plan {shown}`.")
     return EXIT_OK
+
+
+def _print_duplicates(blocks: list[DraftBlock], display: str, shown: str) -> None:
+    """The natural key's repeated values, as errors: a record per key, so each must be fixed in the workbook."""
+    for block in blocks:
+        if not block.duplicates:
+            continue
+        where = f"{display} › {block.sheet}" if block.sheet else display
+        column = next((f.column for f in block.fields if f.name == block.key[0]), "")
+        print(f"loader: error: {clean(where)}: the key column {clean(column)!r} repeats "
+              f"{clean('; '.join(block.duplicates))}", file=sys.stderr)
+    print(f"The draft keeps the natural key (its values are unique but for these); give each repeated row its "
+          f"own code in the workbook (or remove the extra row), then `loader validate {shown}`.", file=sys.stderr)
 
 
 def outside_a_project(config: Config) -> str:
@@ -212,19 +232,17 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
         names = [None]  # type: ignore[list-item]
     if entity is not None and len(names) > 1:
         names = names[:1]
+    samples = [sample for name in names if (sample := sample_of(read_sheet(
+        workbook, display, name, encoding=reading.get("encoding"), delimiter=reading.get("delimiter")))) is not None]
+    ids = pulled_ids_of(samples, profile)
     blocks: list[tuple[DraftBlock, Sample]] = []
     taken: set[str] = set()
-    for name in names:
-        data = read_sheet(workbook, display, name, encoding=reading.get("encoding"), delimiter=reading.get("delimiter"))
-        sample = sample_of(data)
-        if sample is None:
-            continue
+    for sample in samples:
         chosen = entity or _clear_entity(sample, profile, display, len(names) > 1)
         block = draft_block(sample, profile, chosen)
-        block = replace(block, entity_guessed=entity is None)
         while block.name in taken:
-            block = replace(draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}"),
-                            entity_guessed=entity is None)
+            block = draft_block(sample, profile, chosen, name=f"{block.name}_{len(taken)}")
+        block = refs_by_pulled_ids(replace(block, entity_guessed=entity is None), sample, profile, ids)
         taken.add(block.name)
         blocks.append((block, sample))
     if not blocks:

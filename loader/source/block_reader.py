@@ -59,17 +59,11 @@ class BlockReader:
         """What keeps the block from being read: its header row, or the columns it names."""
         return self.header.problems()
 
-    def _read_columns(self) -> list[tuple[str, int]]:
-        """The columns the block reads, with their positions: the ones a control-character check covers."""
-        columns = self.header.columns
-        return [(name, columns[name]) for name, _ in self.header.wanted if name in columns]
-
     def read(self, with_sheet_warnings: bool = True) -> BlockRecords:
         findings: list[Finding] = []
         self.filled = filled_shares(self.data, self.header_row) if with_sheet_warnings else ()
         if with_sheet_warnings:
             findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
-            findings += control_character_findings(self.data, self._read_columns(), self.header_row)
         body = [row for row in self.data.rows if row.number > self.header_row]
         variants = variant_readers(self.block, self.header.columns, self.data)
         outcomes = [self._outcomes(body, variant) for variant in variants]
@@ -101,6 +95,7 @@ class BlockReader:
     def _result(self, records: tuple[DesiredRecord, ...], findings: list[Finding], rows_read: int,
                 rows_filtered: int, left_out: tuple[LeftOut, ...]) -> BlockRecords:
         block = self.block
+        findings += control_character_findings(block, records)
         return BlockRecords(
             mapping_file=block.place.file, block=block.name, entity=block.entity, source_file=block.source_display,
             sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,

@@ -12,6 +12,7 @@ it validates as written.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from rapidfuzz import fuzz
 from loader.profile import EntityProfile, Profile, Reference
 from loader.source.draft_steps import is_number, reading_steps, separator
 from loader.source.draft_words import (
+    ENTITY_WORDS,
     PII_FIELDS,
     PII_WORDS,
     REF_WORDS,
@@ -77,6 +79,7 @@ class DraftBlock:
     custom_attributes: bool = False  # the entity takes custom attributes (unmatched columns could be some)
     custom: tuple[tuple[str, str], ...] = ()  # (label, column) of custom attributes a pulled sheet holds
     key_unresolved: bool = False  # no column nor pair of columns is unique: the user must choose the key
+    duplicates: tuple[str, ...] = ()  # the natural key's few repeated values, each with its rows: errors to fix
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class Sample:
     unique: frozenset[str] = frozenset()  # the columns whose values are filled and distinct on every row
     rows: int = 0  # rows below the header
     filled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every row's text of the filled columns
+    row_numbers: tuple[int, ...] = ()  # the sheet's row number of each row below the header
 
 
 def sample_of(data: SheetData) -> Sample | None:
@@ -107,7 +111,8 @@ def sample_of(data: SheetData) -> Sample | None:
     }
     filled = _filled_columns(rows, names)
     unique = frozenset(name for name, texts in filled.items() if len(set(texts)) == len(texts))
-    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, unique, len(rows), filled)
+    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, unique, len(rows), filled,
+                  tuple(r.number for r in rows))
 
 
 def _filled_columns(rows: Sequence[SheetRow], names: Sequence[tuple[int, str]]) -> dict[str, tuple[str, ...]]:
@@ -203,10 +208,17 @@ def rank_entities(sample: Sample, profile: Profile) -> list[tuple[str, float]]:
         matched = {m.field for m in matches}
         if set(entity.key) <= matched:
             score += 1.0
-        if sheet and max(fuzz.partial_ratio(name, sheet), fuzz.ratio(name + "s", sheet)) >= 85:
+        if sheet and _names_entity(sheet, name):
             score += 1.5
         scored.append((score, -position, name))
     return [(name, score) for score, _, name in sorted(scored, reverse=True)]
+
+
+def _names_entity(sheet: str, entity: str) -> bool:
+    """True when the sheet's (normalised) name names the entity: its name, plural, or a word for it."""
+    words = ENTITY_WORDS.get(entity, ())
+    return max(fuzz.partial_ratio(entity, sheet), fuzz.ratio(entity + "s", sheet),
+               *(fuzz.ratio(w, sheet) for w in words)) >= 85
 
 
 def clear_guess(ranked: Sequence[tuple[str, float]]) -> str | None:
@@ -284,6 +296,7 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
     notes += [key_stand_in] if key_stand_in else []
     fields, key_note, key_unresolved = unique_key(sample, fields, key)
     notes += [key_note] if key_note else []
+    duplicates = natural_key_duplicates(sample, fields, key)
     has_custom = "custom_attributes" in schema.get("properties", {})
     unmatched = _unmatched(sample, headers, fields)
     return DraftBlock(
@@ -302,6 +315,7 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
         custom=tuple((h[len(CUSTOM_PREFIX):], h) for h in sample.headers if h.startswith(CUSTOM_PREFIX))
         if pulled and has_custom else (),
         key_unresolved=key_unresolved,
+        duplicates=duplicates,
     )
 
 
@@ -374,11 +388,16 @@ def unique_key(
     column = field_.column
     if column in sample.unique:
         return fields, None, False
+    texts = sample.filled.get(column)
+    if texts is not None and not most_repeat(texts):
+        few = f"the column {column!r} of key field {field_.name} repeats only a few values"
+        return fields, f"{few}: keyed on it, the natural key; fix the repeated values (init names them)", False
     repeats = f"the column {column!r} of key field {field_.name} repeats"
+    if texts is not None:
+        repeats += f" most of its values ({len(set(texts))} values on {len(texts)} rows, one row per offering?)"
     singles = [c for c in sample.headers if c in sample.unique]
-    own = sample.filled.get(column)
-    pairs = [(column, other) for other, texts in sample.filled.items() if own is not None and other != column
-             and len(set(zip(own, texts, strict=True))) == sample.rows]
+    pairs = [(column, other) for other, others in sample.filled.items() if texts is not None and other != column
+             and len(set(zip(texts, others, strict=True))) == sample.rows]
     if singles:
         spec: dict[str, Any] = {**field_.spec}
         chosen = DraftField(field_.name, singles[0], spec, field_.score, field_.note)
@@ -392,3 +411,37 @@ def unique_key(
     else:
         return fields, f"CHOOSE THE KEY: {repeats} and no column or pair of columns is unique", True
     return [chosen if f is field_ else f for f in fields], note, False
+
+
+# A key column keeps the natural key unless most of its values repeat (a catalogue of one row per
+# offering): then a few repeats are mistakes in the data, not a sign of another key.
+MOST_REPEAT = 0.5
+
+
+def most_repeat(texts: Sequence[str]) -> bool:
+    """True when more than MOST_REPEAT of the distinct values occur on several rows."""
+    counts = Counter(texts)
+    repeated = sum(1 for n in counts.values() if n > 1)
+    return bool(counts) and repeated > MOST_REPEAT * len(counts)
+
+
+SHOWN_DUPLICATES = 5  # repeated values named one by one; the rest are counted
+
+
+def natural_key_duplicates(sample: Sample, fields: list[DraftField], key: tuple[str, ...]) -> tuple[str, ...]:
+    """The values the key's column repeats when the draft kept it as the natural key (few repeat):
+    each as "'CODE' on rows 5 and 41", the first SHOWN_DUPLICATES and a count of the rest."""
+    by_name = {f.name: f for f in fields}
+    if len(key) != 1 or key[0] not in by_name:
+        return ()
+    texts = sample.filled.get(by_name[key[0]].column)
+    if texts is None or most_repeat(texts) or len(sample.row_numbers) != len(texts):
+        return ()
+    rows: dict[str, list[int]] = {}
+    for text, number in zip(texts, sample.row_numbers, strict=True):
+        rows.setdefault(text, []).append(number)
+    repeated = [(text, numbers) for text, numbers in rows.items() if len(numbers) > 1]
+    shown = [f"{text!r} on rows {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
+             for text, numbers in repeated[:SHOWN_DUPLICATES]]
+    rest = len(repeated) - len(shown)
+    return (*shown, f"and {rest} more") if rest else tuple(shown)

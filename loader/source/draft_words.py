@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# What people call a program (the part of a course one studies in): in headers and sheet names.
+AREA_WORDS = ("area of study", "major", "minor", "specialisation", "specialization", "stream")
+# Words naming an entity in a sheet's name, besides the entity's own name.
+ENTITY_WORDS: Mapping[str, tuple[str, ...]] = {"program": (*AREA_WORDS, "areas of study")}
+
 # Words people put in headers for each field, besides the field's own name.
 SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "*": {
@@ -35,6 +40,8 @@ SYNONYMS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "result": ("result", "grade", "score", "mark", "atar"),
         "duration": ("duration", "length"),
     },
+    "program": {"code": tuple(f"{w} {n}" for w in AREA_WORDS for n in ("code", "id")),
+                "name": tuple(f"{w} {n}" for w in AREA_WORDS for n in ("title", "name"))},
     "arrangement": {"subjects_awarded": ("subjects awarded", "awarded subjects", "credit subjects", "subjects")},
 }
 REF_WORDS = ("{target} code", "{target} id", "{target}", "parent {target}", "parent code", "parent")

@@ -144,5 +144,84 @@ def test_validate_warns_once_per_column_with_a_count_of_cells_holding_control_ch
     capsys.readouterr()
     main(["validate", "m.yaml"])
     out = capsys.readouterr().out
-    assert out.count("control characters") == 1, out  # the title column: 40 cells ending in "\n\r"
-    assert "40 cell(s) of column 'Unit Title'" in out
+    assert "control characters" not in out, out  # the drafted steps strip the title's "\n\r"
+
+
+UNITS_BLOCK = """\
+  units:
+    entity: subject
+    sheet: Handbook export
+    key: [code]
+    fields:
+      code: {column: Unit Code}
+      name: {column: Unit Title, transform: [strip, collapse_spaces]}
+"""
+AREAS_BLOCK = """\
+  areas:
+    entity: program
+    sheet: Handbook export
+    key: [code]
+    fields:
+      code: {column: Unit Code, replace: {pattern: UNIT, with: P}}
+      name: {column: Description}
+"""
+
+
+@pytest.mark.parametrize("blocks", [[UNITS_BLOCK, AREAS_BLOCK], [AREAS_BLOCK, UNITS_BLOCK]])
+def test_control_characters_are_warned_per_column_after_its_steps_whichever_block_reads_the_sheet_first(
+    workdir: Path, capsys: pytest.CaptureFixture[str], blocks: list[str]
+) -> None:
+    _units(workdir / "units.xlsx")
+    (workdir / "m.yaml").write_text("version: 1\nsource: units.xlsx\nentities:\n" + "".join(blocks),
+                                    encoding="utf-8")
+    main(["validate", "m.yaml"])
+    out = capsys.readouterr().out
+    assert out.count("control characters") == 1, out
+    assert "40 value(s) of column 'Description'" in out  # not the title: its own steps clean it
+
+
+def test_one_duplicated_code_keeps_the_natural_key_and_names_the_duplicate_as_an_error(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [[f"UNIT{n:04d}", f"Unit {n}", 6, "", "Dept", n % 4, f"About {n}", f"Ms {n}"] for n in range(40)]
+    rows[30][0] = "UNIT0007"  # one code typed twice, rows 9 and 32 of the sheet
+    _book(workdir / "units.xlsx", "Handbook export", UNIT_HEADERS, rows)
+    assert main(["init", "units.xlsx", "--entity", "subject", "--out", "m.yaml"]) == EXIT_ERROR
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["key"] == ["code"] and block["fields"]["code"]["column"] == "Unit Code"
+    out, err = capsys.readouterr()
+    assert "It validates" not in out
+    assert "'UNIT0007' on rows 9 and 32" in err and "natural key" in err
+
+
+def test_pull_then_init_then_plan_proposes_nothing_when_subjects_hang_under_schools(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workdir / "samples").mkdir()
+    seed = {"institution-a": {
+        "schools": [{"id": "s-1", "code": "SCI", "name": "Science"}, {"id": "s-2", "code": "ART", "name": "Arts"}],
+        "programs": [{"id": "p-1", "code": "MAJ", "name": "Major", "parent": {"id": "s-1"}}],
+        "subjects": [{"code": f"U{n}", "name": f"Unit {n}", "parent": {"id": "s-1" if n % 2 else "s-2"}}
+                     for n in range(6)],
+    }}
+    (workdir / "samples" / "sandbox-seed.json").write_text(json.dumps(seed), encoding="utf-8")
+    assert main(["pull", "school", "program", "subject", "--out", "live.xlsx"]) == EXIT_OK
+    assert main(["init", "live.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    assert _draft(workdir / "m.yaml")["subject"]["fields"]["parent"] == {"column": "parent.id", "ref": "school",
+                                                                         "by": "id"}
+    capsys.readouterr()
+    main(["plan", "m.yaml", "--format", "json"])
+    totals = json.loads(capsys.readouterr().out)["totals"]
+    assert (totals["create"], totals["update"], totals["errors"]) == (0, 0, 0)
+
+
+def test_an_areas_of_study_sheet_is_drafted_as_programs_under_their_courses(workdir: Path) -> None:
+    rows = [[f"C{n}", f"Course {n}", f"AOS{n}{a}", f"Area {n}-{a}"] for n in range(10) for a in range(3)]
+    _book(workdir / "aos.xlsx", "Areas of study",
+          ["Course code", "Course title", "Area of study code", "Area of study title"], rows)
+    assert main(["init", "aos.xlsx", "--out", "m.yaml"]) == EXIT_OK
+    block = next(iter(_draft(workdir / "m.yaml").values()))
+    assert block["entity"] == "program"
+    assert block["fields"]["code"]["column"] == "Area of study code"
+    assert block["fields"]["name"]["column"] == "Area of study title"
+    assert (block["fields"]["parent"]["column"], block["fields"]["parent"]["ref"]) == ("Course code", "course")
