@@ -88,9 +88,10 @@ def test_a_folder_reads_one_file_a_learner_in_name_order(tmp_path: Path) -> None
     assert len(data.rows) == 7 and data.locations[0].startswith("learners/a.xml › /e:elmo/e:report")
 
 
-def test_a_records_path_that_finds_nothing_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SheetError, match=r"the records path '//x:module' finds no record"):
-        read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+def test_a_records_path_that_finds_nothing_reads_no_record(tmp_path: Path) -> None:
+    """Whether no record is an error is the plan's to tell, against the history (`allow_empty:`)."""
+    empty = read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+    assert empty.rows[1:] == () and empty.locations == ()
 
 
 def test_paths_the_reader_cannot_read_are_errors_saying_why(tmp_path: Path) -> None:
