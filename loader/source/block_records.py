@@ -13,9 +13,9 @@ from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
 from loader.source.renames import Rename
 
-
 EMPTY_SOURCE = "empty-source"
-EMPTY_SOURCE_FIX = "check the query's params: or the records: path (if no records is right, set allow_empty: true on the source)"
+EMPTY_SOURCE_FIX = ("check the query's params: or the records: path (if no records is right, set allow_empty: true "
+                    "on the source)")
 
 
 @dataclass(frozen=True)
