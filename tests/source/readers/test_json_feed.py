@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from loader.api.feeds import ClientCredentials, FeedAccess, walk_pages
 from loader.config import Secret
 from loader.errors import SheetError
-from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, _RowMaker, read
+from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, _RowMaker, read, record_paths
 from loader.source.readers.record_rows import FieldPaths, RowsBuilder, WalkPages
 
 DATA = Path(__file__).with_name("data")
@@ -286,3 +286,13 @@ def test_records_looked_up_at_once_give_the_rows_read_field_by_field(records: li
         return builder.done()
 
     assert outcome(fast=True) == outcome(fast=False)
+
+
+def test_record_paths_lists_the_value_paths_of_the_first_records_in_order(tmp_path: Path) -> None:
+    source = JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.items[*]")
+    paths = record_paths(source)
+    assert paths[:5] == ("courseId", "primaryCode.codeType", "primaryCode.code", "name[0].language", "name[0].value")
+    assert "modeOfDelivery[0]" in paths and "studyLoad.value" in paths
+    (tmp_path / "odd.jsonl").write_text('{"a": {"b": null, "c.d": 1}, "e": []}\n{"f": [{"g": 2}], "a": {"b": 3}}\n')
+    assert record_paths(JsonSource("c", "odd.jsonl", tmp_path)) == ("f[0].g", "a.b")
+    assert record_paths(JsonSource("c", "odd.jsonl", tmp_path), records=1) == ()
