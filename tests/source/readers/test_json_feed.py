@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 from loader.api.feeds import ClientCredentials, FeedAccess, walk_pages
 from loader.config import Secret
 from loader.errors import SheetError
-from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, _RowMaker, read, record_paths
+from loader.source.readers.json_feed import (
+    JsonSource,
+    Paging,
+    _field_reader,
+    _ObjectFound,
+    _RowMaker,
+    read,
+    record_paths,
+)
 from loader.source.readers.record_rows import FieldPaths, RowsBuilder, WalkPages
 
 DATA = Path(__file__).with_name("data")
