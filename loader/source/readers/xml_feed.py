@@ -196,7 +196,6 @@ class _Document:
         self.record: Element | None = None
         self.bound: dict[str, str] = {}  # the document's prefixes (the last binding of each)
         self.names: dict[str, str] = {}  # expat's "uri local" -> "{uri}local"
-        self.count = 0
 
     def parser(self) -> Any:
         parser: Any = expat.ParserCreate(namespace_separator=" ")  # Any: handlers of our own signatures
@@ -238,7 +237,6 @@ class _Document:
         element = self.tree.end(self._name(raw))
         if element is self.record:
             self.on_record(self, element, self.prefix + walk.location(self.compiled.prefixes))
-            self.count += 1
             self.record = None
             walk.held[:-1] = [True] * (len(walk.held) - 1)
             _let_go(walk)
@@ -247,11 +245,10 @@ class _Document:
         walk.close()
 
 
-def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, on_record: OnRecord) -> int:
-    """Read the records of one document, each given to `on_record` as it closes; how many there were."""
+def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, on_record: OnRecord) -> None:
+    """Read the records of one document, each given to `on_record` as it closes."""
     document = _Document(display, prefix, compiled, on_record)
     _parse(document.parser(), stream, display)
-    return document.count
 
 
 def _refuse(*_: object) -> None:
