@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -57,8 +58,9 @@ from loader.source.draft import (
     sample_of,
 )
 from loader.source.draft_pulled import pulled_ids_of, refs_by_pulled_ids
+from loader.source.draft_records import read_tree, with_paths
 from loader.source.draft_yaml import render_draft
-from loader.source.readers import has_sheets, limits, read_sheet, sheet_names
+from loader.source.readers import SheetData, has_sheets, limits, read_sheet, sheet_names
 from loader.source.readers.csv import windows_1252_likely
 from loader.source.sources import read_sources
 from loader.words import plural
@@ -94,6 +96,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--encoding", metavar="NAME",
                         help="a CSV file's encoding, e.g. cp1252 (default: UTF-8; Windows-1252 is detected)")
     parser.add_argument("--delimiter", metavar="CHAR", help="a CSV file's delimiter (default: sniffed among , ; tab |)")
+    parser.add_argument("--records", metavar="PATH",
+                        help="draft from a JSON or XML file: where its records are (JSONPath \"$.items[*]\"; "
+                             "XML \"//x:course\", x the default namespace)")
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,7 @@ class InitRequest:
     pack: str | None = None  # --pack: copy this pack (no workbook then)
     encoding: str | None = None  # a CSV file's
     delimiter: str | None = None
+    records: str | None = None  # --records: the WORKBOOK is a JSON or XML file, its records here
 
 
 def request_from(args: argparse.Namespace) -> InitRequest:
@@ -120,7 +126,8 @@ def request_from(args: argparse.Namespace) -> InitRequest:
     if delimiter is not None and len(delimiter) != 1:
         raise UsageError(f"--delimiter {delimiter!r}: give one character", hint="e.g. --delimiter ';'")
     return InitRequest(workbook, args.sheet, args.entity, out, args.force,
-                       encoding=getattr(args, "encoding", None), delimiter=delimiter)
+                       encoding=getattr(args, "encoding", None), delimiter=delimiter,
+                       records=getattr(args, "records", None))
 
 
 def run(request: InitRequest, config: Config) -> int:
@@ -136,12 +143,18 @@ def run(request: InitRequest, config: Config) -> int:
     if config.path is None:
         print(outside_a_project(config), file=sys.stderr)
     display = os.path.relpath(workbook)
-    reading = _csv_reading(request, display)
-    drafted = _draft(workbook, display, request.sheet, request.entity, config.profile, reading)
+    tree = None
+    if request.records is not None:
+        tree = read_tree(workbook, request.records, _relative(workbook, out.parent))
+        drafted = _drafted(tree.data, display, request.entity, config.profile, tree.paths)
+        reading: dict[str, str] = {}
+    else:
+        reading = _csv_reading(request, display)
+        drafted = _draft(workbook, display, request.sheet, request.entity, config.profile, reading)
     blocks = [block for block, _ in drafted]
     out.parent.mkdir(parents=True, exist_ok=True)
     text = render_draft(blocks, source=_relative(workbook, out.parent), schema_path=_schema_path(out),
-                        workbook=workbook.name, reading=reading)
+                        workbook=workbook.name, reading=reading, tree=tree.source if tree else None)
     write_text(out, text, private=False)
     _print_summary(blocks, out)
     shown = clean(str(out))
@@ -151,7 +164,8 @@ def run(request: InitRequest, config: Config) -> int:
               f"(the line marked CHOOSE in {shown}), then `loader validate {shown}`.", file=sys.stderr)
         return EXIT_ERROR
     sources = read_sources([out], config.profile, fetch=fetch_feed)
-    _write_draft_tests(out, drafted, config.profile)
+    if tree is None:  # a draft test gives rows of a sheet; a tree's would need its documents
+        _write_draft_tests(out, drafted, config.profile)
     if any(b.duplicates for b in blocks):
         _print_duplicates(blocks, display, shown)
         return EXIT_ERROR
@@ -249,6 +263,16 @@ def _draft(workbook: Path, display: str, sheet: str | None, entity: str | None, 
         raise UsageError(f"{display}: no sheet with a header row in its first 30 rows",
                          hint="name the sheet with --sheet, or check the file")
     return blocks
+
+
+def _drafted(data: SheetData, display: str, entity: str | None, profile: Profile,
+             paths: Mapping[str, str]) -> list[tuple[DraftBlock, Sample]]:
+    """The one block of a JSON or XML file's records, its columns named by their paths."""
+    sample = sample_of(data)
+    if sample is None:
+        raise UsageError(f"{display}: its records hold no value", hint="check --records against the file")
+    block = draft_block(sample, profile, entity or _clear_entity(sample, profile, display, False))
+    return [with_paths(replace(block, entity_guessed=entity is None), sample, paths)]
 
 
 def _clear_entity(sample: Sample, profile: Profile, display: str, several: bool) -> str:

@@ -32,7 +32,7 @@ from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
 from loader.plan.renumber_history import moved_keys, rekeyed
 from loader.plan.resolve import key_text
-from loader.plan.retire import released, released_findings, restored, retirements
+from loader.plan.retire import emptied, released, released_findings, restored, retirements
 from loader.plan.shown import dropped_seen, mark_seen
 from loader.plan.three_way import Policy
 from loader.profile import EntityProfile, Profile
@@ -128,6 +128,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
         retired, said = retirements(block, inputs.get(block.name), dropped, index, history,
                                     profile.entity(block.entity))
+        said = (*emptied(block, inputs.get(block.name), dropped), *said)
         let_go = released(block, dropped, inputs.get(block.name))
         block = restored(block, inputs.get(block.name), index, history, profile.entity(block.entity))
         final.append(replace(block, not_in_source_records=absent, dropped=dropped, released=let_go,

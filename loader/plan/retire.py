@@ -29,12 +29,26 @@ from loader.plan.history_index import EntityIndex
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, RecordPlan
 from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
+from loader.source.block_records import EMPTY_SOURCE, EMPTY_SOURCE_FIX
 from loader.source.equality import same
 
 LABEL_PREFIX = f"{CUSTOM}."
 MAX_DROPPED_SHARE = 0.2  # more of a block's records dropped at once than this: a source cut short, not retirements
 MIN_GUARDED = 5  # at most this many dropped records are retired whatever the share
 RETIRE = "retire"
+
+
+def emptied(block: BlockPlan, given: Any, dropped: Sequence[DroppedRecord]) -> tuple[Finding, ...]:
+    """An error when a query or feed read no record where the history records records the block
+    loaded: a typo in `params:` or `records:` must not look like a catalogue withdrawn. The source's
+    `allow_empty: true` says no records is right; a file's kind has no such option (its emptied
+    sheet gives dropped records, as before). The source said the 0 records read already (a warning)."""
+    rows_read: int = getattr(given, "rows_read", 1)
+    if not dropped or getattr(given, "allow_empty", None) is not False or rows_read:
+        return ()
+    return (Finding("error", EMPTY_SOURCE,
+                    f"block {block.name}: its source {block.source_file} read 0 records, where the history records "
+                    f"{len(dropped)} this block loaded; {EMPTY_SOURCE_FIX}", getattr(given, "place", None)),)
 
 
 def retirements(block: BlockPlan, given: Any, dropped: Sequence[DroppedRecord], index: EntityIndex,

@@ -15,7 +15,7 @@ from loader.findings import Finding
 from loader.profile import Profile
 from loader.source.block_header import BlockHeader
 from loader.source.block_merge import RecordMerger
-from loader.source.block_records import BlockRecords
+from loader.source.block_records import EMPTY_SOURCE, EMPTY_SOURCE_FIX, BlockRecords
 from loader.source.block_rows import BlockContext, Built, LeftOut, VariantReader
 from loader.source.column_path import build_columns, can_build_columns
 from loader.source.control_chars import control_character_findings
@@ -26,6 +26,7 @@ from loader.source.field_rules import field_rules
 from loader.source.mapping import Block
 from loader.source.patterns import PatternTimeout
 from loader.source.readers import SheetData, SheetRow, kind_for
+from loader.source.readers.kinds import Source
 from loader.source.record_places import with_record_names
 from loader.source.records import DesiredRecord
 from loader.source.renames import renames_of
@@ -96,6 +97,10 @@ class BlockReader:
                 rows_filtered: int, left_out: tuple[LeftOut, ...]) -> BlockRecords:
         block = self.block
         findings += control_character_findings(block, records)
+        allow_empty = _allow_empty(block.source)
+        if allow_empty is False and not rows_read:  # against the history, the plan may make it an error
+            findings.append(Finding("warning", EMPTY_SOURCE, f"its source {block.source_display} read 0 records; "
+                                    f"{EMPTY_SOURCE_FIX}", block.place))
         return BlockRecords(
             mapping_file=block.place.file, block=block.name, entity=block.entity, source_file=block.source_display,
             sheet=self.data.sheet, key_fields=block.key, pii_fields=self.context.pii, records=records,
@@ -106,7 +111,7 @@ class BlockReader:
             duplicates=block.duplicates,
             renames=renames_of(block, self.data, self.header.columns, records), on_dropped=block.on_dropped,
             drift=block.drift, columns_read=tuple(dict.fromkeys(name for name, _ in self.header.wanted)),
-            filled=self.filled,
+            filled=self.filled, allow_empty=allow_empty,
         )
 
     def _outcomes(self, body: list[SheetRow], variant: VariantReader) -> list[Outcome]:
@@ -132,6 +137,11 @@ class BlockReader:
         for index, row, outcome in zip(taken, rows, built, strict=True):
             outcomes[index] = build_row(row, variant, self.context) if outcome is None else outcome
         return outcomes
+
+
+def _allow_empty(source: Source) -> bool | None:
+    """The source's `allow_empty:`; None for a kind without that option (a file)."""
+    return bool(source.option("allow_empty", False)) if "allow_empty" in kind_for(source).options else None
 
 
 def _distinct_records(outcomes: list[list[Outcome]]) -> tuple[DesiredRecord, ...] | None:

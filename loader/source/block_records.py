@@ -13,6 +13,10 @@ from loader.source.readers import SourceShape
 from loader.source.records import DesiredRecord
 from loader.source.renames import Rename
 
+EMPTY_SOURCE = "empty-source"
+EMPTY_SOURCE_FIX = ("check the query's params: or the records: path (if no records is right, set allow_empty: true "
+                    "on the source)")
+
 
 @dataclass(frozen=True)
 class BlockRecords:
@@ -46,6 +50,7 @@ class BlockRecords:
     values_seen: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each `drift.values` field: its distinct values
     filled: tuple[tuple[str, float], ...] = ()  # each column of the header: the share of rows holding a value
     # (said by the first block reading a sheet only)
+    allow_empty: bool | None = None  # its source's `allow_empty:` (None: a file, whose kind has no such option)
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import Any
 
 from loader.source.draft import DraftBlock
+from loader.source.draft_records import TreeSource
 
 
 def _scalar(value: Any) -> str:
@@ -36,9 +37,10 @@ def _flow(value: Any) -> str:
 
 
 def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str, workbook: str,
-                 reading: Mapping[str, str] | None = None) -> str:
+                 reading: Mapping[str, str] | None = None, tree: TreeSource | None = None) -> str:
     """The mapping file's text: `$schema` line, a review note, the source and how to read it (a CSV
-    file's `encoding:` and `delimiter:`, when not the defaults), then one block per sheet."""
+    file's `encoding:` and `delimiter:`, when not the defaults; a JSON or XML file's `sources:`
+    entry, which each block names), then one block per sheet."""
     lines = [
         f"# yaml-language-server: $schema={schema_path}",
         "#",
@@ -47,20 +49,30 @@ def render_draft(blocks: Sequence[DraftBlock], *, source: str, schema_path: str,
         "#   - columns no field matched are listed as comments under their block;",
         "#   - then `loader validate` this file and `loader plan` it.",
         "version: 1",
-        f"source: {_scalar(source)}",
+        *(_tree_lines(tree) if tree else [f"source: {_scalar(source)}"]),
         *(f"{name}: {_scalar(value)}" for name, value in (reading or {}).items()),
         "entities:",
     ]
     for n, block in enumerate(blocks):
         if n:
             lines.append("")
-        lines += _block_lines(block)
+        lines += _block_lines(block, tree.name if tree else None)
     return "\n".join(lines) + "\n"
 
 
-def _block_lines(block: DraftBlock) -> list[str]:
+def _tree_lines(tree: TreeSource) -> list[str]:
+    lines = ["sources:", f"  {_scalar(tree.name)}:", f"    {tree.kind}: {_scalar(tree.location)}",
+             f"    records: {_scalar(tree.records)}"]
+    if tree.namespaces:
+        lines.append(f"    namespaces: {_flow(dict(tree.namespaces))}")
+    return lines
+
+
+def _block_lines(block: DraftBlock, source: str | None) -> list[str]:
     guessed = "   # guessed from the headers; --entity to choose" if block.entity_guessed else ""
     lines = [f"  {block.name}:", f"    entity: {block.entity}{guessed}"]
+    if source is not None:
+        lines.append(f"    source: {_scalar(source)}")
     if block.sheet is not None:
         lines.append(f"    sheet: {_scalar(block.sheet)}")
     if block.header_row != 1:

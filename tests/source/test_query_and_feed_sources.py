@@ -193,14 +193,38 @@ def test_a_query_that_is_not_a_select_is_refused_naming_the_source(
         assert db.execute("SELECT count(*) FROM units").fetchone() == (2,)
 
 
-def test_a_records_path_that_finds_nothing_is_an_error_not_an_empty_plan(
+def test_a_records_path_that_finds_nothing_is_said_and_an_error_once_the_block_loaded_records(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "exports").mkdir()
-    (project / "exports" / "courses.json").write_text('{"items": [{"primaryCode": {"code": "A"}}]}',
-                                                       encoding="utf-8")
+    (project / "exports" / "courses.json").write_text(
+        '{"items": [{"primaryCode": {"code": "A"}, "name": [{"value": "Art"}]}]}', encoding="utf-8")
     (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.courses[*]"), encoding="utf-8")
+    assert _plan(capsys) == {}
+    said = capsys.readouterr()
+    assert "its source exports/courses.json read 0 records; check the query's params: or the records: path" \
+        in said.out + said.err
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.items[*]"), encoding="utf-8")
+    assert _plan(capsys) == {("A",): Action.CREATE}
+    _converges(capsys)
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.courses[*]"), encoding="utf-8")
+    said_now = _refused(capsys)
+    assert "subjects: its source exports/courses.json read 0 records, where the history records 1 this block " \
+           "loaded" in said_now
+
+
+def test_params_that_read_no_rows_are_an_error_once_the_block_loaded_records_unless_allow_empty(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _handbook(project / "handbook.db", UNITS)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
+    _plan(capsys)
+    _converges(capsys)
+    typo = SQL_MAPPING.format(query=SELECT).replace("year: 2027", "year: 2072")
+    (project / "m.yaml").write_text(typo, encoding="utf-8")
     said = _refused(capsys)
-    assert "exports/courses.json: the records path '$.courses[*]' finds no record" in said
+    assert "units: its source handbook (query) read 0 records, where the history records 2 this block loaded" in said
+    assert "set allow_empty: true" in said
+    (project / "m.yaml").write_text(typo.replace("    params:", "    allow_empty: true\n    params:"), encoding="utf-8")
+    assert main(["plan", "m.yaml"]) == 0, capsys.readouterr()
 
 
 def test_invalid_xml_is_an_error_naming_the_file_and_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

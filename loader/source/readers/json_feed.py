@@ -84,7 +84,6 @@ class JsonSource:
     paging: Paging = Paging()
     walk: WalkPages | None = None  # how a URL is fetched (with its credentials); None: offline
     total: str | None = None
-    allow_empty: bool = False
     lines: bool | None = None  # JSON Lines; None: told by the suffix (.jsonl, .ndjson)
 
 
@@ -114,7 +113,7 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
             lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
             for document, at in _documents(path, lines, display):
                 rows.take(document, prefix + at)
-    return builder.done(rows.count, source.allow_empty, source.records or "$")
+    return builder.done()
 
 
 _AS_THEY_ARE = frozenset({str, int, float, bool, type(None)})
@@ -353,3 +352,39 @@ def _total(found: list[Any], path: str, where: str) -> int:
         raise SheetError(f"the total path {path!r} finds {value!r} on the first page, not a whole number",
                          where=where, hint="point total: at the count of records the feed says it holds")
     return value
+
+
+def record_paths(source: JsonSource, records: int = 50) -> tuple[str, ...]:
+    """The paths to the values of the source's first `records` records, in the order first met
+    (what `loader init --records` drafts a mapping from): dotted keys, a list's first item by
+    index (`name[0].value`), so each path finds one value. A file, folder or glob only."""
+    where = describe(source)
+    if is_url(source.location):
+        raise SheetError("a mapping is drafted from a file, not a URL", where=where,
+                         hint="save a page of the feed to a file and draft from it")
+    records_path = _compiled(source.records, where) if source.records else None
+    found: dict[str, None] = {}
+    seen = 0
+    for path, display in matched_files(source.location, source.base, SUFFIXES, where):
+        lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
+        for document, _ in _documents(path, lines, display):
+            for _, record in _records(document, records_path, ""):
+                found.update(dict.fromkeys(_leaf_paths(record, "")))
+                seen += 1
+                if seen >= records:
+                    return tuple(found)
+    return tuple(found)
+
+
+def _leaf_paths(value: Any, path: str) -> Iterator[str]:
+    """The paths below `value` (at `path`) that end at a value, not an object or list; a key
+    that a dotted path cannot spell (holding `.`, `[`, `]` or `$`) is left out."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _KEY.fullmatch(key):
+                yield from _leaf_paths(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        if value and path:
+            yield from _leaf_paths(value[0], f"{path}[0]")
+    elif value is not None and path:
+        yield path

@@ -64,7 +64,7 @@ def _read(source: Source, display: str, sheet: str | None, wanted: Wanted) -> Sh
     feed = json_feed.JsonSource(
         source.name or NAME, source.location, base_of(source), source.option("records"),
         source.option("paging") or json_feed.Paging(), walk_for(source, wanted.fetch, display),
-        source.option("total"), source.option("allow_empty", False))
+        source.option("total"))
     return json_feed.read(feed, list(wanted.columns))
 
 

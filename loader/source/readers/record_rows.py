@@ -147,10 +147,8 @@ class RowsBuilder:
         return [spec.name for index, spec in enumerate(self.fields)
                 if all(row.values[index] is None for row in self.rows[1:])]
 
-    def done(self, records: int, allow_empty: bool, records_path: str) -> RecordRows:
-        if not records and not allow_empty:
-            raise SheetError(f"the records path {records_path!r} finds no record", where=self.display,
-                             hint="check records: against the data; if no records is right, set allow_empty: true")
+    def done(self) -> RecordRows:
+        """The rows read (none is no error here: the plan tells whether it is one, `allow_empty:`)."""
         return RecordRows(self.display, None, tuple(self.rows), locations=tuple(self.locations),
                           unfound=tuple(self.missing()))
 

@@ -64,7 +64,6 @@ class SqlSource:
     base: Path  # the mapping file's folder: `sqlite:///x.db` is relative to it
     params: Mapping[str, Any] = field(default_factory=dict)
     timeout_s: float = DEFAULT_TIMEOUT_S
-    allow_empty: bool = False
 
 
 def describe(source: SqlSource) -> str:
@@ -124,16 +123,13 @@ def _read_only_sqlite(url: URL, source: SqlSource) -> URL:
 def read(source: SqlSource, columns: Sequence[str] = ()) -> SheetData:
     """Run the query; row 1 the column names (in the spelling of `columns` where one matches
     case-insensitively), then one row a record. Raises SheetError naming the source for a query
-    that is refused or fails, a column of `columns` the query lacks, or no rows (unless allow_empty)."""
+    that is refused or fails, or a column of `columns` the query lacks. No rows is no error here: the
+    plan tells whether it is one (`allow_empty:`, against the history)."""
     where = describe(source)
     check_select(source.sql, where)
     _check_installed(where)
     names, rows = _run(source, where)
     header = _header(names, columns, where)
-    if not rows and not source.allow_empty:
-        shown = ", ".join(f"{k}={v!r}" for k, v in source.params.items())
-        raise SheetError("the query read 0 rows" + (f" with {shown}" if shown else ""), where=where,
-                         hint="check the query and its params:; if no rows is right, set allow_empty: true")
     return SheetData(where, None, (SheetRow(1, header), *rows))
 
 

@@ -43,8 +43,7 @@ def _from_mapping(name: str, entry: dict[str, Any], folder: Path) -> Source:
 
 def _query(source: Source) -> sql.SqlSource:
     return sql.SqlSource(source.name or NAME, source.location, source.option("url"), base_of(source),
-                         dict(source.option("params", ())), source.option("timeout", sql.DEFAULT_TIMEOUT_S),
-                         source.option("allow_empty", False))
+                         dict(source.option("params", ())), source.option("timeout", sql.DEFAULT_TIMEOUT_S))
 
 
 def _read(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:

@@ -22,7 +22,8 @@ is the one the XML declaration names (UTF-8 without one).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -45,6 +46,7 @@ from loader.source.readers.record_rows import (
 )
 from loader.source.readers.rows import CellValue
 from loader.source.readers.xml_path import (
+    XML_NAMESPACE,
     Found,
     Step,
     evaluate,
@@ -60,6 +62,7 @@ SUFFIXES = frozenset({".xml"})
 XML_BYTES = Limit("LOADER_MAX_XML_BYTES", 1024 * 1024 * 1024, "bytes in an XML file or page")
 XML_DEPTH = Limit("LOADER_MAX_XML_DEPTH", 256, "levels of nesting in an XML file")
 _CHUNK = 1024 * 1024
+_XHTML = "{http://www.w3.org/1999/xhtml}"
 _REFUSED_HINT = "the loader reads plain XML only: remove the <!DOCTYPE ...> declaration (or ask for a feed without it)"
 
 
@@ -73,7 +76,6 @@ class XmlSource:
     records: str
     namespaces: Mapping[str, str] = field(default_factory=dict)
     walk: WalkPages | None = None  # how a URL is fetched (with its credentials); None: offline
-    allow_empty: bool = False
 
 
 def describe(source: XmlSource) -> str:
@@ -101,10 +103,13 @@ def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
     prefixes = {uri: prefix for prefix, uri in source.namespaces.items()}
     compiled = _Compiled(records, paths, prefixes, limits.STRING_CHARS.value())
     builder = RowsBuilder(where, fields)
-    count = 0
+
+    def add(document: _Document, record: Element, location: str) -> None:
+        builder.add(location, _values(record, document.walk, compiled, document.bound, lambda: builder.at(location)))
+
     if is_url(source.location):
         body = _fetch(source, where)
-        count += _stream(io.BytesIO(body), where, "", compiled, builder)
+        _stream(io.BytesIO(body), where, "", compiled, add)
     else:
         files = matched_files(source.location, source.base, SUFFIXES, where)
         for path, display in files:
@@ -112,9 +117,8 @@ def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
             if size > XML_BYTES.value():
                 raise XML_BYTES.refuse(f"the file holds {size:,} bytes", display)
             with path.open("rb") as stream:
-                count += _stream(stream, display, f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else "", compiled,
-                                 builder)
-    return builder.done(count, source.allow_empty, source.records)
+                _stream(stream, display, f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else "", compiled, add)
+    return builder.done()
 
 
 def _fetch(source: XmlSource, where: str) -> bytes:
@@ -172,6 +176,9 @@ class _Walk:
         return parent
 
 
+OnRecord = Callable[["_Document", Element, str], None]  # the document, a record, its location
+
+
 class _Refused(Exception):
     """A document type or entity declaration met while parsing (turned into a SheetError)."""
 
@@ -180,8 +187,8 @@ class _Document:
     """One document streamed through expat into elements (the standard library's C TreeBuilder):
     its handlers open and close elements, read each record when it closes, and refuse a DTD."""
 
-    def __init__(self, display: str, prefix: str, compiled: _Compiled, builder: RowsBuilder):
-        self.display, self.prefix, self.compiled, self.builder = display, prefix, compiled, builder
+    def __init__(self, display: str, prefix: str, compiled: _Compiled, on_record: OnRecord):
+        self.display, self.prefix, self.compiled, self.on_record = display, prefix, compiled, on_record
         self.walk = _Walk()
         self.tree = TreeBuilder()
         self.depth_limit = XML_DEPTH.value()
@@ -189,23 +196,19 @@ class _Document:
         self.record: Element | None = None
         self.bound: dict[str, str] = {}  # the document's prefixes (the last binding of each)
         self.names: dict[str, str] = {}  # expat's "uri local" -> "{uri}local"
-        self.count = 0
 
     def parser(self) -> Any:
         parser: Any = expat.ParserCreate(namespace_separator=" ")  # Any: handlers of our own signatures
         parser.buffer_text = True
         parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.StartDoctypeDeclHandler = self._refuse
-        parser.EntityDeclHandler = self._refuse
-        parser.ExternalEntityRefHandler = self._refuse
+        parser.StartDoctypeDeclHandler = _refuse
+        parser.EntityDeclHandler = _refuse
+        parser.ExternalEntityRefHandler = _refuse
         parser.StartNamespaceDeclHandler = self._bind
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
         parser.CharacterDataHandler = self.tree.data
         return parser
-
-    def _refuse(self, *_: object) -> None:
-        raise _Refused
 
     def _bind(self, prefix: str | None, uri: str) -> None:
         self.bound[prefix or ""] = uri
@@ -233,10 +236,7 @@ class _Document:
         walk = self.walk
         element = self.tree.end(self._name(raw))
         if element is self.record:
-            location = self.prefix + walk.location(self.compiled.prefixes)
-            self.builder.add(location, _values(element, walk, self.compiled, self.bound,
-                                               lambda: self.builder.at(location)))
-            self.count += 1
+            self.on_record(self, element, self.prefix + walk.location(self.compiled.prefixes))
             self.record = None
             walk.held[:-1] = [True] * (len(walk.held) - 1)
             _let_go(walk)
@@ -245,10 +245,19 @@ class _Document:
         walk.close()
 
 
-def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, builder: RowsBuilder) -> int:
-    """Read the records of one document; how many there were."""
-    document = _Document(display, prefix, compiled, builder)
-    parser = document.parser()
+def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, on_record: OnRecord) -> None:
+    """Read the records of one document, each given to `on_record` as it closes."""
+    document = _Document(display, prefix, compiled, on_record)
+    _parse(document.parser(), stream, display)
+
+
+def _refuse(*_: object) -> None:
+    raise _Refused
+
+
+def _parse(parser: Any, stream: IO[bytes], display: str) -> None:
+    """Feed the stream to the parser a chunk at a time; SheetError for XML that is not
+    well-formed or declares a DTD or entities."""
     try:
         while chunk := stream.read(_CHUNK):
             parser.Parse(chunk, False)
@@ -261,7 +270,6 @@ def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, b
     except _Refused:
         raise SheetError("the XML declares a document type (DTD) or entities, which the loader refuses: they can "
                          "expand without bound or read other files", where=display, hint=_REFUSED_HINT) from None
-    return document.count
 
 
 def _let_go(walk: _Walk) -> None:
@@ -303,3 +311,88 @@ def _short(tag: str, prefixes: Mapping[str, str]) -> str:
 
 
 
+
+
+class _Enough(Exception):
+    """Enough records read to list their paths."""
+
+
+def document_namespaces(path: Path, display: str) -> dict[str, str]:
+    """The prefixes an XML file binds (the first binding of each), for drafting a mapping: the
+    default namespace gets the prefix `x` (`x1`, ... when the document binds `x` itself), since
+    a path names a namespaced element by a prefix."""
+    bound: dict[str, str] = {}
+    parser: Any = expat.ParserCreate(namespace_separator=" ")
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartNamespaceDeclHandler = lambda prefix, uri: bound.setdefault(prefix or "", uri)
+    parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = parser.ExternalEntityRefHandler = _refuse
+    with path.open("rb") as stream:
+        _parse(parser, stream, display)
+    default = bound.pop("", None)
+    if default is not None:
+        prefix = next(p for n in range(len(bound) + 1) if (p := f"x{n or ''}") not in bound)
+        bound[prefix] = default
+    return bound
+
+
+def record_paths(source: XmlSource, records: int = 50) -> tuple[str, ...]:
+    """The paths to the values of the source's first `records` records, in the order first met
+    (what `loader init --records` drafts a mapping from): each element that holds text and each
+    attribute; a step whose element repeats among its siblings in any record read gets a position
+    (`dc:identifier[2]`, `x:presentation[1]/mlo:start`), so each path finds one value; XHTML inside
+    an element is its text. Names are spelled with the source's `namespaces:`. A file, folder or glob."""
+    where = describe(source)
+    if is_url(source.location):
+        raise SheetError("a mapping is drafted from a file, not a URL", where=where,
+                         hint="save the feed to a file and draft from it")
+    steps = parse_path(source.records, source.namespaces, where)
+    record_predicates_ok(steps, source.records, where)
+    prefixes = {XML_NAMESPACE: "xml", **{uri: prefix for prefix, uri in source.namespaces.items()}}
+    compiled = _Compiled(steps, (), prefixes, limits.STRING_CHARS.value())
+    found: dict[tuple[tuple[str, int], ...], None] = {}  # each path: its steps, with their positions
+    repeated: set[tuple[str, ...]] = set()  # the steps (without positions) of elements with same-named siblings
+    seen: list[Element] = []
+
+    def take(_: _Document, record: Element, __: str) -> None:
+        found.update(dict.fromkeys(_element_paths(record, prefixes, (), repeated)))
+        seen.append(record)
+        if len(seen) >= records:
+            raise _Enough
+
+    try:
+        for path, display in matched_files(source.location, source.base, SUFFIXES, where):
+            with path.open("rb") as stream:
+                _stream(stream, display, "", compiled, take)
+    except _Enough:
+        pass
+    spelled = (_spelled(path, repeated) for path in found)
+    return tuple(dict.fromkeys(spelled))
+
+
+def _element_paths(element: Element, prefixes: Mapping[str, str], path: tuple[tuple[str, int], ...],
+                   repeated: set[tuple[str, ...]]) -> Iterator[tuple[tuple[str, int], ...]]:
+    """The paths below `element` (at `path`, steps and positions) to its attributes and to each
+    element holding text (XHTML inside an element: the element), noting in `repeated` the steps
+    of elements with same-named siblings."""
+    for name in element.attrib:
+        yield (*path, ("@" + _short(name, prefixes), 0))
+    counts = Counter(child.tag for child in element if isinstance(child.tag, str))
+    positions: Counter[str] = Counter()
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        positions[child.tag] += 1
+        at = (*path, (_short(child.tag, prefixes), positions[child.tag]))
+        if counts[child.tag] > 1:
+            repeated.add(tuple(name for name, _ in at))
+        rich = any(isinstance(c.tag, str) and c.tag.startswith(_XHTML) for c in child)
+        if rich or (len(child) == 0 and (child.text or "").strip()):
+            yield at
+        if not rich:
+            yield from _element_paths(child, prefixes, at, repeated)
+
+
+def _spelled(path: tuple[tuple[str, int], ...], repeated: set[tuple[str, ...]]) -> str:
+    names = [name for name, _ in path]
+    return "/".join(name + (f"[{position}]" if tuple(names[:n + 1]) in repeated else "")
+                    for n, (name, position) in enumerate(path))

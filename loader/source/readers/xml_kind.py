@@ -43,8 +43,7 @@ def _from_mapping(name: str, entry: dict[str, Any], folder: Path) -> Source:
 def _read(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     feed = xml_feed.XmlSource(
         source.name or NAME, source.location, base_of(source), source.option("records"),
-        dict(source.option("namespaces", ())), walk_for(source, wanted.fetch, display),
-        source.option("allow_empty", False))
+        dict(source.option("namespaces", ())), walk_for(source, wanted.fetch, display))
     return xml_feed.read(feed, list(wanted.columns))
 
 

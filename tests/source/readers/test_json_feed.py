@@ -18,7 +18,15 @@ from hypothesis import strategies as st
 from loader.api.feeds import ClientCredentials, FeedAccess, walk_pages
 from loader.config import Secret
 from loader.errors import SheetError
-from loader.source.readers.json_feed import JsonSource, Paging, _field_reader, _ObjectFound, _RowMaker, read
+from loader.source.readers.json_feed import (
+    JsonSource,
+    Paging,
+    _field_reader,
+    _ObjectFound,
+    _RowMaker,
+    read,
+    record_paths,
+)
 from loader.source.readers.record_rows import FieldPaths, RowsBuilder, WalkPages
 
 DATA = Path(__file__).with_name("data")
@@ -156,11 +164,9 @@ def test_json_lines_in_a_folder_read_one_record_a_line_in_file_order(tmp_path: P
     assert read(JsonSource("c", "feed/b*.jsonl", tmp_path), ENGLISH_FIRST).locations[0] == "line 1 › $"
 
 
-def test_a_records_path_that_finds_nothing_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SheetError, match=r"the records path '\$.courses\[\*\]' finds no record"):
-        read(JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.courses[*]"), FIELDS)
-    empty = read(JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.courses[*]",
-                            allow_empty=True), FIELDS)
+def test_a_records_path_that_finds_nothing_reads_no_record(tmp_path: Path) -> None:
+    """Whether no record is an error is the plan's to tell, against the history (`allow_empty:`)."""
+    empty = read(JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.courses[*]"), FIELDS)
     assert empty.rows[1:] == () and empty.unfound == ("code", "load", "name", "mode")
 
 
@@ -243,7 +249,7 @@ def test_feed_failures_are_errors_naming_the_source(tmp_path: Path, feed: _Serve
     assert "page 1" in str(error.value)
     with pytest.raises(SheetError, match="names a next page already read"):
         read(JsonSource("c", url(feed, "/loop"), tmp_path, walk=over(), records="$.items[*]",
-                        paging=Paging(next_path="$.links.next"), allow_empty=True), ENGLISH_FIRST)
+                        paging=Paging(next_path="$.links.next")), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="must use https://"):
         read(JsonSource("c", "http://example.org/courses", tmp_path, walk=over()), ENGLISH_FIRST)
     with pytest.raises(SheetError, match="a URL source is not read offline"):
@@ -285,6 +291,16 @@ def test_records_looked_up_at_once_give_the_rows_read_field_by_field(records: li
                 maker.take(record, f"{number} › ")
         except SheetError as error:
             return str(error)
-        return builder.done(maker.count, True, "$")
+        return builder.done()
 
     assert outcome(fast=True) == outcome(fast=False)
+
+
+def test_record_paths_lists_the_value_paths_of_the_first_records_in_order(tmp_path: Path) -> None:
+    source = JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.items[*]")
+    paths = record_paths(source)
+    assert paths[:5] == ("courseId", "primaryCode.codeType", "primaryCode.code", "name[0].language", "name[0].value")
+    assert "modeOfDelivery[0]" in paths and "studyLoad.value" in paths
+    (tmp_path / "odd.jsonl").write_text('{"a": {"b": null, "c.d": 1}, "e": []}\n{"f": [{"g": 2}], "a": {"b": 3}}\n')
+    assert record_paths(JsonSource("c", "odd.jsonl", tmp_path)) == ("f[0].g", "a.b")
+    assert record_paths(JsonSource("c", "odd.jsonl", tmp_path), records=1) == ()

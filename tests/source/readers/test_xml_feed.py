@@ -13,7 +13,7 @@ import pytest
 from loader.api.feeds import walk_pages
 from loader.errors import SheetError
 from loader.source.readers.record_rows import FieldPaths, RecordRows
-from loader.source.readers.xml_feed import XmlSource, read
+from loader.source.readers.xml_feed import XmlSource, document_namespaces, read, record_paths
 
 DATA = Path(__file__).with_name("data")
 XCRI = {"x": "http://xcri.org/profiles/1.2/catalog", "dc": "http://purl.org/dc/elements/1.1/",
@@ -88,9 +88,10 @@ def test_a_folder_reads_one_file_a_learner_in_name_order(tmp_path: Path) -> None
     assert len(data.rows) == 7 and data.locations[0].startswith("learners/a.xml › /e:elmo/e:report")
 
 
-def test_a_records_path_that_finds_nothing_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SheetError, match=r"the records path '//x:module' finds no record"):
-        read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+def test_a_records_path_that_finds_nothing_reads_no_record(tmp_path: Path) -> None:
+    """Whether no record is an error is the plan's to tell, against the history (`allow_empty:`)."""
+    empty = read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+    assert empty.rows[1:] == () and empty.locations == ()
 
 
 def test_paths_the_reader_cannot_read_are_errors_saying_why(tmp_path: Path) -> None:
@@ -190,3 +191,18 @@ def test_a_url_is_read_as_a_file_is(tmp_path: Path, catalogue: str) -> None:
     assert data.file == f"feed (xml, {catalogue})"
     with pytest.raises(SheetError, match="a URL source is not read offline"):
         read(XmlSource("feed", catalogue, tmp_path, "//x:course", XCRI), COURSE_FIELDS[:2])
+
+
+def test_record_paths_lists_elements_and_attributes_with_positions_where_siblings_repeat(tmp_path: Path) -> None:
+    (tmp_path / "feed.xml").write_text(
+        '<catalog xmlns="urn:c" xmlns:dc="urn:dc"><course><dc:title>A</dc:title><dc:id>1</dc:id>'
+        '<dc:id kind="x">2</dc:id><p><start dtf="2027"> </start></p></course>'
+        '<course><dc:title>B</dc:title><p><start>Feb</start></p><p><start>Jul</start></p>'
+        '<d><div xmlns="http://www.w3.org/1999/xhtml"><p>rich</p></div></d></course></catalog>', encoding="utf-8")
+    namespaces = document_namespaces(tmp_path / "feed.xml", "feed.xml")
+    assert namespaces == {"dc": "urn:dc", "x": "urn:c"}
+    paths = record_paths(XmlSource("feed", "feed.xml", tmp_path, "//x:course", namespaces))
+    assert paths == ("dc:title", "dc:id[1]", "dc:id[2]", "dc:id[2]/@kind", "x:p[1]/x:start/@dtf", "x:p[1]/x:start",
+                     "x:p[2]/x:start", "x:d")
+    assert record_paths(XmlSource("feed", "feed.xml", tmp_path, "//x:course", namespaces), records=1)[-1] == \
+        "x:p/x:start/@dtf"
