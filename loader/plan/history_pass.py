@@ -82,10 +82,20 @@ class HistoryCompare:
         given = {g.mapping_file for g in self._inputs.values()}
         return owner.file not in given and not Path(owner.file).exists()
 
+    def former_names(self, owner: Owner, rules: Any) -> frozenset[Owner]:
+        """Every name the block `owner` had before: its `formerly` (in `rules`), and the names the
+        history's applies recorded for it and for them, back to the first (ownership follows the chain)."""
+        formerly = {Owner(*rules.formerly)} if rules is not None and rules.formerly else set()
+        return self.history.head.former_names(frozenset({owner, *formerly})) - {owner}
+
     def named(self, name: str) -> set[str]:
         """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
         leaves out)."""
         return self._named.setdefault(name, set())
+
+    def given(self, name: str) -> _Given | None:
+        """What the block `name` was given as, when an input names it."""
+        return self._inputs.get(name)
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context (`source_file`: its file, when no input names it)."""
@@ -95,8 +105,7 @@ class HistoryCompare:
             rules = given.history_rules if given is not None else None
             mapping_file = (given.mapping_file if given is not None else None) or source_file
             context = RecordContext(
-                Owner(mapping_file, name),
-                Owner(*rules.formerly) if rules is not None and rules.formerly else None,
+                Owner(mapping_file, name), self.former_names(Owner(mapping_file, name), rules),
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
                 self.sheet_wins, self._gone)
@@ -125,7 +134,8 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         index = indexed[block.entity]
         ids = matched[block.entity]
         absent = tuple(n for n in block.not_in_source_records if n.id not in ids and n.id not in index.line_of)
-        dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
+        dropped = _dropped(block, index, history, ids, compare.named(block.name),
+                           compare.block(block.name, block.entity, block.source_file).context)
         retired, said = retirements(block, inputs.get(block.name), dropped, index, history,
                                     profile.entity(block.entity))
         let_go = released(block, dropped, inputs.get(block.name))
@@ -161,7 +171,10 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
     if records and not with_line and others:
         findings = (*findings, _no_history(block.name, others))
     mapping_file = found.context.owner.file
-    return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
+    given = compare.given(block.name)
+    rules = given.history_rules if given is not None else None
+    formerly = (str(rules.formerly[0]), str(rules.formerly[1])) if rules is not None and rules.formerly else None
+    return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file, formerly=formerly)
 
 
 def _no_history(block: str, others: int) -> Finding:
@@ -250,15 +263,12 @@ def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile
                             live_id=str(live.get("id")), live_updated_time=updated_time(live))
 
 
-def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History,
-             matched: set[str], named: set[str]) -> tuple[DroppedRecord, ...]:
-    """Records this block loaded before (a line with a field it owns) that its sheet no longer names
-    (`matched`: the live ids the plan's records of its entity match)."""
-    mapping_file = block.mapping_file or block.source_file
-    rules = getattr(given, "history_rules", None)
-    owners = {Owner(mapping_file, block.name)}
-    if rules is not None and rules.formerly:
-        owners.add(Owner(*rules.formerly))
+def _dropped(block: BlockPlan, entity: EntityIndex, history: History, matched: set[str], named: set[str],
+             context: RecordContext) -> tuple[DroppedRecord, ...]:
+    """Records this block loaded before (a line with a field it owns, under any name it had:
+    `context`) that its sheet no longer names (`matched`: the live ids the plan's records of its
+    entity match)."""
+    owners = {context.owner, *context.formerly}
     digester = history.digester
     named = named | {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
     found = []
