@@ -76,7 +76,11 @@ class HistoryCompare:
         self._named: dict[str, set[str]] = {}
         self.moved_away: frozenset[tuple[str, str]] = frozenset()  # (entity, key token) renumbered away
 
-    def _gone(self, owner: Owner) -> bool:
+    def blocks_made(self) -> list[_Block]:
+        """The contexts of the blocks compared so far."""
+        return list(self._blocks.values())
+
+    def gone(self, owner: Owner) -> bool:
         """Whether the mapping file of `owner` is no longer in the project (asked only for a field
         another block owns, so the error can name the `formerly` line a renamed file needs)."""
         given = {g.mapping_file for g in self._inputs.values()}
@@ -108,7 +112,7 @@ class HistoryCompare:
                 Owner(mapping_file, name), self.former_names(Owner(mapping_file, name), rules),
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
-                self.sheet_wins, self._gone)
+                self.sheet_wins, self.gone)
             found = self._blocks[name, entity] = _Block(context, self._profile.entity(entity))
         return found
 
@@ -143,7 +147,32 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         final.append(replace(block, not_in_source_records=absent, dropped=dropped, released=let_go,
                              records=(*block.records, *retired),
                              findings=(*block.findings, *said, *released_findings(block, let_go))))
-    return replace(plan, blocks=tuple(final), history_state=compare.state)
+    orphans = tuple(f for entity in sorted({b.entity for b in final})
+                    for f in _orphaned(entity, indexed[entity], compare, matched[entity]))
+    return replace(plan, blocks=tuple(final), findings=(*plan.findings, *orphans), history_state=compare.state)
+
+
+def _orphaned(entity: str, index: EntityIndex, compare: HistoryCompare, matched: set[str]) -> list[Finding]:
+    """Per block of a mapping file the project no longer has, the live records of `entity` only it
+    loaded that no block of the plan names (`matched`): a warning naming the `formerly:` line that
+    gives them to the block it became, so a renamed file's dropped records never vanish."""
+    ours = {o for b in compare.blocks_made() for o in (b.context.owner, *b.context.formerly)}
+    gone: dict[Owner, list[str]] = {}
+    for token in sorted(index.line_keys):
+        rec = index.by_key.get(token)
+        line = index.line(token) if rec is not None and str(rec.get("id")) not in matched else None
+        if line is None or not line.fields:
+            continue
+        owners = {mark.owner for mark in line.fields.values()}
+        if owners & ours or not all(compare.gone(o) for o in owners):
+            continue
+        gone.setdefault(min(owners), []).append(str(rec.get("id")) if rec is not None else token)
+    return [Finding("warning", "owner-gone",
+                    f"{len(ids)} live {entity} record(s) ({', '.join(ids[:5])}{', …' if len(ids) > 5 else ''}) "
+                    f"were loaded by block {owner.block!r} of {owner.file}, a mapping file this project no longer "
+                    f"has, and no block here names them: if a block here is that block renamed or moved, add "
+                    f"`formerly: {{file: {owner.file}, block: {owner.block}}}` to it (it then lists them as dropped)",
+                    None) for owner, ids in sorted(gone.items())]
 
 
 def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,
