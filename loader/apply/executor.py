@@ -32,6 +32,7 @@ from loader.apply.results import Outcome, RecordResult, Results, results_in_plan
 from loader.apply.stale import StaleCheck
 from loader.apply.writing import RecordWriter, result_of
 from loader.errors import LoaderError
+from loader.history.lines import Owner
 from loader.history.store import History
 from loader.places import CellRef
 from loader.plan.model import Plan, RecordPlan
@@ -285,7 +286,10 @@ async def apply_plan(
     stop = stop or asyncio.Event()
     started, clock = _now(), time.monotonic()
     target = environment or plan.environment
-    writer = None if history is None else history.begin_apply(target, plan_digest=plan.digest, by=journal_by)
+    renamed = tuple((Owner(b.mapping_file or b.source_file, b.name), Owner(*b.formerly))
+                    for b in plan.blocks if b.formerly is not None)  # the head keeps them: ownership follows
+    writer = None if history is None else history.begin_apply(target, plan_digest=plan.digest, by=journal_by,
+                                                               renamed=renamed)
     journal = None if writer is None else ApplyJournal(writer, plan, profile)
     executor = _Executor(plan, client, profile, options, stop, listener, journal)
     try:

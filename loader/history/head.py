@@ -8,6 +8,8 @@
     key_fingerprint    the history key's fingerprint; wrapped_data_key the data key under it
     lines              per entity, how many lines the snapshot holds (a line lost in a bad merge
                        is told from a record never loaded: `loader.history.integrity`)
+    renamed            per block an apply loaded under a new name, the name it had before (its
+                       `formerly:`): ownership follows the whole chain of names
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from loader.history.files import MAX_HEAD_BYTES, damaged, read_bounded
+from loader.history.lines import Owner
 
 FORMAT = 2  # 2: snapshot lines with former keys and first platform changes, journals with values after
 
@@ -33,6 +36,23 @@ class Head:
     key_fingerprint: str | None = None
     wrapped_data_key: str | None = None
     lines: tuple[tuple[str, int], ...] | None = None  # None: a head written before it counted them
+    renamed: tuple[tuple[Owner, Owner], ...] = ()  # (block, the block it was before), as applies named them
+
+    def with_renamed(self, renamed: tuple[tuple[Owner, Owner], ...]) -> Head:
+        """The head also naming the renames `renamed` (a block's latest `formerly` replaces an earlier one)."""
+        known = dict(self.renamed) | {new: old for new, old in renamed if new != old}
+        return replace(self, renamed=tuple(sorted(known.items())))
+
+    def former_names(self, owners: frozenset[Owner]) -> frozenset[Owner]:
+        """`owners` with every name their blocks had before, following the renames back to the first."""
+        found, todo = set(owners), list(owners)
+        previous = dict(self.renamed)
+        while todo:
+            old = previous.get(todo.pop())
+            if old is not None and old not in found:
+                found.add(old)
+                todo.append(old)
+        return frozenset(found)
 
     def counted(self, counts: Mapping[str, int]) -> Head:
         """The head naming the snapshot's lines per entity (`counts`)."""
@@ -55,6 +75,8 @@ def head_json(head: Head) -> bytes:
         "wrapped_data_key": head.wrapped_data_key}
     if head.lines is not None:
         data["lines"] = dict(head.lines)
+    if head.renamed:
+        data["renamed"] = [[list(new), list(old)] for new, old in head.renamed]
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
 
@@ -91,7 +113,19 @@ def _head_of(data: dict[str, Any]) -> Head:
         raise TypeError("`service_user_ids` must be a list and `lines` an object")
     counted = None if lines is None else tuple(sorted((str(e), _count(n)) for e, n in lines.items()))
     return Head(lineage, serial, data.get("last_apply"), tuple(str(u) for u in users), data.get("key_fingerprint"),
-                data.get("wrapped_data_key"), counted)
+                data.get("wrapped_data_key"), counted, _renamed(data.get("renamed", [])))
+
+
+def _renamed(value: object) -> tuple[tuple[Owner, Owner], ...]:
+    if not isinstance(value, list):
+        raise TypeError("`renamed` must be a list")
+    return tuple((_owner(new), _owner(old)) for new, old in value)
+
+
+def _owner(value: object) -> Owner:
+    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{value!r} is not a block [file, block]")
+    return Owner(value[0], value[1])
 
 
 def _count(value: object) -> int:

@@ -53,6 +53,7 @@ class ApplyInfo:
     environment: str
     plan_digest: str | None
     by: str | None
+    renamed: tuple[tuple[Owner, Owner], ...] = ()  # (block, the name it had before: `formerly`) of its plan
 
 
 class FieldWrite(NamedTuple):
@@ -234,7 +235,8 @@ class Folding:
 
 def _info_json(info: ApplyInfo) -> dict[str, Any]:
     return {"apply": info.apply_id, "time": info.time, "environment": info.environment,
-            "plan_digest": info.plan_digest, "by": info.by}
+            "plan_digest": info.plan_digest, "by": info.by} | (
+        {"renamed": [[list(new), list(old)] for new, old in info.renamed]} if info.renamed else {})
 
 
 def _written_json(written: Written) -> Any:
@@ -338,7 +340,9 @@ def _text(value: Any) -> str:
 
 def info_from(header: Mapping[str, Any]) -> ApplyInfo:
     """The apply a journal's header line (parsed) names; a TypeError when its id or time is not text."""
-    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"])
+    renamed = tuple((Owner(*map(_text, new)), Owner(*map(_text, old))) for new, old in header.get("renamed", ()))
+    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"],
+                     renamed)
     if not isinstance(info.apply_id, str) or not isinstance(info.time, str):
         raise TypeError("the apply's id and time must be text")
     return info

@@ -31,7 +31,7 @@ from loader.history.journal import (
     read_journal,
     replay,
 )
-from loader.history.lines import HistoryLine
+from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
 from loader.history.snapshot import Snapshot, read_snapshot
@@ -129,12 +129,15 @@ class History:
         return frozenset(self.head.service_user_ids) | frozenset(configured)
 
     def begin_apply(self, environment: str, *, plan_digest: str | None, by: str | None,
-                    apply_id: str | None = None, time: datetime | None = None) -> JournalWriter:
-        """Start the journal of an apply; record its writes on the writer, then `finish_apply`."""
+                    apply_id: str | None = None, time: datetime | None = None,
+                    renamed: tuple[tuple[Owner, Owner], ...] = ()) -> JournalWriter:
+        """Start the journal of an apply; record its writes on the writer, then `finish_apply`.
+        `renamed`: its plan's blocks loaded under a new name, each with the name it had before
+        (`formerly`), kept in the head so ownership follows the whole chain of names."""
         moment = time or datetime.now(UTC)
         # Milliseconds in the id: journals sort by their names, so two applies within a second keep their order.
         apply_id = apply_id or f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{secrets.token_hex(3)}"
-        info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by)
+        info = ApplyInfo(apply_id, moment.isoformat(timespec="seconds"), environment, plan_digest, by, renamed)
         held = hold_folder(self.folder)  # HistoryError while another apply writes this history
         try:
             writer = JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester,
@@ -186,9 +189,14 @@ class History:
         """Fold a finished journal into the snapshot and keep it. One with no entry leaves no trace,
         unless its apply was `interrupted`: a write of it may have landed with its answer lost, and
         its journal (a header alone) is what makes that write the loader's (`interrupted_applies`)."""
+        renamed = self.head.with_renamed(folding.info.renamed)
         if not folding.entries and not interrupted:
             path.unlink()
+            if renamed != self.head and self.started:  # a renamed block's apply with nothing to write
+                self.head = renamed
+                write_atomically(self.folder / HEAD, head_json(self.head))
             return self.head
+        self.head = renamed
         if folding.entries:
             try:
                 self.snapshot, changed = folded(folding.overlay)

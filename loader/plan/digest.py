@@ -194,6 +194,8 @@ def _block_head(block: BlockPlan, with_history: bool = False) -> dict[str, Any]:
         # binding), but the records dropped from the source
         del head["not_in_source"]
         head["mapping_file"] = block.mapping_file
+        if block.formerly is not None:  # a plan without a rename keeps the digest it had before
+            head["formerly"] = list(block.formerly)
         head["dropped"] = _sorted_by_text([list(d.key), d.id] for d in block.dropped)
         return head
     # in the order of their canonical texts (fragments of it, which `_canonical` must not walk again)

@@ -41,14 +41,14 @@ class RecordContext:
     the field and the digest of the sheet's value)."""
 
     owner: Owner
-    formerly: Owner | None = None
+    formerly: frozenset[Owner] = frozenset()  # every name its block had before, the whole chain
     take_over: bool = False
     policies: Mapping[str, Policy] = field(default_factory=dict)
     sheet_wins: Callable[[RecordPlan, str, str], Decision | None] | None = None
     gone: Callable[[Owner], bool] | None = None  # whether an owner's mapping file is no longer in the project
 
     def owns(self, owner: Owner) -> bool:
-        return owner == self.owner or owner == self.formerly
+        return owner == self.owner or owner in self.formerly
 
     def decided_for_sheet(self, plan: RecordPlan, name: str, digest: str, findings: list[Finding]) -> bool:
         """Whether a reviewer decided this conflict for the sheet (then noted in `findings`): its value

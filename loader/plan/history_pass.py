@@ -76,16 +76,30 @@ class HistoryCompare:
         self._named: dict[str, set[str]] = {}
         self.moved_away: frozenset[tuple[str, str]] = frozenset()  # (entity, key token) renumbered away
 
-    def _gone(self, owner: Owner) -> bool:
+    def blocks_made(self) -> list[_Block]:
+        """The contexts of the blocks compared so far."""
+        return list(self._blocks.values())
+
+    def gone(self, owner: Owner) -> bool:
         """Whether the mapping file of `owner` is no longer in the project (asked only for a field
         another block owns, so the error can name the `formerly` line a renamed file needs)."""
         given = {g.mapping_file for g in self._inputs.values()}
         return owner.file not in given and not Path(owner.file).exists()
 
+    def former_names(self, owner: Owner, rules: Any) -> frozenset[Owner]:
+        """Every name the block `owner` had before: its `formerly` (in `rules`), and the names the
+        history's applies recorded for it and for them, back to the first (ownership follows the chain)."""
+        formerly = {Owner(*rules.formerly)} if rules is not None and rules.formerly else set()
+        return self.history.head.former_names(frozenset({owner, *formerly})) - {owner}
+
     def named(self, name: str) -> set[str]:
         """The key tokens of the lines of block `name`'s records compared so far (what `_dropped`
         leaves out)."""
         return self._named.setdefault(name, set())
+
+    def given(self, name: str) -> _Given | None:
+        """What the block `name` was given as, when an input names it."""
+        return self._inputs.get(name)
 
     def block(self, name: str, entity: str, source_file: str) -> _Block:
         """The block `name`'s context (`source_file`: its file, when no input names it)."""
@@ -95,11 +109,10 @@ class HistoryCompare:
             rules = given.history_rules if given is not None else None
             mapping_file = (given.mapping_file if given is not None else None) or source_file
             context = RecordContext(
-                Owner(mapping_file, name),
-                Owner(*rules.formerly) if rules is not None and rules.formerly else None,
+                Owner(mapping_file, name), self.former_names(Owner(mapping_file, name), rules),
                 bool(rules is not None and rules.take_over),
                 {field: Policy(value) for field, value in (rules.policies if rules is not None else ())},
-                self.sheet_wins, self._gone)
+                self.sheet_wins, self.gone)
             found = self._blocks[name, entity] = _Block(context, self._profile.entity(entity))
         return found
 
@@ -125,7 +138,8 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         index = indexed[block.entity]
         ids = matched[block.entity]
         absent = tuple(n for n in block.not_in_source_records if n.id not in ids and n.id not in index.line_of)
-        dropped = _dropped(block, inputs.get(block.name), index, history, ids, compare.named(block.name))
+        dropped = _dropped(block, index, history, ids, compare.named(block.name),
+                           compare.block(block.name, block.entity, block.source_file).context)
         retired, said = retirements(block, inputs.get(block.name), dropped, index, history,
                                     profile.entity(block.entity))
         said = (*emptied(block, inputs.get(block.name), dropped), *said)
@@ -134,7 +148,32 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         final.append(replace(block, not_in_source_records=absent, dropped=dropped, released=let_go,
                              records=(*block.records, *retired),
                              findings=(*block.findings, *said, *released_findings(block, let_go))))
-    return replace(plan, blocks=tuple(final), history_state=compare.state)
+    orphans = tuple(f for entity in sorted({b.entity for b in final})
+                    for f in _orphaned(entity, indexed[entity], compare, matched[entity]))
+    return replace(plan, blocks=tuple(final), findings=(*plan.findings, *orphans), history_state=compare.state)
+
+
+def _orphaned(entity: str, index: EntityIndex, compare: HistoryCompare, matched: set[str]) -> list[Finding]:
+    """Per block of a mapping file the project no longer has, the live records of `entity` only it
+    loaded that no block of the plan names (`matched`): a warning naming the `formerly:` line that
+    gives them to the block it became, so a renamed file's dropped records never vanish."""
+    ours = {o for b in compare.blocks_made() for o in (b.context.owner, *b.context.formerly)}
+    gone: dict[Owner, list[str]] = {}
+    for token in sorted(index.line_keys):
+        rec = index.by_key.get(token)
+        line = index.line(token) if rec is not None and str(rec.get("id")) not in matched else None
+        if line is None or not line.fields:
+            continue
+        owners = {mark.owner for mark in line.fields.values()}
+        if owners & ours or not all(compare.gone(o) for o in owners):
+            continue
+        gone.setdefault(min(owners), []).append(str(rec.get("id")) if rec is not None else token)
+    return [Finding("warning", "owner-gone",
+                    f"{len(ids)} live {entity} record(s) ({', '.join(ids[:5])}{', …' if len(ids) > 5 else ''}) "
+                    f"were loaded by block {owner.block!r} of {owner.file}, a mapping file this project no longer "
+                    f"has, and no block here names them: if a block here is that block renamed or moved, add "
+                    f"`formerly: {{file: {owner.file}, block: {owner.block}}}` to it (it then lists them as dropped)",
+                    None) for owner, ids in sorted(gone.items())]
 
 
 def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,
@@ -162,7 +201,10 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
     if records and not with_line and others:
         findings = (*findings, _no_history(block.name, others))
     mapping_file = found.context.owner.file
-    return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file)
+    given = compare.given(block.name)
+    rules = given.history_rules if given is not None else None
+    formerly = (str(rules.formerly[0]), str(rules.formerly[1])) if rules is not None and rules.formerly else None
+    return replace(block, records=tuple(records), findings=findings, mapping_file=mapping_file, formerly=formerly)
 
 
 def _no_history(block: str, others: int) -> Finding:
@@ -251,15 +293,12 @@ def _as_update(plan: RecordPlan, live: Mapping[str, Any], profile: EntityProfile
                             live_id=str(live.get("id")), live_updated_time=updated_time(live))
 
 
-def _dropped(block: BlockPlan, given: Any, entity: EntityIndex, history: History,
-             matched: set[str], named: set[str]) -> tuple[DroppedRecord, ...]:
-    """Records this block loaded before (a line with a field it owns) that its sheet no longer names
-    (`matched`: the live ids the plan's records of its entity match)."""
-    mapping_file = block.mapping_file or block.source_file
-    rules = getattr(given, "history_rules", None)
-    owners = {Owner(mapping_file, block.name)}
-    if rules is not None and rules.formerly:
-        owners.add(Owner(*rules.formerly))
+def _dropped(block: BlockPlan, entity: EntityIndex, history: History, matched: set[str], named: set[str],
+             context: RecordContext) -> tuple[DroppedRecord, ...]:
+    """Records this block loaded before (a line with a field it owns, under any name it had:
+    `context`) that its sheet no longer names (`matched`: the live ids the plan's records of its
+    entity match)."""
+    owners = {context.owner, *context.formerly}
     digester = history.digester
     named = named | {digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None}
     found = []

@@ -199,6 +199,7 @@ class BlockPlan:
     dropped: tuple[DroppedRecord, ...] = ()  # records it loaded before that its sheet no longer names
     mapping_file: str | None = None  # the mapping file of the block, as the project names it (history owner)
     released: tuple[DroppedRecord, ...] = ()  # dropped records it stops managing (`on_dropped: release`)
+    formerly: tuple[str, str] | None = None  # (file, block) it was named before: the apply keeps the rename
 
     def count(self, action: Action) -> int:
         return sum(1 for r in self.records if r.action is action and not r.errors)

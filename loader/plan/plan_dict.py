@@ -178,7 +178,8 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
                     | ({"seen": True} if d.seen else {}) for d in b.dropped],
         "records": records,
     } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {}) | (
-        {"released": [{"key": _encode(list(d.key)), "id": d.id} for d in b.released]} if b.released else {})
+        {"released": [{"key": _encode(list(d.key)), "id": d.id} for d in b.released]} if b.released else {}) | (
+        {"formerly": list(b.formerly)} if b.formerly is not None else {})
 
 
 def _finding_from_dict(d: Mapping[str, Any]) -> Finding:
@@ -252,6 +253,7 @@ def _block_from_dict(b: Mapping[str, Any], records: tuple[RecordPlan, ...]) -> B
         mapping_file=b.get("mapping_file"),
         records=records,
         released=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"]) for d in b.get("released", ())),
+        formerly=(str(b["formerly"][0]), str(b["formerly"][1])) if b.get("formerly") else None,
     )
 
 

@@ -177,7 +177,7 @@ def _other_owner(history: History | None, entity: str, live_old: LiveRecord, blo
     if rules is not None and rules.formerly:
         mine.add(Owner(*rules.formerly))
     owners = {mark.owner for mark in line.fields.values()}
-    return None if owners & mine else min(owners)
+    return None if owners & history.head.former_names(frozenset(mine)) else min(owners)
 
 
 class FormerKeys:
