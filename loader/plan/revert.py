@@ -73,18 +73,23 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
         if record is not None:
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
         findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
-    apply_id = journal.info.apply_id
     unjournaled = _unjournaled(journal, live, profile, history, written) if journal.counts is None else []
-    plan_blocks = tuple(
+    plan_blocks = _block_plans(blocks, journal_file)
+    plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
+                fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=(*header.findings, *unjournaled),
+                created_at=header.created_at, env_name=header.env_name,
+                profile_fingerprint=profile.fingerprint, revert_of=journal.info.apply_id)
+    return replace(plan, digest=plan_digest(plan))
+
+
+def _block_plans(blocks: Mapping[tuple[str, str, str], tuple[list[RecordPlan], list[Finding]]],
+                 journal_file: str) -> tuple[BlockPlan, ...]:
+    """The reverted records and findings of each (block, entity, mapping file) as its BlockPlan, in order."""
+    return tuple(
         BlockPlan(name=block, entity=entity, source_file=journal_file, sheet=None,
                   records=tuple(sorted(records, key=lambda r: r.ref)), findings=tuple(findings),
                   field_rules=_rules(records), mapping_file=mapping_file or None)
         for (block, entity, mapping_file), (records, findings) in sorted(blocks.items()))
-    plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
-                fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=(*header.findings, *unjournaled),
-                created_at=header.created_at, env_name=header.env_name,
-                profile_fingerprint=profile.fingerprint, revert_of=apply_id)
-    return replace(plan, digest=plan_digest(plan))
 
 
 def _unjournaled(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]], profile: Profile,

@@ -121,6 +121,13 @@ async def run_plan(
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
     plan = await _described(plan, done.history, config, client)
     plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
+    return _measured(plan, done, collections, client, started, before, digest_started)
+
+
+def _measured(plan: Plan, done: _Diffed, collections: LiveCollections, client: ApiClient, started: float,
+              before: Mapping[str, int], digest_started: float) -> PlanRun:
+    """The plan with what making it took: each stage's seconds (from the `perf_counter` readings given)
+    and the requests sent since `before`."""
     now, diffing, after = time.perf_counter(), done.diffing, client.request_counts
     return PlanRun(
         plan=plan,

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,7 @@ from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
+from loader.source.block_rules import check_key, duplicate_rule, on_dropped_rule, rename_rule
 from loader.source.check_rules import block_checks
 from loader.source.drift_rules import drift_rules
 from loader.source.entity_schemas import default_type, field_names
@@ -20,38 +19,21 @@ from loader.source.mapping import (
     PATHS_SEPARATOR,
     Block,
     Condition,
-    DuplicateRule,
     FieldSpec,
     LookupSpec,
-    OnDropped,
-    RenameRule,
     Variant,
 )
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
-from loader.source.readers import kind_for
-from loader.source.steps import SERIAL, Steps, unknown_steps
+from loader.source.readers import Source, kind_for
+from loader.source.step_types import format_problem
+from loader.source.steps import Steps, unknown_steps
 from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument
 
 
 def error(code: str, message: str, place: MappingPlace) -> Finding:
     return Finding("error", code, message, place)
-
-
-def _format_problem(fmt: str) -> str | None:
-    """Why a `format` entry cannot read dates, or None: it must be `serial` or name a day, month and year."""
-    if fmt == SERIAL:
-        return None
-    has = {code for code in re.findall(r"%(.)", fmt.replace("%%", ""))}
-    if not has & {"d", "j"} or not has & {"m", "b", "B", "j"} or not has & {"Y", "y"}:
-        return (f"format {fmt!r} does not give a whole date: write a strptime pattern with a day, a month and "
-                "a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers")
-    try:
-        datetime(2027, 2, 28).strftime(fmt)
-    except ValueError as exc:
-        return f"format {fmt!r} is not a strptime pattern: {exc}"
-    return None
 
 
 def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
@@ -124,39 +106,23 @@ class BlockBuilder:
         base: tuple[Any, ...] = ("entities", name)
         before = len(self.findings)
         entity_name = data["entity"]
-        writable = sorted(n for n, e in self.profile.entities.items() if e.writable and e.schema)
-        if entity_name not in writable:
-            self._fail(
-                "unknown-entity",
-                f"unknown entity {entity_name!r}; expected one of: {', '.join(writable)}"
-                + did_you_mean(entity_name, writable),
-                (*base, "entity"),
-            )
-            return None
-        entity = self.profile.entity(entity_name)
-        source_text = data.get("source", self.doc.data.get("source"))
-        source_place = self.doc.place((*base, "source") if "source" in data else ("source",))
-        if source_text is None:
-            self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
-            return None
-        source = source_named(source_text, self.sources, self.path.parent,
-                              delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
-                              encoding=data.get("encoding", self.doc.data.get("encoding")))
+        source = self._source(data, base) if self._writable(entity_name, base) else None
         if source is None:
-            return None  # its entry in `sources:` was found wrong, and said so
+            return None
         variants = self._variants(entity_name, data, base)
-        specs = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
-        if CUSTOM in data["fields"] and CUSTOM not in field_names(entity):
+        given = self._fields(entity_name, data, base) if not variants else list(variants[0].fields)
+        specs = [s for s in given if s is not None]
+        if CUSTOM in data["fields"] and CUSTOM not in field_names(self.profile.entity(entity_name)):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
-        self._check_key(data, base, [s for s in specs if s is not None])
-        renamed = self._renamed(entity_name, data, base, [s for s in specs if s is not None])
-        on_dropped = self._on_dropped(entity_name, data, base)
+        check_key(data, base, specs, self._fail)
+        renamed = rename_rule(self.doc, self.profile, entity_name, data, base, specs, self._fail)
+        on_dropped = on_dropped_rule(self.doc, self.profile, entity_name, data, base, self._fail)
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
-        duplicates = self._duplicates(data.get("duplicates"), {s.name for s in specs if s is not None}, base)
-        names = [s.name for s in specs if s is not None]
+        names = [s.name for s in specs]
+        duplicates = duplicate_rule(data.get("duplicates"), set(names), base, self._fail)
         checks = block_checks(self.doc, base, data.get("checks"), names,
                               lambda code, message, at: self._fail(code, message, at))
-        drift = drift_rules(self.doc, base, data, set(names), {s.name for s in specs if s is not None and s.pii},
+        drift = drift_rules(self.doc, base, data, set(names), {s.name for s in specs if s.pii},
                             lambda code, message, at: self._fail(code, message, at))
         if len(self.findings) > before:
             return None
@@ -171,10 +137,10 @@ class BlockBuilder:
             header_place=self.doc.place((*base, "header_row")) if "header_row" in data else None,
             repeats=tuple(variants) if "repeat" in data else (),
             key=tuple(data["key"]),
-            fields=tuple(s for s in specs if s is not None),
+            fields=tuple(specs),
             where=where,
             place=self.doc.place(base, key=True),
-            source_place=source_place,
+            source_place=self.doc.place((*base, "source") if "source" in data else ("source",)),
             sheet_place=self.doc.place((*base, "sheet")) if "sheet" in data else None,
             take_over=bool(data.get("take_over", False)),
             formerly=(str(data["formerly"]["file"]), str(data["formerly"]["block"])) if "formerly" in data else None,
@@ -185,15 +151,28 @@ class BlockBuilder:
             drift=drift,
         )
 
-    def _duplicates(self, data: Any, managed: set[str], base: tuple[Any, ...]) -> DuplicateRule | None:
-        """The block's `duplicates:` (its shape checked by the schema); every field it matches on must be mapped."""
-        if data is None:
+    def _writable(self, entity_name: str, base: tuple[Any, ...]) -> bool:
+        """True for an entity the profile lets the loader write; otherwise False, and a finding naming those it does."""
+        writable = sorted(n for n, e in self.profile.entities.items() if e.writable and e.schema)
+        if entity_name not in writable:
+            self._fail(
+                "unknown-entity",
+                f"unknown entity {entity_name!r}; expected one of: {', '.join(writable)}"
+                + did_you_mean(entity_name, writable),
+                (*base, "entity"),
+            )
+            return False
+        return True
+
+    def _source(self, data: Any, base: tuple[Any, ...]) -> Source | None:
+        """The block's source (its own `source`, else the file's), or None where it is missing or found wrong."""
+        source_text = data.get("source", self.doc.data.get("source"))
+        if source_text is None:
+            self._fail("missing-source", "no `source`: give it at the top of the file or in the block", base, key=True)
             return None
-        for index, name in enumerate(data["match"]):
-            if name not in managed:
-                self._fail("duplicates-not-mapped", f"`duplicates` matches on {name!r}, which `fields` does not map; "
-                           "map it or leave it out of `match`", (*base, "duplicates", "match", index))
-        return DuplicateRule(tuple(data["match"]), float(data.get("threshold", 0.9)))
+        return source_named(source_text, self.sources, self.path.parent,
+                            delimiter=data.get("delimiter", self.doc.data.get("delimiter")),
+                            encoding=data.get("encoding", self.doc.data.get("encoding")))
 
     def _variants(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[Variant]:
         """One Variant per value of the block's `repeat`; none without it."""
@@ -209,66 +188,6 @@ class BlockBuilder:
             self.findings = kept
         self.sub = _same
         return variants
-
-    def _renamed(self, entity_name: str, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> RenameRule | None:
-        """The block's `renamed:`: which key field it renames (the one the profile lists as
-        renamable), refused for a key that holds a reference or none the service lets change."""
-        if "renamed" not in data:
-            return None
-        where = (*base, "renamed")
-        key = tuple(data["key"])
-        by_name = {s.name: s for s in specs}
-        referring = [name for name in key if name in by_name and by_name[name].ref is not None]
-        if referring:
-            self._fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
-                       "another record): renumber that record in its own block", where, key=True)
-            return None
-        renamable = [name for name in key if name in self.profile.entity(entity_name).renamable]
-        if len(renamable) != 1:
-            self._fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
-                       f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
-                       "(confirm with the service's operator, then list it in the profile)", where, key=True)
-            return None
-        spec = data["renamed"]
-        return RenameRule(str(spec["column"]), renamable[0], self.doc.place(where, key=True),
-                          str(spec.get("as", "update")))
-
-    def _on_dropped(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> OnDropped | None:
-        """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,
-        a status only one of its states."""
-        spec = data.get("on_dropped", "keep")
-        if spec == "release":
-            return OnDropped((), self.doc.place((*base, "on_dropped"), key=True), release=True)
-        if not isinstance(spec, dict):
-            return None
-        where = (*base, "on_dropped", "set")
-        entity = self.profile.entity(entity_name)
-        known = set(field_names(entity)) - set(data["key"]) - entity.read_only - entity.immutable - entity.forbidden
-        values: list[tuple[str, Any]] = []
-        for name, value in spec["set"].items():
-            if name == CUSTOM and isinstance(value, dict) and CUSTOM in field_names(entity):
-                values += [(f"{CUSTOM}.{label}", text) for label, text in value.items()]
-            elif name not in known:
-                self._fail("bad-on-dropped", f"on_dropped cannot set {name!r}: set fields of {entity_name} that an "
-                           "update may change (not its key)", (*where, name), key=True)
-            elif entity.status is not None and name == entity.status.field and value not in entity.status.transitions:
-                self._fail("bad-on-dropped", f"on_dropped sets {name} to {value!r}, not a state of {entity_name}; "
-                           f"expected one of: {', '.join(entity.status.transitions)}", (*where, name))
-            else:
-                values.append((name, value))
-        return OnDropped(tuple(values), self.doc.place((*base, "on_dropped"), key=True))
-
-    def _check_key(self, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> None:
-        """Every key field mapped, and none of them `collect`."""
-        managed = {s.name for s in specs}
-        for index, key_field in enumerate(data["key"]):
-            if key_field not in managed:
-                self._fail("key-not-mapped", f"key field {key_field!r} is not in `fields`; every key field must be "
-                           "mapped", (*base, "key", index))
-        for spec in specs:
-            if spec.collect and spec.name in data["key"]:
-                self._fail("bad-collect", f"key field {spec.name!r} cannot `collect`: rows are gathered by their key",
-                           (*base, "fields", spec.name, "collect"))
 
     def _fields(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[FieldSpec | None]:
         specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))
@@ -384,7 +303,7 @@ class BlockBuilder:
             self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
                        f"{kind}", (*where, "format"), key=True)
         for index, fmt in enumerate(formats):
-            problem = _format_problem(fmt)
+            problem = format_problem(fmt)
             if problem:
                 self._fail("bad-format", problem, (*where, "format", index) if "format" in data and
                            isinstance(data["format"], list) else (*where, "format"))

@@ -128,6 +128,21 @@ def _serial(value: float) -> datetime | None:
     return base + timedelta(microseconds=round(value * 86_400_000_000))
 
 
+def format_problem(fmt: str) -> str | None:
+    """Why a `format` entry cannot read dates, or None: it must be `serial` or name a day, month and year."""
+    if fmt == SERIAL:
+        return None
+    has = {code for code in re.findall(r"%(.)", fmt.replace("%%", ""))}
+    if not has & {"d", "j"} or not has & {"m", "b", "B", "j"} or not has & {"Y", "y"}:
+        return (f"format {fmt!r} does not give a whole date: write a strptime pattern with a day, a month and "
+                "a year, such as %d/%m/%Y or %d %b %Y, or `serial` for Excel serial numbers")
+    try:
+        datetime(2027, 2, 28).strftime(fmt)
+    except ValueError as exc:
+        return f"format {fmt!r} is not a strptime pattern: {exc}"
+    return None
+
+
 def _examples(formats: tuple[str, ...]) -> str:
     shown = [_SAMPLE.strftime(f) for f in formats if f != SERIAL] or ["2027-02-28", "28/02/2027"]
     if SERIAL in formats:
