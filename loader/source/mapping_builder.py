@@ -20,6 +20,7 @@ from loader.source.mapping import (
     PATHS_SEPARATOR,
     Block,
     Condition,
+    Crosswalk,
     DuplicateRule,
     FieldSpec,
     LookupSpec,
@@ -230,8 +231,16 @@ class BlockBuilder:
                        "(confirm with the service's operator, then list it in the profile)", where, key=True)
             return None
         spec = data["renamed"]
-        return RenameRule(str(spec["column"]), renamable[0], self.doc.place(where, key=True),
-                          str(spec.get("as", "update")))
+        crosswalk = None
+        if "source" in spec:
+            source = source_named(spec["source"], self.sources, self.path.parent)
+            if source is None:
+                self._fail("source-kind", f"renamed source {spec['source']!r} is a source found wrong above", where)
+                return None
+            crosswalk = Crosswalk(source, spec.get("sheet"), str(spec["from"]).strip(), str(spec["to"]).strip(),
+                                  self.doc.place(where))
+        return RenameRule(str(spec["column"]) if "column" in spec else None, renamable[0],
+                          self.doc.place(where, key=True), str(spec.get("as", "update")), crosswalk)
 
     def _on_dropped(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> OnDropped | None:
         """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,
