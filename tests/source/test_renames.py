@@ -78,7 +78,8 @@ def test_a_crosswalk_names_the_previous_key_of_each_record_it_lists(tmp_path: Pa
     sources = read([_crosswalk_mapping(tmp_path)])
     (block,) = sources.blocks
     assert [(r.new, r.old, Path(r.cell.file).name, r.cell.row) for r in block.renames] == [
-        (("MATH2001",), ("MATH201",), "renumbering-2027.csv", 2), (("BIO2001",), ("BIO201",), "renumbering-2027.csv", 4)]
+        (("MATH2001",), ("MATH201",), "renumbering-2027.csv", 2),
+        (("BIO2001",), ("BIO201",), "renumbering-2027.csv", 4)]
     assert any(name.endswith("renumbering-2027.csv") for name in sources.fingerprints)
 
 
