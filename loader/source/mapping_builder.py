@@ -224,8 +224,17 @@ class BlockBuilder:
             self._fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
                        "another record): renumber that record in its own block", where, key=True)
             return None
-        renamable = [name for name in key if name in self.profile.entity(entity_name).renamable]
-        if len(renamable) != 1:
+        entity = self.profile.entity(entity_name)
+        renamable = [name for name in key if name in entity.renamable]
+        how = str(data["renamed"].get("as", "update" if len(renamable) == 1 else "successor"))
+        if how == "successor":  # a new record beside the old one: any single key field, and a label to link them
+            if len(key) != 1 or CUSTOM not in field_names(entity):
+                self._fail("bad-renamed", f"`renamed: {{as: successor}}` needs a key of one field and an entity with "
+                           f"custom_attributes (its `Replaces` label links the two records); {entity_name} keyed by "
+                           f"{list(key)} has not", where, key=True)
+                return None
+            renamable = [key[0]]
+        elif len(renamable) != 1:
             self._fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
                        f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
                        "(confirm with the service's operator, then list it in the profile)", where, key=True)
@@ -240,7 +249,7 @@ class BlockBuilder:
             crosswalk = Crosswalk(source, spec.get("sheet"), str(spec["from"]).strip(), str(spec["to"]).strip(),
                                   self.doc.place(where))
         return RenameRule(str(spec["column"]) if "column" in spec else None, renamable[0],
-                          self.doc.place(where, key=True), str(spec.get("as", "update")), crosswalk)
+                          self.doc.place(where, key=True), how, crosswalk)
 
     def _on_dropped(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> OnDropped | None:
         """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,

@@ -12,16 +12,19 @@ What the plan makes of it (renumber, already done, both live, neither) is `loade
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.record_fields import CUSTOM
 from loader.source.headers import Header, find_header_row
 from loader.source.lookups import ReadSheet
 from loader.source.mapping import Block
 from loader.source.readers import SheetData
 from loader.source.records import DesiredRecord
+
+REPLACES = "Replaces"  # the label of a successor naming the key of the record it succeeds
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,30 @@ def crosswalk_renames(block: Block, records: Sequence[DesiredRecord], read_sheet
             renames.append(Rename(record.key, (*record.key[:at], old, *record.key[at + 1:]),
                                   data.cell(row.number, old_at)))
     return tuple(renames)
+
+
+def with_successors(records: Sequence[DesiredRecord], renames: Sequence[Rename]) -> tuple[DesiredRecord, ...]:
+    """`renamed: {as: successor}`: each record renamed from one old key with the label linking it to
+    the record it succeeds (`custom_attributes.Replaces`: the old key value), from the cell that
+    names the old key (a successor's key is one field). A record renamed from two keys is left as it
+    is (the plan says it is ambiguous)."""
+    olds: dict[tuple[Any, ...], set[tuple[Any, ...]]] = {}
+    cells: dict[tuple[Any, ...], CellRef] = {}
+    for rename in renames:
+        olds.setdefault(rename.new, set()).add(rename.old)
+        cells.setdefault(rename.new, rename.cell)
+    linked = []
+    for record in records:
+        old = olds.get(record.key)
+        if old is None or len(old) != 1:
+            linked.append(record)
+            continue
+        (previous,) = old
+        labels = record.fields.get(CUSTOM)
+        value = {**(labels if isinstance(labels, dict) else {}), REPLACES: str(previous[0])}
+        linked.append(replace(record, fields={**record.fields, CUSTOM: value},
+                              cells={**record.cells, f"{CUSTOM}.{REPLACES}": cells[record.key]}))
+    return tuple(linked)
 
 
 def _text(value: Any) -> str | None:

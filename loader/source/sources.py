@@ -25,7 +25,7 @@ from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
 from loader.source.readers import KINDS, MissingSheet, SheetData, Source, Wanted, kind_for, read_source
 from loader.source.readers.record_rows import FetchFeed, FieldPaths
-from loader.source.renames import crosswalk_renames
+from loader.source.renames import crosswalk_renames, with_successors
 from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
 
@@ -177,6 +177,8 @@ class _Reading:
             if renames is None:
                 return None
             read = replace(read, renames=renames)
+        if looked_up.renamed is not None and looked_up.renamed.how == "successor":
+            read = replace(read, records=with_successors(read.records, read.renames), renamed_as="successor")
         self.values.add(looked_up, data, read.header_row)
         if looked_up.checks:
             read = with_checks(read, looked_up.checks)

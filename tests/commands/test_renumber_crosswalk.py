@@ -77,3 +77,41 @@ def test_a_crosswalk_renumbers_the_live_records_it_pairs(tmp_path: Path, monkeyp
         assert sorted(now) == sorted(first)  # the same ids: no create
         assert sorted(now.values()) == ["CHEM1001", "MATH2001", "PHYS100"]
         assert all(r["action"] == "unchanged" for r in _plan("again.json"))
+
+
+SUCCESSORS = SUBJECTS.replace("to: New Code}", "to: New Code, as: successor}").replace(
+    "    fields:\n", "    on_dropped: {set: {custom_attributes: {Status: Discontinued}}}\n    fields:\n")
+
+
+def test_as_successor_creates_the_new_code_linked_and_retires_the_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "SUCCESSOR_SECRET"), encoding="utf-8")
+        monkeypatch.setenv("SUCCESSOR_SECRET", sandbox.client_secret)
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "subjects.yaml").write_text(SUCCESSORS, encoding="utf-8")
+        (tmp_path / "renumbering-2027.csv").write_text("Old Code,New Code\n", encoding="utf-8")
+        _sheet(tmp_path / "subjects.xlsx", [["MATH201", "Calculus"], ["PHYS100", "Physics"]])
+        assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        first = _live_codes(sandbox)
+
+        (tmp_path / "renumbering-2027.csv").write_text("Old Code,New Code\nMATH201,MATH2001\n", encoding="utf-8")
+        _sheet(tmp_path / "subjects.xlsx", [["MATH2001", "Calculus"], ["PHYS100", "Physics"]])
+        records = {r["key"][0]: r for r in _plan("plan.json")}
+        assert records["MATH2001"]["action"] == "create" and "renamed_from" not in records["MATH2001"]
+        assert not [f for r in records.values() for f in r["findings"] if f["severity"] == "error"]
+        assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
+        now = _live_labels(sandbox)
+        assert sorted(now.values()) == [
+            ("MATH2001", {"Replaces": "MATH201"}), ("MATH201", {"Status": "Discontinued"}), ("PHYS100", {})]
+        assert set(first) < set(now)  # the old record kept its id; the successor is new
+        assert all(r["action"] == "unchanged" for r in _plan("again.json"))  # both live: linked, not an error
+
+
+def _live_labels(sandbox: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    async def go() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return await client.fetch_collection("subject")
+
+    return {str(s["id"]): (str(s["code"]), dict(s.get("custom_attributes") or {})) for s in asyncio.run(go())}

@@ -40,10 +40,31 @@ def test_a_missing_previous_key_column_is_a_header_error(tmp_path: Path) -> None
     assert any("Previous Code" in m for m in messages(read([_mapping(tmp_path)])))
 
 
-def test_an_entity_whose_key_the_service_cannot_change_is_refused(tmp_path: Path) -> None:
+def test_an_update_of_a_key_the_service_cannot_change_is_refused(tmp_path: Path) -> None:
     write_workbook(tmp_path / "units.xlsx", {"Units": [["Code", "Previous Code", "Name"]]})
-    found = messages(read([_mapping(tmp_path, entity="arrangement")]))
+    mapping = _mapping(tmp_path, entity="arrangement")
+    mapping.write_text(mapping.read_text(encoding="utf-8").replace("Previous Code}", "Previous Code, as: update}"),
+                       encoding="utf-8")
+    found = messages(read([mapping]))
     assert any("renamable" in m and "confirm with the service's operator" in m for m in found)
+
+
+def test_a_successor_needs_a_label_to_link_the_records(tmp_path: Path) -> None:
+    write_workbook(tmp_path / "units.xlsx", {"Units": [["Code", "Previous Code", "Name"]]})
+    found = messages(read([_mapping(tmp_path, entity="arrangement")]))  # not renamable: successor by default
+    assert any("as: successor" in m and "custom_attributes" in m for m in found)
+
+
+def test_a_successor_names_the_record_it_replaces_in_its_replaces_label(tmp_path: Path) -> None:
+    write_workbook(tmp_path / "units.xlsx", {"Units": [
+        ["Code", "Previous Code", "Name"], ["MATH2001", "MATH201", "Calculus"], ["PHYS100", None, "Physics"]]})
+    mapping = _mapping(tmp_path)
+    mapping.write_text(mapping.read_text(encoding="utf-8").replace("Previous Code}", "Previous Code, as: successor}"),
+                       encoding="utf-8")
+    (block,) = read([mapping]).blocks
+    assert block.renamed_as == "successor"
+    assert [r.fields.get("custom_attributes") for r in block.records] == [{"Replaces": "MATH201"}, None]
+    assert block.records[0].place("custom_attributes.Replaces").cell == "B2"
 
 
 def test_a_key_holding_a_reference_is_a_mapping_error(tmp_path: Path) -> None:
