@@ -20,7 +20,6 @@ from loader.source.mapping import (
     PATHS_SEPARATOR,
     Block,
     Condition,
-    Crosswalk,
     DuplicateRule,
     FieldSpec,
     LookupSpec,
@@ -31,6 +30,7 @@ from loader.source.mapping import (
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import kind_for
+from loader.source.rename_rules import rename_rule
 from loader.source.steps import SERIAL, Steps, unknown_steps
 from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument
@@ -212,44 +212,17 @@ class BlockBuilder:
         return variants
 
     def _renamed(self, entity_name: str, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> RenameRule | None:
-        """The block's `renamed:`: which key field it renames (the one the profile lists as
-        renamable), refused for a key that holds a reference or none the service lets change."""
+        """The block's `renamed:` (`loader.source.rename_rules`), or None: none, or refused (said)."""
         if "renamed" not in data:
             return None
         where = (*base, "renamed")
-        key = tuple(data["key"])
-        by_name = {s.name: s for s in specs}
-        referring = [name for name in key if name in by_name and by_name[name].ref is not None]
-        if referring:
-            self._fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
-                       "another record): renumber that record in its own block", where, key=True)
-            return None
-        entity = self.profile.entity(entity_name)
-        renamable = [name for name in key if name in entity.renamable]
-        how = str(data["renamed"].get("as", "update" if len(renamable) == 1 else "successor"))
-        if how == "successor":  # a new record beside the old one: any single key field, and a label to link them
-            if len(key) != 1 or CUSTOM not in field_names(entity):
-                self._fail("bad-renamed", f"`renamed: {{as: successor}}` needs a key of one field and an entity with "
-                           f"custom_attributes (its `Replaces` label links the two records); {entity_name} keyed by "
-                           f"{list(key)} has not", where, key=True)
-                return None
-            renamable = [key[0]]
-        elif len(renamable) != 1:
-            self._fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
-                       f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
-                       "(confirm with the service's operator, then list it in the profile)", where, key=True)
-            return None
-        spec = data["renamed"]
-        crosswalk = None
-        if "source" in spec:
-            source = source_named(spec["source"], self.sources, self.path.parent)
-            if source is None:
-                self._fail("source-kind", f"renamed source {spec['source']!r} is a source found wrong above", where)
-                return None
-            crosswalk = Crosswalk(source, spec.get("sheet"), str(spec["from"]).strip(), str(spec["to"]).strip(),
-                                  self.doc.place(where))
-        return RenameRule(str(spec["column"]) if "column" in spec else None, renamable[0],
-                          self.doc.place(where, key=True), how, crosswalk)
+        made = rename_rule(entity_name, self.profile.entity(entity_name), data, specs, self.doc.place(where),
+                           self.doc.place(where, key=True),
+                           lambda text: source_named(text, self.sources, self.path.parent))
+        if isinstance(made, RenameRule):
+            return made
+        self._fail(made.code, made.message, where, key=made.at_key)
+        return None
 
     def _on_dropped(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> OnDropped | None:
         """The block's `on_dropped: {set: ...}` (None for `keep`): fields of the entity, no key field,
