@@ -145,7 +145,8 @@ def _news(record: RecordPlan) -> bool:
 def outcome_text(kind: str, outcome: FieldOutcome) -> str:
     """A kept platform edit or a conflict, as one line: the field, its values, who changed it and when."""
     last = "unknown" if outcome.last_loaded is None and not outcome.pii else value_text(outcome.last_loaded)
-    who = clean(outcome.changed_by) if outcome.changed_by else "someone"
+    shown = outcome.editor_email or outcome.editor or outcome.changed_by
+    who = clean(shown) if shown else "someone"
     when = _when(outcome.changed_at)
     values = (f"live {value_text(outcome.live)}, sheet {value_text(outcome.sheet)}, last loaded {last}"
               if kind == "conflict" else f"live {value_text(outcome.live)} kept (sheet {value_text(outcome.sheet)})")
