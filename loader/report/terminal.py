@@ -48,10 +48,10 @@ from loader.words import plural
 
 DEFAULT_LIMIT = 50
 TABLE_WIDTH = 100  # narrower terminals get the counts as a line per block
-_STYLES = ("green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
-_NOUNS = ("create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
-_VERBS = ("to create", "to update", "unchanged", "dropped from the source", "not managed here", "blocked",
-          "warning", "error")
+_STYLES = ("cyan", "green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
+_NOUNS = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
+_VERBS = ("to renumber", "to create", "to update", "unchanged", "dropped from the source", "not managed here",
+          "blocked", "warning", "error")
 _PLURAL = frozenset({"warning", "error"})  # the other words read the same for any count
 
 

@@ -54,7 +54,9 @@ def _plan(name: str) -> list[dict[str, Any]]:
     return [r for b in plan["blocks"] for r in b["records"]]
 
 
-def test_a_crosswalk_renumbers_the_live_records_it_pairs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crosswalk_renumbers_the_live_records_it_pairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
         (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "CROSSWALK_SECRET"), encoding="utf-8")
         monkeypatch.setenv("CROSSWALK_SECRET", sandbox.client_secret)
@@ -69,9 +71,21 @@ def test_a_crosswalk_renumbers_the_live_records_it_pairs(tmp_path: Path, monkeyp
             "Old Code,New Code\nMATH201,MATH2001\nCHEM100,CHEM1001\nHIST100,HIST1001\n", encoding="utf-8")
         _sheet(tmp_path / "subjects.xlsx",
                [["MATH2001", "Calculus"], ["PHYS100", "Physics"], ["CHEM1001", "Chemistry"]])
+        _sheet(tmp_path / "subjects.xlsx",
+               [["PHYS100", "Physics, renamed"], ["MATH2001", "Calculus"], ["CHEM1001", "Chemistry"]])
         records = _plan("plan.json")
         assert sorted((r["key"][0], r.get("renamed_from")) for r in records if r["action"] != "unchanged") == [
-            ("CHEM1001", ["CHEM100"]), ("MATH2001", ["MATH201"])]
+            ("CHEM1001", ["CHEM100"]), ("MATH2001", ["MATH201"]), ("PHYS100", None)]
+        capsys.readouterr()
+        assert main(["plan", "subjects.yaml", "--env", "local", "--report", "plan.md"]) == EXIT_OK
+        shown = capsys.readouterr().out
+        assert "Plan: 2 to renumber · 1 to update." in shown
+        assert shown.index("renumber MATH201 → MATH2001") < shown.index("update PHYS100")  # renumbers listed first
+        report = (tmp_path / "plan.md").read_text(encoding="utf-8")
+        assert "**2 to renumber, 0 to create, 1 to update**" in report
+        updates = report[report.index("#### Updates"):]
+        assert updates.index("`MATH2001`") < updates.index("`PHYS100`")  # renumbers listed first
+        assert updates.index("`CHEM1001`") < updates.index("`PHYS100`")
         assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
         now = _live_codes(sandbox)
         assert sorted(now) == sorted(first)  # the same ids: no create
