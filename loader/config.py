@@ -173,7 +173,7 @@ class Config:
     concurrency: int = DEFAULT_CONCURRENCY
     sandbox: SandboxFiles | None = None  # loader.yaml `sandbox:`; None: the defaults under `root`
     history: HistorySettings | None = HistorySettings()  # None: `history: false`
-    editors: str = "name"  # `report: {editors: name | id}`: how reports name who changed a record
+    editors: str = "name"  # `report: {editors: name | email | id}`: how reports name who changed a record
 
     def environment_names(self) -> list[str]:
         names = set(self.environments) | {BUILTIN_SANDBOX}

@@ -48,8 +48,10 @@ class FieldOutcome:
     compare): a kept platform edit (not written) or a conflict (held). `last_loaded` is the value the
     loader last wrote where the plan knows it (the sheet's, when it still equals W), else None;
     personal fields carry no values (`pii`). `changed_by`/`changed_at` are the live record's
-    `metadata.updated` (user, time); `seen` says an earlier plan's apply already showed it (same
-    values), so reports count it rather than list it again."""
+    `metadata.updated` (user id, time); `editor` names that user for reports (a name, from the
+    service's users: `report: {editors: name}`), `editor_email` their e-mail address (`editors:
+    email`; shown only in files written 0600, never in plan.json); `seen` says an earlier plan's
+    apply already showed it (same values), so reports count it rather than list it again."""
 
     field: str
     sheet: Any = None
@@ -59,6 +61,8 @@ class FieldOutcome:
     changed_at: int | None = None
     pii: bool = False
     seen: bool = False
+    editor: str | None = None
+    editor_email: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,12 +110,14 @@ def _history_to_dict(r: RecordPlan) -> dict[str, Any]:
 
 def _outcome_to_dict(o: FieldOutcome) -> dict[str, Any]:
     return {"field": o.field, "sheet": _encode(o.sheet), "live": _encode(o.live), "last_loaded": _encode(o.last_loaded),
-            "changed_by": o.changed_by, "changed_at": o.changed_at, "pii": o.pii, "seen": o.seen}
+            "changed_by": o.changed_by, "changed_at": o.changed_at, "pii": o.pii, "seen": o.seen} | (
+                {"editor": o.editor} if o.editor else {})  # never the e-mail address: plan.json travels
 
 
 def _outcome_from_dict(d: Mapping[str, Any]) -> FieldOutcome:
     return FieldOutcome(d["field"], _decode(d.get("sheet")), _decode(d.get("live")), _decode(d.get("last_loaded")),
-                        d.get("changed_by"), d.get("changed_at"), d.get("pii", False), d.get("seen", False))
+                        d.get("changed_by"), d.get("changed_at"), d.get("pii", False), d.get("seen", False),
+                        d.get("editor"))
 
 
 def _reading_to_dict(reading: SourceReading) -> dict[str, Any]:

@@ -75,6 +75,8 @@ def _block(found: Renumbering, block: Any, renames: Sequence[Rename], entries: S
     desired = {index_key(e.exact_key): e for e in entries
                if e.record.entity == entity and e.key_fields == key_fields and e.exact_key is not None}
     chosen = _one_per_key(found, renames, desired)
+    if getattr(block, "renamed_as", "update") == "successor":
+        return  # a new record linked to the old one (its `Replaces` label): nothing moves to a new key
     for rename in chosen:
         new, old = _exact(rename.new), _exact(rename.old)
         entry = desired.get(new)

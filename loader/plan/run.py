@@ -160,9 +160,11 @@ async def _described(plan: Plan, history: History | None, config: Config, client
     journals) and who changed the field, by name (`report: {editors: name}`) where the service says."""
     if history is not None and history.started:
         plan = await asyncio.to_thread(with_last_loaded, plan, history)
-    if config.editors == "name":
+    if config.editors in ("name", "email"):
         users = await fetch_users(client, editor_ids(plan))
-        plan = with_editor_names(plan, {user_id: user.name for user_id, user in users.items()})
+        emails = {user_id: user.email_address for user_id, user in users.items() if user.email_address} \
+            if config.editors == "email" else None
+        plan = with_editor_names(plan, {user_id: user.name for user_id, user in users.items()}, emails)
     return plan
 
 

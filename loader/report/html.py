@@ -162,7 +162,8 @@ def _chart(plan: Plan) -> str:
 
 
 def _chart_parts(c: BlockCounts) -> list[tuple[str, int]]:
-    return [("create", c.create), ("update", c.update), ("dropped", c.dropped), ("blocked", c.blocked)]
+    return [("renumber", c.renumber), ("create", c.create), ("update", c.update), ("dropped", c.dropped),
+            ("blocked", c.blocked)]
 
 
 def _chart_total(c: BlockCounts) -> int:

@@ -98,7 +98,8 @@ def _counts(plan_counts: Any) -> dict[str, int]:
         "dropped": plan_counts.dropped,
         "warnings": plan_counts.warnings,
         "errors": plan_counts.errors,
-    } | ({"kept": plan_counts.kept, "conflicts": plan_counts.conflicts}
+    } | ({"renumber": plan_counts.renumber} if plan_counts.renumber else {}) | (
+        {"kept": plan_counts.kept, "conflicts": plan_counts.conflicts}
          if plan_counts.kept or plan_counts.conflicts else {})
 
 

@@ -166,11 +166,12 @@ def _part_heading(plan: Plan, n: int, names: list[str]) -> str:
 
 def _summary(plan: Plan, digest: str) -> str:
     t = totals(plan)
+    renumbers = f"{t.renumber} to renumber, " if t.renumber else ""
     lines = [
         f"- Environment: `{_code(plan.environment)}` (loader environment `{_code(plan.env_name)}`)",
         f"- API version: `{_code(plan.api_version or 'unknown')}`",
         f"- Plan digest: `{digest}` (what `loader apply --expect-digest` takes)",
-        f"- Result: **{t.create} to create, {t.update} to update**, "
+        f"- Result: **{renumbers}{t.create} to create, {t.update} to update**, "
         + summary_words(t).split(" to update, ", 1)[1],
         "",
     ]

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from loader.console import console as make_console
 from loader.plan.digest import shown_digest
+from loader.plan.editors import without_emails
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan
 from loader.report.held import held_words
@@ -47,10 +48,10 @@ from loader.words import plural
 
 DEFAULT_LIMIT = 50
 TABLE_WIDTH = 100  # narrower terminals get the counts as a line per block
-_STYLES = ("green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
-_NOUNS = ("create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
-_VERBS = ("to create", "to update", "unchanged", "dropped from the source", "not managed here", "blocked",
-          "warning", "error")
+_STYLES = ("cyan", "green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
+_NOUNS = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
+_VERBS = ("to renumber", "to create", "to update", "unchanged", "dropped from the source", "not managed here",
+          "blocked", "warning", "error")
 _PLURAL = frozenset({"warning", "error"})  # the other words read the same for any count
 
 
@@ -65,7 +66,7 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
     """
     out = console or make_console()
     digest = shown_digest(plan)  # before masking: every value counts
-    plan = masked_plan(plan)
+    plan = without_emails(masked_plan(plan))  # e-mail addresses only in files written 0600
     folded = out.is_terminal if wrap is None else wrap
     for line in plan_lines(plan, digest, width=out.width, limit=limit, applying=applying,
                            apply_command=apply_command):

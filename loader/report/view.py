@@ -49,10 +49,11 @@ class BlockCounts:
     dropped: int = 0  # dropped from the source: loaded by this block before, no longer in its sheet
     kept: int = 0  # kept platform edits (fields)
     conflicts: int = 0  # conflicts, held (fields)
+    renumber: int = 0  # renumbers (`renamed:`): updates of a record's key, counted apart from `update`
 
     @property
     def changed(self) -> int:
-        return self.create + self.update
+        return self.renumber + self.create + self.update
 
 
 def is_blocked(record: RecordPlan) -> bool:
@@ -62,6 +63,7 @@ def is_blocked(record: RecordPlan) -> bool:
 def counts(block: BlockPlan) -> BlockCounts:
     """Counts of one block; a blocked record (errors of its own or of a dependency) counts as blocked only."""
     by_action = dict.fromkeys(Action, 0)
+    renumbers = 0
     warnings = sum(f.severity == "warning" for f in block.findings)
     errors = sum(f.severity == "error" for f in block.findings)
     for r in block.records:  # one pass: a block can hold 100,000 records
@@ -73,9 +75,10 @@ def counts(block: BlockPlan) -> BlockCounts:
                 continue
         if not r.blocked:
             by_action[r.action] += 1
+            renumbers += r.renamed_from is not None and r.action is Action.UPDATE
     return BlockCounts(
         create=by_action[Action.CREATE],
-        update=by_action[Action.UPDATE],
+        update=by_action[Action.UPDATE] - renumbers,
         unchanged=by_action[Action.UNCHANGED],
         not_in_source=block.not_in_source,
         blocked=block.blocked,
@@ -84,6 +87,7 @@ def counts(block: BlockPlan) -> BlockCounts:
         dropped=len(block.dropped),
         kept=sum(len(r.kept) for r in block.records),
         conflicts=sum(len(r.conflicts) for r in block.records),
+        renumber=renumbers,
     )
 
 
@@ -100,26 +104,29 @@ def totals(plan: Plan) -> BlockCounts:
         dropped=sum(c.dropped for c in each),
         kept=sum(c.kept for c in each),
         conflicts=sum(c.conflicts for c in each),
+        renumber=sum(c.renumber for c in each),
     )
 
 
-COUNT_NAMES = ("create", "update", "unchanged", "dropped", "not managed here", "blocked", "warnings", "errors")
+COUNT_NAMES = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "blocked", "warnings",
+               "errors")
 
 
 def count_values(c: BlockCounts) -> tuple[int, ...]:
-    return (c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.blocked, c.warnings, c.errors)
+    return (c.renumber, c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.blocked, c.warnings, c.errors)
 
 
 def shown_columns(rows: list[tuple[int, ...]]) -> list[int]:
     """The count columns (indexes of COUNT_NAMES) a table of `rows` shows: create, update and unchanged
-    always, each other where some row has one, so a table is as narrow as its plan allows."""
-    return [n for n in range(len(COUNT_NAMES)) if n < 3 or any(row[n] for row in rows)]
+    always, each other (renumbers first) where some row has one, so a table is as narrow as its plan allows."""
+    return [n for n in range(len(COUNT_NAMES)) if 1 <= n <= 3 or any(row[n] for row in rows)]
 
 
 def summary_words(t: BlockCounts) -> str:
     history = (f"{plural(t.kept, 'kept platform edit')}, {plural(t.conflicts, 'conflict')}, "
                if t.kept or t.conflicts else "")
-    return (f"{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from "
+    renumbers = f"{t.renumber} to renumber, " if t.renumber else ""
+    return (f"{renumbers}{t.create} to create, {t.update} to update, {t.unchanged} unchanged, {t.dropped} dropped from "
             f"the source, {t.not_in_source} not managed here, {history}{t.blocked} blocked, "
             f"{plural(t.warnings, 'warning')}, {plural(t.errors, 'error')}")
 
@@ -132,10 +139,11 @@ def creates(block: BlockPlan) -> list[RecordPlan]:
 
 
 def updates(block: BlockPlan) -> list[RecordPlan]:
-    """Changes to existing records: updates, unchanged records that only move along a status path,
+    """Changes to existing records, renumbers first: updates, unchanged records that only move along a status path,
     and records with kept platform edits or conflicts not shown before."""
-    return [r for r in block.records if r.action is not Action.CREATE and (r.has_changes or _news(r))
-            and not is_blocked(r)]
+    found = [r for r in block.records if r.action is not Action.CREATE and (r.has_changes or _news(r))
+             and not is_blocked(r)]
+    return sorted(found, key=lambda r: r.renamed_from is None)  # renumbers first, each kind in plan order
 
 
 def _news(record: RecordPlan) -> bool:
@@ -145,7 +153,8 @@ def _news(record: RecordPlan) -> bool:
 def outcome_text(kind: str, outcome: FieldOutcome) -> str:
     """A kept platform edit or a conflict, as one line: the field, its values, who changed it and when."""
     last = "unknown" if outcome.last_loaded is None and not outcome.pii else value_text(outcome.last_loaded)
-    who = clean(outcome.changed_by) if outcome.changed_by else "someone"
+    shown = outcome.editor_email or outcome.editor or outcome.changed_by
+    who = clean(shown) if shown else "someone"
     when = _when(outcome.changed_at)
     values = (f"live {value_text(outcome.live)}, sheet {value_text(outcome.sheet)}, last loaded {last}"
               if kind == "conflict" else f"live {value_text(outcome.live)} kept (sheet {value_text(outcome.sheet)})")

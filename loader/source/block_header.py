@@ -23,7 +23,7 @@ def wanted_columns(block: Block) -> list[tuple[str, MappingPlace]]:
         for s in variant.fields:
             wanted += [(column, s.column_place or s.place) for column in s.columns]
             wanted += [(c.column, c.place) for c in s.when]
-    if block.renamed is not None:
+    if block.renamed is not None and block.renamed.column is not None:
         wanted.append((block.renamed.column, block.renamed.place))
     return wanted
 

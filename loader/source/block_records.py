@@ -44,6 +44,7 @@ class BlockRecords:
     shape: SourceShape | None = None  # the columns seen and rows read, to tell drift between cycles
     duplicates: DuplicateRule | None = None  # `duplicates:`: creates resembling a live person are held
     renames: tuple[Rename, ...] = ()  # the records its `renamed:` says were renumbered
+    renamed_as: str = "update"  # `renamed: {as:}`: update (a renumber) or successor (a new record linked)
     on_dropped: OnDropped | None = None  # what its `on_dropped:` sets on records dropped from the source
     drift: DriftRules = field(default_factory=DriftRules)  # the block's `drift:` and repeat patterns
     columns_read: tuple[str, ...] = ()  # the header's columns the block reads (its variants' too)

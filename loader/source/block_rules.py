@@ -1,4 +1,4 @@
-"""The block-wide keys of one mapping block (`key`, `renamed`, `on_dropped`, `duplicates`) checked and built.
+"""The block-wide keys of one mapping block (`key`, `on_dropped`, `duplicates`) checked and built.
 
 Each builder reads the schema-valid data of the block and reports what it finds wrong through `fail`, as
 the field builders in `mapping_builder` do; none of them needs the others.
@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.entity_schemas import field_names
-from loader.source.mapping import DuplicateRule, FieldSpec, OnDropped, RenameRule
+from loader.source.mapping import DuplicateRule, FieldSpec, OnDropped
 from loader.yaml_files import MarkedDocument
 
 
@@ -43,30 +43,6 @@ def duplicate_rule(data: Any, managed: set[str], base: tuple[Any, ...], fail: Fa
             fail("duplicates-not-mapped", f"`duplicates` matches on {name!r}, which `fields` does not map; "
                  "map it or leave it out of `match`", (*base, "duplicates", "match", index))
     return DuplicateRule(tuple(data["match"]), float(data.get("threshold", 0.9)))
-
-
-def rename_rule(doc: MarkedDocument, profile: Profile, entity_name: str, data: Any, base: tuple[Any, ...],
-                specs: list[FieldSpec], fail: Fail) -> RenameRule | None:
-    """The block's `renamed:`: which key field it renames (the one the profile lists as
-    renamable), refused for a key that holds a reference or none the service lets change."""
-    if "renamed" not in data:
-        return None
-    where = (*base, "renamed")
-    key = tuple(data["key"])
-    by_name = {s.name: s for s in specs}
-    referring = [name for name in key if name in by_name and by_name[name].ref is not None]
-    if referring:
-        fail("bad-renamed", f"`renamed:` cannot move a key holding a reference ({referring[0]!r} refers to "
-             "another record): renumber that record in its own block", where, key=True)
-        return None
-    renamable = [name for name in key if name in profile.entity(entity_name).renamable]
-    if len(renamable) != 1:
-        fail("bad-renamed", f"`renamed:` needs exactly one key field of {entity_name} that the service "
-             f"lets an update change; the profile lists {len(renamable)} of {list(key)} as `renamable:` "
-             "(confirm with the service's operator, then list it in the profile)", where, key=True)
-        return None
-    spec = data["renamed"]
-    return RenameRule(str(spec["column"]), renamable[0], doc.place(where, key=True), str(spec.get("as", "update")))
 
 
 def on_dropped_rule(doc: MarkedDocument, profile: Profile, entity_name: str, data: Any, base: tuple[Any, ...],

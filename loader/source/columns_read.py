@@ -60,5 +60,10 @@ def columns_read(blocks: Iterable[Block]) -> dict[Identity, tuple[FieldPaths, ..
                     table = found.setdefault(spec.lookup.source.identity, {})
                     table.setdefault(spec.lookup.key, ((spec.lookup.key,), False))
                     table.setdefault(spec.lookup.value, ((spec.lookup.value,), False))
+        crosswalk = block.renamed.crosswalk if block.renamed is not None else None
+        if crosswalk is not None:
+            table = found.setdefault(crosswalk.source.identity, {})
+            for column in (crosswalk.old, crosswalk.new):
+                table.setdefault(column, ((column,), False))
     return {identity: tuple(FieldPaths(column, paths, collect) for column, (paths, collect) in columns.items())
             for identity, columns in found.items()}

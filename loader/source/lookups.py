@@ -22,8 +22,11 @@ ReadSheet = Callable[[Source, str | None, Place], SheetData | None]  # (source, 
 
 
 def lookup_sources(block: Block) -> list[Source]:
-    """The sources a block's lookups read other than the block's own (for the plan's fingerprints)."""
-    return [s.lookup.source for s in _specs(block) if s.lookup and s.lookup.source]
+    """The sources a block's lookups and its `renamed:` crosswalk read other than the block's own
+    (for the plan's fingerprints)."""
+    crosswalk = block.renamed.crosswalk if block.renamed is not None else None
+    return [s.lookup.source for s in _specs(block) if s.lookup and s.lookup.source] + (
+        [crosswalk.source] if crosswalk is not None else [])
 
 
 def with_lookups(block: Block, read_sheet: ReadSheet, findings: list[Finding]) -> Block | None:

@@ -91,15 +91,28 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class RenameRule:
-    """A block's `renamed:`: the column of the same source holding a row's previous key value (of
-    the key field the profile lists as renamable), and how the record moves to its new key (`as:
-    update`: the key field is updated on the same live record)."""
+class Crosswalk:
+    """`renamed: {source:, from:, to:}`: a table of another file (or sheet) pairing each previous
+    key value (the `old` column) with the value that replaced it (the `new` column)."""
 
-    column: str
+    source: Source
+    sheet: str | None
+    old: str
+    new: str
+    place: MappingPlace
+
+
+@dataclass(frozen=True)
+class RenameRule:
+    """A block's `renamed:`: where a row's previous key value is (of the key field the profile lists
+    as renamable): a `column` of the same source, or a `crosswalk` table of another; and how the
+    record moves to its new key (`as: update`: the key field is updated on the same live record)."""
+
+    column: str | None
     key_field: str  # the key field renamed
     place: MappingPlace
     how: str = "update"
+    crosswalk: Crosswalk | None = None
 
 
 @dataclass(frozen=True)

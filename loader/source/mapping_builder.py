@@ -11,7 +11,7 @@ from loader.findings import Finding
 from loader.places import MappingPlace
 from loader.profile import Profile
 from loader.record_fields import CUSTOM
-from loader.source.block_rules import check_key, duplicate_rule, on_dropped_rule, rename_rule
+from loader.source.block_rules import check_key, duplicate_rule, on_dropped_rule
 from loader.source.check_rules import block_checks
 from loader.source.drift_rules import drift_rules
 from loader.source.entity_schemas import default_type, field_names
@@ -21,11 +21,13 @@ from loader.source.mapping import (
     Condition,
     FieldSpec,
     LookupSpec,
+    RenameRule,
     Variant,
 )
 from loader.source.named_sources import named_sources, source_named
 from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import Source, kind_for
+from loader.source.rename_rules import rename_rule
 from loader.source.step_types import format_problem
 from loader.source.steps import Steps, unknown_steps
 from loader.suggestions import did_you_mean
@@ -115,7 +117,7 @@ class BlockBuilder:
         if CUSTOM in data["fields"] and CUSTOM not in field_names(self.profile.entity(entity_name)):
             self._fail("unknown-field", f"{entity_name} has no custom_attributes", (*base, "fields", CUSTOM), key=True)
         check_key(data, base, specs, self._fail)
-        renamed = rename_rule(self.doc, self.profile, entity_name, data, base, specs, self._fail)
+        renamed = self._renamed(entity_name, data, base, specs)
         on_dropped = on_dropped_rule(self.doc, self.profile, entity_name, data, base, self._fail)
         where = variants[0].where if variants else self._where(data.get("where"), (*base, "where"))
         names = [s.name for s in specs]
@@ -188,6 +190,19 @@ class BlockBuilder:
             self.findings = kept
         self.sub = _same
         return variants
+
+    def _renamed(self, entity_name: str, data: Any, base: tuple[Any, ...], specs: list[FieldSpec]) -> RenameRule | None:
+        """The block's `renamed:` (`loader.source.rename_rules`), or None: none, or refused (said)."""
+        if "renamed" not in data:
+            return None
+        where = (*base, "renamed")
+        made = rename_rule(entity_name, self.profile.entity(entity_name), data, specs, self.doc.place(where),
+                           self.doc.place(where, key=True),
+                           lambda text: source_named(text, self.sources, self.path.parent))
+        if isinstance(made, RenameRule):
+            return made
+        self._fail(made.code, made.message, where, key=made.at_key)
+        return None
 
     def _fields(self, entity_name: str, data: Any, base: tuple[Any, ...]) -> list[FieldSpec | None]:
         specs = [self._field(entity_name, fname, fdata, (*base, "fields", fname))

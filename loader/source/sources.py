@@ -25,6 +25,7 @@ from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
 from loader.source.readers import KINDS, MissingSheet, SheetData, Source, Wanted, kind_for, read_source
 from loader.source.readers.record_rows import FetchFeed, FieldPaths
+from loader.source.renames import crosswalk_renames, with_successors
 from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
 
@@ -170,6 +171,14 @@ class _Reading:
             self.findings.extend(header_problems)
             return None
         read = reader.read(self.sheets.first_use(data))
+        if looked_up.renamed is not None and looked_up.renamed.crosswalk is not None:
+            renames = crosswalk_renames(looked_up, read.records, self.sheets.lookup_reader(self.findings),
+                                        self.findings)
+            if renames is None:
+                return None
+            read = replace(read, renames=renames)
+        if looked_up.renamed is not None and looked_up.renamed.how == "successor":
+            read = replace(read, records=with_successors(read.records, read.renames), renamed_as="successor")
         self.values.add(looked_up, data, read.header_row)
         if looked_up.checks:
             read = with_checks(read, looked_up.checks)

@@ -17,10 +17,11 @@ from helpers.sandbox import Caller, fetch_token
 from loader.cli import main
 from loader.errors import EXIT_OK
 from loader.sandbox.server import SandboxOptions, serve_in_thread
-from loader.sandbox.tokens import DEFAULT_CLIENTS
+from loader.sandbox.tokens import DEFAULT_CLIENTS, STAFF_PERSON
 
 SECRET = "EDITORS_TEST_SECRET"
 STAFF_ID = next(c.user["id"] for c in DEFAULT_CLIENTS if c.client_id == "staff-client")
+STAFF_EMAIL = STAFF_PERSON.email_address
 
 
 @pytest.fixture
@@ -57,3 +58,18 @@ def test_editors_id_names_the_user_id(edited: tuple[Path, str]) -> None:
     assert main(["plan", "schools.yaml", "--env", "local", "--report", "plan.md"]) == EXIT_OK
     report = (folder / "plan.md").read_text(encoding="utf-8")
     assert f"changed in the platform by {STAFF_ID}" in report and "Robin Staff" not in report
+
+
+def test_editors_email_names_the_address_in_the_markdown_and_the_name_on_the_terminal(
+    edited: tuple[Path, str], capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder, settings = edited
+    (folder / "loader.yaml").write_text(settings + "report: {editors: email}\n", encoding="utf-8")
+    assert main(["plan", "schools.yaml", "--env", "local", "--report", "plan.md", "--out", "plan.json"]) == EXIT_OK
+    report = (folder / "plan.md").read_text(encoding="utf-8")
+    assert f"changed in the platform by {STAFF_EMAIL}" in report and STAFF_ID not in report
+    assert (folder / "plan.md").stat().st_mode & 0o077 == 0  # the address only in a file of its owner
+    shown = capsys.readouterr().out
+    assert "Robin Staff" in shown and STAFF_EMAIL not in shown
+    saved = (folder / "plan.json").read_text(encoding="utf-8")
+    assert STAFF_EMAIL not in saved and STAFF_ID in saved and "Robin Staff" in saved  # the id stays, as recorded

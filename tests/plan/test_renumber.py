@@ -4,7 +4,7 @@ with their previous keys x live dicts (and a history where the rule needs one) -
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ HEADER = PlanHeader("sandbox", "5.1.0", "http://127.0.0.1")
 @dataclass(frozen=True)
 class RenamingBlock(Block):
     renames: tuple[Rename, ...] = ()
+    renamed_as: str = "update"
 
 
 def _record(block: str, entity: str, row: int, **fields: Any) -> DesiredRecord:
@@ -102,6 +103,23 @@ def test_two_rows_renaming_to_one_key_and_one_key_renamed_twice_are_errors_namin
     twice = _plan([_schools(("X1", "OLD", "x"), ("X2", "OLD", "y"))], {"school": [_live("s-1", "OLD")]})
     for key in ("X1", "X2"):
         assert _codes(_by_key(twice)[key], "error") == ["renumber-ambiguous"]
+
+
+def test_as_successor_moves_nothing_and_both_keys_live_is_no_error() -> None:
+    successor = replace(_schools(("SCIENCE", "SCI", "Science")), renamed_as="successor")
+    plan = _plan([successor], {"school": [_live("s-1", "SCI")]})
+    record = _by_key(plan)["SCIENCE"]
+    assert (record.action, record.renamed_from, record.findings) == (Action.CREATE, None, ())
+    assert [r.key for r in plan.blocks[0].not_in_source_records] == [("SCI",)]  # retired as on_dropped says
+    both = _by_key(_plan([successor], {"school": [_live("s-1", "SCI"), _live("s-2", "SCIENCE")]}))["SCIENCE"]
+    assert (both.action, both.findings) == (Action.UNCHANGED, ())
+
+
+def test_as_successor_two_rows_renaming_to_one_key_are_still_an_error() -> None:
+    twice = replace(_schools(("X1", "OLD", "x"), ("X2", "OLD", "y")), renamed_as="successor")
+    plan = _plan([twice], {"school": [_live("s-1", "OLD")]})
+    for key in ("X1", "X2"):
+        assert _codes(_by_key(plan)[key], "error") == ["renumber-ambiguous"]
 
 
 def test_a_reference_to_a_key_renumbered_in_the_plan_resolves_with_a_warning() -> None:
