@@ -64,7 +64,7 @@ class ReviewRow:
     def shown(self) -> dict[str, Any]:
         """The row's visible cells before the decision, by column name: one layout for every kind."""
         return {"block": self.block, "record": self.record, "change": CHANGE_WORDS.get(self.kind, self.kind),
-                "field": ALL_FIELDS if self.kind == "create" else self.field, "current value": self.live,
+                "field": ALL_FIELDS if self.kind in ("create", DUPLICATE) else self.field, "current value": self.live,
                 "proposed value": self.sheet, "rule": self.rule, "place": self.place,
                 "row id": self.row_id, "change digest": self.digest}
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from loader.files.safe_write import write_text
 from loader.profile import Profile, load_profile
 from loader.source.entity_schemas import schema_of
 from loader.yaml_files import EDITOR_ONLY
@@ -75,7 +76,7 @@ def main() -> int:
     new = rebuilt(text, load_profile())
     json.loads(new)  # still JSON
     if new != text:
-        SCHEMA_FILE.write_text(new, encoding="utf-8")
+        write_text(SCHEMA_FILE, new, private=False)
         print(f"rewrote {SCHEMA_FILE}")
     return 0
 

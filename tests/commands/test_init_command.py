@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -123,7 +124,7 @@ def test_a_plan_of_the_unusual_draft_works_against_the_sandbox(
     capsys.readouterr()
     assert main(["plan", "mappings/intake.yaml", "--env", "local", "--detailed-exitcode"]) == 2
     out = capsys.readouterr().out
-    assert "2 to create" in out and "0 errors" in out
+    assert "2 to create" in out and not re.search(r"\d errors?\b", out)
     assert "Lovelace" not in out  # pii: true masks the names in the report
     assert main(["apply", "mappings/intake.yaml", "--env", "local", "--yes"]) == EXIT_OK
     capsys.readouterr()
@@ -179,4 +180,4 @@ def test_plans_of_the_sample_drafts_work_against_the_sandbox_with_last_cycles_da
         capsys.readouterr()
         assert main(["plan", *drafts, "--env", "local", "--detailed-exitcode"]) == 2
     out = capsys.readouterr().out
-    assert " 0 errors" in out and "to create" in out and "unchanged" in out
+    assert not re.search(r"\d errors?\b", out) and "to create" in out and "unchanged" in out

@@ -22,6 +22,8 @@ ARGV = {
     "decide": ["decide", "review.xlsx", "--by", "ana"],
     "whoami": ["whoami", "--env", "local"],
     "sandbox": ["sandbox", "serve", "--port", "0"],
+    "test": ["test", "mappings/tests/units.test.yaml", "--format", "json"],
+    "completion": ["completion", "bash"],
 }
 
 

@@ -143,7 +143,7 @@ cases:
     _write_test(project, case)
     assert main(["test"]) == 1
     out = capsys.readouterr().out
-    assert "unexpected error: given › C2" in out
+    assert "unexpected error: given › X2 › " in out  # the given record, by its key
     assert "expected an error at column 'Credit Points' containing 'a whole number'; errors given: none" in out
 
 

@@ -67,7 +67,7 @@ def test_validate_on_16000_rows_with_a_non_unique_key_prints_under_60_lines_and_
     assert duplicates[0].startswith("error: key.yaml:9:7: key code is not unique")
     assert "100 keys on 16,000 rows of subjects.xlsx › Subjects, first: B102 (P000); B103 (P001); B104 (P002)" \
         in duplicates[0]
-    assert lines[-1] == "invalid: 15900 errors (1 message), 0 warnings"
+    assert lines[-1] == "invalid: 15,900 errors (1 message), 0 warnings"
 
 
 def test_a_type_that_does_not_fit_1473_rows_is_one_finding_with_its_count_and_three_cells(
@@ -80,8 +80,9 @@ def test_a_type_that_does_not_fit_1473_rows_is_one_finding_with_its_count_and_th
         "subjects.xlsx › Subjects, first: D2 (S00000): 'ten'; D3 (S00001): 'ten'; D4 (S00002): 'ten'")
     assert lines[1:3] == [" 12 |         Credits: {column: Credits, type: integer, empty: skip}",
                           "    |         ^"]  # the mapping line, quoted with a caret under the column
-    assert lines[3:] == ["", "type.yaml subjects (subject) from subjects.xlsx › Subjects: 16000 rows read, "
-                         "14527 records built, 1473 errors, 0 warnings", "invalid: 1473 errors (1 message), 0 warnings"]
+    assert lines[3:] == ["", "type.yaml subjects (subject) from subjects.xlsx › Subjects: 16,000 rows read, "
+                         "14,527 records built, 1,473 errors, 0 warnings",
+                         "invalid: 1,473 errors (1 message), 0 warnings"]
 
 
 def test_json_gives_one_finding_per_cause_with_its_count_and_cells(

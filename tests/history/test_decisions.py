@@ -158,9 +158,9 @@ def test_two_branches_deciding_about_different_records_merge_without_a_conflict(
 def test_a_decisions_file_that_is_a_fifo_or_a_link_is_refused_never_waited_on(tmp_path: Path) -> None:
     path = tmp_path / "decisions.yaml"
     os.mkfifo(path)
-    with pytest.raises(HistoryError, match="a FIFO"):
+    with pytest.raises(HistoryError, match="a pipe"):
         read_decisions(path)
     path.unlink()
     path.symlink_to("/dev/zero")
-    with pytest.raises(HistoryError, match="symbolic link"):
+    with pytest.raises(HistoryError, match="a device"):
         read_decisions(path)

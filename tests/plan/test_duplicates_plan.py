@@ -129,7 +129,7 @@ def _review_rows(path: Path) -> dict[str, dict[str, Any]]:
     sheet = openpyxl.load_workbook(path)["Review"]
     header = [c.value for c in sheet[1]]
     rows = [dict(zip(header, (c.value for c in row), strict=False)) for row in sheet.iter_rows(min_row=2)]
-    return {row["record"]: row for row in rows if row["field"] == CREATE}
+    return {row["record"]: row for row in rows if row["change"] == "probable duplicate"}
 
 
 def _held(plan_file: Path) -> dict[str, str]:
@@ -178,7 +178,8 @@ def test_same_decisions_record_the_fifteen_on_the_live_records_without_overwriti
     assert sorted(shown) == sorted(again)
     for row, live_key in again.items():
         assert shown[row]["decision"] is None and f"live applicant {live_key}" in shown[row]["rule"]
-        assert f"external_id: {live_key}" in shown[row]["live"] and f"external_id: {row}" in shown[row]["sheet"]
+        assert f"external_id: {live_key}" in shown[row]["current value"]
+        assert f"external_id: {row}" in shown[row]["proposed value"]
         decide_row(root / "review.xlsx", row, CREATE, "same", "the same person")
     assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
     decided = read_decisions(decisions_path(root)).entries

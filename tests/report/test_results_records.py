@@ -42,7 +42,8 @@ def test_a_json_sources_records_are_written_with_their_outcomes(tmp_path: Path, 
     assert "not copied" not in capsys.readouterr().err
     sheet = load_workbook(tmp_path / "results.xlsx")["subjects"]
     rows = [list(row) for row in sheet.iter_rows(values_only=True)]
-    assert rows[0] == ["code", "name", "custom_attributes.Load", "loader status", "loader id", "loader message"]
+    assert rows[0] == ["code", "name", "custom_attributes.Load", "loader status", "loader id", "loader message",
+                       "loader block"]
     assert [row[:4] for row in rows[1:]] == [["INFO101", "Databases", "5", "created"],
                                              ["INFO202", "Networks", None, "created"]]
     assert all(row[4] for row in rows[1:])  # the ids the service gave

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from loader.errors import MappingError
+from loader.files.safe_write import write_text
 from loader.source.mapping import Block, FieldSpec, LookupSpec, Variant
 from loader.source.readers import Source
 from loader.source.readers.kinds import options_of
@@ -82,7 +83,7 @@ def _given_source(block: Block, case: TestCase, folder: Path) -> Source:
                            f"{block.source.kind.upper()} source", where=case.place,
                            hint=f"give the document the source would hold in `{key}:`")
     path = folder / f"{GIVEN}{suffix}"
-    path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
+    write_text(path, document if isinstance(document, str) else json.dumps(document), private=False)
     kept = {name: value for name, value in block.source.options if name in ("records", "namespaces")}
     return Source(block.source.kind, str(path), options_of({**kept, "base": str(folder), "allow_empty": True}),
                   name=GIVEN)

@@ -154,6 +154,8 @@ def column_letters(given: tuple[dict[str, Any], ...]) -> dict[str, str]:
 def column_of(finding: Finding, letters: dict[str, str]) -> str | None:
     where = finding.where
     if isinstance(where, CellRef) and where.cell:
+        if where.record is not None:  # a case's rows are a table: its places name the column itself
+            return where.cell
         return letters.get(where.cell.rstrip("0123456789"))
     return None
 
