@@ -49,23 +49,11 @@ class StatusRule:
     def retiring_path(self, current: str, desired: str) -> tuple[str, ...] | None:
         """The shortest legal path from `current` to `desired` that never enters a published state
         (a record not published is never published on its way out); None when there is none."""
-        if current == desired:
-            return ()
-        seen = {current}
-        queue: deque[tuple[str, tuple[str, ...]]] = deque([(current, ())])
-        while queue:
-            state, steps = queue.popleft()
-            for nxt in self.transitions.get(state, ()):
-                if nxt in seen or (nxt in self.published and nxt != desired):
-                    continue
-                if nxt == desired:
-                    return (*steps, nxt)
-                seen.add(nxt)
-                queue.append((nxt, (*steps, nxt)))
-        return None
+        return self.path(current, desired, avoiding=self.published)
 
-    def path(self, current: str, desired: str) -> tuple[str, ...] | None:
-        """The shortest legal sequence of states after `current` ending at `desired`.
+    def path(self, current: str, desired: str, *, avoiding: frozenset[str] = frozenset()) -> tuple[str, ...] | None:
+        """The shortest legal sequence of states after `current` ending at `desired`, passing through
+        none of the states `avoiding` on its way (it may end in one).
 
         () when already there; None when no legal path exists.
         """
@@ -76,14 +64,13 @@ class StatusRule:
         while queue:
             state, steps = queue.popleft()
             for nxt in self.transitions.get(state, ()):
-                if nxt in seen:
-                    continue
                 if nxt == desired:
                     return (*steps, nxt)
+                if nxt in seen or nxt in avoiding:
+                    continue
                 seen.add(nxt)
                 queue.append((nxt, (*steps, nxt)))
         return None
-
 
 @dataclass(frozen=True)
 class FieldsByType:

@@ -148,32 +148,7 @@ def with_history(plan: Plan, blocks: Sequence[Any], indexed: Mapping[str, Entity
         final.append(replace(block, not_in_source_records=absent, dropped=dropped, released=let_go,
                              records=(*block.records, *retired),
                              findings=(*block.findings, *said, *released_findings(block, let_go))))
-    orphans = tuple(f for entity in sorted({b.entity for b in final})
-                    for f in _orphaned(entity, indexed[entity], compare, matched[entity]))
-    return replace(plan, blocks=tuple(final), findings=(*plan.findings, *orphans), history_state=compare.state)
-
-
-def _orphaned(entity: str, index: EntityIndex, compare: HistoryCompare, matched: set[str]) -> list[Finding]:
-    """Per block of a mapping file the project no longer has, the live records of `entity` only it
-    loaded that no block of the plan names (`matched`): a warning naming the `formerly:` line that
-    gives them to the block it became, so a renamed file's dropped records never vanish."""
-    ours = {o for b in compare.blocks_made() for o in (b.context.owner, *b.context.formerly)}
-    gone: dict[Owner, list[str]] = {}
-    for token in sorted(index.line_keys):
-        rec = index.by_key.get(token)
-        line = index.line(token) if rec is not None and str(rec.get("id")) not in matched else None
-        if line is None or not line.fields:
-            continue
-        owners = {mark.owner for mark in line.fields.values()}
-        if owners & ours or not all(compare.gone(o) for o in owners):
-            continue
-        gone.setdefault(min(owners), []).append(str(rec.get("id")) if rec is not None else token)
-    return [Finding("warning", "owner-gone",
-                    f"{len(ids)} live {entity} record(s) ({', '.join(ids[:5])}{', …' if len(ids) > 5 else ''}) "
-                    f"were loaded by block {owner.block!r} of {owner.file}, a mapping file this project no longer "
-                    f"has, and no block here names them: if a block here is that block renamed or moved, add "
-                    f"`formerly: {{file: {owner.file}, block: {owner.block}}}` to it (it then lists them as dropped)",
-                    None) for owner, ids in sorted(gone.items())]
+    return replace(plan, blocks=tuple(final), history_state=compare.state)
 
 
 def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: EntityIndex,
