@@ -272,6 +272,11 @@ def test_the_scheduled_three_way_plan_against_a_sandbox_is_the_pure_plan(
         header = PlanHeader(run.plan.environment, run.plan.api_version, run.plan.base_url, run.plan.env_name,
                             run.plan.fingerprints, sources.findings, run.plan.created_at,
                             run.plan.profile_fingerprint)
-        at_once = plan_changes(sources.blocks, live, PROFILE, header=header, history=History.open(folder / "history"))
+        history = History.open(folder / "history")
+        at_once = plan_changes(sources.blocks, live, PROFILE, header=header, history=history)
+        # as a plan describes its conflicts and kept edits: the value last loaded, the editor by name
+        if history.started:
+            at_once = with_last_loaded(at_once, history)
+        at_once = with_editor_names(at_once, {STAFF_ID: "Robin Staff"})
     assert replace(run.plan, digest=None) == at_once
     assert run.plan.digest == plan_digest(at_once)
