@@ -159,14 +159,15 @@ def plain() -> bool:
     return _NO_COLOR.get() or bool(os.environ.get("NO_COLOR"))
 
 
-def console(stream: object | None = None, *, live: bool = False) -> Console:
-    """A rich console on `stream` (default stdout), coloured as the module docstring says.
-    `live`: for progress bars, still drawn on a terminal when colour is off."""
+def console(stream: object | None = None, *, live: bool = False, soft_wrap: bool = False) -> Console:
+    """A rich console on `stream` (default stdout), coloured as the module docstring says; user text
+    is never read as emoji codes. `live`: for progress bars, still drawn on a terminal when colour is
+    off. `soft_wrap`: lines printed whole, never wrapped."""
     file = stream if stream is not None else sys.stdout
     width = None if _isatty(file) else 160  # pipes and logs: long lines, never wrapped mid-place
     off = plain()
     return Console(file=file, force_terminal=False if off and not live else None, no_color=off,  # type: ignore[arg-type]
-                   highlight=False, width=width)
+                   highlight=False, width=width, soft_wrap=soft_wrap, emoji=False)
 
 
 def _isatty(stream: object) -> bool:

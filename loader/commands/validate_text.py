@@ -13,7 +13,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from loader.console import plain
+from loader.console import console
 from loader.files.inputs import InputRefused, read_regular_file
 from loader.places import MappingPlace
 from loader.report.finding_groups import ShownFinding
@@ -23,9 +23,8 @@ QUOTED_WIDTH = 160  # a quoted line longer than this is cut around the column
 
 
 def console_for(out: TextIO) -> Console:
-    """A console printing plain text, coloured only where the conventions allow."""
-    return Console(file=out, force_terminal=False if plain() else None, no_color=plain(), highlight=False,
-                   soft_wrap=True, emoji=False)
+    """The command line's console on `out`, lines printed whole."""
+    return console(out, soft_wrap=True)
 
 
 class MappingLines:
