@@ -193,23 +193,39 @@ def test_a_query_that_is_not_a_select_is_refused_naming_the_source(
         assert db.execute("SELECT count(*) FROM units").fetchone() == (2,)
 
 
-def test_a_records_path_that_finds_nothing_is_said_and_an_error_once_the_block_loaded_records(
+def _courses(project: Path, items: str) -> None:
+    (project / "exports").mkdir(exist_ok=True)
+    (project / "exports" / "courses.json").write_text(f'{{"pageNumber": 1, "items": {items}}}', encoding="utf-8")
+
+
+def test_a_records_path_naming_what_the_document_lacks_is_an_error_at_the_source_not_an_empty_plan(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "exports").mkdir()
-    (project / "exports" / "courses.json").write_text(
-        '{"items": [{"primaryCode": {"code": "A"}, "name": [{"value": "Art"}]}]}', encoding="utf-8")
-    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.courses[*]"), encoding="utf-8")
+    _courses(project, '[{"primaryCode": {"code": "A"}, "name": [{"value": "Art"}]}]')
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.itemz[*]"), encoding="utf-8")
+    said = _refused(capsys)
+    assert "m.yaml:9:13: exports/courses.json: the records: path '$.itemz[*]' finds nothing: the document has " \
+           "no 'itemz' where the path looks for it (it holds pageNumber, items) (did you mean 'items'?)" in said
+
+
+def test_a_records_path_to_an_empty_list_warns_on_a_first_load_and_is_an_error_once_the_block_loaded_records(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _courses(project, "[]")
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.items[*]"), encoding="utf-8")
     assert _plan(capsys) == {}
     said = capsys.readouterr()
     assert "its source exports/courses.json read 0 records; check the query's params: or the records: path" \
         in said.out + said.err
-    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.items[*]"), encoding="utf-8")
+    _courses(project, '[{"primaryCode": {"code": "A"}, "name": [{"value": "Art"}]}]')
     assert _plan(capsys) == {("A",): Action.CREATE}
     _converges(capsys)
-    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.courses[*]"), encoding="utf-8")
+    _courses(project, "[]")
     said_now = _refused(capsys)
     assert "subjects: its source exports/courses.json read 0 records, where the history records 1 this block " \
-           "loaded" in said_now
+           "loaded" in said_now and "set allow_empty: true" in said_now
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("{records}", "$.items[*]").replace(
+        "    records:", "    allow_empty: true\n    records:"), encoding="utf-8")
+    assert _plan(capsys) == {}
+    assert [d.key for d in read_plan_json(project / "plan.json").blocks[0].dropped] == [("A",)]
 
 
 def test_params_that_read_no_rows_are_an_error_once_the_block_loaded_records_unless_allow_empty(

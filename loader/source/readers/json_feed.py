@@ -50,6 +50,7 @@ from loader.source.readers.record_rows import (
     offline,
     with_param,
 )
+from loader.source.readers.records_found import RecordsFound, json_missing
 from loader.source.readers.rows import CellValue
 from loader.url_text import shown_url
 
@@ -113,6 +114,7 @@ def read(source: JsonSource, fields: list[FieldPaths]) -> RecordRows:
             lines = source.lines if source.lines is not None else path.suffix.lower() in LINES_SUFFIXES
             for document, at in _documents(path, lines, display):
                 rows.take(document, prefix + at)
+    rows.found.check(rows.count, source.records or "", where)
     return builder.done()
 
 
@@ -133,12 +135,14 @@ class _RowMaker:
         one_key = all(len(spec.paths) == 1 and _KEY.fullmatch(spec.paths[0]) for spec in fields)
         self.keys = tuple(spec.paths[0] for spec in fields) if one_key and fast else None
         self.count = 0
+        self.found = RecordsFound()  # whether `records:` names what the documents hold
 
     def take(self, document: Any, prefix: str) -> None:
         """The records of one document (the document itself, or those `records:` finds)."""
         keys, builder = self.keys, self.builder
         plain = self.records_path is None and type(document) is dict
         records = ((prefix + "$", document),) if plain else _records(document, self.records_path, prefix)
+        before = self.count
         for location, record in records:
             self.count += 1
             if keys is not None and type(record) is dict:
@@ -151,6 +155,9 @@ class _RowMaker:
                     builder.add_row(location, tuple(values))
                     continue
             self.add(location, record)
+        path = self.records_path
+        if self.count == before and path is not None:
+            self.found.note(lambda: json_missing(path, document))
 
     def add(self, location: str, record: Any) -> None:
         try:

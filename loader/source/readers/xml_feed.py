@@ -44,6 +44,7 @@ from loader.source.readers.record_rows import (
     matched_files,
     offline,
 )
+from loader.source.readers.records_found import RecordsFound, xml_missing
 from loader.source.readers.rows import CellValue
 from loader.source.readers.xml_path import (
     XML_NAMESPACE,
@@ -104,20 +105,28 @@ def read(source: XmlSource, fields: list[FieldPaths]) -> RecordRows:
     compiled = _Compiled(records, paths, prefixes, limits.STRING_CHARS.value())
     builder = RowsBuilder(where, fields)
 
+    found = RecordsFound()  # whether `records:` names what the documents hold
+
     def add(document: _Document, record: Element, location: str) -> None:
         builder.add(location, _values(record, document.walk, compiled, document.bound, lambda: builder.at(location)))
 
+    def stream(data: IO[bytes], display: str, prefix: str) -> None:
+        document = _stream(data, display, prefix, compiled, add)
+        if not document.records:  # nothing was let go: the whole document is there to tell why
+            found.note(lambda: xml_missing(records, document.tree.close(), document.bound,
+                                           lambda tag: _short(tag, compiled.prefixes)))
+
     if is_url(source.location):
-        body = _fetch(source, where)
-        _stream(io.BytesIO(body), where, "", compiled, add)
+        stream(io.BytesIO(_fetch(source, where)), where, "")
     else:
         files = matched_files(source.location, source.base, SUFFIXES, where)
         for path, display in files:
             size = path.stat().st_size
             if size > XML_BYTES.value():
                 raise XML_BYTES.refuse(f"the file holds {size:,} bytes", display)
-            with path.open("rb") as stream:
-                _stream(stream, display, f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else "", compiled, add)
+            with path.open("rb") as data:
+                stream(data, display, f"{display}{PLACE_SEPARATOR}" if len(files) > 1 else "")
+    found.check(len(builder.locations), source.records, where)
     return builder.done()
 
 
@@ -194,6 +203,7 @@ class _Document:
         self.depth_limit = XML_DEPTH.value()
         self.last_name = compiled.records[-1].name if compiled.records else None
         self.record: Element | None = None
+        self.records = 0  # records read
         self.bound: dict[str, str] = {}  # the document's prefixes (the last binding of each)
         self.names: dict[str, str] = {}  # expat's "uri local" -> "{uri}local"
 
@@ -237,6 +247,7 @@ class _Document:
         element = self.tree.end(self._name(raw))
         if element is self.record:
             self.on_record(self, element, self.prefix + walk.location(self.compiled.prefixes))
+            self.records += 1
             self.record = None
             walk.held[:-1] = [True] * (len(walk.held) - 1)
             _let_go(walk)
@@ -245,10 +256,11 @@ class _Document:
         walk.close()
 
 
-def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, on_record: OnRecord) -> None:
+def _stream(stream: IO[bytes], display: str, prefix: str, compiled: _Compiled, on_record: OnRecord) -> _Document:
     """Read the records of one document, each given to `on_record` as it closes."""
     document = _Document(display, prefix, compiled, on_record)
     _parse(document.parser(), stream, display)
+    return document
 
 
 def _refuse(*_: object) -> None:

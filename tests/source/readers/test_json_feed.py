@@ -164,10 +164,35 @@ def test_json_lines_in_a_folder_read_one_record_a_line_in_file_order(tmp_path: P
     assert read(JsonSource("c", "feed/b*.jsonl", tmp_path), ENGLISH_FIRST).locations[0] == "line 1 › $"
 
 
-def test_a_records_path_that_finds_nothing_reads_no_record(tmp_path: Path) -> None:
+def test_a_records_path_naming_what_the_document_lacks_is_an_error_saying_what_it_holds(tmp_path: Path) -> None:
+    with pytest.raises(SheetError, match=r"records: path '\$\.course\[\*\]' finds nothing: the document has no "
+                       r"'course' .*\(it holds pageSize, pageNumber, .*items\)"):
+        read(JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.course[*]"), FIELDS)
+    (tmp_path / "nested.json").write_text('{"data": {"total": 0, "itemz": [{"primaryCode": {"code": "A"}}]}}')
+    with pytest.raises(SheetError, match=r"has no 'items' .*\(it holds total, itemz\) \(did you mean 'itemz'\?\)"):
+        read(JsonSource("c", "nested.json", tmp_path, records="$.data.items[*]"), FIELDS)
+    with pytest.raises(SheetError, match="has no 'course'"):
+        read(JsonSource("c", "nested.json", tmp_path, records="$..course"), FIELDS)
+
+
+@pytest.mark.parametrize(("document", "records"), [
+    ('{"items": []}', "$.items[*]"), ("{}", "$.items[*]"), ("[]", "$[*]"),
+    ('{"items": [{"code": "A", "kind": "x"}]}', "$.items[?@.kind == 'y']"),
+    ('{"items": [{"offerings": []}]}', "$.items[*].offerings[*]")])
+def test_a_records_path_to_an_empty_list_or_selecting_none_reads_no_record(
+        tmp_path: Path, document: str, records: str) -> None:
     """Whether no record is an error is the plan's to tell, against the history (`allow_empty:`)."""
-    empty = read(JsonSource("c", str(DATA / "ooapi-courses-page1.json"), tmp_path, records="$.courses[*]"), FIELDS)
+    (tmp_path / "empty.json").write_text(document)
+    empty = read(JsonSource("c", "empty.json", tmp_path, records=records), FIELDS)
     assert empty.rows[1:] == () and empty.unfound == ("code", "load", "name", "mode")
+
+
+def test_a_records_path_found_in_one_document_of_a_folder_is_no_error_where_another_lacks_it(
+        tmp_path: Path) -> None:
+    (tmp_path / "feed").mkdir()
+    (tmp_path / "feed" / "a.json").write_text('{"other": 1}')
+    (tmp_path / "feed" / "b.json").write_text('{"items": []}')
+    assert read(JsonSource("c", "feed", tmp_path, records="$.items[*]"), FIELDS).rows[1:] == ()
 
 
 def test_bad_files_are_errors_naming_them(tmp_path: Path) -> None:

@@ -88,9 +88,25 @@ def test_a_folder_reads_one_file_a_learner_in_name_order(tmp_path: Path) -> None
     assert len(data.rows) == 7 and data.locations[0].startswith("learners/a.xml › /e:elmo/e:report")
 
 
-def test_a_records_path_that_finds_nothing_reads_no_record(tmp_path: Path) -> None:
+def test_a_records_path_naming_an_element_the_document_lacks_is_an_error_saying_what_it_holds(
+        tmp_path: Path) -> None:
+    with pytest.raises(SheetError, match=r"records: path '//x:module' finds nothing: the document has no 'x:module'"
+                       r".*\(it holds x:catalog, .*x:course"):
+        read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+    with pytest.raises(SheetError, match=r"has no 'x:catalogue' .*\(it holds x:catalog\) "
+                       r"\(did you mean 'x:catalog'\?\)"):
+        read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "/x:catalogue/x:provider/x:course", XCRI),
+             COURSE_FIELDS)
+
+
+@pytest.mark.parametrize(("document", "records"), [
+    ("<catalog/>", "//course"), ("<catalog><provider/></catalog>", "/catalog/provider/course"),
+    ("<catalog><course type='ug'/></catalog>", "//course[@type='pg']")])
+def test_an_empty_document_an_empty_holder_or_a_predicate_selecting_none_reads_no_record(
+        tmp_path: Path, document: str, records: str) -> None:
     """Whether no record is an error is the plan's to tell, against the history (`allow_empty:`)."""
-    empty = read(XmlSource("feed", str(DATA / "xcri-cap.xml"), tmp_path, "//x:module", XCRI), COURSE_FIELDS)
+    (tmp_path / "empty.xml").write_text(document)
+    empty = read(XmlSource("feed", "empty.xml", tmp_path, records, XCRI), COURSE_FIELDS)
     assert empty.rows[1:] == () and empty.locations == ()
 
 
