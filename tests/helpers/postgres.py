@@ -2,7 +2,9 @@
 server listening only on a unix socket there (no TCP), stopped and removed at the end.
 
 The server refuses to run as root; run as root (CI), the cluster belongs to the `postgres` user
-that Debian's package creates, and its commands run through `runuser`.
+that Debian's package creates, and its commands run through `runuser`. Where no cluster can start
+the SQL tests are skipped, saying why; under CI=true they fail instead, since `.ci/run` installs
+PostgreSQL: a skip there would hide SQL tests that never ran.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
+
+import pytest
 
 SERVER_USER = "postgres"
 
@@ -41,6 +46,27 @@ def why_not() -> str | None:
         if shutil.which("runuser") is None:
             return "running as root and no runuser to run the server as `postgres`"
     return None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str, ci: bool) -> NoReturn:
+    """Skip the test needing a cluster, saying why none can start; fail it under CI."""
+    if ci:
+        pytest.fail(f"CI runs the SQL tests against PostgreSQL, and none can start here: {reason}")
+    pytest.skip(reason)
+
+
+@contextmanager
+def required_cluster() -> Iterator[str]:
+    """A cluster's URL, as `cluster`; where none can start, the test is skipped (failed under CI)."""
+    reason = why_not()
+    if reason is not None:
+        unavailable(reason, in_ci())
+    with cluster() as url:
+        yield url
 
 
 @contextmanager

@@ -9,14 +9,12 @@ import json
 import re
 import sqlite3
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import closing
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from helpers.ooapi import TOKEN, URL_MAPPING, serving
 
 from loader.cli import main
 from loader.plan.incremental.reading import read_off_loop
@@ -250,58 +248,10 @@ def test_invalid_xml_is_an_error_naming_the_file_and_line(project: Path, capsys:
     assert "xcri-cap.xml: not well-formed XML: line 1" in said
 
 
-OOAPI = Path(__file__).with_name("readers") / "data"
-TOKEN = "Bearer tok-7Hq2xZ9pLw"
-URL_MAPPING = """\
-version: 1
-sources:
-  catalogue:
-    json: http://127.0.0.1:{port}/courses
-    records: "$.items[*]"
-    page: {{param: pageNumber, more: "$.hasNextPage"}}
-    headers: {{Authorization: {{env: CATALOGUE_TOKEN}}}}
-entities:
-  subjects:
-    entity: subject
-    source: catalogue
-    key: [code]
-    fields:
-      code: primaryCode.code
-      name: name[0].value
-"""
-
-
-class _Ooapi(BaseHTTPRequestHandler):
-    """Two OOAPI v5 pages of courses, for a request that carries the token."""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        if self.headers.get("Authorization") != TOKEN:
-            body, status = b'{"error": "no token"}', 401
-        else:
-            page = parse_qs(urlsplit(self.path).query).get("pageNumber", ["1"])[0]
-            body, status = (OOAPI / f"ooapi-courses-page{page}.json").read_bytes(), 200
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
 @pytest.fixture
 def ooapi() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Ooapi)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server.server_port
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving() as port:
+        yield port
 
 
 def test_a_paged_json_url_is_read_by_plan_with_its_token_and_left_unread_by_validate(

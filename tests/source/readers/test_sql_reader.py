@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy
+from helpers import postgres
 
 from loader.config import EnvRef
 from loader.errors import ConfigError, MappingError, SheetError
@@ -183,3 +184,13 @@ def test_a_parameter_the_mapping_does_not_give_is_named(tmp_path: Path, handbook
     with pytest.raises(SheetError, match=r"the query failed: .*bind parameter 'year'") as error:
         read(source(tmp_path, "SELECT unit_code FROM units WHERE year = :year"))
     assert "[SQL:" not in str(error.value)
+
+
+def test_no_postgresql_skips_the_sql_tests_here_and_fails_them_under_ci() -> None:
+    """CI installs PostgreSQL (.ci/run): a SQL test skipped there would pass while never run."""
+    with pytest.raises(pytest.fail.Exception, match=r"CI runs the SQL tests against PostgreSQL.*no initdb"):
+        postgres.unavailable("no initdb", ci=True)
+    with pytest.raises(pytest.skip.Exception, match="no initdb"):
+        postgres.unavailable("no initdb", ci=False)
+    ci_script = (Path(__file__).parents[3] / ".ci" / "run").read_text("utf-8")
+    assert "apt-get install -y -qq postgresql" in ci_script
