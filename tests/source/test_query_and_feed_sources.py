@@ -229,16 +229,24 @@ def test_a_records_path_to_an_empty_list_warns_on_a_first_load_and_is_an_error_o
 def test_params_that_read_no_rows_are_an_error_once_the_block_loaded_records_unless_allow_empty(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _handbook(project / "handbook.db", UNITS)
+    typo = SQL_MAPPING.format(query=SELECT).replace("year: 2027", "year: 2072")
+    (project / "m.yaml").write_text(typo, encoding="utf-8")
+    assert _plan(capsys) == {}  # a first load of nothing: said, no error
+    first = "".join(capsys.readouterr())
+    assert "its source handbook (query) read 0 records; check the query's params: or the records: path (if " \
+           "no records is right, set allow_empty: true on the source)" in first
     (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
     _plan(capsys)
     _converges(capsys)
-    typo = SQL_MAPPING.format(query=SELECT).replace("year: 2027", "year: 2072")
     (project / "m.yaml").write_text(typo, encoding="utf-8")
     said = _refused(capsys)
     assert "units: its source handbook (query) read 0 records, where the history records 2 this block loaded" in said
     assert "set allow_empty: true" in said
     (project / "m.yaml").write_text(typo.replace("    params:", "    allow_empty: true\n    params:"), encoding="utf-8")
-    assert main(["plan", "m.yaml"]) == 0, capsys.readouterr()
+    assert _plan(capsys) == {}
+    dropped = read_plan_json(project / "plan.json").blocks[0].dropped
+    assert sorted(d.key for d in dropped) == [("MATH1001",), ("PHYS1001",)]
+    assert "read 0 records" not in "".join(capsys.readouterr())
 
 
 def test_invalid_xml_is_an_error_naming_the_file_and_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
