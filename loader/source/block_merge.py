@@ -15,9 +15,10 @@ from typing import Any
 from loader.findings import Finding
 from loader.places import CellRef, MappingPlace
 from loader.record_fields import CUSTOM
-from loader.source.block_rows import LeftOut
+from loader.source.block_rows import Built, LeftOut
 from loader.source.equality import first_difference
 from loader.source.mapping import FieldSpec
+from loader.source.readers import SheetData
 from loader.source.records import DesiredRecord, display_value, quoted
 from loader.source.row_path import gathered_value, key_text
 
@@ -69,6 +70,25 @@ class RecordMerger:
             self.findings.append(conflict)
             self._conflicted.add(key)
             self.left_out += [LeftOut(first.row, first.key, (conflict,)), LeftOut(record.row, key, (conflict,))]
+
+    def take(self, outcome: DesiredRecord | Built | Finding, data: SheetData, row: int) -> list[Finding]:
+        """What row `row` of `data` gave for one variant, merged: a record (with its errors, which
+        are warnings beside a record), or a row its errors kept from being one (left out, so the plan
+        blocks its key), or a finding alone. Gives what to say of it: its own findings, then merging's."""
+        if isinstance(outcome, Finding):
+            return [outcome]
+        said: list[Finding] = []
+        if isinstance(outcome, DesiredRecord):
+            self.add(outcome, None)
+        else:
+            said += outcome.errors
+            if outcome.record is not None:
+                self.add(outcome.record, outcome.collected)
+            elif outcome.errors:
+                self.left_out.append(LeftOut(data.row_ref(row), outcome.key, outcome.errors))
+        said += self.findings
+        self.findings.clear()
+        return said
 
     def records(self) -> tuple[DesiredRecord, ...]:
         if not (self._gathered or self._rows or self._conflicted):  # every key on one row: the records as built

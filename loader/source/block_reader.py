@@ -61,16 +61,25 @@ class BlockReader:
         return self.header.problems()
 
     def read(self, with_sheet_warnings: bool = True) -> BlockRecords:
-        findings: list[Finding] = []
-        self.filled = filled_shares(self.data, self.header_row) if with_sheet_warnings else ()
-        if with_sheet_warnings:
-            findings += [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
+        """The block's records, each row read for each variant (`repeat`) and rows of one key merged;
+        `with_sheet_warnings`: the sheet's own warnings said here (by the first block reading it)."""
+        findings = self._sheet_warnings() if with_sheet_warnings else []
         body = [row for row in self.data.rows if row.number > self.header_row]
         variants = variant_readers(self.block, self.header.columns, self.data)
         outcomes = [self._outcomes(body, variant) for variant in variants]
         records = _distinct_records(outcomes) if self.by_columns else None
         if records is not None:  # what merging gives when every row is a record of its own key
             return self._result(records, findings, len(body), 0, ())
+        return self._merged(body, outcomes, findings)
+
+    def _sheet_warnings(self) -> list[Finding]:
+        """What the sheet itself says (its warnings), and its columns' shares of filled rows (for drift)."""
+        self.filled = filled_shares(self.data, self.header_row)
+        return [Finding("warning", code, message, cell) for cell, code, message in self.data.warnings]
+
+    def _merged(self, body: list[SheetRow], outcomes: list[list[Outcome]], findings: list[Finding]) -> BlockRecords:
+        """The block's records from what each row gave for each variant, rows of one key merged
+        (`RecordMerger`), in row order, with what merging found."""
         key_place = next((s.place for s in self.block.fields if s.name in self.block.key), self.block.place)
         merger = RecordMerger(self.block.key, self.context.pii, {s.name: s for s in self.block.fields if s.collect},
                               key_place)
@@ -79,18 +88,7 @@ class BlockReader:
             of_row = [of_variant[index] for of_variant in outcomes if of_variant[index] is not None]
             rows_filtered += not of_row
             for outcome in of_row:
-                if isinstance(outcome, Finding):
-                    findings.append(outcome)
-                elif isinstance(outcome, DesiredRecord):
-                    merger.add(outcome, None)
-                elif outcome is not None:
-                    findings.extend(outcome.errors)
-                    if outcome.record is not None:
-                        merger.add(outcome.record, outcome.collected)
-                    elif outcome.errors:
-                        merger.left_out.append(LeftOut(self.data.row_ref(row.number), outcome.key, outcome.errors))
-                findings.extend(merger.findings)
-                merger.findings.clear()
+                findings += merger.take(cast(DesiredRecord | Built | Finding, outcome), self.data, row.number)
         return self._result(merger.records(), findings, len(body), rows_filtered, tuple(merger.left_out))
 
     def _result(self, records: tuple[DesiredRecord, ...], findings: list[Finding], rows_read: int,
