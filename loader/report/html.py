@@ -30,6 +30,7 @@ from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.html_assets import CSS, JS
+from loader.report.references import named_references
 from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
     COUNT_NAMES,
@@ -67,7 +68,8 @@ _ROW = "row "
 
 def render_html(plan: Plan) -> str:
     """The whole report as one HTML document."""
-    return _render(masked_plan(plan), shown_digest(plan))  # the digest before masking: every value counts
+    digest = shown_digest(plan)  # before masking: every value counts
+    return _render(named_references(masked_plan(plan)), digest)
 
 
 def _render(plan: Plan, digest: str) -> str:

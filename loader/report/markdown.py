@@ -39,6 +39,7 @@ from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.markdown_parts import Table, fixed_size, layout, trimmable_size, trimmed
+from loader.report.references import named_references
 from loader.report.rules import SAMPLE_SIZE, RuleGroup, rule_groups, sample
 from loader.report.view import (
     COUNT_NAMES,
@@ -91,7 +92,7 @@ def render_parts(plan: Plan, *, limit: int = PART_LIMIT, file_name: str = "plan.
     the first part lists the others by name.
     """
     digest = shown_digest(plan)  # before masking: every value counts
-    plan = masked_plan(plan)
+    plan = named_references(masked_plan(plan))
     budget = max(limit - _RESERVE, 1_000)
     summary = _summary(plan, digest)
     tables = _tables(plan)

@@ -28,6 +28,7 @@ from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 from loader.report.finding_groups import ShownFinding, group_findings
+from loader.report.references import target_text
 from loader.words import plural
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
@@ -228,11 +229,15 @@ def key_label(key: tuple[Any, ...] | list[Any] | None) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›; always one safe line."""
+    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›, a reference as its target
+    (`program SCI01`, `id …` where no key is known); always one safe line."""
     if type(value) is str:  # the common case, first: a report can hold a million values
         return value if value == HIDDEN else clean(encode_basestring(value))
     if value is None:
         return "null"
+    named = target_text(value)  # a reference, by its target's key (`loader.report.references`)
+    if named is not None:
+        return clean(named)
     return clean(json.dumps(value, ensure_ascii=False, default=str))
 
 
