@@ -191,6 +191,45 @@ def dropped_text(last_loaded: str | None) -> str:
     return clean(last_loaded) if last_loaded else "unknown"
 
 
+@dataclass(frozen=True)
+class DroppedRow:
+    """A record dropped from the source as every report lists it: key, id, name, when last loaded, and
+    what the plan does with it (`on_dropped:`): retired (the retire change's fields), released, or kept."""
+
+    key: str
+    id: str
+    name: str
+    last_loaded: str
+    outcome: str
+
+
+KEPT_DROPPED = "nothing written"  # `on_dropped: keep`, or nothing to set (reports say how to retire by hand)
+
+
+def dropped_rows(block: BlockPlan, *, every: bool = False) -> list[DroppedRow]:
+    """The block's dropped records not shown before (`every`: all of them), made safe to print, in order."""
+    retiring = {r.live_id: r for r in block.records if r.retiring and not is_blocked(r)}
+    released = {d.id for d in block.released}
+    rows = []
+    for dropped in block.dropped:
+        if dropped.seen and not every:
+            continue
+        record = retiring.get(dropped.id)
+        if record is not None:
+            outcome = "retire: " + ", ".join(_retire_step(c, record) for c in record.changes)
+        else:
+            outcome = "released: no longer managed here" if dropped.id in released else KEPT_DROPPED
+        rows.append(DroppedRow(key_label(dropped.key), clean(dropped.id), clean(dropped.name or ""),
+                               dropped_text(dropped.last_loaded), outcome))
+    return rows
+
+
+def _retire_step(change: FieldChange, record: RecordPlan) -> str:
+    if change.field == "status" and record.status_path:
+        return f"status: {clean(str(change.old))} → {status_text(record)}"
+    return f"{clean(change.field)}: {value_text(change.old)} → {value_text(change.new)}"
+
+
 def blocked_records(block: BlockPlan) -> list[RecordPlan]:
     return [r for r in block.records if is_blocked(r)]
 
