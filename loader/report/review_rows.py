@@ -57,6 +57,7 @@ class ReviewRow:
     rule: str
     place: str
     digest: str
+    label: str = ""  # the `change` column's words where the kind's are not enough: `renumber U001 → U1001`
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -64,7 +65,8 @@ class ReviewRow:
 
     def shown(self) -> dict[str, Any]:
         """The row's visible cells before the decision, by column name: one layout for every kind."""
-        return {"block": self.block, "record": self.record, "change": CHANGE_WORDS.get(self.kind, self.kind),
+        change = self.label or CHANGE_WORDS.get(self.kind, self.kind)
+        return {"block": self.block, "record": self.record, "change": change,
                 "field": ALL_FIELDS if self.kind in ("create", DUPLICATE) else self.field, "current value": self.live,
                 "proposed value": self.sheet, "rule": self.rule, "place": self.place,
                 "row id": self.row_id, "change digest": self.digest}
@@ -138,12 +140,14 @@ class _Row:
         self.block, self.record, self.rules, self.names = block, record, rules, names
         self.key_token, self.digests = record_identity(digester, record)
         self.record_text = " / ".join(str(part) for part in record.key)
+        self.label = _label(block, record)
 
     def _row(self, kind: str, field: str, live: Any, sheet: Any, digested: Any, rule_field: str) -> ReviewRow:
         digest = "" if self.digests is None else self.digests.value(field, digested)
         rule = self.rules.get(rule_field, "")
+        label = self.label if kind in ("update", "status") else ""
         return ReviewRow("", kind, self.block.name, self.record.entity, self.record_text, self.key_token, field,
-                         self._shown(live), self._shown(sheet), rule, str(self.record.source), digest)
+                         self._shown(live), self._shown(sheet), rule, str(self.record.source), digest, label)
 
     def _shown(self, value: Any) -> Any:
         """A value as the row shows it: a reference by its target's key (`school SCI`)."""
@@ -167,7 +171,7 @@ class _Row:
 
     def status_steps(self) -> Iterator[ReviewRow]:
         live = [c.old for c in self.record.changes if c.field == "status"]
-        before: Any = live[0] if live and self.record.action is Action.UPDATE else None
+        before: Any = live[0] if live and self.record.action is not Action.CREATE else None
         for step in self.record.status_path:
             yield self._row("status", "status", before, step, step, "status")
             before = step
@@ -184,6 +188,17 @@ class _Row:
         shown = "\n".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(self._shown(c.new))}"
                            for c in self.record.changes)  # a line per field, in a wrapped cell
         return self._row("create", CREATE, None, _cut(shown), values, "")
+
+
+def _label(block: BlockPlan, record: RecordPlan) -> str:
+    """What a change to an existing record is, where an update's words are not enough: a renumber
+    (`renumber U001 → U1001`), a retirement (`retire Old unit: dropped from the source`)."""
+    if record.renamed_from is not None:
+        return f"renumber {' / '.join(map(str, record.renamed_from))} → {' / '.join(map(str, record.key))}"
+    if record.retiring:
+        name = next((d.name for d in block.dropped if d.id == record.live_id and d.name), None)
+        return f"retire{' ' + name if name else ''}: dropped from the source"
+    return ""
 
 
 def _side(hold: DuplicateHold, at: int) -> str:

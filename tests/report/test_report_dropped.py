@@ -53,7 +53,7 @@ def test_every_report_lists_dropped_records_with_their_names_and_what_becomes_of
         _sheet(tmp_path / "arrangements.xlsx", kept)
         capsys.readouterr()
         assert main(["plan", "arrangements.yaml", "--env", "local", "--report", "plan.md", "--html", "plan.html",
-                     "--out", "plan.json"]) == 0
+                     "--out", "plan.json", "--review", "review.xlsx"]) == 0
         terminal = capsys.readouterr().out
     ids = {tuple(d["key"]): d["id"] for d in json.loads((tmp_path / "plan.json").read_text())["blocks"][0]["dropped"]}
     retired, left = ids[("A1",)], ids[("A2",)]
@@ -67,3 +67,9 @@ def test_every_report_lists_dropped_records_with_their_names_and_what_becomes_of
     html = (tmp_path / "plan.html").read_text(encoding="utf-8")
     assert f"Live one, id {retired}, last loaded" in html and "retire: status: ACTIVE → INACTIVE" in html
     assert f"Draft one, id {left}, last loaded" in html
+    sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Review"]
+    values = list(sheet.iter_rows(values_only=True))
+    rows = [dict(zip(values[0], row, strict=True)) for row in values[1:]]
+    (retire,) = [r for r in rows if r["record"] == "A1"]
+    assert (retire["change"], retire["current value"], retire["proposed value"]) == (
+        "retire Live one: dropped from the source", "ACTIVE", "INACTIVE")
