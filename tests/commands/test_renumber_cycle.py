@@ -139,10 +139,15 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
         back = _live_codes(sandbox)
         # every code back but the one the new unit holds now (the revert says so and leaves it)
         assert sum(1 for i, code in first.items() if back[i] == code) == 29
-        assert "cannot go back to U001" in Path("revert.json").read_text(encoding="utf-8")
+        assert Path("revert.json").read_text(encoding="utf-8").count("cannot go back to U001") == 1
 
         after = _plan("after.json")
         subjects = _records(after, "subjects")
         skipped = [r for r in subjects if _codes(r["findings"], "skipped-by-decision")]
         assert len(skipped) == 29 and all(r["action"] == "unchanged" for r in skipped)
+        assert sorted(r["key"][0] for r in skipped) == NEW[1:]  # each renumber the revert undid, held back
         assert not [r for r in subjects if r["action"] != "unchanged"]  # no create, no renumber
+        # The 30th is no skipped renumber: it still has its new code (the unit created last cycle holds
+        # U001, as the revert said once), which is what its row asks for: nothing to do, nothing held.
+        (kept,) = [r for r in subjects if r["key"] == ["U1001"]]
+        assert kept["findings"] == [] and kept.get("renamed_from") is None and back[kept["live_id"]] == "U1001"
