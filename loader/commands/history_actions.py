@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from loader import event_loop
 from loader.actor import acting
+from loader.commands.history_identity import RecordIdentity, editor_names, record_identity
 from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
 from loader.report import machine
@@ -85,9 +86,12 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     key = _record_key(request, config)
     history = _open(request, config)
     loads = _with_live(request, config, record_loads(history, request.entity, key))
+    identity = record_identity(history, request.entity, loads.key or key, loads.personal)
+    if request.env is not None:  # offline the editors are ids; with --env, named as `report: {editors}` says
+        identity = identity.named(editor_names(config, request.env, identity.editor_ids()))
     given = clean(" ".join(f"{name}={value}" for name, value in request.key))
     if request.output == "json":
-        print(machine.dumps(_record_json(request, config, loads)))
+        print(machine.dumps(_record_json(request, config, loads, identity)))
         return EXIT_OK
     if not loads.loads and not loads.in_snapshot:
         print(f"the history of {_env_name(request, config)} holds no load of {clean(request.entity)} {given}")
@@ -96,10 +100,14 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     # Keys, values, owners and who applied come from sheets and journals anyone can edit: every
     # control character is shown escaped, never sent to the terminal (`loader.report.view.clean`).
     print(f"{clean(request.entity)} {given}: {len(loads.loads)} loads{note}")
+    if identity.former_keys:
+        print(clean(f"  former keys: {', '.join(identity.former_keys)}"))
     for load in loads.loads:
         print(clean(f"  {load.apply.apply_id}  {load.apply.time}  by {load.apply.by or '-'}  {load.kind}"))
         for field in load.fields:
             print(clean(f"    {field.field}: {_field_text(field, loads.personal, load.kind)}  ({field.owner})"))
+    for edit in identity.edits:
+        print(f"  {edit.text()}")
     return EXIT_OK
 
 
@@ -159,12 +167,13 @@ def _record_key(request: HistoryRequest, config: Config) -> tuple[Any, ...]:
     return tuple(value for _, value in request.key)  # a mapping's own key, in the order given
 
 
-def _record_json(request: HistoryRequest, config: Config, loads: RecordLoads) -> dict[str, Any]:
+def _record_json(request: HistoryRequest, config: Config, loads: RecordLoads,
+                 identity: RecordIdentity) -> dict[str, Any]:
     assert request.entity is not None
     return machine.history_record_document(
         _env_name(request, config), request.entity, dict(request.key), loads.personal, loads.in_snapshot,
         [{**load.apply.as_json(), "entry": load.kind, "fields": [f.as_json(loads.personal) for f in load.fields]}
-         for load in loads.loads])
+         for load in loads.loads], list(identity.former_keys), [edit.as_json() for edit in identity.edits])
 
 
 def reset(request: HistoryRequest, config: Config) -> int:

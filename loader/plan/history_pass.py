@@ -286,7 +286,9 @@ def _dropped(block: BlockPlan, entity: EntityIndex, history: History, matched: s
             continue
         key = tuple(key_text(rec.get(f)) for f in block.key_fields)
         last = None if line.updated_time is None else _iso(line.updated_time)
-        found.append(DroppedRecord(key, str(rec.get("id")), last, seen=dropped_seen(line)))
+        name = None if digester.is_personal(block.entity) else rec.get("name")
+        found.append(DroppedRecord(key, str(rec.get("id")), last, seen=dropped_seen(line),
+                                   name=name if isinstance(name, str) else None))
     return tuple(sorted(found, key=lambda d: (str(d.key), d.id)))
 
 

@@ -156,12 +156,14 @@ class NotInSource:
 
 @dataclass(frozen=True)
 class DroppedRecord:
-    """A live record this block loaded in an earlier cycle that its sheet no longer names (retired by hand)."""
+    """A live record this block loaded in an earlier cycle that its sheet no longer names: kept (listed),
+    retired (`on_dropped: {set: …}`: a retire change of the same id) or released."""
 
     key: tuple[Any, ...]
     id: str
     last_loaded: str | None = None  # when an apply last loaded it (ISO time)
     seen: bool = False  # an earlier plan's apply already showed it: reports count it, not list it
+    name: str | None = None  # its name as live, for reports (None for an entity with personal fields)
 
 
 @dataclass(frozen=True)

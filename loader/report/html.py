@@ -30,6 +30,7 @@ from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.html_assets import CSS, JS
+from loader.report.references import named_references
 from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
     COUNT_NAMES,
@@ -40,7 +41,7 @@ from loader.report.view import (
     conflicts_of,
     count_values,
     counts,
-    dropped_text,
+    dropped_rows,
     findings_count,
     findings_of,
     is_blocked,
@@ -67,7 +68,8 @@ _ROW = "row "
 
 def render_html(plan: Plan) -> str:
     """The whole report as one HTML document."""
-    return _render(masked_plan(plan), shown_digest(plan))  # the digest before masking: every value counts
+    digest = shown_digest(plan)  # before masking: every value counts
+    return _render(named_references(masked_plan(plan)), digest)
 
 
 def _render(plan: Plan, digest: str) -> str:
@@ -287,9 +289,9 @@ def _block_data(block: BlockPlan, member: dict[int, list[int]]) -> dict[str, Any
     planned = sorted(block.records, key=lambda r: 2 if is_blocked(r) else 4 if not r.has_changes
                      else order[r.action.value])
     records = [_record_data(r, block, src, member.get(id(r), [])) for r in planned]
-    dropped = [{"p": "", "k": key_label(d.key), "a": "dropped", "w": "",
-                "s": f"id {clean(d.id)}, last loaded {dropped_text(d.last_loaded)}: no longer in the sheet",
-                "n": ["the service has no delete: retire it by hand"]} for d in block.dropped]
+    dropped = [{"p": "", "k": d.key, "a": "dropped", "w": "",
+                "s": f"{d.name + ', ' if d.name else ''}id {d.id}, last loaded {d.last_loaded}: no longer in the sheet",
+                "n": [d.outcome]} for d in dropped_rows(block, every=True)]
     at = sum(1 for r in planned if not is_blocked(r) and r.has_changes and r.action.value != "create")
     records[at:at] = dropped
     at += len(dropped) + sum(1 for r in planned if is_blocked(r))

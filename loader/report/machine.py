@@ -202,12 +202,14 @@ def history_document(environment: str, folder: str, started: bool, head: dict[st
 
 
 def history_record_document(environment: str, entity: str, key: dict[str, str], personal: bool,
-                            in_snapshot: bool, loads: list[dict[str, Any]]) -> dict[str, Any]:
+                            in_snapshot: bool, loads: list[dict[str, Any]], former_keys: list[str] | None = None,
+                            edits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """`loader history --entity E --key ...`: one record's loads, field by field (values only of a
-    record with no personal field, as the text shows them)."""
+    record with no personal field, as the text shows them), the keys it had before and who first
+    changed each field in the platform."""
     return {"command": "history", "format": OUTPUT_FORMAT_VERSION, "ok": True, "exit_code": 0,
             "environment": environment, "entity": entity, "key": key, "personal": personal,
-            "in_snapshot": in_snapshot, "loads": loads}
+            "in_snapshot": in_snapshot, "loads": loads, "former_keys": former_keys or [], "edits": edits or []}
 
 
 def pull_document(wrote: str, entities: list[tuple[str, int]]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN, masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.markdown_parts import Table, fixed_size, layout, trimmable_size, trimmed
+from loader.report.references import named_references
 from loader.report.rules import SAMPLE_SIZE, RuleGroup, rule_groups, sample
 from loader.report.view import (
     COUNT_NAMES,
@@ -54,7 +55,7 @@ from loader.report.view import (
     create_values,
     creates,
     cut,
-    dropped_text,
+    dropped_rows,
     findings_count,
     findings_of,
     key_label,
@@ -91,7 +92,7 @@ def render_parts(plan: Plan, *, limit: int = PART_LIMIT, file_name: str = "plan.
     the first part lists the others by name.
     """
     digest = shown_digest(plan)  # before masking: every value counts
-    plan = masked_plan(plan)
+    plan = named_references(masked_plan(plan))
     budget = max(limit - _RESERVE, 1_000)
     summary = _summary(plan, digest)
     tables = _tables(plan)
@@ -253,16 +254,17 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
 
 def _dropped_table(block: BlockPlan, name: str) -> Table:
     """The records this block loaded before that its sheet no longer names (those not shown before)."""
-    listed = [d for d in block.dropped if not d.seen]
-    rows = [f"| `{_code(key_label(d.key))}` | `{_code(clean(d.id))}` | {_cell(dropped_text(d.last_loaded))} |\n"
+    listed = dropped_rows(block)
+    rows = [f"| `{_code(d.key)}` | {_cell(d.name)} | `{_code(d.id)}` | {_cell(d.last_loaded)} | {_cell(d.outcome)} |\n"
             for d in listed]
     before = len(block.dropped) - len(listed)
     return Table(
         f"#### Dropped from the source ({len(block.dropped)})\n\n"
-        "Loaded by this block before, no longer in its sheet (the service has no delete: retire them by hand)."
+        "Loaded by this block before, no longer in its sheet; the block's `on_dropped:` says what becomes of "
+        "them (the service has no delete: where nothing is written, retire them by hand)."
         + (f" {before} shown before." if before else "") + "\n\n", f"#### {name}: dropped, continued\n\n",
-        "| key | id | last loaded |\n|---|---|---|\n", rows, _fold(len(rows), "dropped"), trim=True,
-        what="dropped records")
+        "| key | name | id | last loaded | outcome |\n|---|---|---|---|---|\n", rows, _fold(len(rows), "dropped"),
+        trim=True, what="dropped records")
 
 
 def _blocked_table(block: BlockPlan, name: str, blocked: Sequence[RecordPlan]) -> Table:

@@ -13,6 +13,7 @@ from loader.plan.change_identity import create_value, personal_entities_of, reco
 from loader.plan.digest import shown_digest
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockPlan, DuplicateHold, Plan, RecordPlan
+from loader.report.references import ReferenceNames, target_text
 
 SHEET = "Review"
 INDEX_SHEET = "loader"
@@ -56,6 +57,7 @@ class ReviewRow:
     rule: str
     place: str
     digest: str
+    label: str = ""  # the `change` column's words where the kind's are not enough: `renumber U001 → U1001`
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -63,7 +65,8 @@ class ReviewRow:
 
     def shown(self) -> dict[str, Any]:
         """The row's visible cells before the decision, by column name: one layout for every kind."""
-        return {"block": self.block, "record": self.record, "change": CHANGE_WORDS.get(self.kind, self.kind),
+        change = self.label or CHANGE_WORDS.get(self.kind, self.kind)
+        return {"block": self.block, "record": self.record, "change": change,
                 "field": ALL_FIELDS if self.kind in ("create", DUPLICATE) else self.field, "current value": self.live,
                 "proposed value": self.sheet, "rule": self.rule, "place": self.place,
                 "row id": self.row_id, "change digest": self.digest}
@@ -98,7 +101,8 @@ def review_rows(plan: Plan, digester: Digester | None = None, digest: str | None
     """The workbook's rows, in review order, numbered; `digest` the plan's (`shown_digest`), when known."""
     digester = digester or Digester(personal_entities_of(plan))
     tag = plan_tag(digest or shown_digest(plan))
-    ordered = [r for rank in range(3) for b in plan.blocks for r in _rows(b, digester, rank)]
+    names = ReferenceNames(plan)
+    ordered = [r for rank in range(3) for b in plan.blocks for r in _rows(b, digester, rank, names)]
     return [_numbered(row, f"{tag}-{number:05d}") for number, row in enumerate(ordered, 1)]
 
 
@@ -109,13 +113,13 @@ def _numbered(row: ReviewRow, row_id: str) -> ReviewRow:
 _FIELDS = tuple(ReviewRow.__dataclass_fields__)
 
 
-def _rows(block: BlockPlan, digester: Digester, rank: int) -> Iterator[ReviewRow]:
+def _rows(block: BlockPlan, digester: Digester, rank: int, names: ReferenceNames) -> Iterator[ReviewRow]:
     """The block's rows of one rank: 0 conflicts, 1 changes to existing records, 2 creates."""
     rules = {rule.field: f"{rule.place}  {rule.text}" for rule in block.field_rules}
     for record in block.records:
         if record.blocked or record.errors:
             continue
-        row = _Row(block, record, digester, rules)
+        row = _Row(block, record, digester, rules, names)
         if rank == 0:
             yield from row.conflicts()
         elif rank == 1 and record.action is Action.UPDATE:
@@ -131,16 +135,23 @@ def _rows(block: BlockPlan, digester: Digester, rank: int) -> Iterator[ReviewRow
 class _Row:
     """Makes one record's rows."""
 
-    def __init__(self, block: BlockPlan, record: RecordPlan, digester: Digester, rules: dict[str, str]) -> None:
-        self.block, self.record, self.rules = block, record, rules
+    def __init__(self, block: BlockPlan, record: RecordPlan, digester: Digester, rules: dict[str, str],
+                 names: ReferenceNames) -> None:
+        self.block, self.record, self.rules, self.names = block, record, rules, names
         self.key_token, self.digests = record_identity(digester, record)
         self.record_text = " / ".join(str(part) for part in record.key)
+        self.label = _label(block, record)
 
     def _row(self, kind: str, field: str, live: Any, sheet: Any, digested: Any, rule_field: str) -> ReviewRow:
         digest = "" if self.digests is None else self.digests.value(field, digested)
         rule = self.rules.get(rule_field, "")
+        label = self.label if kind in ("update", "status") else ""
         return ReviewRow("", kind, self.block.name, self.record.entity, self.record_text, self.key_token, field,
-                         live, sheet, rule, str(self.record.source), digest)
+                         self._shown(live), self._shown(sheet), rule, str(self.record.source), digest, label)
+
+    def _shown(self, value: Any) -> Any:
+        """A value as the row shows it: a reference by its target's key (`school SCI`)."""
+        return target_text(self.names.shown(value)) or value
 
     def conflicts(self) -> Iterator[ReviewRow]:
         for conflict in self.record.conflicts:
@@ -160,7 +171,7 @@ class _Row:
 
     def status_steps(self) -> Iterator[ReviewRow]:
         live = [c.old for c in self.record.changes if c.field == "status"]
-        before: Any = live[0] if live and self.record.action is Action.UPDATE else None
+        before: Any = live[0] if live and self.record.action is not Action.CREATE else None
         for step in self.record.status_path:
             yield self._row("status", "status", before, step, step, "status")
             before = step
@@ -174,9 +185,20 @@ class _Row:
 
     def create(self) -> ReviewRow:
         values = create_value(self.record)
-        shown = "\n".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(c.new)}"
+        shown = "\n".join(f"{c.field}: {HIDDEN if c.pii and c.new is not None else _text(self._shown(c.new))}"
                            for c in self.record.changes)  # a line per field, in a wrapped cell
         return self._row("create", CREATE, None, _cut(shown), values, "")
+
+
+def _label(block: BlockPlan, record: RecordPlan) -> str:
+    """What a change to an existing record is, where an update's words are not enough: a renumber
+    (`renumber U001 → U1001`), a retirement (`retire Old unit: dropped from the source`)."""
+    if record.renamed_from is not None:
+        return f"renumber {' / '.join(map(str, record.renamed_from))} → {' / '.join(map(str, record.key))}"
+    if record.retiring:
+        name = next((d.name for d in block.dropped if d.id == record.live_id and d.name), None)
+        return f"retire{' ' + name if name else ''}: dropped from the source"
+    return ""
 
 
 def _side(hold: DuplicateHold, at: int) -> str:

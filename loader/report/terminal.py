@@ -30,6 +30,7 @@ from loader.plan.editors import without_emails
 from loader.plan.masking import masked_plan
 from loader.plan.model import Plan
 from loader.report.held import held_words
+from loader.report.references import named_references
 from loader.report.terminal_rows import Line, block_lines
 from loader.report.view import (
     COUNT_NAMES,
@@ -66,7 +67,7 @@ def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_L
     """
     out = console or make_console()
     digest = shown_digest(plan)  # before masking: every value counts
-    plan = without_emails(masked_plan(plan))  # e-mail addresses only in files written 0600
+    plan = named_references(without_emails(masked_plan(plan)))  # e-mail addresses only in files written 0600
     folded = out.is_terminal if wrap is None else wrap
     for line in plan_lines(plan, digest, width=out.width, limit=limit, applying=applying,
                            apply_command=apply_command):

@@ -20,14 +20,15 @@ from typing import NamedTuple
 
 from rich.markup import escape
 
-from loader.plan.model import BlockedRow, BlockPlan, DroppedRecord, RecordPlan
+from loader.plan.model import BlockedRow, BlockPlan, RecordPlan
 from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
+    DroppedRow,
     blocked_reason,
     blocked_records,
     clean,
     creates,
-    dropped_text,
+    dropped_rows,
     key_label,
     label,
     notes,
@@ -66,7 +67,7 @@ def row_kinds(block: BlockPlan) -> list[RowKind]:
     blocked += [partial(_blocked_row_lines, row, block) for row in block.blocked_rows]
     return [
         RowKind("to update", [partial(_record_lines, "~", r, block) for r in updates(block)]),
-        RowKind("dropped", [partial(_dropped_lines, d) for d in block.dropped if not d.seen]),
+        RowKind("dropped", [partial(_dropped_lines, d) for d in dropped_rows(block)]),
         RowKind("blocked", blocked),
         RowKind("to create", [partial(_record_lines, "+", r, block) for r in creates(block)]),
     ]
@@ -144,11 +145,11 @@ def _places(places: Sequence[str]) -> str:
     return f"[dim]{escape(clean(', '.join(folded)))}[/dim]  "
 
 
-def _dropped_lines(dropped: DroppedRecord) -> list[Line]:
+def _dropped_lines(dropped: DroppedRow) -> list[Line]:
+    name = f" {escape(dropped.name)}" if dropped.name else ""
     return [Line("  [magenta]- [/magenta]",
-                 f"[magenta]dropped {escape(key_label(dropped.key))}[/magenta]  [dim]id {escape(clean(dropped.id))}, "
-                 f"last loaded {escape(dropped_text(dropped.last_loaded))}[/dim]  no longer in the sheet: "
-                 "retire it by hand")]
+                 f"[magenta]dropped {escape(dropped.key)}[/magenta]{name}  [dim]id {escape(dropped.id)}, "
+                 f"last loaded {escape(dropped.last_loaded)}[/dim]  {escape(dropped.outcome)}")]
 
 
 def _blocked_lines(record: RecordPlan, block: BlockPlan) -> list[Line]:

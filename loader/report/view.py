@@ -28,6 +28,7 @@ from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
 from loader.report.finding_groups import ShownFinding, group_findings
+from loader.report.references import target_text
 from loader.words import plural
 
 CUT_MARK = "…✂"  # ends a value cut short for a report (plan.json has it whole)
@@ -190,6 +191,45 @@ def dropped_text(last_loaded: str | None) -> str:
     return clean(last_loaded) if last_loaded else "unknown"
 
 
+@dataclass(frozen=True)
+class DroppedRow:
+    """A record dropped from the source as every report lists it: key, id, name, when last loaded, and
+    what the plan does with it (`on_dropped:`): retired (the retire change's fields), released, or kept."""
+
+    key: str
+    id: str
+    name: str
+    last_loaded: str
+    outcome: str
+
+
+KEPT_DROPPED = "nothing written"  # `on_dropped: keep`, or nothing to set (reports say how to retire by hand)
+
+
+def dropped_rows(block: BlockPlan, *, every: bool = False) -> list[DroppedRow]:
+    """The block's dropped records not shown before (`every`: all of them), made safe to print, in order."""
+    retiring = {r.live_id: r for r in block.records if r.retiring and not is_blocked(r)}
+    released = {d.id for d in block.released}
+    rows = []
+    for dropped in block.dropped:
+        if dropped.seen and not every:
+            continue
+        record = retiring.get(dropped.id)
+        if record is not None:
+            outcome = "retire: " + ", ".join(_retire_step(c, record) for c in record.changes)
+        else:
+            outcome = "released: no longer managed here" if dropped.id in released else KEPT_DROPPED
+        rows.append(DroppedRow(key_label(dropped.key), clean(dropped.id), clean(dropped.name or ""),
+                               dropped_text(dropped.last_loaded), outcome))
+    return rows
+
+
+def _retire_step(change: FieldChange, record: RecordPlan) -> str:
+    if change.field == "status" and record.status_path:
+        return f"status: {clean(str(change.old))} → {status_text(record)}"
+    return f"{clean(change.field)}: {value_text(change.old)} → {value_text(change.new)}"
+
+
 def blocked_records(block: BlockPlan) -> list[RecordPlan]:
     return [r for r in block.records if is_blocked(r)]
 
@@ -228,11 +268,15 @@ def key_label(key: tuple[Any, ...] | list[Any] | None) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›; always one safe line."""
+    """A value as JSON text (strings quoted), a masked PII value as ‹hidden›, a reference as its target
+    (`program SCI01`, `id …` where no key is known); always one safe line."""
     if type(value) is str:  # the common case, first: a report can hold a million values
         return value if value == HIDDEN else clean(encode_basestring(value))
     if value is None:
         return "null"
+    named = target_text(value)  # a reference, by its target's key (`loader.report.references`)
+    if named is not None:
+        return clean(named)
     return clean(json.dumps(value, ensure_ascii=False, default=str))
 
 

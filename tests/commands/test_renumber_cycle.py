@@ -80,6 +80,20 @@ def _live_codes(sandbox: Any) -> dict[str, str]:
     return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
 
 
+def _renumbers_reviewed_as_such() -> None:
+    """The review workbook labels each renumber's row `renumber U001 → U1001`, in the layout of every row."""
+    assert main(["plan", "subjects.yaml", "arrangements.yaml", "--env", "local", "--review", "review.xlsx"]) == 0
+    sheet = openpyxl.load_workbook("review.xlsx")["Review"]
+    values = list(sheet.iter_rows(values_only=True))
+    rows = [dict(zip(values[0], row, strict=True)) for row in values[1:]]
+    renumbers = [r for r in rows if str(r["change"]).startswith("renumber ")]
+    assert len(renumbers) == 30
+    first = next(r for r in renumbers if r["record"] == "U1001")
+    assert (first["change"], first["field"], first["current value"], first["proposed value"]) == (
+        "renumber U001 → U1001", "code", "U001", "U1001")
+    assert all(set(r) == set(values[0]) for r in rows)
+
+
 def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -100,6 +114,7 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
         _sheet(tmp_path / "subjects.xlsx", "Subjects", header,
                [[new, old, f"Unit {old}"] for old, new in zip(OLD, NEW, strict=True)] + [["U001", None, "New unit"]])
         plan = _plan("plan.json")
+        _renumbers_reviewed_as_such()
         subjects = _records(plan, "subjects")
         assert sum(1 for r in subjects if r.get("renamed_from")) == 30
         assert [r["key"] for r in subjects if r["action"] == "create"] == [["U001"]]
@@ -124,10 +139,15 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
         back = _live_codes(sandbox)
         # every code back but the one the new unit holds now (the revert says so and leaves it)
         assert sum(1 for i, code in first.items() if back[i] == code) == 29
-        assert "cannot go back to U001" in Path("revert.json").read_text(encoding="utf-8")
+        assert Path("revert.json").read_text(encoding="utf-8").count("cannot go back to U001") == 1
 
         after = _plan("after.json")
         subjects = _records(after, "subjects")
         skipped = [r for r in subjects if _codes(r["findings"], "skipped-by-decision")]
         assert len(skipped) == 29 and all(r["action"] == "unchanged" for r in skipped)
+        assert sorted(r["key"][0] for r in skipped) == NEW[1:]  # each renumber the revert undid, held back
         assert not [r for r in subjects if r["action"] != "unchanged"]  # no create, no renumber
+        # The 30th is no skipped renumber: it still has its new code (the unit created last cycle holds
+        # U001, as the revert said once), which is what its row asks for: nothing to do, nothing held.
+        (kept,) = [r for r in subjects if r["key"] == ["U1001"]]
+        assert kept["findings"] == [] and kept.get("renamed_from") is None and back[kept["live_id"]] == "U1001"

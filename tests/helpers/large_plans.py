@@ -86,7 +86,7 @@ def cycle(changes: int = 70) -> Plan:
             records.append(_update("units", "subject", "Units", row, code, f"id-{code}",
                                    (FieldChange("name", f"Unit {n}", f"Unit {n} (revised)"),)))
     records += [_unchanged("units", "subject", "Units", row, f"K{row:05d}") for row in range(100, 600)]
-    dropped = (DroppedRecord(("U-OLD",), "id-old", "2026-03-01T10:00:00+00:00"),)
+    dropped = (DroppedRecord(("U-OLD",), "id-old", "2026-03-01T10:00:00+00:00", name="Old unit"),)
     others = tuple(NotInSource((f"X{n}",), f"id-x-{n}") for n in range(5))
     blocks = (BlockPlan("units", "subject", "units.xlsx", "Units", tuple(records), not_in_source_records=others,
                         key_fields=("code",), field_rules=rules("mappings/units.yaml", 25), dropped=dropped),)

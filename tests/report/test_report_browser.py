@@ -171,7 +171,7 @@ def test_the_rule_histogram_filters_the_records_to_one_group_existing_records_fi
     actions = [r[2] for r in rows]
     assert actions == ["update"] * 60 + ["dropped"] + ["create"] * 10  # existing records first
     assert rows[60] == ["", "U-OLD", "dropped",
-                        "id id-old, last loaded 2026-03-01T10:00:00+00:00: no longer in the sheet"]
+                        "Old unit, id id-old, last loaded 2026-03-01T10:00:00+00:00: no longer in the sheet"]
     bars = page.eval_on_selector_all("#rules button.rule", "bs => bs.map(b => b.textContent)")
     assert bars[:3] == ["mappings/units.yaml:26 name ← column 'Unit Name'53 changed",
                         "mappings/units.yaml:29 custom_attributes.Level ← column 'Level'6 changed",

@@ -110,7 +110,7 @@ def test_a_cycle_of_70_changes_lists_every_change_in_one_part() -> None:
     existing, dropped, made = (text.index("#### Updates (60)"), text.index("#### Dropped from the source (1)"),
                                text.index("## Creates"))
     assert existing < dropped < made
-    assert "| `U-OLD` | `id-old` | 2026-03-01T10:00:00+00:00 |" in text
+    assert "| `U-OLD` | Old unit | `id-old` | 2026-03-01T10:00:00+00:00 | nothing written |" in text
     assert "|  | status steps the plan adds to reach the status (no mapping line) | 1 | █ | `U00008` |" in text
     assert "| name ← column 'Unit Name' | 53 | ████████████████████ |" in text  # a bar beside the count
     assert "X0" not in text  # not managed here: counted only
@@ -119,7 +119,7 @@ def test_a_cycle_of_70_changes_lists_every_change_in_one_part() -> None:
     assert "- dropped U-OLD" in terminal and "+ create " in terminal
     assert "  … and 21 more: 21 to update; write them all" in terminal
     longer = render_text(plan, limit=100)
-    assert "  - dropped U-OLD  id id-old, last loaded 2026-03-01T10:00:00+00:00" in longer
+    assert "  - dropped U-OLD Old unit  id id-old, last loaded 2026-03-01T10:00:00+00:00  nothing written" in longer
     assert longer.index("~ update U00068") < longer.index("- dropped U-OLD") < longer.index("+ create ")
     _matches_golden("cycle-70", parts)
     _terminal_matches_golden("cycle-70", terminal)
