@@ -17,6 +17,7 @@ from loader.plan.plan_counts import changes_to_apply as changes_to_apply
 from loader.plan.plan_counts import records_in_scope as records_in_scope
 from loader.profile import Profile
 from loader.source.readers import reads_files
+from loader.words import plural
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def check_change_count(changes: int, scope: int, guard: MaxChanges) -> None:
     limit = guard.limit(scope)
     if changes > limit:
         raise PlanError(
-            f"the plan changes {changes} records, more than --max-changes {guard} allows "
+            f"the plan changes {plural(changes, 'record')}, more than --max-changes {guard} allows "
             f"({limit} of {scope} in scope); nothing was applied",
             hint="review the plan (a renamed column can rewrite a whole collection), then raise --max-changes",
         )

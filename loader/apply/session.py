@@ -39,6 +39,7 @@ from loader.history.store import History
 from loader.plan.model import Plan
 from loader.plan.plan_stream import SealedPlan
 from loader.source.sources import SourceSet
+from loader.words import plural
 
 INTERRUPTED_NOTICE = "\ninterrupted: finishing the requests in flight, then writing results (Ctrl-C again to abort)"
 
@@ -125,7 +126,7 @@ async def _write(settings: SessionSettings, config: Config, plan: Plan, client: 
 
 def ask_to_apply(changes: int, environment: str) -> None:
     """Ask on the terminal before writing; refuse when the answer is not yes or nobody can answer."""
-    answer = ask_yes(f"Apply {changes} changes to {environment}?")
+    answer = ask_yes(f"Apply {plural(changes, 'change')} to {environment}?")
     if answer is None:
         raise LoaderError(
             "not asking for confirmation: stdin is not a terminal; nothing was applied",

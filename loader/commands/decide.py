@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -25,6 +26,7 @@ from loader.console import clean
 from loader.errors import EXIT_OK, UsageError
 from loader.history.decisions import Decision, Kind
 from loader.project import project_root
+from loader.words import plural
 
 if TYPE_CHECKING:
     from loader.report.review_reading import ReviewedWorkbook
@@ -68,13 +70,17 @@ def run(request: DecideRequest, today: date | None = None) -> int:
     new = decisions_from_review(reviewed, by=request.by, today=today or date.today())
     if new:
         write_decisions(path, existing.with_decisions(new))
+    workbook = clean(str(request.workbook))  # a name given: no control character reaches the terminal
+    print(f"{workbook}: {decided_words(new)} recorded in {clean(str(path))}" if new else
+          f"{workbook}: no decision: nothing recorded", file=sys.stderr)
+    return EXIT_OK
+
+
+def decided_words(new: Sequence[Decision]) -> str:
+    """`3 decisions (skip: 1, sheet: 2)`: how many, and how many of each kind, by the kind's name."""
     counts = {kind: sum(1 for d in new if d.decision.value == kind)
               for kind in ("skip", "defer", "sheet", "create", "same")}
-    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n) or "no skip or defer"
-    workbook = clean(str(request.workbook))  # a name given: no control character reaches the terminal
-    print(f"{workbook}: {summary} recorded in {clean(str(path))}" if new else
-          f"{workbook}: {summary}: nothing recorded", file=sys.stderr)
-    return EXIT_OK
+    return f"{plural(len(new), 'decision')} ({', '.join(f'{kind}: {n:,}' for kind, n in counts.items() if n)})"
 
 
 _KINDS = {"skip": Kind.SKIP, "defer": Kind.DEFER, "platform": Kind.SKIP, "sheet": Kind.SHEET,

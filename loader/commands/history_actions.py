@@ -20,6 +20,7 @@ from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
 from loader.report import machine
 from loader.report.view import clean
+from loader.words import plural
 
 if TYPE_CHECKING:
     from loader.commands.history import HistoryRequest
@@ -255,7 +256,7 @@ def baseline(request: HistoryRequest, config: Config) -> int:
     _confirm(request, "Record this baseline?", "nothing was recorded")
     recorded = record_baseline(history, blocks, _env_name(request, config), by=request.by or who())
     record_shapes(shapes_path(config, _env_name(request, config)), shapes_of(planned.sources.blocks))
-    print(f"recorded {recorded} records in {history.folder}; commit it (git add {history.folder})")
+    print(f"recorded {plural(recorded, 'record')} in {history.folder}; commit it (git add {history.folder})")
     return EXIT_OK
 
 
@@ -277,12 +278,12 @@ def _describe_baseline(request: HistoryRequest, config: Config, history: History
           "these mappings manage, for every record they match, as if the loader had last written it", file=out)
     for block in blocks:
         left = f" ({block.left_out} left out: blocked by errors)" if block.left_out else ""
-        print(f"  {block.mapping_file} › {block.block}: {len(block.records)} {block.entity} records, "
-              f"{block.fields} fields{left}", file=out)
+        print(f"  {block.mapping_file} › {block.block}: {plural(len(block.records), f'{block.entity} record')}, "
+              f"{plural(block.fields, 'field')}{left}", file=out)
     total = sum(len(b.records) for b in blocks)
-    print(f"  total: {total} records, {sum(b.fields for b in blocks)} fields", file=out)
+    print(f"  total: {plural(total, 'record')}, {plural(sum(b.fields for b in blocks), 'field')}", file=out)
     if history.started and history.snapshot.count():
-        print(f"note: the history already holds {history.snapshot.count()} records; the baseline replaces "
+        print(f"note: the history already holds {plural(history.snapshot.count(), 'record')}; the baseline replaces "
               "the last-loaded values of the fields it records (a platform edit not yet loaded stops being one)",
               file=out)
 

@@ -19,6 +19,7 @@ from loader.files.outputs import check_output
 from loader.profile import Profile
 from loader.report.pull_table import records_to_table
 from loader.report.pull_workbook import write_pull_workbook
+from loader.words import plural
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +73,6 @@ def run(request: PullRequest, config: Config) -> int:
         print(dumps(pull_document(str(request.out), [(table.name, len(table.rows)) for table in tables])))
         return 0
     for table in tables:
-        print(f"{table.name}: {len(table.rows)} records")
+        print(f"{table.name}: {plural(len(table.rows), 'record')}")
     print(f"wrote {request.out}")
     return 0

@@ -72,8 +72,9 @@ def revert_plan(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]
             notes += [note] if note else []
         if record is not None:
             records.append(replace(record, source=CellRef(journal_file), history_line=_line(history, record)))
-        findings += [Finding("warning", "revert", f"{shown}: {note}") for note in notes]
-    unjournaled = _unjournaled(journal, live, profile, history, written) if journal.counts is None else []
+        findings += [Finding("warning", "revert", f"{shown}: {note}", CellRef(journal_file)) for note in notes]
+    unjournaled = _unjournaled(journal, live, profile, history, written, CellRef(journal_file)) \
+        if journal.counts is None else []
     plan_blocks = _block_plans(blocks, journal_file)
     plan = Plan(environment=header.environment, api_version=header.api_version, base_url=header.base_url,
                 fingerprints=dict(header.fingerprints), blocks=plan_blocks, findings=(*header.findings, *unjournaled),
@@ -93,11 +94,11 @@ def _block_plans(blocks: Mapping[tuple[str, str, str], tuple[list[RecordPlan], l
 
 
 def _unjournaled(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]]], profile: Profile,
-                 history: History, written: Sequence[RecordWrites]) -> list[Finding]:
+                 history: History, written: Sequence[RecordWrites], where: CellRef) -> list[Finding]:
     """The live records an interrupted apply may have written without journaling them: last changed
     by the loader's own user while that apply could write (`loader.history.interrupted`), in a state
     the history does not know (its line has another update time), not named by its journal. What
-    they held before is not known, so they are named for a person to check."""
+    they held before is not known, so they are named for a person to check, at `where` (the journal)."""
     window = next((w for w in history.interrupted_applies if w.info.apply_id == journal.info.apply_id), None)
     if window is None:
         return []
@@ -114,7 +115,7 @@ def _unjournaled(journal: Journal, live: Mapping[str, Sequence[Mapping[str, Any]
             line = history.line_by_id(entity, live_id)
             if line is None or line.updated_time != time:  # a write the history does not know
                 key = "" if personal else " " + " / ".join(str(rec.get(name)) for name in key_fields)
-                found.append(Finding("warning", "revert", f"{entity}{key} (id {live_id}): {UNJOURNALED}"))
+                found.append(Finding("warning", "revert", f"{entity}{key} (id {live_id}): {UNJOURNALED}", where))
     return found
 
 

@@ -69,6 +69,7 @@ from loader.report.view import (
     summary_words,
     totals,
     updates,
+    updates_words,
     value_text,
 )
 from loader.words import plural
@@ -242,7 +243,7 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
                             None))
     if changing:
         rows = [_update_row(r, block) for r in changing]
-        tables.append(Table(f"#### Updates ({len(changing)})\n\n", f"#### {name}: updates, continued\n\n",
+        tables.append(Table(f"#### Updates: {updates_words(changing)}\n\n", f"#### {name}: updates, continued\n\n",
                             "| row | record | changes |\n|--:|---|---|\n", rows,
                             _fold(len(changing), "records to update"), trim=True, what="records to update"))
     if block.dropped:
@@ -287,7 +288,8 @@ def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
     name = _name(block)
     groups = [g for g in rule_groups(block, profiles=True) if g.kind == "create"]
     rows = [_profile_row(g) for g in groups]
-    tables = [Table(f"#### Creates by field ({len(made)} records)\n\n", f"#### {name}: creates by field, continued\n\n",
+    tables = [Table(f"#### Creates by field ({plural(len(made), 'record')})\n\n",
+                    f"#### {name}: creates by field, continued\n\n",
                     "| mapping line | rule | with a value | empty | distinct | longest |\n|---|---|--:|--:|--:|---|\n",
                     rows, None)]
     fields = create_columns(made)

@@ -34,6 +34,7 @@ from loader.report.references import named_references
 from loader.report.terminal_rows import Line, block_lines
 from loader.report.view import (
     COUNT_NAMES,
+    HELD_COLUMNS,
     BlockCounts,
     block_source,
     clean,
@@ -49,11 +50,13 @@ from loader.words import plural
 
 DEFAULT_LIMIT = 50
 TABLE_WIDTH = 100  # narrower terminals get the counts as a line per block
-_STYLES = ("cyan", "green", "yellow", "", "magenta", "", "red", "yellow", "red")  # of COUNT_NAMES, in order
-_NOUNS = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "blocked", "warning", "error")
-_VERBS = ("to renumber", "to create", "to update", "unchanged", "dropped from the source", "not managed here",
+# Of COUNT_NAMES, in order: the colour, the word in a block's line, the word in the closing line.
+_STYLES = ("cyan", "green", "yellow", "", "magenta", "", "", "red", "red", "yellow", "red")
+_NOUNS = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "kept edit", "conflict",
           "blocked", "warning", "error")
-_PLURAL = frozenset({"warning", "error"})  # the other words read the same for any count
+_VERBS = ("to renumber", "to create", "to update", "unchanged", "dropped from the source", "not managed here",
+          "kept edit", "conflict", "blocked", "warning", "error")
+_PLURAL = frozenset({"kept edit", "conflict", "warning", "error"})  # the other words read the same for any count
 
 
 def render(plan: Plan, console: Console | None = None, *, limit: int = DEFAULT_LIMIT, applying: bool = False,
@@ -142,10 +145,11 @@ def _title(plan: Plan) -> str:
 
 
 def _words(c: BlockCounts, *, verbs: bool = False) -> str:
-    """The counts that are not zero, `3 create · 1 update · 2 warnings`, coloured."""
+    """The counts that are not zero, `3 create · 1 update · 1 kept edit · 2 warnings`, coloured. With
+    `verbs` (the closing line) kept edits and conflicts are left out: the held words say them."""
     words = []
-    for value, noun, style in zip(count_values(c), _VERBS if verbs else _NOUNS, _STYLES, strict=True):
-        if value:
+    for n, (value, noun, style) in enumerate(zip(count_values(c), _VERBS if verbs else _NOUNS, _STYLES, strict=True)):
+        if value and not (verbs and n in HELD_COLUMNS):
             word = plural(value, noun, None if noun in _PLURAL else noun)
             words.append(f"[{style}]{word}[/{style}]" if style else word)
     return " · ".join(words) or "nothing"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
@@ -109,12 +109,15 @@ def totals(plan: Plan) -> BlockCounts:
     )
 
 
-COUNT_NAMES = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "blocked", "warnings",
-               "errors")
+COUNT_NAMES = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "kept edits", "conflicts",
+               "blocked", "warnings", "errors")
+HELD_COLUMNS = frozenset({6, 7})  # kept edits and conflicts: fields held back, not records
 
 
 def count_values(c: BlockCounts) -> tuple[int, ...]:
-    return (c.renumber, c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.blocked, c.warnings, c.errors)
+    """A block's counts in the order of COUNT_NAMES."""
+    return (c.renumber, c.create, c.update, c.unchanged, c.dropped, c.not_in_source, c.kept, c.conflicts, c.blocked,
+            c.warnings, c.errors)
 
 
 def shown_columns(rows: list[tuple[int, ...]]) -> list[int]:
@@ -147,6 +150,19 @@ def updates(block: BlockPlan) -> list[RecordPlan]:
     return sorted(found, key=lambda r: r.renamed_from is None)  # renumbers first, each kind in plan order
 
 
+def updates_words(listed: Sequence[RecordPlan]) -> str:
+    """What a table of `updates` lists, counted: `4 records, 7 fields`, and which records change no
+    field (`1 renumber, 2 with kept platform edits or conflicts only`), so the heading counts its rows."""
+    words = f"{plural(len(listed), 'record')}, {plural(sum(len(r.changes) for r in listed), 'field')}"
+    renumbers = sum(r.renamed_from is not None for r in listed)
+    moves = sum(not r.changes and bool(r.status_path) for r in listed)
+    held = sum(not r.changes and not r.status_path for r in listed)
+    parts = [plural(renumbers, "renumber"), f"{plural(moves, 'status move')} only",
+             f"{held:,} with kept platform edits or conflicts only"]
+    shown = [part for part, n in zip(parts, (renumbers, moves, held), strict=True) if n]
+    return words + (f" ({', '.join(shown)})" if shown else "")
+
+
 def _news(record: RecordPlan) -> bool:
     return any(not o.seen for o in (*record.kept, *record.conflicts)) if record.kept or record.conflicts else False
 
@@ -175,7 +191,7 @@ def history_notes(record: RecordPlan) -> list[str]:
     out += [outcome_text("kept", o) for o in record.kept if not o.seen]
     seen = sum(o.seen for o in (*record.kept, *record.conflicts))
     if seen:
-        out.append(f"{seen} kept platform edit(s) or conflict(s) shown before")
+        out.append(f"{plural(seen, 'kept platform edit or conflict', 'kept platform edits or conflicts')} shown before")
     return out
 
 

@@ -72,7 +72,7 @@ def test_a_skip_and_a_defer_from_loader_plan_review_are_recorded_with_who_and_no
                                       law: ("defer", "after the board meets", datetime(2027, 2, 1))})
     monkeypatch.setenv("GITHUB_ACTOR", "ci-bot")
     assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == 0
-    assert "1 skip, 1 defer recorded in" in capsys.readouterr().err
+    assert "2 decisions (skip: 1, defer: 1) recorded in" in capsys.readouterr().err
     decided = read_decisions(tmp_path / "decisions.yaml").entries
     assert [(d.entity, d.key, d.field, d.decision, d.by, d.until) for d in decided] == [
         ("school", '["LAW"]', CREATE, Kind.DEFER, "Ana Reviewer", date(2027, 2, 1)),
@@ -278,7 +278,7 @@ def test_apply_rows_record_nothing_and_a_skipped_status_step_keeps_the_first_ste
     rows = [r for r in review_rows(review_plan()) if r.record == "ART1"]
     decide_rows(reviewed, {rows[0].row_id: ("apply", "", None)})
     assert decide(reviewed, tmp_path) == 0
-    assert "no skip or defer: nothing recorded" in capsys.readouterr().err
+    assert "no decision: nothing recorded" in capsys.readouterr().err
     assert not (tmp_path / "decisions.yaml").exists()
     decide_rows(reviewed, {rows[1].row_id: ("skip", "not active yet", None), rows[0].row_id: ("skip", "", None)})
     assert decide(reviewed, tmp_path) == 0

@@ -43,7 +43,7 @@ def test_pull_writes_one_sheet_per_entity_with_flat_columns(seeded_project, caps
     row = [c.value for c in book["course"][2]]
     assert row[courses["parent.id"]] == "s-1"
     assert row[courses["custom_attributes.Faculty"]] == "Science"
-    assert "course: 1 records" in capsys.readouterr().out
+    assert "course: 1 record\n" in capsys.readouterr().out
 
 
 def test_pull_json_says_what_the_workbook_holds_in_the_output_schema(seeded_project, capsys):

@@ -163,7 +163,11 @@ def test_revert_undoes_a_cycle_except_fields_changed_since_and_moves_with_no_way
     assert "cannot move back from ACTIVE" in shown and "apply --plan revert.json" in shown
     plan = read_plan_json(project / "revert.json")
     assert plan.revert_of == _last_apply(project) and plan.digest is not None
-    assert plan.digest in (project / "revert.md").read_text(encoding="utf-8")
+    report = (project / "revert.md").read_text(encoding="utf-8")
+    assert plan.digest in report
+    warnings = report[report.index("## Warnings"):report.index("## Changes to existing records")]
+    journal = plan.blocks[0].source_file
+    assert warnings.count(f"| {journal} | arrangement A") == 2  # each at the journal of the apply it undoes
     assert plan.digest in (project / "revert.html").read_text(encoding="utf-8")
 
     assert _apply("--plan", "revert.json") == 0

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from helpers.fault_project import MAPPING, fault_project
 
+from loader.plan.plan_file import read_plan_json
+
 
 def test_a_renamed_mapping_file_is_named_with_the_formerly_line_to_add(tmp_path: Path) -> None:
     with fault_project(tmp_path) as project:
@@ -27,6 +29,8 @@ def test_a_renamed_mapping_file_is_named_with_the_formerly_line_to_add(tmp_path:
         (tmp_path / "schools-2027.yaml").write_text(renamed, encoding="utf-8")
         code, err = project.run("plan", "schools-2027.yaml", "--out", "plan.json")
         assert code == 0, err
+        [block] = read_plan_json(tmp_path / "plan.json").blocks  # a renamed block's plan reads back
+        assert block.formerly == ("schools.yaml", "schools")
 
 
 def _renamed(tmp_path: Path, old: str, new: str) -> None:

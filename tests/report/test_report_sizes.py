@@ -107,8 +107,8 @@ def test_a_cycle_of_70_changes_lists_every_change_in_one_part() -> None:
     _well_formed(text)
     changed = [r for r in plan.blocks[0].records if r.has_changes]
     assert len(changed) == 70 and all(f"`{r.key[0]}`" in text for r in changed)
-    existing, dropped, made = (text.index("#### Updates (60)"), text.index("#### Dropped from the source (1)"),
-                               text.index("## Creates"))
+    existing = text.index("#### Updates: 60 records, 59 fields (1 status move only)")
+    dropped, made = text.index("#### Dropped from the source (1)"), text.index("## Creates")
     assert existing < dropped < made
     assert "| `U-OLD` | Old unit | `id-old` | 2026-03-01T10:00:00+00:00 | nothing written |" in text
     assert "|  | status steps the plan adds to reach the status (no mapping line) | 1 | █ | `U00008` |" in text

@@ -48,11 +48,26 @@ def test_a_one_table_source_has_no_sheets_to_name(tmp_path: Path) -> None:
 
 
 def test_a_kind_no_reader_knows_is_refused_with_the_kinds_there_are(tmp_path: Path) -> None:
-    path = tmp_path / "a.ods"
+    path = tmp_path / "a.dat"
     path.write_bytes(b"PK")
     with pytest.raises(SheetError) as caught:
-        read_sheet(path, "a.ods")
+        read_sheet(path, "a.dat")
     assert caught.value.hint == "use .xlsx, .xlsm or .csv"
+
+
+@pytest.mark.parametrize(("name", "program", "how"), [
+    ("a.numbers", "a Numbers workbook", "File › Export To › Excel…"),
+    ("a.ods", "a LibreOffice (OpenDocument) workbook", "File › Save As… with the file type Excel 2007-365 (.xlsx)"),
+    ("a.xls", "old binary Excel workbook", "File › Save As… with the file type Excel Workbook (.xlsx)"),
+])
+def test_another_programs_workbook_is_refused_with_how_to_get_an_xlsx_from_it(
+    tmp_path: Path, name: str, program: str, how: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"PK\x03\x04" + bytes(600) if name != "a.xls" else b"\xd0\xcf\x11\xe0" + bytes(600))
+    with pytest.raises(SheetError) as caught:
+        read_sheet(path, name)
+    assert program in caught.value.message and how in (caught.value.hint or "")
 
 
 def _table(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:

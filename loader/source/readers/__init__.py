@@ -116,9 +116,24 @@ class NotASpreadsheet(SheetError):
         what = f"its name ends in {suffix!r}" if suffix else "its name has no file extension"
         if judged is not path:
             what = f"it is a link to a file whose name {what.removeprefix('its name ')}"
-        super().__init__(f"not a spreadsheet the loader reads: {what}", where=display,
-                         hint=f"use {suffixes}" + ("" if suffix else "; a CSV file saved without its extension: "
-                                                               "rename it to end in .csv"))
+        message, hint = f"not a spreadsheet the loader reads: {what}", f"use {suffixes}"
+        if suffix in OTHER_WORKBOOKS:
+            program, how = OTHER_WORKBOOKS[suffix]
+            message = f"a {program} workbook ({what}), which the loader does not read"
+            hint = f"{how}, and give the loader that file"
+        elif not suffix:
+            hint += "; a CSV file saved without its extension: rename it to end in .csv"
+        super().__init__(message, where=display, hint=hint)
+
+
+# Workbooks of other programs, refused by name: (the program, how to get an .xlsx from it).
+_SAVE_AS = "choose File › Save As… with the file type"
+OTHER_WORKBOOKS = {
+    ".numbers": ("Numbers", "in Numbers, choose File › Export To › Excel… to make an .xlsx"),
+    ".ods": ("LibreOffice (OpenDocument)", f"in LibreOffice, {_SAVE_AS} Excel 2007-365 (.xlsx)"),
+    ".fods": ("LibreOffice (OpenDocument)", f"in LibreOffice, {_SAVE_AS} Excel 2007-365 (.xlsx)"),
+    ".xlsb": ("binary Excel", f"in Excel, {_SAVE_AS} Excel Workbook (.xlsx)"),
+}
 
 
 def has_sheets(path: Path) -> bool:

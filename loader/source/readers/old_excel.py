@@ -12,7 +12,8 @@ SUFFIXES = frozenset({".xls", ".xlt"})
 def _refuse(source: Source, display: str, sheet: str | None, wanted: Wanted) -> SheetData:
     raise SheetError("this is an old binary Excel workbook (.xls, Excel 97-2003 format), which the loader "
                      "does not read", where=display,
-                     hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)")
+                     hint="open it in Excel or LibreOffice and save as .xlsx: File › Save As… with the file type "
+                          "Excel Workbook (.xlsx)")
 
 
 KIND = SourceKind("old_excel", _refuse, SUFFIXES)
