@@ -61,51 +61,69 @@ def refuse_cycles(
 def _cycles(drafts: Mapping[str, RecordPlan]) -> list[list[str]]:
     """The strongly connected components of depends_on that hold a cycle, members in plan order.
 
-    Tarjan's algorithm, iterative: a chain of references can be as long as a sheet. Only records
-    that depend on another have edges (most records depend on none).
+    Only records that depend on another have edges (most records depend on none).
     """
     edges = {ref: [d for d in plan.depends_on if d in drafts] for ref, plan in drafts.items() if plan.depends_on}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
+    tarjan = _Tarjan(edges)
     for start, start_edges in edges.items():
-        if start in index or not start_edges:
-            continue  # a record that depends on nothing here is on no cycle (most records)
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
+        if start not in tarjan.index and start_edges:  # a record that depends on nothing here is on no cycle
+            tarjan.visit(start)
+    if not tarjan.found:
+        return tarjan.found
+    order = {ref: i for i, ref in enumerate(drafts)}
+    return sorted((sorted(c, key=order.__getitem__) for c in tarjan.found), key=lambda c: order[c[0]])
+
+
+class _Tarjan:
+    """Tarjan's strongly connected components, iterative (a chain of references can be as long as a
+    sheet): `found` the components that hold a cycle, in the order they close."""
+
+    def __init__(self, edges: Mapping[str, list[str]]) -> None:
+        self.edges = edges
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.stack: list[str] = []
+        self.on_stack: set[str] = set()
+        self.found: list[list[str]] = []
+
+    def visit(self, start: str) -> None:
+        """Every ref reachable from `start`, depth first, each component closed as its root is left."""
+        self._push(start)
         work = [(start, 0)]
         while work:
             ref, i = work[-1]
-            ref_edges = edges.get(ref, ())
+            ref_edges = self.edges.get(ref, ())
             if i < len(ref_edges):
                 work[-1] = (ref, i + 1)
-                dep = ref_edges[i]
-                if dep not in index:
-                    index[dep] = low[dep] = len(index)
-                    stack.append(dep)
-                    on_stack.add(dep)
-                    work.append((dep, 0))
-                elif dep in on_stack:
-                    low[ref] = min(low[ref], index[dep])
+                self._follow(ref, ref_edges[i], work)
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[ref])
-            if low[ref] == index[ref]:
-                component: list[str] = []
-                while not component or component[-1] != ref:
-                    component.append(stack.pop())
-                    on_stack.discard(component[-1])
-                if len(component) > 1 or ref in edges.get(ref, ()):
-                    found.append(component)
-    if not found:
-        return found
-    order = {ref: i for i, ref in enumerate(drafts)}
-    return sorted((sorted(c, key=order.__getitem__) for c in found), key=lambda c: order[c[0]])
+                self.low[parent] = min(self.low[parent], self.low[ref])
+            if self.low[ref] == self.index[ref]:
+                self._close(ref)
+
+    def _push(self, ref: str) -> None:
+        self.index[ref] = self.low[ref] = len(self.index)
+        self.stack.append(ref)
+        self.on_stack.add(ref)
+
+    def _follow(self, ref: str, dep: str, work: list[tuple[str, int]]) -> None:
+        if dep not in self.index:
+            self._push(dep)
+            work.append((dep, 0))
+        elif dep in self.on_stack:
+            self.low[ref] = min(self.low[ref], self.index[dep])
+
+    def _close(self, root: str) -> None:
+        """The component whose root is `root`, off the stack; kept when it holds a cycle."""
+        component: list[str] = []
+        while not component or component[-1] != root:
+            component.append(self.stack.pop())
+            self.on_stack.discard(component[-1])
+        if len(component) > 1 or root in self.edges.get(root, ()):
+            self.found.append(component)
 
 
 def _cycle_through(ref: str, drafts: Mapping[str, RecordPlan], members: frozenset[str]) -> list[str]:

@@ -16,12 +16,8 @@ edited in a mapping changes no value, and every value read is in the records any
 record's `metadata.updated.time` (a live record touched without changing anything managed would
 otherwise break the binding; a change to a managed value shows in `changes`).
 
-Canonical form: JSON (orjson) with sorted keys and no spaces; integral floats written as integers
-(1.0 == 1), other floats as Python's repr (not orjson's text, which may change with its version),
-Decimal as its float, NaN and infinities as {"$float": "nan"}, dates and times as ISO text,
-tuples as lists, sets as lists in the order of their items' canonical text, PendingId as
-{"$pending": ref}, integers beyond 64 bits as their digits, dict keys that are not text as their
-canonical value's text, any other type as {"$text": str(value)}.
+Canonical form: `loader.plan.canonical`'s (sorted keys, floats as Python writes them, sets in
+the order of their items' texts, any value equal in the plan written the same on any machine).
 
 The formula, in three levels so that each block can be hashed as soon as its part is planned:
 `record_hash(record)` is the SHA-256 (32 bytes) of the record's canonical text, an array
@@ -43,11 +39,7 @@ second, a block's records' texts hashed whole, gave other digests).
 from __future__ import annotations
 
 import hashlib
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import date, datetime, time
-from decimal import Decimal
-from enum import Enum
+from collections.abc import Sequence
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -55,7 +47,8 @@ import orjson
 
 from loader.findings import Finding
 from loader.places import CellRef
-from loader.plan.model import BlockPlan, FieldChange, PendingId, Plan, RecordPlan, extra_of
+from loader.plan.canonical import SCALARS, canonical, encode, free, sorted_by_text
+from loader.plan.model import BlockPlan, FieldChange, Plan, RecordPlan, extra_of
 
 DIGEST_PREFIX = "sha256:"
 FORMULA = "loader-plan-digest/3"  # records hashed apart, then blocks of their hashes, then the plan's head
@@ -70,7 +63,7 @@ def plan_digest(plan: Plan, block_digests: Sequence[str] | None = None) -> str:
         block_digests = [block_digest(b, with_history=history) for b in plan.blocks]
     elif len(block_digests) != len(plan.blocks) or not all(_is_hex_digest(d) for d in block_digests):
         raise ValueError(f"{len(plan.blocks)} blocks need as many block digests, each 64 hex digits")
-    text = _encode([FORMULA, _canonical(_content_head(plan)), list(block_digests)])
+    text = encode([FORMULA, canonical(_content_head(plan)), list(block_digests)])
     return DIGEST_PREFIX + hashlib.sha256(text).hexdigest()
 
 
@@ -87,7 +80,7 @@ def block_digest(block: BlockPlan, *, with_history: bool = False) -> str:
     `with_history`: the plan was compared against a history (its `history_state`; section 10's
     digest).
     """
-    hasher = hashlib.sha256(_encode(_block_head(block, with_history)))
+    hasher = hashlib.sha256(encode(_block_head(block, with_history)))
     records = sorted(block.records, key=_REF)
     hasher.update(b"".join(map(record_hash, records)))
     return hasher.hexdigest()
@@ -102,9 +95,9 @@ def record_text(record: RecordPlan) -> bytes:
     """A record's canonical text (JSON)."""
     row = _record(record)
     try:
-        return _encode(row)
+        return encode(row)
     except orjson.JSONEncodeError:  # a plain-looking value with an int beyond 64 bits or a key not text
-        return _encode(_canonical(row))
+        return encode(canonical(row))
 
 
 def shown_digest(plan: Plan) -> str:
@@ -114,56 +107,6 @@ def shown_digest(plan: Plan) -> str:
 
 
 _REF = attrgetter("ref")
-
-
-def _encode(value: Any) -> bytes:
-    """Canonical JSON bytes of a value made of plain values (str, int, bool, None, dict with text
-    keys, list, tuple, PendingId) or of `_canonical`'s output. A text holding a lone surrogate (a
-    CSV read with escaped bytes, a service answer's `\\udcff`) is not UTF-8: it is written as its
-    surrogate-passing bytes in hex, a form no other value takes."""
-    try:
-        return orjson.dumps(value, default=_pending, option=_OPTIONS)
-    except orjson.JSONEncodeError as error:
-        if "surrogates" not in str(error):
-            raise
-        return orjson.dumps(_surrogates_marked(value), default=_pending, option=_OPTIONS)
-
-
-def _surrogates_marked(value: Any) -> Any:
-    if isinstance(value, str):
-        hexed = _surrogate_hex(value)
-        return value if hexed is None else {"$surrogates": hexed}
-    if isinstance(value, Mapping):  # a key stays text: the marker is spelled into it
-        return {_marked_key(k): _surrogates_marked(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_surrogates_marked(v) for v in value]
-    return value
-
-
-def _surrogate_hex(text: str) -> str | None:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").hex()
-    return None
-
-
-def _marked_key(key: Any) -> Any:
-    hexed = _surrogate_hex(key) if isinstance(key, str) else None
-    return key if hexed is None else f"$surrogates:{hexed}"
-
-
-# Dataclasses, datetimes and subclasses of str, int, dict and list come to `_pending` (never in
-# orjson's own form, which would differ from the canonical one), so only plain values reach orjson.
-_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-            | orjson.OPT_PASSTHROUGH_SUBCLASS)
-
-
-def _pending(value: Any) -> Any:
-    """orjson's `default`: a PendingId in a plain record (the only non-JSON value one may hold)."""
-    if type(value) is PendingId:
-        return {"$pending": value.ref}
-    raise TypeError(f"not canonical: {type(value).__name__}")
 
 
 def _content_head(plan: Plan) -> dict[str, Any]:
@@ -179,7 +122,7 @@ def _content_head(plan: Plan) -> dict[str, Any]:
 
 def _block_head(block: BlockPlan, with_history: bool = False) -> dict[str, Any]:
     """A block's content, but its records (sorted by ref, hashed in batches), in canonical form."""
-    head: dict[str, Any] = _canonical({
+    head: dict[str, Any] = canonical({
         "name": block.name,
         "entity": block.entity,
         "source_file": block.source_file,
@@ -196,10 +139,10 @@ def _block_head(block: BlockPlan, with_history: bool = False) -> dict[str, Any]:
         head["mapping_file"] = block.mapping_file
         if block.formerly is not None:  # a plan without a rename keeps the digest it had before
             head["formerly"] = list(block.formerly)
-        head["dropped"] = _sorted_by_text([list(d.key), d.id] for d in block.dropped)
+        head["dropped"] = sorted_by_text([list(d.key), d.id] for d in block.dropped)
         return head
     # in the order of their canonical texts (fragments of it, which `_canonical` must not walk again)
-    head["not_in_source_records"] = _sorted_by_text([list(n.key), n.id] for n in block.not_in_source_records)
+    head["not_in_source_records"] = sorted_by_text([list(n.key), n.id] for n in block.not_in_source_records)
     return head
 
 
@@ -211,9 +154,9 @@ def _record(record: RecordPlan) -> tuple[Any, ...]:
     return (
         record.ref,
         record.entity,
-        _free(record.key),
+        free(record.key),
         record.action._value_,  # the member's value without the `.value` property's call
-        _free(record.payload),
+        free(record.payload),
         _place(record.source),
         record.row,
         record.live_id,
@@ -240,8 +183,8 @@ def _place(source: CellRef) -> Any:
 
 
 def _changes(changes: tuple[FieldChange, ...]) -> list[tuple[Any, ...]]:
-    rows = [(c.field, c.old if type(c.old) in _SCALARS else _free(c.old),
-             c.new if type(c.new) in _SCALARS else _free(c.new), c.pii) for c in changes]
+    rows = [(c.field, c.old if type(c.old) in SCALARS else free(c.old),
+             c.new if type(c.new) in SCALARS else free(c.new), c.pii) for c in changes]
     if len(rows) > 1:
         rows.sort(key=_FIELD)
     return rows
@@ -260,90 +203,3 @@ def _findings(findings: tuple[Finding, ...]) -> list[list[str | None]]:
 # reason, which the digest leaves out (the decision itself is covered through the plan's `extra`,
 # loader.plan.decisions_pass).
 _DECIDED = frozenset({"skipped-by-decision", "written-by-decision"})
-
-
-_SCALARS = frozenset({str, int, bool, type(None), PendingId})
-
-
-def _free(value: Any) -> Any:
-    """A free-form value (a key, a payload, an old or new value) in canonical form: as it is where it
-    is plain (str, int, bool, None, PendingId, dicts, lists and tuples of them, which orjson writes in
-    canonical form), else walked by `_canonical`: the check is much cheaper than the walk it saves."""
-    return value if type(value) in _SCALARS or _plain(value) else _canonical(value)
-
-
-def _plain_values(values: Iterable[Any]) -> bool:
-    for value in values:  # a loop, not all(...): the generator cost more than the check
-        if type(value) not in _SCALARS and not _plain(value):
-            return False
-    return True
-
-
-def _plain(value: Any) -> bool:
-    kind = type(value)
-    if kind is dict:
-        return _plain_values(value.values())
-    if kind is list or kind is tuple:
-        return _plain_values(value)
-    return kind in _SCALARS
-
-
-_PLAIN = frozenset({str, bool, type(None), PendingId})  # as they are (a PendingId: `_pending` writes it)
-_INT_RANGE = range(-(2**63), 2**64)  # what orjson writes as a number; beyond it, digits as a fragment
-
-
-def _canonical(value: Any) -> Any:
-    """A value orjson writes the same for equal plan values on any machine."""
-    kind = type(value)
-    if kind in _PLAIN or kind is orjson.Fragment:  # a fragment: canonical text made here
-        return value
-    if kind is int:
-        return value if value in _INT_RANGE else orjson.Fragment(str(value).encode())
-    if kind is float:
-        return _canonical_float(value)
-    if kind is dict:
-        return {k if type(k) is str else _key(k): v if type(v) in _PLAIN else _canonical(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [v if type(v) in _PLAIN else _canonical(v) for v in value]
-    if isinstance(value, str):  # a subclass (a StrEnum): its text, whatever its __str__ says
-        return str.__str__(value)
-    if isinstance(value, int):  # bool is final: only int and its subclasses (an IntEnum) come here
-        number = int.__int__(value)
-        return number if number in _INT_RANGE else orjson.Fragment(str(number).encode())
-    if isinstance(value, float):
-        return _canonical_float(float(value))
-    if isinstance(value, Decimal):
-        return _canonical(float(value)) if value.is_finite() else {"$float": str(value)}
-    if isinstance(value, Enum):
-        return _canonical(value.value)
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if isinstance(value, PendingId):
-        return {"$pending": value.ref}
-    if isinstance(value, Mapping):
-        return {k if type(k) is str else _key(k): _canonical(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_canonical(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return _sorted_by_text(value)
-    return {"$text": str(value)}
-
-
-def _canonical_float(value: float) -> Any:
-    """An integral float as its int, NaN and infinities marked, any other float as Python's repr:
-    the shortest text that reads back as it, the same on any machine (orjson's own float text may
-    change from one orjson version to another)."""
-    if not math.isfinite(value):
-        return {"$float": repr(value)}
-    return _canonical(int(value)) if value.is_integer() else orjson.Fragment(repr(value).encode())
-
-
-def _key(key: Any) -> str:
-    """A dict key that is not text as text: its canonical value's (1.0 and 1 are one key)."""
-    value = _canonical(key)
-    return value if type(value) is str else _encode(value).decode()
-
-
-def _sorted_by_text(values: Iterable[Any]) -> list[orjson.Fragment]:
-    """The values' canonical texts in order: the same list for equal values in any order."""
-    return [orjson.Fragment(text) for text in sorted(_encode(_canonical(v)) for v in values)]

@@ -10,7 +10,7 @@ comparison gives is a `loader.plan.field_plan.FieldPlan`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
@@ -37,20 +37,14 @@ class FieldKind(Enum):
 
 
 class FieldRules:
-    """An entity's field rules, with the kind of each of its fields worked out once per plan."""
+    """An entity's field rules, with how each of its fields is compared worked out once per plan."""
 
     def __init__(self, entity: EntityProfile):
         self.entity = entity
         self.status_field = entity.status.field if entity.status is not None else None
-        self.kinds: dict[str, FieldKind] = {}  # field name -> kind, filled in by `kind`
+        self.handlers: dict[str, _Handler] = {}  # field name -> its kind's handler, filled in by `handler`
 
     def kind(self, name: str) -> FieldKind:
-        kind = self.kinds.get(name)
-        if kind is None:
-            kind = self.kinds[name] = self._kind(name)
-        return kind
-
-    def _kind(self, name: str) -> FieldKind:
         entity = self.entity
         if name in entity.forbidden or name == self.status_field:
             return FieldKind.SPECIAL
@@ -62,55 +56,80 @@ class FieldRules:
             return FieldKind.REFERENCE
         return FieldKind.PLAIN
 
-
-# An Enum member looked up on its class costs about three plain attribute lookups; the loop over
-# every field of every record compares with these instead.
-_PLAIN, _LABELS, _REFERENCE = FieldKind.PLAIN, FieldKind.LABELS, FieldKind.REFERENCE
+    def handler(self, name: str) -> _Handler:
+        found = self.handlers.get(name)
+        if found is None:
+            found = self.handlers[name] = _HANDLERS[self.kind(name)]
+        return found
 
 
 def plan_fields(record: DesiredRecord, live: LiveRecord | None, rules: FieldRules, resolver: Resolver) -> FieldPlan:
     """Compare the managed fields of `record` with `live` (None: the record will be created).
 
-    This runs for every field of every record (the diff's hot loop): plain fields equal to live
-    are passed over first, and the field's cell, its shown value and its pii flag are only worked
-    out when a change or a finding needs them.
+    This runs for every field of every record (the diff's hot loop): a plain field of a live record
+    is compared here, equal texts passed over first; every other field goes to its kind's handler.
+    The field's cell, its shown value and its pii flag are only worked out when a change or a
+    finding needs them.
     """
     out = FieldPlan()
-    entity, kinds = rules.entity, rules.kinds
+    entity, handlers = rules.entity, rules.handlers
     for name, desired in record.fields.items():
-        try:  # a subscript, not kinds.get: no method call for every field of every record
-            kind = kinds[name]
+        try:  # a subscript, not handlers.get: no method call for every field of every record
+            handler = handlers[name]
         except KeyError:
-            kind = rules.kind(name)
-        if kind is _PLAIN:
-            if live is None:
-                if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
-                    out.payload[name] = desired
-                    out.changes.append(FieldChange(name, None, desired, name in record.pii))
-                else:
-                    _created(record, name, desired, desired, entity, out)
-                continue
-            live_value = live.get(name)
-            if desired == live_value and (type(desired) is str or (type(desired) is list and all_text(desired))):
-                continue  # the common cases: an unchanged text, or list of texts (what _same finds, without a call)
-            if not same_as_live(desired, live_value, name, entity):
-                _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
-        elif kind is _REFERENCE:
-            if type(desired) is Ref:
-                _one_reference(record, name, desired, live, entity.references[name], rules, resolver, out)
-            else:
-                _value_field(record, name, desired, live, entity.references[name], entity, resolver, out)
-        elif kind is _LABELS:
-            if live is None:
-                _created_labels(record, desired or {}, out)
-                continue
-            live_labels = live.get(CUSTOM)
-            if type(desired) is dict and type(live_labels) is dict and _labels_unchanged(desired, live_labels):
-                continue  # the common case: labels of texts equal to live
-            _custom_attributes(record, desired or {}, live, out)
-        else:
-            _special_field(record, name, desired, live, rules, resolver, out)
+            handler = rules.handler(name)
+        if handler is not _plain_field or live is None:
+            handler(record, name, desired, live, rules, resolver, out)
+            continue
+        live_value = live.get(name)
+        if desired == live_value and (type(desired) is str or (type(desired) is list and all_text(desired))):
+            continue  # the common cases: an unchanged text, or list of texts (what _same finds, without a call)
+        if not same_as_live(desired, live_value, name, entity):
+            _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
     return out
+
+
+def _plain_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
+    out: FieldPlan,
+) -> None:
+    """A plain field (`plan_fields` compares one of a live record itself)."""
+    entity = rules.entity
+    if live is not None:
+        live_value = live.get(name)
+        if not same_as_live(desired, live_value, name, entity):
+            _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
+    elif type(desired) is str and name not in entity.read_only:  # the common case: a text to send
+        out.payload[name] = desired
+        out.changes.append(FieldChange(name, None, desired, name in record.pii))
+    else:
+        _created(record, name, desired, desired, entity, out)
+
+
+def _reference_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
+    out: FieldPlan,
+) -> None:
+    """A reference field, one reference (the common case) or a value holding any."""
+    reference = rules.entity.references[name]
+    if type(desired) is Ref:
+        _one_reference(record, name, desired, live, reference, rules, resolver, out)
+    else:
+        _value_field(record, name, desired, live, reference, rules.entity, resolver, out)
+
+
+def _labels_field(
+    record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
+    out: FieldPlan,
+) -> None:
+    """`custom_attributes`, label by label."""
+    if live is None:
+        _created_labels(record, desired or {}, out)
+        return
+    live_labels = live.get(CUSTOM)
+    if type(desired) is dict and type(live_labels) is dict and _labels_unchanged(desired, live_labels):
+        return  # the common case: labels of texts equal to live
+    _custom_attributes(record, desired or {}, live, out)
 
 
 def _special_field(
@@ -357,3 +376,14 @@ def _labels_unchanged(desired: Mapping[str, Any], live_labels: Mapping[str, Any]
         if type(value) is not str or type(live_value) is not str or value != live_value:
             return False
     return True
+
+
+_Handler = Callable[[DesiredRecord, str, Any, "LiveRecord | None", FieldRules, Resolver, FieldPlan], None]
+
+# How each kind of field is compared (`FieldRules.handler`).
+_HANDLERS: dict[FieldKind, _Handler] = {
+    FieldKind.PLAIN: _plain_field,
+    FieldKind.LABELS: _labels_field,
+    FieldKind.REFERENCE: _reference_field,
+    FieldKind.SPECIAL: _special_field,
+}

@@ -10,83 +10,35 @@ confirmed; a field another block owns is refused unless the block takes it over.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from loader.findings import Finding
 from loader.history.comparable import comparable
-from loader.history.decisions import Decision
-from loader.history.digests import RecordDigests, Written
-from loader.history.lines import FieldMark, HistoryLine, Owner, label_field, line_digest
+from loader.history.digests import RecordDigests
+from loader.history.lines import FieldMark, HistoryLine, label_field, line_digest
 from loader.live_records import updated_time, updated_user
-from loader.plan.decisions_pass import WRITTEN, sheet_won_message
-from loader.plan.masking import mask_value
-from loader.plan.model import Action, FieldChange, FieldOutcome, PendingId, RecordPlan
+from loader.plan.history_labels import LabelsCompare
+from loader.plan.model import Action, FieldChange, FieldOutcome, RecordPlan
+from loader.plan.record_work import (
+    RecordContext,
+    RecordWork,
+    Who,
+    field_outcome,
+    first_change,
+    masked,
+    one_written,
+    pending,
+)
 from loader.plan.status import ILLEGAL_MOVE
-from loader.plan.three_way import Outcome, Policy, compare_labels, compare_set, compare_value
+from loader.plan.three_way import Outcome, Policy, compare_set, compare_value
 from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
 from loader.source.equality import same
 from loader.source.records import DesiredRecord
 
 TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; its message starts "<field>: "
-
-
-@dataclass(frozen=True)
-class RecordContext:
-    """What the compare needs besides the record: its block as owner, the names its block went by
-    before (`formerly`), whether it takes fields over, the policies of its fields, and the reviewers'
-    conflicts decided for the sheet (`loader.plan.decisions_pass.SheetWins`: asked with the record,
-    the field and the digest of the sheet's value)."""
-
-    owner: Owner
-    formerly: frozenset[Owner] = frozenset()  # every name its block had before, the whole chain
-    take_over: bool = False
-    policies: Mapping[str, Policy] = field(default_factory=dict)
-    sheet_wins: Callable[[RecordPlan, str, str], Decision | None] | None = None
-    gone: Callable[[Owner], bool] | None = None  # whether an owner's mapping file is no longer in the project
-
-    def owns(self, owner: Owner) -> bool:
-        return owner == self.owner or owner in self.formerly
-
-    def decided_for_sheet(self, plan: RecordPlan, name: str, digest: str, findings: list[Finding]) -> bool:
-        """Whether a reviewer decided this conflict for the sheet (then noted in `findings`): its value
-        is written over the platform edit, as under `on_platform_edit: sheet`."""
-        decision = self.sheet_wins(plan, name, digest) if self.sheet_wins is not None else None
-        if decision is None:
-            return False
-        findings.append(Finding("warning", WRITTEN, sheet_won_message(decision, name), plan.source))
-        return True
-
-
-
-class _Work:
-    """The record's plan as the compare changes it."""
-
-    def __init__(self, plan: RecordPlan) -> None:
-        self.status_path = plan.status_path
-        self.status_held = False  # the sheet's status not moved to (a kept edit, a conflict, live's already)
-        self.payload = dict(plan.payload)
-        self.changes = {c.field: c for c in plan.changes}
-        self.kept: list[FieldOutcome] = []
-        self.conflicts: list[FieldOutcome] = []
-        self.confirmed: list[str] = []
-        self.findings: list[Finding] = []
-        self.written_after: dict[str, Written] = {}
-        self.confirmed_values: dict[str, Any] = {}  # the live values confirmed, of fields not personal
-
-    def confirm(self, name: str, written: Written, value: Any, pii: bool) -> None:
-        """A field found equal to the sheet: W moves to live (`written`), and the journal keeps
-        `value` as the value after unless the field is personal."""
-        self.confirmed.append(name)
-        self.written_after[name] = written
-        if not pii:
-            self.confirmed_values[name] = value
-
-    def hold(self, name: str, change_field: str | None = None) -> None:
-        self.payload.pop(name, None)
-        self.changes.pop(change_field or name, None)
 
 
 def three_way_record(
@@ -105,13 +57,13 @@ def _compared(
     digests: RecordDigests, entity: EntityProfile, context: RecordContext,
 ) -> RecordPlan:
     """`three_way_record`, field by field."""
-    work = _Work(plan)
+    work = RecordWork(plan)
     marks = dict(line.fields) if line is not None else {}
     who = (updated_user(live), updated_time(live))
     status = entity.status.field if entity.status is not None else None
     for name in _managed(desired, plan, entity):
         if name == CUSTOM:
-            _labels(work, plan, desired, live, marks, digests, context, who)
+            LabelsCompare(work, plan, desired, live, marks, digests, context, who).run()
             continue
         if name == status:
             _status(work, plan, name, desired, live, marks.get(name) if line is not None else None,
@@ -136,7 +88,7 @@ def _compared(
         if set_like:
             _set_field(work, name, sheet_value, live_value, mark, policy, digests, who, pii, entity)
         else:
-            verdict = compare_value(sheet_value, live_value, _one(mark.written), policy,
+            verdict = compare_value(sheet_value, live_value, one_written(mark.written), policy,
                                     lambda v, name=name: digests.value(name, v))  # type: ignore[misc]
             outcome = verdict.outcome
             if outcome is Outcome.CONFLICT and not pii \
@@ -205,9 +157,9 @@ def compared_despite_errors(plan: RecordPlan) -> bool:
     return bool(errors) and all(code == ILLEGAL_MOVE for code in errors)
 
 
-def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | None, live: Mapping[str, Any],
+def _status(work: RecordWork, plan: RecordPlan, name: str, desired: DesiredRecord | None, live: Mapping[str, Any],
             mark: FieldMark | None, digests: RecordDigests, context: RecordContext,
-            who: tuple[str | None, int | None]) -> None:
+            who: Who) -> None:
     """The status field, three-way as any other: an update is the two-way plan's path (the
     executor's business, one legal step at a time); a kept platform edit or a conflict holds the
     path, and with it an illegal move back from the person's status."""
@@ -225,7 +177,7 @@ def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | N
         return
     if mark is None:
         return  # no W: the sheet's status is moved to (two-way)
-    verdict = compare_value(sheet, live_value, _one(mark.written), context.policies.get(name, Policy.KEEP),
+    verdict = compare_value(sheet, live_value, one_written(mark.written), context.policies.get(name, Policy.KEEP),
                             lambda v: digests.value(name, v))
     outcome = verdict.outcome
     if outcome is Outcome.CONFLICT \
@@ -235,70 +187,24 @@ def _status(work: _Work, plan: RecordPlan, name: str, desired: DesiredRecord | N
         return
     work.status_path, work.status_held = (), True
     work.changes.pop(name, None)
-    found = _outcome(name, sheet, live_value, mark, digests, sheet, who, False)
-    (work.kept if outcome is Outcome.KEPT else work.conflicts).append(found)
+    work.found(outcome, field_outcome(name, sheet, live_value, mark, digests, sheet, who, False))
 
 
-def _labels(work: _Work, plan: RecordPlan, desired: DesiredRecord | None, live: Mapping[str, Any],
-            marks: Mapping[str, FieldMark], digests: RecordDigests, context: RecordContext,
-            who: tuple[str | None, int | None]) -> None:
-    """`custom_attributes` label by label, each under its own policy (else the field's)."""
-    sheet = dict(desired.fields.get(CUSTOM) or {}) if desired is not None else {}
-    live_labels = live.get(CUSTOM) or {}
-    written = {label: _one(m.written) if (m := marks.get(label_field(label))) is not None else None for label in sheet}
-    pii_all = desired is not None and CUSTOM in desired.pii
-    sending: dict[str, Any] = {}
-    for label in sorted(sheet):
-        name = label_field(label)
-        policy = context.policies.get(name, context.policies.get(CUSTOM, Policy.KEEP))
-        verdict = compare_labels({label: sheet[label]}, live_labels, written, policy,
-                                 lambda lb, v: digests.value(label_field(lb), v)).labels[label]
-        pii = pii_all or (desired is not None and name in desired.pii)
-        if verdict.outcome is Outcome.CONFLICT and not pii \
-                and context.decided_for_sheet(plan, name, digests.value(name, sheet[label]), work.findings):
-            verdict = replace(verdict, outcome=Outcome.UPDATE)
-        if verdict.outcome is Outcome.UPDATE:
-            sending[label] = sheet[label]
-            work.written_after[name] = digests.value(name, sheet[label])
-            continue
-        work.changes.pop(name, None)
-        if verdict.outcome is Outcome.UNCHANGED:
-            now = digests.value(name, live_labels.get(label))
-            if written.get(label) != now:
-                work.confirm(name, now, live_labels.get(label), pii)
-            continue
-        mark = marks[name]
-        found = _outcome(name, sheet[label], live_labels.get(label), mark, digests, sheet[label], who, pii)
-        (work.kept if verdict.outcome is Outcome.KEPT else work.conflicts).append(found)
-    if CUSTOM not in work.payload:
-        return
-    if not sending:
-        work.payload.pop(CUSTOM)
-        return
-    merged = dict(live_labels)
-    for label, value in sending.items():
-        if value is None or value == "":
-            merged.pop(label, None)
-        else:
-            merged[label] = value
-    work.payload[CUSTOM] = merged
-
-
-def _set_field(work: _Work, name: str, sheet: Any, live: Any, mark: FieldMark, policy: Policy,
-               digests: RecordDigests, who: tuple[str | None, int | None], pii: bool, entity: EntityProfile) -> None:
+def _set_field(work: RecordWork, name: str, sheet: Any, live: Any, mark: FieldMark, policy: Policy,
+               digests: RecordDigests, who: Who, pii: bool, entity: EntityProfile) -> None:
     """A set-like list element by element: the platform's added and removed elements kept under `keep`."""
     written = mark.written if isinstance(mark.written, frozenset) else frozenset({mark.written})
     verdict = compare_set(sheet, live, written, policy, lambda item: digests.element(name, item))
     if verdict.kept_added or verdict.kept_removed:
-        by, at = _first_change(mark, who)
-        work.kept.append(FieldOutcome(name, _masked(list(sheet or ()), pii), _masked(list(live or ()), pii), None,
+        by, at = first_change(mark, who)
+        work.kept.append(FieldOutcome(name, masked(list(sheet or ()), pii), masked(list(live or ()), pii), None,
                                       by, at, pii))
     if verdict.written_after is not None:
         work.written_after[name] = verdict.written_after
     if verdict.outcome is Outcome.UPDATE:
         old = work.changes.get(name)
         work.payload[name] = _send_like(list(verdict.send), work.payload[name], name, entity)
-        work.changes[name] = FieldChange(name, old.old if old else live, _masked(list(verdict.send), pii), pii)
+        work.changes[name] = FieldChange(name, old.old if old else live, masked(list(verdict.send), pii), pii)
     else:
         work.hold(name)
 
@@ -311,32 +217,17 @@ def _send_like(values: list[Any], sent: Any, name: str, entity: EntityProfile) -
     return values
 
 
-def _settle(work: _Work, name: str, outcome: Outcome, sheet: Any, live: Any, mark: FieldMark,
-            digests: RecordDigests, sheet_value: Any, who: tuple[str | None, int | None], pii: bool) -> None:
+def _settle(work: RecordWork, name: str, outcome: Outcome, sheet: Any, live: Any, mark: FieldMark,
+            digests: RecordDigests, sheet_value: Any, who: Who, pii: bool) -> None:
     if outcome is Outcome.UPDATE:
         return
     work.hold(name)
     if outcome is Outcome.UNCHANGED:
         return
-    found = _outcome(name, sheet, live, mark, digests, sheet_value, who, pii)
-    (work.kept if outcome is Outcome.KEPT else work.conflicts).append(found)
+    work.found(outcome, field_outcome(name, sheet, live, mark, digests, sheet_value, who, pii))
 
 
-def _outcome(name: str, sheet: Any, live: Any, mark: FieldMark, digests: RecordDigests, sheet_value: Any,
-             who: tuple[str | None, int | None], pii: bool) -> FieldOutcome:
-    """A kept edit or a conflict; the last loaded value is known when the sheet still holds it."""
-    last = sheet if digests.value(name, sheet_value) == mark.written else None
-    by, at = _first_change(mark, who)
-    return FieldOutcome(name, _masked(sheet, pii), _masked(live, pii), _masked(last, pii), by, at, pii)
-
-
-def _first_change(mark: FieldMark, who: tuple[str | None, int | None]) -> tuple[str | None, int | None]:
-    """Who changed a field in the platform and when: the first change the history noted, else the
-    live record's last update (`who`)."""
-    return (mark.edited[1], mark.edited[0]) if mark.edited is not None else who
-
-
-def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
+def _refused_by_owner(work: RecordWork, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
                       context: RecordContext, plan: RecordPlan) -> bool:
     """A field another block owns, which this block would set to another value: an error naming the
     owner (unless `take_over: true`; blocks setting equal values share it)."""
@@ -362,7 +253,7 @@ def _refused_by_owner(work: _Work, name: str, sheet: Any, mark: FieldMark, diges
     return True
 
 
-def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: RecordDigests,
+def _result(plan: RecordPlan, work: RecordWork, line: HistoryLine | None, digests: RecordDigests,
             entity: EntityProfile) -> RecordPlan:
     for name, value in work.payload.items():  # W of what is written, in the form W digests it
         if name != CUSTOM and name not in work.written_after and not pending(value):
@@ -384,24 +275,3 @@ def _result(plan: RecordPlan, work: _Work, line: HistoryLine | None, digests: Re
                    findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after, confirmed_values=tuple(sorted(work.confirmed_values.items())))
-
-
-def _one(written: Written) -> str | None:
-    return written if isinstance(written, str) else None
-
-
-def _masked(value: Any, pii: bool) -> Any:
-    return mask_value(value) if pii else value
-
-
-def pending(value: Any) -> bool:
-    """Whether `value` holds an id known only once this plan creates its record."""
-    if type(value) is str:
-        return False
-    if isinstance(value, PendingId):
-        return True
-    if isinstance(value, Mapping):
-        return any(pending(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(pending(v) for v in value)
-    return False

@@ -26,10 +26,11 @@ from loader.history.store import History
 from loader.live_records import updated_time
 from loader.plan.decisions_pass import SheetWins
 from loader.plan.history_checks import is_adopted, live_user, one_row_per_live_record
-from loader.plan.history_fields import RecordContext, compared_despite_errors, three_way_record
+from loader.plan.history_fields import compared_despite_errors, three_way_record
 from loader.plan.history_index import EntityIndex
 from loader.plan.merge import Merged, merged_entries
 from loader.plan.model import Action, BlockPlan, DroppedRecord, FieldChange, Plan, RecordPlan
+from loader.plan.record_work import RecordContext
 from loader.plan.renumber_history import moved_keys, rekeyed
 from loader.plan.resolve import key_text
 from loader.plan.retire import emptied, released, released_findings, restored, retirements

@@ -31,9 +31,10 @@ from loader.plan.digest import shown_digest
 from loader.plan.masking import masked_record
 from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.plan.plan_counts import plan_counts
-from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_parsed, plan_head_to_dict, record_to_dict
+from loader.plan.plan_dict import block_to_dict, plan_from_batches, plan_from_parsed, plan_head_to_dict
 from loader.plan.plan_seal import SEAL_OPEN, Sealer, read_seal, seal_to_dict
 from loader.plan.plan_split import record_batches, split_plan
+from loader.plan.record_form import record_to_dict
 
 T = TypeVar("T")
 MAX_PLAN_BYTES = 4 * 1024 * 1024 * 1024  # room for plans of a few million records

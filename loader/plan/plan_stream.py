@@ -22,7 +22,7 @@ import orjson
 from loader.errors import PlanError
 from loader.plan.model import Plan, RecordPlan
 from loader.plan.plan_counts import PlanCounts, plan_counts
-from loader.plan.plan_dict import plan_from_made, record_maker
+from loader.plan.plan_dict import plan_from_made
 from loader.plan.plan_file import (
     HINT,
     MAX_PLAN_BYTES,
@@ -33,6 +33,7 @@ from loader.plan.plan_file import (
 )
 from loader.plan.plan_seal import Seal, head_text, read_seal
 from loader.plan.plan_split import record_batches
+from loader.plan.record_form import record_maker
 
 
 class SealedPlan:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.plan.canonical import canonical, encode
 from loader.plan.digest import block_digest, plan_digest
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, NotInSource, PendingId, Plan
 from loader.sandbox.server import SandboxOptions, serve_in_thread
@@ -193,7 +194,7 @@ def test_a_block_digest_is_its_heads_text_and_its_records_hashes_in_ref_order() 
         record("applicants", "applicant", f"A{n}", {"code": f"A{n}", "score": n / 4, "big": 2**70 + n})
         for n in reversed(range(7))))
     for one in (block, many, replace(block, records=())):
-        texts = [orjson.dumps(digests._canonical(digests._record(r)), option=orjson.OPT_SORT_KEYS)
+        texts = [orjson.dumps(canonical(digests._record(r)), option=orjson.OPT_SORT_KEYS)
                  for r in sorted(one.records, key=lambda r: r.ref)]
         head = orjson.dumps(digests._block_head(one), option=orjson.OPT_SORT_KEYS)
         expected = hashlib.sha256(head + b"".join(hashlib.sha256(t).digest() for t in texts)).hexdigest()
@@ -205,7 +206,7 @@ def test_the_plan_digest_is_its_head_with_the_block_digests_in_plan_order() -> N
 
     plan = _two_block_plan()
     digests_of_blocks = [block_digest(b) for b in plan.blocks]
-    head = orjson.dumps([digests.FORMULA, digests._canonical(digests._content_head(plan)), digests_of_blocks],
+    head = orjson.dumps([digests.FORMULA, canonical(digests._content_head(plan)), digests_of_blocks],
                         option=orjson.OPT_SORT_KEYS)
     assert plan_digest(plan) == "sha256:" + hashlib.sha256(head).hexdigest()
     assert plan_digest(plan, digests_of_blocks) == plan_digest(plan)
@@ -421,8 +422,6 @@ def test_keys_that_are_not_text_are_written_as_their_canonical_value() -> None:
 
 
 def test_floats_are_written_as_python_writes_them_not_as_orjson_does() -> None:
-    from loader.plan import digest as digests
-
     for number, text in ((1.5e-07, b"1.5e-07"), (1e16, b"10000000000000000"), (0.1, b"0.1"), (-2.5, b"-2.5"),
                          (1e300, str(int(1e300)).encode()), (float("inf"), b'{"$float":"inf"}')):
-        assert digests._encode(digests._canonical(number)) == text
+        assert encode(canonical(number)) == text

@@ -97,7 +97,10 @@ def test_each_field_is_of_one_kind_worked_out_once() -> None:
     assert [rules.kind(n) for n in ("name", CUSTOM, "subjects_awarded", "status", "exemption")] == [
         FieldKind.PLAIN, FieldKind.LABELS, FieldKind.REFERENCE, FieldKind.SPECIAL, FieldKind.SPECIAL]
     assert FieldRules(PROFILE.entity("credential")).kind("parent") is FieldKind.SPECIAL  # only_when
-    assert set(rules.kinds) == {"name", CUSTOM, "subjects_awarded", "status", "exemption"}
+    names = ("name", CUSTOM, "subjects_awarded", "status", "exemption")
+    handlers = [rules.handler(n) for n in names]
+    assert handlers[3] is handlers[4] and len(set(handlers)) == 4  # one handler a kind
+    assert set(rules.handlers) == set(names) and [rules.handler(n) for n in names] == handlers
 
 
 # ---- custom attributes, label by label -----------------------------------------------------

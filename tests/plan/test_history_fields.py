@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from loader.history.digests import Digester
 from loader.history.lines import FieldMark, HistoryLine, Owner, line_digest
 from loader.places import CellRef
-from loader.plan.history_fields import RecordContext, three_way_record
+from loader.plan.history_fields import three_way_record
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, FieldChange, RecordPlan
+from loader.plan.record_work import RecordContext
 from loader.plan.three_way import Policy
 from loader.profile import load_profile
 from loader.source.records import DesiredRecord
