@@ -12,10 +12,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-import sqlalchemy
 from helpers import postgres
 from helpers.faulty import closed_port
-from helpers.ooapi import TOKEN, URL_MAPPING, serving
+from helpers.feeds import TOKEN, URL_MAPPING, serving
 
 from loader import library
 from loader.cli import main
@@ -114,13 +113,10 @@ def postgres_url() -> Iterator[str]:
 
 def test_a_postgresql_query_is_planned_applied_and_planned_again_to_nothing(
         project: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = sqlalchemy.create_engine(postgres_url)
-    with engine.begin() as db:
-        db.exec_driver_sql("DROP TABLE IF EXISTS courses")
-        db.exec_driver_sql("CREATE TABLE courses (code text, title text, credit numeric(5,2), starts timestamp)")
-        db.exec_driver_sql("INSERT INTO courses VALUES ('INFO101', 'Databases', 7.50, '2027-02-01 00:00'), "
-                           "('INFO202', 'Networks', 5.00, '2027-03-01 00:00')")
-    engine.dispose()
+    postgres.run_sql(postgres_url, "DROP TABLE IF EXISTS courses",
+                     "CREATE TABLE courses (code text, title text, credit numeric(5,2), starts timestamp)",
+                     "INSERT INTO courses VALUES ('INFO101', 'Databases', 7.50, '2027-02-01 00:00'), "
+                     "('INFO202', 'Networks', 5.00, '2027-03-01 00:00')")
     monkeypatch.setenv("CURRICULUM_DB_URL", postgres_url)
     _mapping(project, 'sql: "SELECT code, title, credit, starts FROM courses"\n    url: {env: CURRICULUM_DB_URL}',
              "{code: code, name: title, custom_attributes: {Credit: {column: credit, type: string}, "

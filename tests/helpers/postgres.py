@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+import sqlalchemy
 
 SERVER_USER = "postgres"
 
@@ -99,3 +100,14 @@ def _run(command: list[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command[:6])} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def run_sql(url: str, *statements: str) -> None:
+    """Run `statements` on the cluster of `url` in one transaction (to make a test's tables)."""
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.begin() as db:
+            for statement in statements:
+                db.exec_driver_sql(statement)
+    finally:
+        engine.dispose()

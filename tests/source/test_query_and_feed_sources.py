@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.ooapi import TOKEN, URL_MAPPING, serving
+from helpers.feeds import TOKEN, URL_MAPPING, serving
 
 from loader.cli import main
 from loader.plan.incremental.reading import read_off_loop

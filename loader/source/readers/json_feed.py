@@ -5,7 +5,9 @@ JSONPath is the path language people already meet around JSON APIs (`$.items[*]`
 `-o jsonpath`, API testing tools), now an IETF standard; python-jsonpath follows the RFC, is typed
 and maintained, where jsonpath-ng implements an older, looser dialect of its own. Without
 `records:` a document that is a list gives one record per item and an object is one record; in
-JSON Lines (`.jsonl`, `.ndjson`) each line is a record (or holds them at `records:`).
+JSON Lines (`.jsonl`, `.ndjson`) each line is a record (or holds them at `records:`). A
+`records:` path that finds no record because it names a key no document has is an error; one
+that reaches an empty list reads no record (`records_found`).
 
 A mapping's column is a path from the record: a dotted path with indexes (`provider.name`,
 `offerings[0].code`; a step into a list goes into each item, so `offerings.code` finds every

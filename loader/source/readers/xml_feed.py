@@ -1,7 +1,9 @@
 """XML -> rows of cell values: from a file, a folder or glob (one file a learner, say), or a URL.
 
 Each element the `records:` path finds is a record (`xml_path`); each field's paths are
-evaluated from it, the first that finds a value giving it. An element's value is all the text
+evaluated from it, the first that finds a value giving it. A `records:` path that finds no
+element because it names one the document does not have is an error; one whose holder is there
+and empty reads no record (`records_found`). An element's value is all the text
 inside it with surrounding whitespace dropped (indentation is no value); an attribute's is its
 text as written. Several values are an error at the record unless the field collects them.
 

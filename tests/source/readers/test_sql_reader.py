@@ -8,7 +8,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-import sqlalchemy
 from helpers import postgres
 
 from loader.config import EnvRef
@@ -133,17 +132,13 @@ def test_database_values_follow_the_cell_rules() -> None:
 
 @pytest.fixture(scope="module")
 def postgres_units(postgres_url: str) -> str:
-    engine = sqlalchemy.create_engine(postgres_url)
-    with engine.begin() as db:
-        db.exec_driver_sql("DROP TABLE IF EXISTS units; DROP SEQUENCE IF EXISTS ids")
-        db.exec_driver_sql("CREATE SEQUENCE ids")
-        db.exec_driver_sql("CREATE TABLE units (unit_code text, credit_points numeric(6,2), weight numeric, "
-                           "starts timestamp, updated timestamptz, big int)")
-        db.exec_driver_sql(
-            "INSERT INTO units VALUES ('MATH1001', 6.00, 0.10000000000000000001, '2027-02-01 00:00', "
-            "'2027-02-01 09:30+00', 1), ('0851', 12.50, 2, '2027-03-01 08:15:30', NULL, 2)")
-        db.exec_driver_sql("INSERT INTO units (unit_code, big) SELECT 'U' || i, i FROM generate_series(3, 5000) i")
-    engine.dispose()
+    postgres.run_sql(
+        postgres_url, "DROP TABLE IF EXISTS units; DROP SEQUENCE IF EXISTS ids", "CREATE SEQUENCE ids",
+        "CREATE TABLE units (unit_code text, credit_points numeric(6,2), weight numeric, starts timestamp, "
+        "updated timestamptz, big int)",
+        "INSERT INTO units VALUES ('MATH1001', 6.00, 0.10000000000000000001, '2027-02-01 00:00', "
+        "'2027-02-01 09:30+00', 1), ('0851', 12.50, 2, '2027-03-01 08:15:30', NULL, 2)",
+        "INSERT INTO units (unit_code, big) SELECT 'U' || i, i FROM generate_series(3, 5000) i")
     return postgres_url
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from functools import partial
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from helpers.feeds import serving
 
 from loader.api.feeds import walk_pages
 from loader.errors import SheetError
@@ -189,16 +189,8 @@ class _Catalogue(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def catalogue() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Catalogue)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/xcri.xml"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(_Catalogue) as port:
+        yield f"http://127.0.0.1:{port}/xcri.xml"
 
 
 def test_a_url_is_read_as_a_file_is(tmp_path: Path, catalogue: str) -> None:

@@ -1,5 +1,6 @@
-"""A loopback server of the OOAPI v5 courses examples, two pages, for a request that carries the
-token: the paged URL feed the `json:` kind's tests read, through the command line and the Python API."""
+"""Feeds on loopback for the `json:` and `xml:` kinds' tests: a server of any handler on a free
+port, and the OOAPI v5 courses examples in two pages for a request that carries the token (the
+paged URL feed read through the command line and the Python API)."""
 
 from __future__ import annotations
 
@@ -22,16 +23,11 @@ sources:
     headers: {{Authorization: {{env: CATALOGUE_TOKEN}}}}
 entities:
   subjects:
-    entity: subject
-    source: catalogue
-    key: [code]
-    fields:
-      code: primaryCode.code
-      name: name[0].value
+    {{entity: subject, source: catalogue, key: [code], fields: {{code: primaryCode.code, name: "name[0].value"}}}}
 """
 
 
-class _Ooapi(BaseHTTPRequestHandler):
+class OoapiCourses(BaseHTTPRequestHandler):
     """Two OOAPI v5 pages of courses, for a request that carries the token."""
 
     def log_message(self, format: str, *args: object) -> None:
@@ -51,9 +47,9 @@ class _Ooapi(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving() -> Iterator[int]:
-    """The server running on a free loopback port (yielded), stopped at the end."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Ooapi)
+def serving(handler: type[BaseHTTPRequestHandler] = OoapiCourses) -> Iterator[int]:
+    """A server of `handler` running on a free loopback port (yielded), stopped at the end."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
