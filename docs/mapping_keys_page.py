@@ -17,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from generated_part import rewrite_or_check, with_part
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "mapping-keys.md"
 SCHEMA = ROOT / "schemas" / "mapping.schema.json"
@@ -151,20 +153,11 @@ def rendered(schema: Mapping[str, Any]) -> str:
 
 def current_page(text: str, schema: Mapping[str, Any] | None = None) -> str:
     """`text` (the page) with its generated part as the schema makes it now."""
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
-    return text[:start] + rendered(schema if schema is not None else load_schema()) + text[stop:]
+    return with_part(text, rendered(schema if schema is not None else load_schema()), BEGIN, END)
 
 
 def main(argv: list[str]) -> int:
-    text = PAGE.read_text(encoding="utf-8")
-    wanted = current_page(text)
-    if "--check" in argv:
-        if wanted != text:
-            print(f"{PAGE} is not current: run `python docs/mapping_keys_page.py`", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(wanted, encoding="utf-8")
-    return 0
+    return rewrite_or_check(PAGE, current_page(PAGE.read_text(encoding="utf-8")), "docs/mapping_keys_page.py", argv)
 
 
 if __name__ == "__main__":

@@ -4,19 +4,13 @@ it now, and every key in them says what it does."""
 from __future__ import annotations
 
 import copy
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.docs_scripts import docs_script
 
 
 def _page_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mapping_keys_page", ROOT / "docs" / "mapping_keys_page.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("mapping_keys_page")
 
 
 def test_the_committed_mapping_keys_page_is_current() -> None:
