@@ -14,6 +14,8 @@ import sys
 from functools import partial
 from pathlib import Path
 
+from generated_part import rewrite_or_check, with_part
+
 from loader.cli import COMMANDS, command_parsers
 
 PAGE = Path(__file__).resolve().parent / "commands.md"
@@ -34,20 +36,11 @@ def reference() -> str:
 
 def current_page(text: str) -> str:
     """`text` (the page) with its generated part as the parser makes it now."""
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
-    return text[:start] + reference() + text[stop:]
+    return with_part(text, reference(), BEGIN, END)
 
 
 def main(argv: list[str]) -> int:
-    text = PAGE.read_text(encoding="utf-8")
-    wanted = current_page(text)
-    if "--check" in argv:
-        if wanted != text:
-            print(f"{PAGE} is not current: run `python docs/commands_page.py`", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(wanted, encoding="utf-8")
-    return 0
+    return rewrite_or_check(PAGE, current_page(PAGE.read_text(encoding="utf-8")), "docs/commands_page.py", argv)
 
 
 if __name__ == "__main__":

@@ -3,19 +3,13 @@ option added, renamed or re-described without rerunning the script fails here.""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers.docs_scripts import docs_script
 
 
 def _page_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("commands_page", ROOT / "docs" / "commands_page.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("commands_page")
 
 
 def test_the_committed_commands_page_is_current() -> None:

@@ -51,6 +51,7 @@ class SessionSettings:
     """What an apply session was asked: MAPPING files (empty with a saved plan) and the checks."""
 
     mappings: tuple[Path, ...] = ()
+    select: tuple[str, ...] = ()  # --select: the blocks of `mappings` planned (none: every block)
     expected_digest: str | None = None
     partial: bool = False
     max_changes: MaxChanges | None = None
@@ -157,7 +158,8 @@ async def _make_plan(settings: SessionSettings, config: Config, env: Environment
     planned = await run_plan(list(settings.mappings), config=config, env=env, client=client,
                              progress=False if settings.quiet else None, history_opener=opener,
                              service_user_ids=env.service_user_ids,
-                             decisions=read_decisions(decisions_path(config.root)), today=date.today())
+                             decisions=read_decisions(decisions_path(config.root)), today=date.today(),
+                             select=settings.select)
     if settings.show is not None:
         settings.show(planned.plan)
     return planned.plan, planned.sources, opened[0] if opened else None

@@ -6,7 +6,8 @@ checking the inputs' fingerprints, the target environment and stale records; it 
 again; with --check-sources it reads the plan's sources again first and refuses where a record the
 plan writes would now differ (`loader.apply.source_check`). With MAPPING files and
 `--expect-digest sha256:…` it refuses, writing nothing, unless the plan it makes has that digest
-(the reviewed report's). `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json
+(the reviewed report's); `--select BLOCK` plans those blocks alone, as `plan --select` did for the
+digest reviewed. `--results FILE` (repeatable) writes results.xlsx (.xlsx) or results.json
 (.json). `--format json` prints one JSON document on stdout (the human text goes to stderr);
 `--format github` adds annotations and a job summary. The apply itself, and its journal in the
 environment's history (`--by NAME` says who applied), is `loader.apply.session`. An applied revert
@@ -32,6 +33,7 @@ from loader.apply.session import SessionOutcome, SessionSettings, apply_session,
 from loader.apply.source_check import check_sources
 from loader.commands.formats import add_format_argument
 from loader.commands.revert_decisions import record_planned_revert_decisions, record_revert_decisions
+from loader.commands.selection import add_select_argument, selected
 from loader.config import Config
 from loader.environments import open_environment
 from loader.errors import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, UsageError
@@ -51,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mapping files (default: the project's, mappings/**/*.yaml; or use --plan)",
     )
     parser.add_argument("--plan", metavar="PLAN.json", help="apply this plan (made by `loader plan --out`)")
+    add_select_argument(parser)
     parser.add_argument("--env", metavar="NAME", help="environment (default: default_environment, else sandbox)")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most (default 8)")
@@ -98,6 +101,7 @@ class ApplyRequest:
     output: str = "text"  # --format
     by: str | None = None  # --by: who applies, for the history's journal
     check_sources: bool = False  # --check-sources: a saved plan's sources read again first
+    select: tuple[str, ...] = ()  # --select: the blocks planned (none: every block)
 
 
 def request_from(args: argparse.Namespace) -> ApplyRequest:
@@ -118,6 +122,9 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
             "--expect-digest goes with MAPPING files: apply makes the plan afresh and checks its digest",
             hint="a saved plan is bound by its input fingerprints already; drop --expect-digest or --plan",
         )
+    if args.plan and selected(args):
+        raise UsageError("--select goes with MAPPING files: a saved plan holds the blocks it was made of",
+                         hint="drop --select, or apply the MAPPING files with --select")
     check = bool(getattr(args, "check_sources", False))
     if check and not args.plan:
         raise UsageError("--check-sources goes with --plan: a plan made now reads its sources anyway",
@@ -135,6 +142,7 @@ def request_from(args: argparse.Namespace) -> ApplyRequest:
         output=getattr(args, "format", "text"),
         by=getattr(args, "by", None),
         check_sources=check,
+        select=selected(args),
     )
 
 
@@ -196,7 +204,8 @@ def _record_shapes(config: Config, env_name: str, outcome: SessionOutcome) -> No
 
 def _settings(request: ApplyRequest) -> SessionSettings:
     return SessionSettings(
-        mappings=request.mappings, expected_digest=request.expected_digest, partial=request.partial,
+        mappings=request.mappings, select=request.select, expected_digest=request.expected_digest,
+        partial=request.partial,
         max_changes=request.max_changes, concurrency=request.concurrency, by=request.by,
         quiet=request.output == "json", confirm=None if request.yes else ask_to_apply,
         show=partial(_show_plan, quiet=request.output == "json"),

@@ -1,5 +1,7 @@
 """`loader plan MAPPING...`: read the inputs, fetch live data, show what would change.
 
+`--select BLOCK` (repeatable) plans those blocks alone (`loader.source.block_selection`).
+
 Writes the requested artifacts: `--out plan.json` (for `apply --plan`; mode 0600), `--report
 plan.md` (Markdown, deterministic, split into parts when long), `--html plan.html`.
 Exit codes: 1 when the plan has errors; with `--detailed-exitcode`, 2 when there are changes or a
@@ -17,11 +19,12 @@ from typing import TYPE_CHECKING
 
 from loader import event_loop
 from loader.commands.formats import add_format_argument, add_review_arguments, review_outputs
+from loader.commands.selection import add_select_argument, select_words, selected
 from loader.errors import EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError
 from loader.project import mappings_given_or_project
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from loader.config import Config, Environment
     from loader.history.digests import Digester
@@ -40,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mapping files (YAML), planned together (default: the project's, mappings/**/*.yaml)",
     )
     parser.add_argument("--env", metavar="NAME", help="environment of loader.yaml (default: its default, else sandbox)")
+    add_select_argument(parser)
     add_review_arguments(parser, REVIEW_OUTPUTS, "plan")
     parser.add_argument(
         "--detailed-exitcode", action="store_true",
@@ -59,6 +63,7 @@ class PlanRequest:
     detailed_exitcode: bool
     concurrency: int | None
     output: str = "text"  # --format
+    select: tuple[str, ...] = ()  # --select: the blocks planned (none: every block)
 
 
 def request_from(args: argparse.Namespace) -> PlanRequest:
@@ -73,6 +78,7 @@ def request_from(args: argparse.Namespace) -> PlanRequest:
         detailed_exitcode=args.detailed_exitcode,
         concurrency=args.concurrency,
         output=getattr(args, "format", "text"),
+        select=selected(args),
     )
 
 
@@ -87,7 +93,8 @@ def run(request: PlanRequest, config: Config) -> int:
     plan = plan_run.plan
     output = request.output
     if output != "json":
-        render(plan, apply_command=["loader", "apply", *map(str, request.mappings), "--env", plan.env_name])
+        render(plan, apply_command=["loader", "apply", *map(str, request.mappings), *select_words(request.select),
+                                    "--env", plan.env_name])
     log.info(
         "read %.2f s, fetched %.2f s (%s live records), diffed %.2f s; requests %s",
         plan_run.reading_s, plan_run.fetching_s, sum(plan_run.live_counts.values()), plan_run.diffing_s,
@@ -112,15 +119,16 @@ def _exit_code(request: PlanRequest, plan: Plan) -> int:
 
 async def _plan(request: PlanRequest, config: Config, env: Environment, opened: list[History | None]) -> PlanRun:
     return await plan_project(list(request.mappings), config, env, opened, concurrency=request.concurrency,
-                              progress=False if request.output == "json" else None)
+                              progress=False if request.output == "json" else None, select=request.select)
 
 
 async def plan_project(mappings: list[Path], config: Config, env: Environment, opened: list[History | None], *,
                        concurrency: int | None = None, progress: bool | None = None,
-                       given: Mapping[str, Source] | None = None) -> PlanRun:
+                       given: Mapping[str, Source] | None = None, select: Sequence[str] = ()) -> PlanRun:
     """The plan of `mappings` against `env`, as `loader plan` makes it (the history it opens put in
     `opened`, the project's decisions honoured as of today); the Python API's plan too, with the
-    sources `given` in place of named ones. The plan alone is kept (no records of the sources)."""
+    sources `given` in place of named ones; `select`: the blocks planned (none: all). The plan alone is
+    kept (no records of the sources)."""
     from datetime import date
 
     from loader.api.client import ApiClient
@@ -137,7 +145,7 @@ async def plan_project(mappings: list[Path], config: Config, env: Environment, o
         return await run_plan(mappings, config=config, env=env, client=client, progress=progress,
                               history_opener=opener, service_user_ids=env.service_user_ids,
                               decisions=read_decisions(decisions_path(config.root)), today=date.today(),
-                              keep_sources=False, given=given)
+                              keep_sources=False, given=given, select=select)
 
 
 def _write_artifacts(request: PlanRequest, plan: Plan, digester: Digester | None) -> None:

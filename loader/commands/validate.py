@@ -1,4 +1,5 @@
-"""`loader validate MAPPING...`: offline check of mapping files, sheets and every record."""
+"""`loader validate MAPPING...`: offline check of mapping files, sheets and every record
+(`--select BLOCK`: of those blocks alone; the mapping files are checked whole)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from loader.commands.formats import add_format_argument
+from loader.commands.selection import add_select_argument, selected
 from loader.commands.validate_text import MappingLines, console_for, print_finding
 from loader.config import Config
 from loader.errors import EXIT_ERROR, EXIT_OK
@@ -19,7 +21,8 @@ from loader.project import mappings_given_or_project
 from loader.report import mapping_tests
 from loader.report.finding_groups import source_findings
 from loader.report.formats import print_validate_output
-from loader.source.sources import SourceSet, read_sources
+from loader.source.block_selection import selected_blocks
+from loader.source.sources import SourceSet, load_mappings, read_sources
 from loader.words import plural
 
 
@@ -30,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--read-sources", action="store_true",
                         help="also read the sources that need a network or credentials (read by plan)")
+    add_select_argument(parser)
     add_format_argument(parser)
 
 
@@ -38,16 +42,17 @@ class ValidateRequest:
     mappings: tuple[Path, ...]
     output: str = "text"  # --format
     read_sources: bool = False  # --read-sources: also those that need a network or credentials
+    select: tuple[str, ...] = ()  # --select: the blocks checked (none: every block)
 
 
 def request_from(args: argparse.Namespace) -> ValidateRequest:
     mappings = mappings_given_or_project(args.mappings, getattr(args, "config", None))
-    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources)
+    return ValidateRequest(mappings, getattr(args, "format", "text"), args.read_sources, selected(args))
 
 
 def run(request: ValidateRequest, config: Config) -> int:
-    sources = read_sources(list(request.mappings), config.profile, online=request.read_sources,
-                           fetch=fetch_feed)
+    loaded = selected_blocks(load_mappings(list(request.mappings), config.profile), request.select).mappings
+    sources = read_sources(loaded, config.profile, online=request.read_sources, fetch=fetch_feed)
     tests = run_test_files(_test_files(request.mappings, config), config.profile)
     code = EXIT_ERROR if sources.has_errors or not all(t.passed for t in tests) else EXIT_OK
     if request.output != "json":

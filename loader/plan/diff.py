@@ -86,32 +86,30 @@ def plan_changes(
     history: History | None = None,
     service_user_ids: Sequence[str] = (),
     sheet_wins: SheetWins | None = None,
+    unselected: Mapping[str, Sequence[str]] | None = None,
 ) -> Plan:
     """The plan: per block, each desired record as create / update / unchanged with its findings.
 
     `history`: compared three-way against it (`loader.plan.history_pass`), once
     `loader.plan.history_checks` refused one of another database or behind the service
     (`service_user_ids`: the environment's own users); None, or a history with nothing recorded
-    yet: two-way. `sheet_wins`: the conflicts reviewers decided for the sheet.
+    yet: two-way. `sheet_wins`: the conflicts reviewers decided for the sheet. `unselected`: `Resolver`'s.
     """
     merged = merged_entries(blocks)
     entries, merge_findings, owner, _ = merged
     recorded = history if history is not None and history.started else None
     renumbering = plan_renumbering(blocks, entries, live, recorded)
     formers = None if recorded is None else FormerKeys(recorded, live, lambda entity: profile.entity(entity).key)
-    resolver = Resolver(entries, live, aliases=renumbering.aliases, released=renumbering.released, formers=formers)
+    resolver = Resolver(entries, live, aliases=renumbering.aliases, released=renumbering.released, formers=formers,
+                        unselected=unselected)
     clashes = _code_clashes(entries, resolver, profile)
     drafts = _plan_entries(entries, resolver, profile, merge_findings, clashes)
     planned = drafts.planned
     renumbering.formerly, renumbering.taken = resolver.former_hits, resolver.former_taken
     if renumbering.renamed_from or renumbering.findings or renumbering.formerly or renumbering.taken:
         renumbered(planned, drafts.linked, drafts.linked_at, entries, renumbering)
-    if drafts.linked:  # both keep the order of the records they are given
-        settled = block_dependents(refuse_cycles(drafts.linked, _reference_cells(entries, drafts.linked_at,
-                                                                                  resolver, profile)))
-        for ref, plan in settled.items():
-            for at in drafts.linked_at[ref]:
-                planned[at] = plan
+    if drafts.linked:
+        _settle_dependants(drafts, entries, resolver, profile)
     made = Plan(
         environment=header.environment,
         api_version=header.api_version,
@@ -146,16 +144,18 @@ def _block_plans(
     blocks: Sequence[BlockInput], resolver: Resolver, planned: Sequence[RecordPlan], owner: Sequence[Sequence[int]],
     matched: set[str],
 ) -> tuple[BlockPlan, ...]:
-    """Each block's plan: its records (by their places in `planned`), rows left out, live records not in source."""
+    """Each block's plan: its records (by their places in `planned`), rows left out, live records not
+    in source (none of an entity blocks not selected load: those may be theirs)."""
     first_block_of: dict[str, str] = {}
     for b in blocks:
-        first_block_of.setdefault(b.entity, b.block)
+        if b.entity not in resolver.unselected:
+            first_block_of.setdefault(b.entity, b.block)
     blocked_rows = [_blocked_rows(b, resolver, matched) for b in blocks]
     held = {row.live_id for rows in blocked_rows for row in rows if row.live_id}
     block_plans = []
     for index, b in enumerate(blocks):
         absent: tuple[NotInSource, ...] = ()
-        if first_block_of[b.entity] == b.block:
+        if first_block_of.get(b.entity) == b.block:
             absent = tuple(
                 NotInSource(tuple(key_text(rec.get(f)) for f in b.key_fields), str(rec.get("id")))
                 for rec in resolver.live_records(b.entity)
@@ -172,6 +172,16 @@ def _block_plans(
             )
         )
     return tuple(block_plans)
+
+
+def _settle_dependants(drafts: _Drafts, entries: Sequence[Entry], resolver: Resolver, profile: Profile) -> None:
+    """The records that depend on another or have findings settled in `drafts.planned`: reference
+    cycles refused, the dependants of records with errors blocked (both keep the records' order)."""
+    settled = block_dependents(refuse_cycles(drafts.linked, _reference_cells(entries, drafts.linked_at,
+                                                                              resolver, profile)))
+    for ref, plan in settled.items():
+        for at in drafts.linked_at[ref]:
+            drafts.planned[at] = plan
 
 
 def _blocked_rows(b: BlockInput, resolver: Resolver, matched: set[str]) -> tuple[BlockedRow, ...]:

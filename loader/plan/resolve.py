@@ -96,12 +96,15 @@ class Resolver:
     def __init__(self, entries: Sequence[Entry], live: Mapping[str, Sequence[LiveRecord]], *,
                  aliases: Mapping[tuple[str, tuple[str, ...]], Mapping[Any, LiveRecord]] | None = None,
                  released: Mapping[tuple[str, tuple[str, ...]], Collection[Any]] | None = None,
-                 formers: FormerLookup | None = None):
+                 formers: FormerLookup | None = None, unselected: Mapping[str, Sequence[str]] | None = None):
         """`aliases`: per live index (entity, fields), keys that match another live record (a
         renumbered record answers to its new key); `released`: keys that no longer match their live
         record (a key renumbered away that a new record of the plan reuses); `formers`: the live
-        record that had a key before (renumbered in an earlier cycle), for a reference to it."""
+        record that had a key before (renumbered in an earlier cycle), for a reference to it;
+        `unselected`: per entity, the blocks `--select` left out (`loader.source.block_selection`): a
+        reference not resolved names them, and no live record of theirs is "not in source"."""
         self._aliases = aliases or {}
+        self.unselected = unselected or {}
         self._released = released or {}
         self._formers = formers
         # references to a key a live record had before, by (entity, exact key): that record's key now;
@@ -302,6 +305,11 @@ class Resolver:
         close = folded[0] if folded else closest(wanted, sorted(candidates))
         if close is not None:
             message += f"; did you mean {close!r}?"
+        left_out = self.unselected.get(ref.entity)
+        if left_out:  # the record may be one a block not selected would create in this plan
+            blocks = ", ".join(left_out)
+            message += (f"; if block {blocks} creates it, select that block too (--select {left_out[0]})"
+                        if len(left_out) == 1 else f"; if one of the blocks {blocks} creates it, select it too")
         return message
 
     def near_duplicate(self, entry: Entry) -> LiveRecord | None:

@@ -49,6 +49,7 @@ from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
 from loader.profile import Profile
 from loader.source.block_records import BlockRecords
+from loader.source.block_selection import selected_blocks
 from loader.source.drift import drift_findings
 from loader.source.mapping import LoadedMapping
 from loader.source.named_sources import with_given
@@ -92,6 +93,7 @@ async def run_plan(
     today: date | None = None,
     keep_sources: bool = True,
     given: Mapping[str, Source] | None = None,
+    select: Sequence[str] = (),
 ) -> PlanRun:
     """The plan for `mapping_paths` against the environment `client` talks to, with timings and request
     counts (for the plan command's -v and the benchmark).
@@ -102,6 +104,7 @@ async def run_plan(
     `decisions`: reviewers' decisions honoured as of `today` (no clock here). `keep_sources=False`:
     each part's records are let go of once planned (`PlanRun.sources` without records). `given`:
     sources read in place of the mappings' named sources of those names (the Python API's tables).
+    `select`: the blocks planned, as `--select` names them (`loader.source.block_selection`); none: all.
     """
     profile = config.profile
     started = time.perf_counter()
@@ -112,12 +115,13 @@ async def run_plan(
         mappings = load_mappings([Path(p) for p in mapping_paths], profile)
         if given:
             mappings = with_given(mappings, given)
+        mappings, unselected = selected_blocks(mappings, select)  # a usage error before any request
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child))
         opening = asyncio.create_task(_opened(history, history_opener, mappings))
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
-                             _Deciding(decisions, today), keep_sources)
+                             _Deciding(decisions, today), keep_sources, unselected)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
     plan = await _described(plan, done.history, config, client)
     plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
@@ -236,10 +240,12 @@ async def _diffed(
     reading: asyncio.Task[_Read], opening: asyncio.Task[History | None],
     collections: LiveCollections, config: Config, env: Environment, client: ApiClient,
     service_user_ids: Sequence[str], deciding: _Deciding, keep_sources: bool,
+    unselected: Mapping[str, Sequence[str]],
 ) -> _Diffed:
     """The sources once read, and each part planned (with a `history`, three-way) as soon as its
     collections are in; when one side fails (a missing mapping file, the service refusing, a history
-    refused), the rest is stopped quietly and it is raised. `keep_sources`: see `run_plan`."""
+    refused), the rest is stopped quietly and it is raised. `keep_sources`: see `run_plan`;
+    `unselected`: the blocks `--select` left out, by entity (`plan_changes`)."""
     planning: list[asyncio.Task[Plan]] = []
     try:
         history = await opening
@@ -267,7 +273,7 @@ async def _diffed(
         sheet_wins = None
         if history is not None and history.started:  # nothing recorded yet: two-way
             sheet_wins = deciding.sheet_wins(history, env.name)
-        diffing = PartDiffing(blocks, config.profile, header, history, service_user_ids, sheet_wins)
+        diffing = PartDiffing(blocks, config.profile, header, history, service_user_ids, sheet_wins, unselected)
         del blocks
         planning += [asyncio.create_task(diffing.part(part, collections)) for part in parts]
         plans = await asyncio.gather(*planning)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loader.history.store import History
@@ -28,13 +28,14 @@ class PartDiffing:
 
     def __init__(self, blocks: Sequence[BlockInput], profile: Profile, header: PlanHeader,
                  history: History | None = None, service_user_ids: Sequence[str] = (),
-                 sheet_wins: SheetWins | None = None):
-        """`history`, `service_user_ids`, `sheet_wins`: as `plan_changes` takes them. `blocks` are
-        held here until their part is planned (the caller may hold them too)."""
+                 sheet_wins: SheetWins | None = None, unselected: Mapping[str, Sequence[str]] | None = None):
+        """`history`, `service_user_ids`, `sheet_wins`, `unselected`: as `plan_changes` takes them.
+        `blocks` are held here until their part is planned (the caller may hold them too)."""
         self._blocks: list[BlockInput | None] = list(blocks)
         self._history = history
         self._service_user_ids = service_user_ids
         self._sheet_wins = sheet_wins
+        self._unselected = unselected
         self._profile = profile
         self._header = header
         self._one_at_a_time = asyncio.Lock()
@@ -63,7 +64,8 @@ class PartDiffing:
             if rule is not None:
                 self.people[block.block] = live_people(live.get(block.entity, ()), rule.match, block.key_fields)
         plan = plan_changes(blocks, live, self._profile, header=self._header, history=self._history,
-                            service_user_ids=self._service_user_ids, sheet_wins=self._sheet_wins)
+                            service_user_ids=self._service_user_ids, sheet_wins=self._sheet_wins,
+                            unselected=self._unselected)
         self.seconds += time.perf_counter() - started
         return plan
 
