@@ -12,26 +12,29 @@ scored with rapidfuzz's normalised similarity, so a small typo still scores high
 case-folded.
 
 Matching never looks at every pair: people are indexed by date of birth and by e-mail, and a row is
-scored only against the people sharing one of them (or its swapped date), which are the only ones
-the rule can call the same. The result names fields and a score, never a value: reports show it.
+judged only against the people sharing its e-mail, and those sharing its date of birth whose names
+score at the threshold (rapidfuzz scores a date's block in one call): the only ones the rule can call
+the same. The result names fields and a score, never a value: reports show it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
 from typing import Any, NamedTuple
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 DATE_OF_BIRTH = "date_of_birth"
 EMAIL = "email_address"
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PUNCTUATION = "-‐‑‒–—'’`.,_/"
+_EPSILON = 1e-9  # below a threshold in percent: rapidfuzz's cutoff must not drop a score the threshold takes
 
 
 class Person(NamedTuple):
@@ -82,6 +85,9 @@ def fold_names(parts: Iterable[Any]) -> str:
 
 def _iso_date(value: Any) -> str | None:
     """A date of birth as compared: ISO YYYY-MM-DD (a text's first ten characters in that shape)."""
+    if type(value) is str:  # the common case, first: one call per live record
+        text = value.strip()[:10]
+        return text if _ISO_DATE.fullmatch(text) else None
     if isinstance(value, datetime):
         return value.date().isoformat()
     if isinstance(value, date):
@@ -94,9 +100,10 @@ def _iso_date(value: Any) -> str | None:
 
 def person_of(record: Mapping[str, Any], name_fields: Sequence[str]) -> Person:
     """`record`'s fields as the rule reads them (`name_fields`: the match fields that are names)."""
-    email = record.get(EMAIL)
+    get = record.get
+    email = get(EMAIL)
     return Person(
-        fold_names([record.get(f) for f in name_fields]),
+        fold_names([get(f) for f in name_fields]),
         email.strip().casefold() or None if isinstance(email, str) else None,
         _iso_date(record.get(DATE_OF_BIRTH)),
     )
@@ -126,11 +133,17 @@ def live_people(records: Iterable[Mapping[str, Any]], match: Sequence[str], key_
 
 
 def resemblance(new: Person, other: Person, threshold: float) -> tuple[tuple[str, ...], float] | None:
-    """(the fields that agreed, the name score) when the rule calls `new` and `other` the same, else None."""
+    """(the fields that agreed, the name score) when the rule calls `new` and `other` the same, else None.
+
+    Without an equal e-mail or date of birth the rule cannot hold, so the names are not scored; with
+    only the date equal, only a score at the threshold counts, so rapidfuzz may stop short of it."""
     email = new.email is not None and new.email == other.email
-    score = fuzz.ratio(new.names, other.names) / 100 if new.names and other.names else 0.0
-    names = score >= threshold
     born = new.born is not None and new.born == other.born
+    if not (email or born):
+        return None  # a swapped date counts only with an equal e-mail
+    cutoff = 0.0 if email else threshold * 100 - _EPSILON
+    score = fuzz.ratio(new.names, other.names, score_cutoff=cutoff) / 100 if new.names and other.names else 0.0
+    names = score >= threshold
     swapped = not born and email and other.born is not None and new.swapped == other.born
     if not ((born and (email or names)) or (email and names) or swapped):
         return None
@@ -147,45 +160,58 @@ def resemblance(new: Person, other: Person, threshold: float) -> tuple[tuple[str
 
 
 class _Index:
-    """People by date of birth and by e-mail: the only people the rule can call the same as a row."""
+    """People by date of birth and by e-mail: the only people the rule can call the same as a row.
+
+    A row is compared one by one with the people of its e-mail (the rule may hold for them without
+    similar names, or with a swapped date, which counts only with the e-mail); of the people of its
+    date of birth only those whose names score at the threshold can be the same, and rapidfuzz finds
+    them over the whole block in one call. Each candidate is then judged by `resemblance`.
+    """
 
     def __init__(self, people: Sequence[Person] = ()) -> None:
         self.people: list[Person] = list(people)
-        self._by_born: dict[str, list[int]] = {}
-        self._by_email: dict[str, list[int]] = {}
-        by_born, by_email = self._by_born, self._by_email
-        for at, person in enumerate(self.people):  # `add`, without a call per person
-            if person.born is not None:
-                by_born.setdefault(person.born, []).append(at)
-            if person.email is not None:
-                by_email.setdefault(person.email, []).append(at)
+        by_born: defaultdict[str | None, list[int]] = defaultdict(list)
+        names: defaultdict[str | None, list[str]] = defaultdict(list)
+        by_email: defaultdict[str | None, list[int]] = defaultdict(list)
+        for at, (folded, email, born) in enumerate(self.people):  # `add`, without a call per person
+            by_born[born].append(at)
+            names[born].append(folded)
+            by_email[email].append(at)
+        for index in (by_born, names, by_email):
+            index.pop(None, None)
+        self._by_born: dict[str | None, list[int]] = dict(by_born)
+        self._names: dict[str | None, list[str]] = dict(names)  # the names of `_by_born`'s people, in its order
+        self._by_email: dict[str | None, list[int]] = dict(by_email)
 
     def add(self, person: Person) -> None:
         at = len(self.people)
         self.people.append(person)
         if person.born is not None:
             self._by_born.setdefault(person.born, []).append(at)
+            self._names.setdefault(person.born, []).append(person.names)
         if person.email is not None:
             self._by_email.setdefault(person.email, []).append(at)
 
-    def candidates(self, person: Person) -> list[int]:
-        """The positions of the people sharing `person`'s date of birth (or its swap) or e-mail, in order."""
-        found = [*self._by_born.get(person.born, ())] if person.born is not None else []
-        swapped = person.swapped if person.email is not None else None  # a swap counts only with the e-mail
-        if swapped is not None:
-            found += self._by_born.get(swapped, ())
-        if person.email is not None:
-            found += self._by_email.get(person.email, ())
-        return sorted(set(found)) if len(found) > 1 else found
+    def candidates(self, person: Person, threshold: float) -> list[int]:
+        """The positions, in order, of the people the rule may call the same as `person`."""
+        found = self._by_email.get(person.email, []) if person.email is not None else []
+        block = self._names.get(person.born) if person.born is not None and person.names else None
+        if block:
+            born = self._by_born[person.born]
+            hits = process.extract(person.names, block, scorer=fuzz.ratio, limit=None,
+                                   score_cutoff=threshold * 100 - _EPSILON)
+            if hits:
+                return sorted({*found, *(born[index] for _, _, index in hits)})
+        return found
 
     def best(self, person: Person, threshold: float, earlier: bool) -> Resemblance | None:
-        best: Resemblance | None = None
+        best: tuple[int, tuple[str, ...], float] | None = None
         people = self.people
-        for at in self.candidates(person):
+        for at in self.candidates(person, threshold):
             found = resemblance(person, people[at], threshold)
-            if found is not None and (best is None or found[1] > best.score):
-                best = Resemblance(at, earlier, *found)
-        return best
+            if found is not None and (best is None or found[1] > best[2]):
+                best = (at, *found)
+        return None if best is None else Resemblance(best[0], earlier, best[1], best[2])
 
 
 def find_duplicates(new: Sequence[Person], live: Sequence[Person], threshold: float) -> list[Resemblance | None]:
