@@ -49,16 +49,15 @@ from loader.plan.mapping_tests.draft_test import draft_tests
 from loader.profile import Profile
 from loader.source.draft import (
     DraftBlock,
-    Sample,
     clear_guess,
     draft_block,
     draftable_entities,
     is_pulled,
     rank_entities,
-    sample_of,
 )
 from loader.source.draft_pulled import pulled_ids_of, refs_by_pulled_ids
 from loader.source.draft_records import read_tree, with_paths
+from loader.source.draft_sample import Sample, sample_of
 from loader.source.draft_yaml import render_draft
 from loader.source.readers import SheetData, has_sheets, limits, read_sheet, sheet_names
 from loader.source.readers.csv import windows_1252_likely

@@ -9,16 +9,12 @@ here are only counted), errors and warnings with their places, then the changes 
 records of every block (its source file named once): the mapping lines that made them with how
 many records each changed, the updates as one row per record with only `field: old → new`, the
 records dropped from the source, the records and rows blocked by errors with why; and only then
-the creates of every block: a profile of each field (its mapping line, records with a value,
-empty, distinct values, the longest) and, folded in <details>, one row per record with a column
-per field, at most CREATE_COLUMNS columns (the fields past them a line each in one cell), so a
-pull-request comment shows the table whole. So no update of a live record is ever behind a
-create. The count table has only the columns some block has; the changes by mapping line carry a
-text bar each. Other tables over FOLD_OVER rows are folded in <details>.
-Values longer than CELL_LIMIT are cut with the marker `…✂` (plan.json and the HTML report hold
-them whole). Every value is escaped: in code spans (pipes escaped, backticks replaced) or as plain
-text with Markdown and HTML specials escaped, control characters shown as escapes, so no cell can
-break its table or inject HTML, links or a comment into a pull request.
+the creates of every block (`loader.report.markdown_creates`: a profile of each field and, folded
+in <details>, one row per record). So no update of a live record is ever behind a create. The
+count table has only the columns some block has; the changes by mapping line carry a text bar
+each. Other tables over FOLD_OVER rows are folded in <details>. Every value is escaped and cut
+short as `loader.report.markdown_text` says (plan.json and the HTML report hold them whole), so no
+cell can break its table or inject HTML, links or a comment into a pull request.
 
 A report longer than a pull-request comment allows (65,536 characters) is split into two parts
 (plan.md, plan.part2.md), each complete Markdown, the summary in the first; never more: the rows
@@ -36,24 +32,22 @@ from pathlib import Path
 
 from loader.files.safe_write import write_text
 from loader.plan.digest import shown_digest
-from loader.plan.masking import HIDDEN, masked_plan
+from loader.plan.masking import masked_plan
 from loader.plan.model import BlockPlan, Plan, RecordPlan
+from loader.report.markdown_creates import create_tables
 from loader.report.markdown_parts import Table, fixed_size, layout, trimmable_size, trimmed
+from loader.report.markdown_text import MESSAGE_LIMIT, cell, code, diff_value
 from loader.report.references import named_references
-from loader.report.rules import SAMPLE_SIZE, RuleGroup, rule_groups, sample
+from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
     COUNT_NAMES,
     block_source,
     blocked_reason,
     blocked_records,
-    cell_text,
     clean,
     conflicts_of,
     count_values,
     counts,
-    create_columns,
-    create_values,
-    creates,
     cut,
     dropped_rows,
     findings_count,
@@ -70,16 +64,11 @@ from loader.report.view import (
     totals,
     updates,
     updates_words,
-    value_text,
 )
-from loader.words import plural
 
 PART_LIMIT = 65_536
 FOLD_OVER = 20  # rows of a table above which it is folded in <details>
-CREATE_COLUMNS = 6  # the creates table's columns at most: row, four fields, the other fields in one
 BAR_WIDTH = 20  # the longest bar of the changes by mapping line, in characters
-CELL_LIMIT = 200  # characters of one value in a cell; longer ones end in the cut marker
-MESSAGE_LIMIT = 1_000  # characters of a finding's message in a cell
 _RESERVE = 1_024  # room kept in each part for its heading and the list of parts
 _ROW = "row "
 MAX_PARTS = 2  # a report of any size: at most this many parts (contract section 7)
@@ -122,7 +111,7 @@ def _tables(plan: Plan) -> list[Table]:
     existing = [t for block in plan.blocks for t in _existing_tables(block, named)]
     if existing:
         tables += [replace(existing[0], lead="## Changes to existing records\n\n" + existing[0].lead), *existing[1:]]
-    made = [t for block in plan.blocks for t in _create_tables(block, named)]
+    made = [t for block in plan.blocks for t in _led(create_tables(block, _name(block)), block, named)]
     if made:
         tables += [replace(made[0], lead="## Creates\n\n" + made[0].lead), *made[1:]]
     return tables
@@ -156,22 +145,22 @@ def write_markdown(plan: Plan, path: Path, *, limit: int = PART_LIMIT) -> list[P
 
 
 def _part_heading(plan: Plan, n: int, names: list[str]) -> str:
-    title = f"# Plan for `{_code(plan.environment)}`"
+    title = f"# Plan for `{code(plan.environment)}`"
     if len(names) == 1:
         return f"{title}\n\n"
     if n == 1:
         shown = names if len(names) <= 6 else [*names[:2], "…", names[-1]]
-        listed = ", ".join(name if name == "…" else f"`{_code(name)}`" for name in shown)
+        listed = ", ".join(name if name == "…" else f"`{code(name)}`" for name in shown)
         return f"{title} (part 1 of {len(names)})\n\nThis report is split into {listed}.\n\n"
-    return f"{title} (part {n} of {len(names)})\n\nThe summary is in `{_code(names[0])}`.\n\n"
+    return f"{title} (part {n} of {len(names)})\n\nThe summary is in `{code(names[0])}`.\n\n"
 
 
 def _summary(plan: Plan, digest: str) -> str:
     t = totals(plan)
     renumbers = f"{t.renumber} to renumber, " if t.renumber else ""
     lines = [
-        f"- Environment: `{_code(plan.environment)}` (loader environment `{_code(plan.env_name)}`)",
-        f"- API version: `{_code(plan.api_version or 'unknown')}`",
+        f"- Environment: `{code(plan.environment)}` (loader environment `{code(plan.env_name)}`)",
+        f"- API version: `{code(plan.api_version or 'unknown')}`",
         f"- Plan digest: `{digest}` (what `loader apply --expect-digest` takes)",
         f"- Result: **{renumbers}{t.create} to create, {t.update} to update**, "
         + summary_words(t).split(" to update, ", 1)[1],
@@ -182,9 +171,9 @@ def _summary(plan: Plan, digest: str) -> str:
     lines += ["| block | entity | " + " | ".join(COUNT_NAMES[n] for n in kept) + " |", "|---|---|" + "--:|" * len(kept)]
     for block, row in zip(plan.blocks, rows, strict=True):
         values = " | ".join(f"{row[n]:,}" for n in kept)
-        lines.append(f"| {_cell(block.name)} | {_cell(block.entity)} | {values} |")
+        lines.append(f"| {cell(block.name)} | {cell(block.entity)} | {values} |")
     lines += ["", "<details><summary>Input fingerprints</summary>", "", "| input | sha256 |", "|---|---|"]
-    lines += [f"| `{_code(relative(path))}` | `{_code(digest.removeprefix('sha256:')[:16])}…` |"
+    lines += [f"| `{code(relative(path))}` | `{code(digest.removeprefix('sha256:')[:16])}…` |"
               for path, digest in sorted(plan.fingerprints.items())]
     lines += ["", "</details>", ""]
     if not plan.has_changes and not plan.has_errors:
@@ -196,7 +185,7 @@ def _findings_tables(plan: Plan, severity: str, title: str) -> list[Table]:
     found = findings_of(plan, severity)
     if not found:
         return []
-    rows = [f"| {_cell(where)} | {_cell(cut(message, MESSAGE_LIMIT))} |\n" for where, message, _ in found]
+    rows = [f"| {cell(where)} | {cell(cut(message, MESSAGE_LIMIT))} |\n" for where, message, _ in found]
     fold = f"{len(found)} {title.lower()}" if len(found) > FOLD_OVER else None
     return [Table(f"## {title} ({findings_count(found)})\n\n", f"## {title}, continued\n\n",
                   "| where | what |\n|---|---|\n", rows, fold, trim=True, what=title.lower())]
@@ -207,7 +196,7 @@ def _conflict_tables(plan: Plan) -> list[Table]:
     found, seen = conflicts_of(plan)
     if not found and not seen:
         return []
-    rows = [f"| {_cell(where)} | {_cell(cut(text, MESSAGE_LIMIT))} |\n" for where, text in found]
+    rows = [f"| {cell(where)} | {cell(cut(text, MESSAGE_LIMIT))} |\n" for where, text in found]
     before = f"{seen} shown before (unchanged since).\n\n" if seen else ""
     return [Table(f"## Conflicts ({len(found) + seen})\n\nEach field held (not written); the record's other changes "
                   f"go ahead.\n\n{before}", "## Conflicts, continued\n\n", "| record | what |\n|---|---|\n", rows,
@@ -220,11 +209,11 @@ def _lead(block: BlockPlan, named: set[str]) -> str:
     if block.name in named:
         return heading
     named.add(block.name)
-    return heading + f"`{_code(block_source(block))}`: {summary_words(counts(block))}\n\n"
+    return heading + f"`{code(block_source(block))}`: {summary_words(counts(block))}\n\n"
 
 
 def _name(block: BlockPlan) -> str:
-    return f"{_cell(block.name)} ({_cell(block.entity)})"
+    return f"{cell(block.name)} ({cell(block.entity)})"
 
 
 def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
@@ -256,7 +245,7 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
 def _dropped_table(block: BlockPlan, name: str) -> Table:
     """The records this block loaded before that its sheet no longer names (those not shown before)."""
     listed = dropped_rows(block)
-    rows = [f"| `{_code(d.key)}` | {_cell(d.name)} | `{_code(d.id)}` | {_cell(d.last_loaded)} | {_cell(d.outcome)} |\n"
+    rows = [f"| `{code(d.key)}` | {cell(d.name)} | `{code(d.id)}` | {cell(d.last_loaded)} | {cell(d.outcome)} |\n"
             for d in listed]
     before = len(block.dropped) - len(listed)
     return Table(
@@ -270,108 +259,35 @@ def _dropped_table(block: BlockPlan, name: str) -> Table:
 
 def _blocked_table(block: BlockPlan, name: str, blocked: Sequence[RecordPlan]) -> Table:
     """The records and rows blocked by errors, with why."""
-    rows = [f"| {_cell(row_cell(r, block))} | `{_code(label(r))}` | "
-            f"{_cell(cut(blocked_reason(r), MESSAGE_LIMIT))} |\n" for r in blocked]
-    rows += [f"| {_cell(short_place(b.source, block).removeprefix(_ROW))} | `{_code(key_label(b.key))}` | "
-             f"{_cell(cut(row_reason(b), MESSAGE_LIMIT))} |\n" for b in block.blocked_rows]
+    rows = [f"| {cell(row_cell(r, block))} | `{code(label(r))}` | "
+            f"{cell(cut(blocked_reason(r), MESSAGE_LIMIT))} |\n" for r in blocked]
+    rows += [f"| {cell(short_place(b.source, block).removeprefix(_ROW))} | `{code(key_label(b.key))}` | "
+             f"{cell(cut(row_reason(b), MESSAGE_LIMIT))} |\n" for b in block.blocked_rows]
     return Table(f"#### Blocked by errors ({len(rows)})\n\n", f"#### {name}: blocked, continued\n\n",
                  "| row | record | why |\n|---|---|---|\n", rows, _fold(len(rows), "blocked"), trim=True,
                  what="blocked records")
 
 
-def _create_tables(block: BlockPlan, named: set[str]) -> list[Table]:
-    """The creates by field (a profile of each), then every create (when they are cut short, a sample
-    of them all follows)."""
-    made = creates(block)
-    if not made:
-        return []
-    name = _name(block)
-    groups = [g for g in rule_groups(block, profiles=True) if g.kind == "create"]
-    rows = [_profile_row(g) for g in groups]
-    tables = [Table(f"#### Creates by field ({plural(len(made), 'record')})\n\n",
-                    f"#### {name}: creates by field, continued\n\n",
-                    "| mapping line | rule | with a value | empty | distinct | longest |\n|---|---|--:|--:|--:|---|\n",
-                    rows, None)]
-    fields = create_columns(made)
-    with_notes = any(notes(r) for r in made)
-    rest = len(fields) > CREATE_COLUMNS - 1 or with_notes  # the other fields (and notes) in one column
-    columns = fields[:CREATE_COLUMNS - 2] if rest else fields
-    others = "<br>".join([*(_cell(clean(c)) for c in fields[len(columns):]), *(["notes"] if with_notes else [])])
-    head = "| row | " + " | ".join(_cell(clean(c)) for c in columns) + (f" | {others} |" if rest else " |")
-    head += "\n|--:|" + "---|" * (len(columns) + rest) + "\n"
-    rest_fields = fields[len(columns):] if rest else []
-    rows = [_create_row(r, block, columns, rest_fields, rest) for r in made]
-    shown = sample(made) if len(made) > SAMPLE_SIZE else []
-    when_trimmed = "".join([
-        f"A sample of {len(shown)} of all {len(made):,} (those with the smallest hashes of their keys):\n\n", head,
-        *(_create_row(r, block, columns, rest_fields, rest) for r in shown), "\n"]) if shown else ""
-    tables.append(Table(f"#### Creates ({len(made)})\n\n", f"#### {name}: creates, continued\n\n", head, rows,
-                        f"{plural(len(made), 'record')} to create", trim=True,
-                        what="records to create", when_trimmed=when_trimmed))
-    return [replace(tables[0], lead=_lead(block, named)), *tables[1:]]
+def _led(tables: list[Table], block: BlockPlan, named: set[str]) -> list[Table]:
+    """The block's tables, the first led by the block's heading (`_lead`)."""
+    return [replace(tables[0], lead=_lead(block, named)), *tables[1:]] if tables else []
 
 
 def _group_row(group: RuleGroup, most: int) -> str:
     """A mapping line's row: its records changed, as a number and as a bar beside the others'."""
-    where = f"`{_code(group.place)}`" if group.place else ""
-    example = ", ".join(f"`{_code(label(r))}`" for r in group.sample(3))
+    where = f"`{code(group.place)}`" if group.place else ""
+    example = ", ".join(f"`{code(label(r))}`" for r in group.sample(3))
     bar = "█" * max(1, round(BAR_WIDTH * len(group.records) / most))
-    return f"| {where} | {_cell(group.text)} | {len(group.records):,} | {bar} | {example} |\n"
-
-
-def _profile_row(group: RuleGroup) -> str:
-    where = f"`{_code(group.place)}`" if group.place else ""
-    profile = group.profile
-    if profile is None:
-        return f"| {where} | {_cell(group.text)} | {len(group.records):,} |  |  |  |\n"
-    distinct = HIDDEN if profile.distinct is None else f"{profile.distinct:,}"
-    longest = f"`{_code(cut(profile.longest, CELL_LIMIT))}`" if profile.longest else ""
-    return (f"| {where} | {_cell(group.text)} | {profile.with_value:,} | {profile.empty:,} | {distinct} | "
-            f"{longest} |\n")
+    return f"| {where} | {cell(group.text)} | {len(group.records):,} | {bar} | {example} |\n"
 
 
 def _fold(n: int, what: str) -> str | None:
     return f"{n} {what}" if n > FOLD_OVER else None
 
 
-def _create_row(record: RecordPlan, block: BlockPlan, columns: list[str], rest_fields: list[str], rest: bool) -> str:
-    """A create's row: a cell per column (a masked value stays in its column), then, with `rest`, the
-    values of `rest_fields` a line each in the header's order (`–` for none) and its notes, in one cell."""
-    values = create_values(record)
-    cells = [_value_cell(values[c].new) if c in values else "" for c in columns]
-    if rest:
-        lines = [(_value_cell(values[c].new) if c in values else "") or "–" for c in rest_fields]
-        lines += [_cell(cut(n, MESSAGE_LIMIT)) for n in notes(record)]
-        cells.append("<br>".join(lines))
-    return f"| {_cell(row_cell(record, block))} | " + " | ".join(cells) + " |\n"
-
-
 def _update_row(record: RecordPlan, block: BlockPlan) -> str:
-    parts = [f"{_cell(clean(c.field))}: {_diff_value(c.old)} → {_diff_value(c.new)}" for c in record.changes]
-    parts += [_cell(cut(n, MESSAGE_LIMIT)) for n in notes(record)]
-    return f"| {_cell(row_cell(record, block))} | `{_code(label(record))}` | " + "<br>".join(parts) + " |\n"
+    parts = [f"{cell(clean(c.field))}: {diff_value(c.old)} → {diff_value(c.new)}" for c in record.changes]
+    parts += [cell(cut(n, MESSAGE_LIMIT)) for n in notes(record)]
+    return f"| {cell(row_cell(record, block))} | `{code(label(record))}` | " + "<br>".join(parts) + " |\n"
 
 
-def _value_cell(value: object) -> str:
-    if value == HIDDEN:
-        return HIDDEN
-    text = cell_text(value)
-    return f"`{_code(cut(text, CELL_LIMIT))}`" if text else ""
-
-
-def _diff_value(value: object) -> str:
-    text = value_text(value)
-    return text if text == HIDDEN else f"`{_code(cut(text, CELL_LIMIT))}`"
-
-
-def _code(text: str) -> str:
-    """Text inside `code` spans: backticks and pipes cannot close the span or the table cell; one line."""
-    return clean(text).replace("`", "'").replace("|", "\\|")
-
-
-def _cell(text: str) -> str:
-    """Plain text in a table cell, with Markdown and HTML specials escaped; one line."""
-    out = clean(text).replace("\\", "\\\\").replace("|", "\\|")
-    for special in "`*_[]<>#&~":
-        out = out.replace(special, "\\" + special)
-    return out

@@ -1,8 +1,9 @@
 """Drafting a mapping file from a workbook's headers (`loader init`).
 
-For each sheet: find the header row, guess the entity (unless given) from the headers and the sheet
-name, match columns to the entity's fields by name (rapidfuzz over each field's name and a few
-words people use for it), propose `key` from the entity profile, references for columns holding
+For each sheet (`loader.source.draft_sample`: its header row and a sample of its values): guess the
+entity (unless given) from the headers and the sheet name, match columns to the entity's fields by
+name (rapidfuzz over each field's name and a few words people use for it), propose `key` from the
+entity profile (`loader.source.draft_key`: which column it reads), references for columns holding
 codes of other entities, `pii: true` for personal data, value steps the sample rows call for
 (`type: string` for codes stored as numbers, `split` for lists, `map` for status words), and list
 the columns left unmatched as comments. `loader.source.draft_yaml.render_draft` writes the YAML text;
@@ -12,14 +13,15 @@ it validates as written.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz import fuzz
 
 from loader.profile import EntityProfile, Profile, Reference
+from loader.source.draft_key import key_choice, repeated_values
+from loader.source.draft_sample import Sample
 from loader.source.draft_steps import is_number, reading_steps, separator
 from loader.source.draft_words import (
     ENTITY_WORDS,
@@ -29,11 +31,8 @@ from loader.source.draft_words import (
     SYNONYMS,
 )
 from loader.source.entity_schemas import schema_of
-from loader.source.headers import find_header_row, folded
-from loader.source.readers import WHITESPACE, SheetData, SheetRow, is_blank
 
 MATCH_THRESHOLD = 85.0  # rapidfuzz ratio (0-100) of normalised names; below it a column stays unmatched
-SAMPLE_ROWS = 200
 
 
 
@@ -80,53 +79,6 @@ class DraftBlock:
     custom: tuple[tuple[str, str], ...] = ()  # (label, column) of custom attributes a pulled sheet holds
     key_unresolved: bool = False  # no column nor pair of columns is unique: the user must choose the key
     duplicates: tuple[str, ...] = ()  # the natural key's few repeated values, each with its rows: errors to fix
-
-
-@dataclass(frozen=True)
-class Sample:
-    """A sheet read for drafting: its header names and the values below them."""
-
-    sheet: str | None
-    header_row: int
-    headers: tuple[str, ...]
-    columns: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    unique: frozenset[str] = frozenset()  # the columns whose values are filled and distinct on every row
-    rows: int = 0  # rows below the header
-    filled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every row's text of the filled columns
-    row_numbers: tuple[int, ...] = ()  # the sheet's row number of each row below the header
-
-
-def sample_of(data: SheetData) -> Sample | None:
-    """The header row (found as `header_row: auto` finds it) and up to SAMPLE_ROWS values per column."""
-    header = find_header_row(data.rows)
-    if header is None:
-        return None
-    names: list[tuple[int, str]] = [
-        (i, folded(str(v))) for i, v in enumerate(header.values) if not is_blank(v)
-    ]
-    rows = [r for r in data.rows if r.number > header.number]
-    below = rows[:SAMPLE_ROWS]
-    columns = {
-        name: tuple(r.values[i] for r in below if i < len(r.values) and not is_blank(r.values[i])) for i, name in names
-    }
-    filled = _filled_columns(rows, names)
-    unique = frozenset(name for name, texts in filled.items() if len(set(texts)) == len(texts))
-    return Sample(data.sheet, header.number, tuple(n for _, n in names), columns, unique, len(rows), filled,
-                  tuple(r.number for r in rows))
-
-
-def _filled_columns(rows: Sequence[SheetRow], names: Sequence[tuple[int, str]]) -> dict[str, tuple[str, ...]]:
-    """The text of every row of each column filled on every row (the candidates for a key)."""
-    filled = {}
-    for i, name in names:
-        texts = tuple(_text(r.values[i]) if i < len(r.values) and not is_blank(r.values[i]) else "" for r in rows)
-        if rows and all(texts):
-            filled[name] = texts
-    return filled
-
-
-def _text(value: Any) -> str:
-    return str(value).strip(WHITESPACE)
 
 
 def _vocabulary(entity: str, profile: EntityProfile) -> dict[str, list[tuple[str, str | None]]]:
@@ -296,7 +248,7 @@ def draft_block(sample: Sample, profile: Profile, entity: str | None = None, nam
     notes += [key_stand_in] if key_stand_in else []
     fields, key_note, key_unresolved = unique_key(sample, fields, key)
     notes += [key_note] if key_note else []
-    duplicates = natural_key_duplicates(sample, fields, key)
+    duplicates = _natural_key_duplicates(sample, fields, key)
     has_custom = "custom_attributes" in schema.get("properties", {})
     unmatched = _unmatched(sample, headers, fields)
     return DraftBlock(
@@ -378,70 +330,26 @@ def _template_columns(f: DraftField) -> list[str]:
 def unique_key(
     sample: Sample, fields: list[DraftField], key: tuple[str, ...]
 ) -> tuple[list[DraftField], str | None, bool]:
-    """The fields with the key's column made unique: kept when its values are unique on every row;
-    else the key field reads a unique column, or a template of two columns whose pairs are; else
-    nothing is unique and the user must choose (the third value is True). Returns a note to show."""
-    by_name = {f.name: f for f in fields}
-    if len(key) != 1 or key[0] not in by_name or sample.rows < 2:
-        return fields, None, False
-    field_ = by_name[key[0]]
-    column = field_.column
-    if column in sample.unique:
-        return fields, None, False
-    texts = sample.filled.get(column)
-    if texts is not None and not most_repeat(texts):
-        few = f"the column {column!r} of key field {field_.name} repeats only a few values"
-        return fields, f"{few}: keyed on it, the natural key; fix the repeated values (init names them)", False
-    repeats = f"the column {column!r} of key field {field_.name} repeats"
-    if texts is not None:
-        repeats += f" most of its values ({len(set(texts))} values on {len(texts)} rows, one row per offering?)"
-    singles = [c for c in sample.headers if c in sample.unique]
-    pairs = [(column, other) for other, others in sample.filled.items() if texts is not None and other != column
-             and len(set(zip(texts, others, strict=True))) == sample.rows]
-    if singles:
-        spec: dict[str, Any] = {**field_.spec}
-        chosen = DraftField(field_.name, singles[0], spec, field_.score, field_.note)
-        note = f"{repeats}; keyed on {singles[0]!r}, whose values are unique: check it"
-    elif pairs:
-        first, second = pairs[0]
-        spec = {"template": f"{{{first}}}-{{{second}}}",
-                **{k: v for k, v in field_.spec.items() if k != "type"}}
-        chosen = DraftField(field_.name, "", spec, field_.score, field_.note)
-        note = f"{repeats}; keyed on the template {{{first}}}-{{{second}}}, whose values are unique: check it"
-    else:
-        return fields, f"CHOOSE THE KEY: {repeats} and no column or pair of columns is unique", True
-    return [chosen if f is field_ else f for f in fields], note, False
-
-
-# A key column keeps the natural key unless most of its values repeat (a catalogue of one row per
-# offering): then a few repeats are mistakes in the data, not a sign of another key.
-MOST_REPEAT = 0.5
-
-
-def most_repeat(texts: Sequence[str]) -> bool:
-    """True when more than MOST_REPEAT of the distinct values occur on several rows."""
-    counts = Counter(texts)
-    repeated = sum(1 for n in counts.values() if n > 1)
-    return bool(counts) and repeated > MOST_REPEAT * len(counts)
-
-
-SHOWN_DUPLICATES = 5  # repeated values named one by one; the rest are counted
-
-
-def natural_key_duplicates(sample: Sample, fields: list[DraftField], key: tuple[str, ...]) -> tuple[str, ...]:
-    """The values the key's column repeats when the draft kept it as the natural key (few repeat):
-    each as "'CODE' on rows 5 and 41", the first SHOWN_DUPLICATES and a count of the rest."""
+    """The fields with the key field reading what `draft_key.key_choice` chooses, a note to show, and
+    whether the user must choose the key (nothing is unique)."""
     by_name = {f.name: f for f in fields}
     if len(key) != 1 or key[0] not in by_name:
-        return ()
-    texts = sample.filled.get(by_name[key[0]].column)
-    if texts is None or most_repeat(texts) or len(sample.row_numbers) != len(texts):
-        return ()
-    rows: dict[str, list[int]] = {}
-    for text, number in zip(texts, sample.row_numbers, strict=True):
-        rows.setdefault(text, []).append(number)
-    repeated = [(text, numbers) for text, numbers in rows.items() if len(numbers) > 1]
-    shown = [f"{text!r} on rows {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
-             for text, numbers in repeated[:SHOWN_DUPLICATES]]
-    rest = len(repeated) - len(shown)
-    return (*shown, f"and {rest} more") if rest else tuple(shown)
+        return fields, None, False
+    field_ = by_name[key[0]]
+    choice = key_choice(sample, field_.column, field_.name)
+    if choice is None:
+        return fields, None, False
+    if choice.template is not None:
+        spec = {"template": choice.template, **{k: v for k, v in field_.spec.items() if k != "type"}}
+    elif choice.column != field_.column:
+        spec = {**field_.spec}
+    else:
+        return fields, choice.note, choice.unresolved
+    chosen = DraftField(field_.name, choice.column, spec, field_.score, field_.note)
+    return [chosen if f is field_ else f for f in fields], choice.note, choice.unresolved
+
+
+def _natural_key_duplicates(sample: Sample, fields: list[DraftField], key: tuple[str, ...]) -> tuple[str, ...]:
+    """The values the key's column repeats when the draft kept it as the natural key."""
+    by_name = {f.name: f for f in fields}
+    return repeated_values(sample, by_name[key[0]].column) if len(key) == 1 and key[0] in by_name else ()

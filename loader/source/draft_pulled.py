@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from loader.profile import Profile
-from loader.source.draft import DraftBlock, DraftField, Sample, is_pulled
+from loader.source.draft import DraftBlock, DraftField, is_pulled
+from loader.source.draft_sample import Sample
 from loader.source.readers import WHITESPACE
 
 

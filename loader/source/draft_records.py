@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from loader.errors import UsageError
-from loader.source.draft import DraftBlock, Sample
+from loader.source.draft import DraftBlock
+from loader.source.draft_sample import Sample
 from loader.source.readers import SheetData, json_feed, xml_feed
 from loader.source.readers.record_rows import FieldPaths
 

@@ -1,4 +1,7 @@
-"""The schema-valid data of one mapping block -> a Block, or findings saying why it cannot be one."""
+"""The schema-valid data of one mapping block -> a Block, or findings saying why it cannot be one.
+
+The block-wide keys are built by `block_rules`, `check_rules`, `drift_rules` and `rename_rules`, a
+field's value steps by `step_rules` and its template by `templates`; this module puts them together."""
 
 from __future__ import annotations
 
@@ -25,51 +28,17 @@ from loader.source.mapping import (
     Variant,
 )
 from loader.source.named_sources import named_sources, source_named
-from loader.source.patterns import Pattern, compile_pattern
 from loader.source.readers import Source, kind_for
 from loader.source.rename_rules import rename_rule
-from loader.source.step_types import format_problem
-from loader.source.steps import Steps, unknown_steps
+from loader.source.step_rules import field_steps, regex
+from loader.source.steps import Steps
+from loader.source.templates import parse_template
 from loader.suggestions import did_you_mean
 from loader.yaml_files import MarkedDocument
 
 
 def error(code: str, message: str, place: MappingPlace) -> Finding:
     return Finding("error", code, message, place)
-
-
-def parse_template(text: str) -> tuple[tuple[str, bool], ...]:
-    """"{First Name} {Last Name}" -> parts; {{ and }} are literal braces. Raises ValueError."""
-    parts: list[tuple[str, bool]] = []
-    literal = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "{}" and text[i:i + 2] in ("{{", "}}"):
-            literal += ch
-            i += 2
-        elif ch == "{":
-            end = text.find("}", i)
-            if end < 0:
-                raise ValueError(f"unclosed '{{' at character {i + 1}")
-            name = text[i + 1:end].strip()
-            if not name or "{" in name:
-                raise ValueError(f"expected a column name between braces at character {i + 1}")
-            if literal:
-                parts.append((literal, False))
-                literal = ""
-            parts.append((name, True))
-            i = end + 1
-        elif ch == "}":
-            raise ValueError(f"unmatched '}}' at character {i + 1} (write }}}} for a literal brace)")
-        else:
-            literal += ch
-            i += 1
-    if literal:
-        parts.append((literal, False))
-    if not any(is_column for _, is_column in parts):
-        raise ValueError("a template names at least one column, like {Course Code}")
-    return tuple(parts)
 
 
 def _same(text: str) -> str:
@@ -252,7 +221,7 @@ class BlockBuilder:
         if data.get("collect") == "list" and kind != "list":
             self._fail("bad-collect", f"`collect: list` makes a list, but {name} holds one value; use `collect: join` "
                        "(with `separator:`) to gather its values into one text", (*where, "collect"))
-        steps = self._steps(data, where, data.get("type", "string" if ref else kind))
+        steps = field_steps(data, where, data.get("type", "string" if ref else kind), self._fail)
         if steps is None or len(self.findings) > before or not self._constants_fit(name, data, where, steps):
             return None
         given = data.get("column")
@@ -280,50 +249,6 @@ class BlockBuilder:
             paths=paths,
         )
 
-    def _steps(self, data: Any, where: tuple[Any, ...], kind: str) -> Steps | None:
-        """A field's value steps, or None where one of them is wrong (each problem reported)."""
-        before = len(self.findings)
-        pattern = replace = None
-        raw_pattern = data.get("pattern")
-        if raw_pattern is not None:
-            regex_text, at = ((raw_pattern["regex"], (*where, "pattern", "regex")) if isinstance(raw_pattern, dict)
-                              else (raw_pattern, (*where, "pattern")))
-            pattern = self._regex(regex_text, at)
-        if "replace" in data:
-            compiled = self._regex(data["replace"]["pattern"], (*where, "replace", "pattern"))
-            replace = (compiled, data["replace"]["with"]) if compiled is not None else None
-        formats = self._formats(data, where, kind)
-        steps = Steps(
-            transform=tuple(data.get("transform", ())),
-            type=kind,
-            split=data.get("split"),
-            map=dict(data["map"]) if "map" in data else None,  # keys keep their source text
-            has_default="default" in data,
-            default=data.get("default"),
-            pattern=pattern,
-            max_length=data.get("max_length"),
-            pattern_message=raw_pattern.get("message") if isinstance(raw_pattern, dict) else None,
-            replace=replace,
-            pad=(data["pad"]["width"], data["pad"].get("with", "0")) if "pad" in data else None,
-            formats=formats,
-        )
-        for unknown in unknown_steps(steps):  # the schema lists the steps too: reached only if the two differ
-            self._fail("bad-step", f"there is no {unknown}", (*where, unknown.split()[0]))
-        return steps if len(self.findings) == before else None
-
-    def _formats(self, data: Any, where: tuple[Any, ...], kind: str) -> tuple[str, ...]:
-        formats = data.get("format", ())
-        formats = (formats,) if isinstance(formats, str) else tuple(formats)
-        if formats and kind not in ("date", "epoch_ms"):
-            self._fail("bad-format", f"`format` is for `type: date` or `type: epoch_ms`; this field's type is "
-                       f"{kind}", (*where, "format"), key=True)
-        for index, fmt in enumerate(formats):
-            problem = format_problem(fmt)
-            if problem:
-                self._fail("bad-format", problem, (*where, "format", index) if "format" in data and
-                           isinstance(data["format"], list) else (*where, "format"))
-        return formats
-
     def _constants_fit(self, name: str, data: Any, where: tuple[Any, ...], steps: Steps) -> bool:
         """False (and a finding) where `value` or `default` holds a map, or a list for a field of one value:
         it would reach the service as Python text ("[1, {'a': 'b'}]")."""
@@ -343,13 +268,6 @@ class BlockBuilder:
             self._fail("source-kind", f"lookup source {data['source']!r} is a source found wrong above", where)
             return None
         return LookupSpec(source, data.get("sheet"), data["key"].strip(), data["value"].strip(), self.doc.place(where))
-
-    def _regex(self, text: str, where: tuple[Any, ...]) -> Pattern | None:
-        try:
-            return compile_pattern(text)
-        except ValueError as exc:
-            self._fail("bad-pattern", f"bad regular expression: {exc}", where)
-            return None
 
     def _ref(self, entity_name: str, name: str, target: str, by: Any, where: tuple[Any, ...]) -> tuple[str, ...]:
         reference = self.profile.entity(entity_name).references.get(name)
@@ -383,10 +301,8 @@ class BlockBuilder:
                 values = ()
             pattern = None
             if op == "matches":
-                try:
-                    pattern = compile_pattern(values[0])
-                except ValueError as exc:
-                    self._fail("bad-pattern", f"bad regular expression: {exc}", (*path, op))
+                pattern = regex(values[0], (*path, op), self._fail)
+                if pattern is None:
                     continue
             conditions.append(Condition(self.sub(cond["column"]).strip(), op, values, self.doc.place((*path, "column")),
                                         pattern))

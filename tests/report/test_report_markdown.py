@@ -28,7 +28,8 @@ from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import Plan
 from loader.plan.plan_file import plan_json_text
 from loader.profile import load_profile
-from loader.report.markdown import CELL_LIMIT, PART_LIMIT, render, render_parts, write_markdown
+from loader.report.markdown import PART_LIMIT, render, render_parts, write_markdown
+from loader.report.markdown_text import CELL_LIMIT
 from loader.report.rules import sample
 from loader.report.terminal import render_text
 from loader.report.view import clean, creates

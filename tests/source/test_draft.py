@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loader.profile import load_profile
-from loader.source.draft import Sample, draft_block, guess_entity, normalise
+from loader.source.draft import draft_block, guess_entity, normalise
+from loader.source.draft_sample import Sample
 
 PROFILE = load_profile()
 

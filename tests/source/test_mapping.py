@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from loader.profile import load_profile
 from loader.source.mapping import Mapping
-from loader.source.mapping_builder import parse_template
 from loader.source.mapping_file import load_mapping, mapping_schema
+from loader.source.templates import parse_template
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from typing import Any
 from loader.files.fingerprints import display_path
 from loader.places import MappingPlace
 from loader.profile import Profile
-from loader.source.draft import DraftBlock, Sample
+from loader.source.draft import DraftBlock
+from loader.source.draft_sample import Sample
 from loader.source.mapping import Block, LoadedMapping
 from loader.source.mapping_file import read_mapping
 
