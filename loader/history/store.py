@@ -34,7 +34,8 @@ from loader.history.journal import (
 from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
-from loader.history.snapshot import Snapshot, read_snapshot
+from loader.history.snapshot import Snapshot
+from loader.history.snapshot_files import read_snapshot
 
 HEAD = "head.json"
 SNAPSHOT = "snapshot"
