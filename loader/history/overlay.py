@@ -4,7 +4,7 @@ line it will have once the journal is folded in.
 Each line is text in the snapshot's own format (`loader.history.snapshot`), against the entity's
 tables as read, with any field, owner or user new to them appended at the end. So finishing an
 apply touches only the records its journal named: when nothing new was appended, their lines go
-into the snapshot as they are (`loader.history.merging`). An entry is applied as `journal.fold`
+into the snapshot as they are (`loader.history.merging`). An entry is applied as `journal_fold.fold`
 applies it: its fields' marks over the line's, its id and `metadata.updated` when it has them.
 
 The overlay also notes the owners and users a line stopped naming (a field taken over, a record
@@ -195,7 +195,7 @@ class EntityOverlay:
 
 
 class Overlay:
-    """A journal's entries over the snapshot `base`, entity by entity (what `journal.fold` makes of
+    """A journal's entries over the snapshot `base`, entity by entity (what `journal_fold.fold` makes of
     them, kept as text; `merging.folded` makes the snapshot of it)."""
 
     def __init__(self, base: Snapshot) -> None:

@@ -28,9 +28,8 @@ from loader.history.journal import (
     Folding,
     Journal,
     JournalWriter,
-    read_journal,
-    replay,
 )
+from loader.history.journal_reading import read_journal, replay
 from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities

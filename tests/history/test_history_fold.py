@@ -1,6 +1,6 @@
 """Folding a journal as an apply finishes: only the records the journal touched are worked on, yet
 the files are byte for byte those of folding the journal's entries and writing the whole snapshot
-afresh (`journal.fold` and `snapshot_files.write_snapshot`, the reference kept for this)."""
+afresh (`journal_fold.fold` and `snapshot_files.write_snapshot`, the reference kept for this)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ from loader.history.journal import (
     JournalEntry,
     JournalField,
     JournalWriter,
-    fold,
-    read_journal,
-    replay,
 )
+from loader.history.journal_fold import fold
+from loader.history.journal_reading import read_journal, replay
 from loader.history.journal_text import NO_VALUE, EntryText
 from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.history.merging import folded, write_entities
