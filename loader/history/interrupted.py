@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from loader.history.files import damaged
-from loader.history.journal import ApplyInfo, first_and_last_line, info_from
+from loader.history.journal import ApplyInfo
+from loader.history.journal_reading import first_and_last_line, info_from
 
 # The window's edges widened by this much: the service stamps its records by its own clock, the
 # journals by the loader's machine's. (A write the next apply made is journaled: its line is live's.)

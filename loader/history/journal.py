@@ -3,8 +3,8 @@
 Each entry is one JSON line appended with a single write to a file opened for appending and not
 buffered by Python, so an apply killed at any moment leaves every entry it had written, and at
 worst a torn last line, which reading skips. The next command folds a journal left unfinished into
-the snapshot (`fold`). Personal values never reach the file: for an entity with personal fields
-keys and ids are keyed tokens, "before" is a keyed digest and there is no "after"; for other
+the snapshot (`loader.history.journal_reading.replay`). Personal values never reach the file: for an
+entity with personal fields keys and ids are keyed tokens, "before" is a keyed digest and there is no "after"; for other
 entities "before" is the value the service held before the write (what `loader revert` restores)
 and "after" the value after it (the last-loaded value a conflict shows), where the apply has it.
 
@@ -14,19 +14,17 @@ entry) and the `edited` entries; a format 1 journal reads as one whose fields ha
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from loader.history.digests import Digester, Key, Written
-from loader.history.errors import HistoryError
-from loader.history.files import MAX_LINE_BYTES, create_new, damaged, open_regular, read_lines
+from loader.history.files import create_new
 from loader.history.journal_text import NO_VALUE, EntryText, Mark, json_text
-from loader.history.lines import Edited, FieldMark, HistoryLine, Owner, moved_keys
+from loader.history.lines import Edited, Owner
 from loader.history.locking import lock_journal, release
 from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
@@ -237,210 +235,3 @@ def _info_json(info: ApplyInfo) -> dict[str, Any]:
     return {"apply": info.apply_id, "time": info.time, "environment": info.environment,
             "plan_digest": info.plan_digest, "by": info.by} | (
         {"renamed": [[list(new), list(old)] for new, old in info.renamed]} if info.renamed else {})
-
-
-def _written_json(written: Written) -> Any:
-    return written if isinstance(written, str) else sorted(written)
-
-
-def _written_from(value: Any) -> Written:
-    return value if isinstance(value, str) else frozenset(str(v) for v in value)
-
-
-# What a line of JSON that is not an entry the loader wrote raises as it is read.
-_BAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
-
-
-def journal_items(path: Path) -> Iterator[dict[str, Any]]:
-    """The parsed lines of the journal in `path`, in order. A torn last line (a killed apply's: it
-    has no line break) is skipped; any other line that is not a JSON object is a `HistoryError`
-    naming the file and the line, as is a file that is not a regular file (`loader.history.files`)."""
-    for number, row in enumerate(read_lines(path), 1):
-        try:
-            item = json.loads(row)
-        except ValueError:
-            item = None
-        if isinstance(item, dict):
-            yield item
-        elif row.endswith(b"\n") or item is not None:
-            raise damaged(f"line {number} is not a journal line (edited by hand?)", path)
-
-
-def read_journal(path: Path) -> Journal:
-    """The journal in `path`; a torn last line (a killed apply) is skipped."""
-    info: ApplyInfo | None = None
-    entries: list[JournalEntry] = []
-    counts: Mapping[str, int] | None = None
-    for item in journal_items(path):
-        try:
-            if "journal" in item:
-                info = info_from(item)
-            elif "end" in item:
-                counts = item["end"]
-            else:
-                entries.append(entry_from(item))
-        except _BAD as error:
-            raise _unreadable(path, item, error) from None
-    if info is None:
-        info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
-    return Journal(info, tuple(entries), counts)
-
-
-def _unreadable(path: Path, item: Mapping[str, Any], error: Exception) -> HistoryError:
-    what = f"missing {error}" if isinstance(error, KeyError) else str(error)
-    return damaged(f"an entry of the record {str(item.get('key'))[:80]} cannot be read ({what}; edited by hand?)",
-                   path)
-
-
-def replay(path: Path, base: Snapshot) -> Folding:
-    """The journal in `path` made ready to fold into `base` (as `JournalWriter.folding`), its entries
-    applied one by one as they are read and not kept; a torn last line is skipped."""
-    info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
-    overlay = Overlay(base)
-    entries = 0
-    kinds: set[str] = set()
-    users: set[str] = set()
-    for item in journal_items(path):
-        if "end" in item:
-            continue
-        try:
-            if "journal" in item:
-                info = info_from(item)
-                continue
-            kind = _kind(item)
-            entries += 1
-            kinds.add(kind)
-            updated = item.get("updated")
-            stamp = (int(updated[0]), updated[1]) if updated else None
-            if stamp is not None and stamp[1] and kind in WRITES:
-                users.add(stamp[1])
-            if kind != "lost":
-                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
-                         for name, f in item.get("fields", {}).items()}
-                overlay.add(_text(item["entity"]), _text(item["key"]), item.get("id"), stamp, marks,
-                            formerly=item.get("formerly"), edited=_edited_from(item.get("edited")),
-                            released=_owner_from(item.get("owner")))
-        except _BAD as error:
-            raise _unreadable(path, item, error) from None
-    return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
-
-
-def _kind(item: Mapping[str, Any]) -> str:
-    kind = item["kind"]
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}")
-    return str(kind)
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{value!r} is not text")
-    return value
-
-
-def info_from(header: Mapping[str, Any]) -> ApplyInfo:
-    """The apply a journal's header line (parsed) names; a TypeError when its id or time is not text."""
-    renamed = tuple((Owner(*map(_text, new)), Owner(*map(_text, old))) for new, old in header.get("renamed", ()))
-    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"],
-                     renamed)
-    if not isinstance(info.apply_id, str) or not isinstance(info.time, str):
-        raise TypeError("the apply's id and time must be text")
-    return info
-
-
-def entry_from(item: Mapping[str, Any]) -> JournalEntry:
-    """One journal line's entry, from its parsed JSON (of format 1 or 2)."""
-    updated = item.get("updated")
-    fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"), f.get("after"),
-                                 "after" in f)
-              for name, f in item.get("fields", {}).items()}
-    return JournalEntry(_kind(item), _text(item["entity"]), _text(item["key"]), item.get("id"),
-                        (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
-                        _edited_from(item.get("edited")), _owner_from(item.get("owner")))
-
-
-def _owner_from(value: Any) -> Owner | None:
-    """A `release` entry's owner."""
-    return Owner(str(value[0]), str(value[1])) if isinstance(value, list) and len(value) == 2 else None
-
-
-def _edited_from(value: Any) -> dict[str, Edited]:
-    """An `edited` entry's fields: per field (time, user)."""
-    if not isinstance(value, Mapping):
-        return {}
-    return {str(name): (int(stamp[0]), None if stamp[1] is None else str(stamp[1])) for name, stamp in value.items()}
-
-
-def fold(snapshot: Snapshot, entries: Sequence[JournalEntry]) -> Snapshot:
-    """The snapshot with a journal's entries applied in order ("lost" entries change nothing)."""
-    changed: dict[str, dict[str, HistoryLine | None]] = {}  # None: a line moved to another key
-    for entry in entries:
-        if entry.kind == "lost":
-            continue
-        lines = changed.setdefault(entry.entity, {})
-        source = entry.formerly if entry.formerly is not None else entry.key
-        line = lines.get(source) if source in lines else snapshot.get(entry.entity, source)
-        if line is None and entry.formerly is not None:
-            line = lines.get(entry.key) if entry.key in lines else snapshot.get(entry.entity, entry.key)
-        if entry.kind == "edited":
-            if line is not None:
-                lines[entry.key] = line.with_fields(_noted(line, entry.edited))
-            continue
-        if entry.kind == "release":
-            if line is not None:
-                kept = {name: mark for name, mark in line.fields.items() if mark.owner != entry.released}
-                lines[entry.key] = HistoryLine(line.key, line.live_id, line.updated_time, line.updated_user, kept,
-                                               line.former_keys) if kept else None
-            continue
-        if line is None:
-            line = HistoryLine(entry.key, entry.live_id or "")
-        former = line.former_keys
-        if entry.formerly is not None and entry.formerly != entry.key:
-            former = moved_keys(former, entry.formerly, entry.key)
-            lines[entry.formerly] = None
-        time, user = entry.updated if entry.updated else (line.updated_time, line.updated_user)
-        marks = {name: FieldMark(f.owner, f.written) for name, f in entry.fields.items()}
-        lines[entry.key] = HistoryLine(entry.key, entry.live_id or line.live_id, time, user,
-                                       {**line.fields, **marks}, former)
-    for entity, lines in sorted(changed.items()):
-        snapshot = snapshot.with_lines(entity, [v for v in lines.values() if v is not None],
-                                       removed=[k for k, v in lines.items() if v is None])
-    return snapshot
-
-
-def _noted(line: HistoryLine, edited: Mapping[str, Edited]) -> dict[str, FieldMark]:
-    """The marks of `line` that `edited` names and that name no first change yet, with it noted."""
-    return {name: mark._replace(edited=edited[name]) for name, mark in line.fields.items()
-            if name in edited and mark.edited is None}
-
-
-TAIL_BYTES = 65536
-
-
-def first_and_last_line(path: Path) -> tuple[bytes, bytes]:
-    """A journal's header line and its last line (its end line when it has one), read alone."""
-    fd = open_regular(path)
-    if fd is None:
-        raise damaged("is missing", path)
-    with os.fdopen(fd, "rb") as handle:
-        first = handle.readline(MAX_LINE_BYTES)
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, size - TAIL_BYTES))
-        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    return first, last
-
-
-def read_journal_summary(path: Path) -> Journal:
-    """The journal in `path` with its header and counts but no entries (read whole when it has no
-    counts: an interrupted apply's, whose entries are counted instead)."""
-    first, last = first_and_last_line(path)
-    try:
-        header, end = json.loads(first), json.loads(last)
-    except ValueError:
-        return read_journal(path)
-    if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
-        return read_journal(path)
-    try:
-        return Journal(info_from(header), (), end["end"])
-    except _BAD as error:
-        raise damaged(f"its first line is not a journal's header ({error})", path) from None

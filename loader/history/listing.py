@@ -19,7 +19,8 @@ from typing import Any
 
 from loader.history.digests import Digester, Key, Written, expand_id
 from loader.history.files import MAX_FILE_BYTES, damaged, read_bounded
-from loader.history.journal import Journal, JournalEntry, entry_from, read_journal_summary
+from loader.history.journal import Journal, JournalEntry
+from loader.history.journal_reading import entry_from, read_journal_summary
 from loader.history.lines import CUSTOM
 from loader.history.store import History, finished_journals
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from loader.history.errors import HistoryError
 from loader.history.files import MAX_FILE_BYTES, read_bounded
 from loader.history.head import read_head
-from loader.history.snapshot import SUFFIX, read_snapshot
+from loader.history.snapshot import SUFFIX
+from loader.history.snapshot_files import read_snapshot
 from loader.history.store import DONE_SUFFIX, HEAD, JOURNALS, SNAPSHOT, remove_files
 
 

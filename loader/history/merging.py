@@ -5,7 +5,7 @@ exactly, sorted, the fields, owners and users its lines use: when the overlay na
 and no line stopped naming something, they are the tables as read and every line goes out as it
 is; otherwise the new tables are worked out and each line's indexes renumbered as text (no line
 is parsed into a record). Either way the files are byte for byte what writing the whole snapshot
-afresh makes (`snapshot.write_snapshot`), and only the entities the journal touched are written:
+afresh makes (`snapshot_files.write_snapshot`), and only the entities the journal touched are written:
 a file whose bytes did not change is not rewritten.
 """
 
@@ -25,10 +25,8 @@ from loader.history.snapshot import (
     SUFFIX,
     Snapshot,
     Tables,
-    render_header,
-    shard_paths,
-    shard_texts,
 )
+from loader.history.snapshot_files import render_header, shard_paths, shard_texts
 
 
 class Renumbering:

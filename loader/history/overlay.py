@@ -4,7 +4,7 @@ line it will have once the journal is folded in.
 Each line is text in the snapshot's own format (`loader.history.snapshot`), against the entity's
 tables as read, with any field, owner or user new to them appended at the end. So finishing an
 apply touches only the records its journal named: when nothing new was appended, their lines go
-into the snapshot as they are (`loader.history.merging`). An entry is applied as `journal.fold`
+into the snapshot as they are (`loader.history.merging`). An entry is applied as `journal_fold.fold`
 applies it: its fields' marks over the line's, its id and `metadata.updated` when it has them.
 
 The overlay also notes the owners and users a line stopped naming (a field taken over, a record
@@ -71,26 +71,43 @@ class EntityOverlay:
         """Apply one journal entry (its marks by field name) to the record `key` (a key token);
         `formerly`: the key its line had before (it moves to `key`); `edited`: per field, who first
         changed it in the platform (noted where the field's column names no first change yet)."""
-        columns = self._columns_of(formerly if formerly is not None else key)
-        if columns is None and formerly is not None:
-            columns = self._columns_of(key)
+        columns = self._line_of(key, formerly, make=not edited and released is None)
         if columns is None:
-            if edited or released is not None:
-                return  # no line: nothing to note the platform's changes on, nor to release
-            columns = [key, "", "", "", ""] + [""] * len(self.fields)
-        if len(columns) == SHORTEST:
-            columns.append("")
+            return  # no line: nothing to note the platform's changes on, nor to release
         if formerly is not None and formerly != key:
-            former = tuple(json.loads(columns[SHORTEST])) if columns[SHORTEST] else ()
-            columns[0], columns[SHORTEST] = key, former_text(moved_keys(former, formerly, key))
-            self.lines[formerly] = ""  # the old key's line is gone
+            self._move(columns, formerly, key)
         if released is not None:  # a `release` entry: the block's marks go, and the line with the last one
             self.lines[key] = self._released(columns, released)
             return
         if edited:  # an `edited` entry notes who changed fields, and nothing else
             self._note(columns, edited)
-            self.lines[key] = joined(columns)
-            return
+        else:
+            self._stamp(columns, live_id, updated)
+            self._mark(columns, marks)
+        self.lines[key] = joined(columns)
+
+    def _line_of(self, key: str, formerly: str | None, *, make: bool) -> list[str] | None:
+        """The columns of the line an entry for `key` changes: the line of `formerly` (a renumbered
+        record's), else of `key`, else (`make`) a new one; at least up to the former keys column."""
+        columns = self._columns_of(formerly if formerly is not None else key)
+        if columns is None and formerly is not None:
+            columns = self._columns_of(key)
+        if columns is None:
+            if not make:
+                return None
+            columns = [key, "", "", "", ""] + [""] * len(self.fields)
+        if len(columns) == SHORTEST:
+            columns.append("")
+        return columns
+
+    def _move(self, columns: list[str], formerly: str, key: str) -> None:
+        """The line moves from the key `formerly` to `key`, which it had before: the old key is a former one."""
+        former = tuple(json.loads(columns[SHORTEST])) if columns[SHORTEST] else ()
+        columns[0], columns[SHORTEST] = key, former_text(moved_keys(former, formerly, key))
+        self.lines[formerly] = ""  # the old key's line is gone
+
+    def _stamp(self, columns: list[str], live_id: str | None, updated: tuple[int, str | None] | None) -> None:
+        """The live id and `metadata.updated` of a write or confirmation, where it has them."""
         if live_id:
             columns[1] = live_id
         if updated is not None:
@@ -100,6 +117,9 @@ class EntityOverlay:
                 self.dropped_users.add(columns[3])
             columns[2] = str(time) if type(time) is int else str(int(time))
             columns[3] = user
+
+    def _mark(self, columns: list[str], marks: Mapping[str, Mark]) -> None:
+        """Each field's mark over its column (an owner it replaces noted as perhaps no longer named)."""
         at_of, index_of, size = self._columns, self._owner_index, len(columns)
         for name, (owner, written, *_) in marks.items():
             at = at_of.get(name) or self._field(name)
@@ -111,7 +131,6 @@ class EntityOverlay:
             if old_column and old_column[:old_column.index(".")] != index:
                 self.dropped_owners.add(old_column[:old_column.index(".")])
             columns[at] = f"{index}.{written}" if type(written) is str else column_text(index, written)
-        self.lines[key] = joined(columns)
 
     def _columns_of(self, key: str) -> list[str] | None:
         """The columns of the line of `key` as the entries so far left it (None: it has none)."""
@@ -176,7 +195,7 @@ class EntityOverlay:
 
 
 class Overlay:
-    """A journal's entries over the snapshot `base`, entity by entity (what `journal.fold` makes of
+    """A journal's entries over the snapshot `base`, entity by entity (what `journal_fold.fold` makes of
     them, kept as text; `merging.folded` makes the snapshot of it)."""
 
     def __init__(self, base: Snapshot) -> None:

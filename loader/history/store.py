@@ -28,13 +28,13 @@ from loader.history.journal import (
     Folding,
     Journal,
     JournalWriter,
-    read_journal,
-    replay,
 )
+from loader.history.journal_reading import read_journal, replay
 from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
-from loader.history.snapshot import Snapshot, read_snapshot
+from loader.history.snapshot import Snapshot
+from loader.history.snapshot_files import read_snapshot
 
 HEAD = "head.json"
 SNAPSHOT = "snapshot"

@@ -20,7 +20,7 @@ from helpers.apply import client_for
 from helpers.kill import start_loader, wait_for_writes, write_project
 
 from loader.history.digests import expand_id
-from loader.history.journal import read_journal
+from loader.history.journal_reading import read_journal
 from loader.history.store import History
 from loader.plan.model import Action
 from loader.plan.plan_file import read_plan_json

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers.fault_project import BEHIND, fault_project, row_of
 
-from loader.history.journal import read_journal
+from loader.history.journal_reading import read_journal
 from loader.plan.model import Action
 from loader.plan.plan_file import read_plan_json
 from loader.sandbox.server import FaultOptions

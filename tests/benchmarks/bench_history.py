@@ -55,7 +55,8 @@ def _lines(records: int, fields: int, set_elements: int) -> list[object]:
 
 def _step(step: str, folder: Path, records: int, fields: int, set_elements: int) -> dict[str, float]:
     from loader.history.digests import Digester
-    from loader.history.snapshot import Snapshot, read_snapshot, write_snapshot
+    from loader.history.snapshot import Snapshot
+    from loader.history.snapshot_files import read_snapshot, write_snapshot
 
     result: dict[str, float] = {}
     if step == "write":

@@ -1,6 +1,6 @@
 """Folding a journal as an apply finishes: only the records the journal touched are worked on, yet
 the files are byte for byte those of folding the journal's entries and writing the whole snapshot
-afresh (`journal.fold` and `snapshot.write_snapshot`, the reference kept for this)."""
+afresh (`journal_fold.fold` and `snapshot_files.write_snapshot`, the reference kept for this)."""
 
 from __future__ import annotations
 
@@ -19,15 +19,15 @@ from loader.history.journal import (
     JournalEntry,
     JournalField,
     JournalWriter,
-    fold,
-    read_journal,
-    replay,
 )
+from loader.history.journal_fold import fold
+from loader.history.journal_reading import read_journal, replay
 from loader.history.journal_text import NO_VALUE, EntryText
 from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.history.merging import folded, write_entities
 from loader.history.overlay import Overlay
-from loader.history.snapshot import Snapshot, read_snapshot, write_snapshot
+from loader.history.snapshot import Snapshot
+from loader.history.snapshot_files import read_snapshot, write_snapshot
 from loader.history.store import History
 
 ENTITIES = ("programs", "courses")

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from loader.history.digests import Digester
-from loader.history.journal import ApplyInfo, FieldWrite, JournalWriter, fold, read_journal
+from loader.history.journal import ApplyInfo, FieldWrite, JournalWriter
+from loader.history.journal_fold import fold
+from loader.history.journal_reading import read_journal
 from loader.history.lines import FieldMark, HistoryLine, Owner
 from loader.history.snapshot import Snapshot
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loader.history.lines import FieldMark, HistoryLine, Owner
-from loader.history.snapshot import Snapshot, read_snapshot, write_snapshot
+from loader.history.snapshot import Snapshot
+from loader.history.snapshot_files import read_snapshot, write_snapshot
 
 OWNERS = [Owner("programs.yaml", "programs"), Owner("extra.yaml", "more\ttabs"), Owner("ü.yaml", "b")]
 DIGEST = st.text("ABCDEFGHIJabcdef0123456789-_", min_size=12, max_size=12)

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from loader.history.errors import AnotherDatabaseError, HistoryKeyError, another_database
-from loader.history.journal import FieldWrite, read_journal
+from loader.history.journal import FieldWrite
+from loader.history.journal_reading import read_journal
 from loader.history.lines import Owner, line_digest
 from loader.history.store import History, rekey
 from loader.plan.three_way import is_another_database

@@ -1,0 +1,184 @@
+"""A journal read back: whole (`read_journal`), replayed over the snapshot as it is read (`replay`,
+what folding a leftover journal needs), or by its header and counts alone (`read_journal_summary`).
+
+A journal of any format this release reads (1, 2) is read; a torn last line (an apply killed as it
+wrote) is skipped, and any other line that cannot be an entry is a `HistoryError` naming the file,
+the line and the repair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from loader.history.digests import Written
+from loader.history.errors import HistoryError
+from loader.history.files import MAX_LINE_BYTES, damaged, open_regular, read_lines
+from loader.history.journal import KINDS, WRITES, ApplyInfo, Folding, Journal, JournalEntry, JournalField
+from loader.history.journal_text import NO_VALUE
+from loader.history.lines import Edited, Owner
+from loader.history.overlay import Overlay
+from loader.history.snapshot import Snapshot
+
+
+def _written_from(value: Any) -> Written:
+    return value if isinstance(value, str) else frozenset(str(v) for v in value)
+
+
+# What a line of JSON that is not an entry the loader wrote raises as it is read.
+_BAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+
+
+def journal_items(path: Path) -> Iterator[dict[str, Any]]:
+    """The parsed lines of the journal in `path`, in order. A torn last line (a killed apply's: it
+    has no line break) is skipped; any other line that is not a JSON object is a `HistoryError`
+    naming the file and the line, as is a file that is not a regular file (`loader.history.files`)."""
+    for number, row in enumerate(read_lines(path), 1):
+        try:
+            item = json.loads(row)
+        except ValueError:
+            item = None
+        if isinstance(item, dict):
+            yield item
+        elif row.endswith(b"\n") or item is not None:
+            raise damaged(f"line {number} is not a journal line (edited by hand?)", path)
+
+
+def read_journal(path: Path) -> Journal:
+    """The journal in `path`; a torn last line (a killed apply) is skipped."""
+    info: ApplyInfo | None = None
+    entries: list[JournalEntry] = []
+    counts: Mapping[str, int] | None = None
+    for item in journal_items(path):
+        try:
+            if "journal" in item:
+                info = info_from(item)
+            elif "end" in item:
+                counts = item["end"]
+            else:
+                entries.append(entry_from(item))
+        except _BAD as error:
+            raise _unreadable(path, item, error) from None
+    if info is None:
+        info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
+    return Journal(info, tuple(entries), counts)
+
+
+def _unreadable(path: Path, item: Mapping[str, Any], error: Exception) -> HistoryError:
+    what = f"missing {error}" if isinstance(error, KeyError) else str(error)
+    return damaged(f"an entry of the record {str(item.get('key'))[:80]} cannot be read ({what}; edited by hand?)",
+                   path)
+
+
+def replay(path: Path, base: Snapshot) -> Folding:
+    """The journal in `path` made ready to fold into `base` (as `JournalWriter.folding`), its entries
+    applied one by one as they are read and not kept; a torn last line is skipped."""
+    info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
+    overlay = Overlay(base)
+    entries = 0
+    kinds: set[str] = set()
+    users: set[str] = set()
+    for item in journal_items(path):
+        if "end" in item:
+            continue
+        try:
+            if "journal" in item:
+                info = info_from(item)
+                continue
+            kind = _kind(item)
+            entries += 1
+            kinds.add(kind)
+            updated = item.get("updated")
+            stamp = (int(updated[0]), updated[1]) if updated else None
+            if stamp is not None and stamp[1] and kind in WRITES:
+                users.add(stamp[1])
+            if kind != "lost":
+                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
+                         for name, f in item.get("fields", {}).items()}
+                overlay.add(_text(item["entity"]), _text(item["key"]), item.get("id"), stamp, marks,
+                            formerly=item.get("formerly"), edited=_edited_from(item.get("edited")),
+                            released=_owner_from(item.get("owner")))
+        except _BAD as error:
+            raise _unreadable(path, item, error) from None
+    return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
+
+
+def _kind(item: Mapping[str, Any]) -> str:
+    kind = item["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    return str(kind)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def info_from(header: Mapping[str, Any]) -> ApplyInfo:
+    """The apply a journal's header line (parsed) names; a TypeError when its id or time is not text."""
+    renamed = tuple((Owner(*map(_text, new)), Owner(*map(_text, old))) for new, old in header.get("renamed", ()))
+    info = ApplyInfo(header["apply"], header["time"], header["environment"], header["plan_digest"], header["by"],
+                     renamed)
+    if not isinstance(info.apply_id, str) or not isinstance(info.time, str):
+        raise TypeError("the apply's id and time must be text")
+    return info
+
+
+def entry_from(item: Mapping[str, Any]) -> JournalEntry:
+    """One journal line's entry, from its parsed JSON (of format 1 or 2)."""
+    updated = item.get("updated")
+    fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"), f.get("after"),
+                                 "after" in f)
+              for name, f in item.get("fields", {}).items()}
+    return JournalEntry(_kind(item), _text(item["entity"]), _text(item["key"]), item.get("id"),
+                        (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
+                        _edited_from(item.get("edited")), _owner_from(item.get("owner")))
+
+
+def _owner_from(value: Any) -> Owner | None:
+    """A `release` entry's owner."""
+    return Owner(str(value[0]), str(value[1])) if isinstance(value, list) and len(value) == 2 else None
+
+
+def _edited_from(value: Any) -> dict[str, Edited]:
+    """An `edited` entry's fields: per field (time, user)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(name): (int(stamp[0]), None if stamp[1] is None else str(stamp[1])) for name, stamp in value.items()}
+
+
+TAIL_BYTES = 65536
+
+
+def first_and_last_line(path: Path) -> tuple[bytes, bytes]:
+    """A journal's header line and its last line (its end line when it has one), read alone."""
+    fd = open_regular(path)
+    if fd is None:
+        raise damaged("is missing", path)
+    with os.fdopen(fd, "rb") as handle:
+        first = handle.readline(MAX_LINE_BYTES)
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - TAIL_BYTES))
+        last = handle.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return first, last
+
+
+def read_journal_summary(path: Path) -> Journal:
+    """The journal in `path` with its header and counts but no entries (read whole when it has no
+    counts: an interrupted apply's, whose entries are counted instead)."""
+    first, last = first_and_last_line(path)
+    try:
+        header, end = json.loads(first), json.loads(last)
+    except ValueError:
+        return read_journal(path)
+    if not isinstance(header, dict) or "journal" not in header or not isinstance(end, dict) or "end" not in end:
+        return read_journal(path)
+    try:
+        return Journal(info_from(header), (), end["end"])
+    except _BAD as error:
+        raise damaged(f"its first line is not a journal's header ({error})", path) from None
