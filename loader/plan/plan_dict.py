@@ -131,18 +131,6 @@ def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
     return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
 
 
-def _dropped_to_dict(d: DroppedRecord, *, released: bool = False) -> dict[str, Any]:
-    """A dropped record as plan.json keeps it (a released one: key, id and name)."""
-    out: dict[str, Any] = {"key": _encode(list(d.key)), "id": d.id}
-    if not released:
-        out["last_loaded"] = d.last_loaded
-    return out | ({"seen": True} if d.seen and not released else {}) | ({"name": d.name} if d.name is not None else {})
-
-
-def _dropped_from_dict(d: Mapping[str, Any]) -> DroppedRecord:
-    return DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"), d.get("seen", False), d.get("name"))
-
-
 def _blocked_row_to_dict(b: BlockedRow) -> dict[str, Any]:
     return {
         "source": place_to_dict(b.source),
@@ -188,10 +176,11 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "reading": _reading_to_dict(b.reading),
         "findings": [_finding_to_dict(f) for f in b.findings],
         "field_rules": [{"field": r.field, "place": r.place, "text": r.text} for r in b.field_rules],
-        "dropped": [_dropped_to_dict(d) for d in b.dropped],
+        "dropped": [{"key": _encode(list(d.key)), "id": d.id, "last_loaded": d.last_loaded, "name": d.name}
+                    | ({"seen": True} if d.seen else {}) for d in b.dropped],
         "records": records,
     } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {}) | (
-        {"released": [_dropped_to_dict(d, released=True) for d in b.released]} if b.released else {}) | (
+        {"released": [{"key": _encode(list(d.key)), "id": d.id} for d in b.released]} if b.released else {}) | (
         {"formerly": list(b.formerly)} if b.formerly is not None else {})
 
 
@@ -261,10 +250,11 @@ def _block_from_dict(b: Mapping[str, Any], records: tuple[RecordPlan, ...]) -> B
         reading=_reading_from_dict(b.get("reading")),
         findings=tuple(_finding_from_dict(f) for f in b.get("findings", ())),
         field_rules=tuple(FieldRule(r["field"], r["place"], r["text"]) for r in b.get("field_rules", ())),
-        dropped=tuple(_dropped_from_dict(d) for d in b.get("dropped", ())),
+        dropped=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"], d.get("last_loaded"), d.get("seen", False),
+                                    d.get("name")) for d in b.get("dropped", ())),
         mapping_file=b.get("mapping_file"),
         records=records,
-        released=tuple(_dropped_from_dict(d) for d in b.get("released", ())),
+        released=tuple(DroppedRecord(tuple(_decode(d["key"])), d["id"]) for d in b.get("released", ())),
         formerly=(str(b["formerly"][0]), str(b["formerly"][1])) if b.get("formerly") else None,
     )
 
