@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from loader import event_loop
 from loader.actor import acting
-from loader.commands.history_identity import RecordIdentity, editor_names, record_identity
+from loader.commands.history_identity import RecordIdentity, ReferenceKeys, editor_names, record_identity
 from loader.console import ask_yes
 from loader.errors import EXIT_OK, ConfigError, LoaderError, UsageError
 from loader.report import machine
@@ -101,12 +101,13 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     # Keys, values, owners and who applied come from sheets and journals anyone can edit: every
     # control character is shown escaped, never sent to the terminal (`loader.report.view.clean`).
     print(f"{clean(request.entity)} {given}: {len(loads.loads)} loads{note}")
+    keys = ReferenceKeys(history, config.profile.entity(request.entity))
     if identity.former_keys:
         print(clean(f"  former keys: {', '.join(identity.former_keys)}"))
     for load in loads.loads:
         print(clean(f"  {load.apply.apply_id}  {load.apply.time}  by {load.apply.by or '-'}  {load.kind}"))
         for field in load.fields:
-            print(clean(f"    {field.field}: {_field_text(field, loads.personal, load.kind)}  ({field.owner})"))
+            print(clean(f"    {field.field}: {_field_text(field, loads.personal, load.kind, keys)}  ({field.owner})"))
     for edit in identity.edits:
         print(f"  {edit.text()}")
     return EXIT_OK
@@ -142,19 +143,17 @@ async def _fetch_one(config: Config, env: Any, entity: str, live_id: str) -> Map
         return await client.get(entity, live_id)
 
 
-def _field_text(field: Any, personal: bool, kind: str) -> str:
+def _field_text(field: Any, personal: bool, kind: str, keys: ReferenceKeys) -> str:
+    def shown(value: Any) -> str:  # a reference by its target's key
+        return keys.shown(field.field, value) or json.dumps(value, ensure_ascii=False, default=str)
+
     if kind == "confirm":
-        shown = f" {_shown(field.after)}" if field.known_after and not personal else ""
-        return f"recorded as loaded{shown}"
+        return "recorded as loaded" + (f" {shown(field.after)}" if field.known_after and not personal else "")
     if personal:
         return "changed" if field.changed else "unchanged"
-    after = _shown(field.after) if field.known_after else "(kept only as a digest)"
+    after = shown(field.after) if field.known_after else "(kept only as a digest)"
     after += " (live now)" if field.live_now else ""
-    return f"{_shown(field.before)} → {after}" if field.changed else f"unchanged {after}"
-
-
-def _shown(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return f"{shown(field.before)} → {after}" if field.changed else f"unchanged {after}"
 
 
 def _record_key(request: HistoryRequest, config: Config) -> tuple[Any, ...]:

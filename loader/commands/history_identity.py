@@ -1,6 +1,6 @@
 """What `loader history --entity` says of a record's identity besides its loads: the keys it had before
 (renumbered, or a duplicate's key taken as its own) and, per field, who first changed it in the
-platform and when, from its line of the history's snapshot.
+platform and when, from its line of the history's snapshot; and its references by their targets' keys.
 
 Offline the editors are the service's user ids the history records; with `--env` they are named as
 `report: {editors: …}` says (`name`, the default, and `email` give first and last name: an e-mail
@@ -15,11 +15,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from loader.history.digests import compact_id
 from loader.report.view import clean
 
 if TYPE_CHECKING:
     from loader.config import Config
     from loader.history.store import History
+    from loader.profile import EntityProfile
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,32 @@ def _key_shown(token: str) -> str:
     except ValueError:
         return token
     return "/".join(str(p) for p in parts) if isinstance(parts, list) else token
+
+
+class ReferenceKeys:
+    """A reference field's value as the text shows it: each target by its key as the history knows it
+    (`school ENG`), or `id …` where it does not (a record the loader never loaded)."""
+
+    def __init__(self, history: History, entity: EntityProfile) -> None:
+        self._history, self._references = history, entity.references
+
+    def shown(self, field: str, value: Any) -> str | None:
+        """The text of `value` of `field` where the field holds references, else None."""
+        reference = self._references.get(field)
+        if reference is None or value is None:
+            return None
+        ids = value if isinstance(value, list) else [value]
+        names = [self._name(reference.entities, v.get("id") if isinstance(v, dict) else v) for v in ids]
+        return f"[{', '.join(names)}]" if isinstance(value, list) else names[0]
+
+    def _name(self, entities: tuple[str, ...], live_id: Any) -> str:
+        if not isinstance(live_id, str):
+            return json.dumps(live_id, ensure_ascii=False, default=str)
+        for target in entities:
+            token = self._history.snapshot.key_for_id(target, compact_id(live_id))
+            if token is not None:
+                return f"{target} {_key_shown(token)}"
+        return f"id {live_id}"
 
 
 def _iso(epoch_ms: int) -> str:

@@ -141,22 +141,18 @@ def resemblance(new: Person, other: Person, threshold: float) -> tuple[tuple[str
     born = new.born is not None and new.born == other.born
     if not (email or born):
         return None  # a swapped date counts only with an equal e-mail
-    cutoff = 0.0 if email else threshold * 100 - _EPSILON
-    score = fuzz.ratio(new.names, other.names, score_cutoff=cutoff) / 100 if new.names and other.names else 0.0
+    score = _score(new.names, other.names, 0.0 if email else threshold * 100 - _EPSILON)
     names = score >= threshold
     swapped = not born and email and other.born is not None and new.swapped == other.born
     if not ((born and (email or names)) or (email and names) or swapped):
         return None
-    agreed = []
-    if born:
-        agreed.append(DATE_OF_BIRTH)
-    elif swapped:
-        agreed.append(f"{DATE_OF_BIRTH} (day and month swapped)")
-    if email:
-        agreed.append(EMAIL)
-    if names:
-        agreed.append("names")
-    return tuple(agreed), round(score, 2)
+    dates = (DATE_OF_BIRTH,) if born else (f"{DATE_OF_BIRTH} (day and month swapped)",) if swapped else ()
+    return (*dates, *((EMAIL,) if email else ()), *(("names",) if names else ())), round(score, 2)
+
+
+def _score(names: str, other: str, cutoff: float) -> float:
+    """The names' similarity (0-1); 0 where either is empty or it falls below `cutoff` (in percent)."""
+    return fuzz.ratio(names, other, score_cutoff=cutoff) / 100 if names and other else 0.0
 
 
 class _Index:

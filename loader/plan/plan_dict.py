@@ -47,12 +47,10 @@ def _reading_from_dict(d: Mapping[str, Any] | None) -> SourceReading:
     return SourceReading(d.get("header_row", 1), d.get("encoding"), d.get("delimiter"))
 
 
-def _dropped_to_dict(d: DroppedRecord, *, released: bool = False) -> dict[str, Any]:
-    """A dropped record as plan.json keeps it (a released one: key, id and name)."""
-    out: dict[str, Any] = {"key": encode_value(list(d.key)), "id": d.id}
-    if not released:
-        out["last_loaded"] = d.last_loaded
-    return out | ({"seen": True} if d.seen and not released else {}) | ({"name": d.name} if d.name is not None else {})
+def _dropped_to_dict(d: DroppedRecord) -> dict[str, Any]:
+    """A dropped record as plan.json keeps it: key, id, last loaded and name (null when none)."""
+    return {"key": encode_value(list(d.key)), "id": d.id, "last_loaded": d.last_loaded, "name": d.name} | (
+        {"seen": True} if d.seen else {})
 
 
 def _dropped_from_dict(d: Mapping[str, Any]) -> DroppedRecord:
@@ -108,7 +106,7 @@ def block_to_dict(b: BlockPlan, records: Any) -> dict[str, Any]:
         "dropped": [_dropped_to_dict(d) for d in b.dropped],
         "records": records,
     } | ({"mapping_file": b.mapping_file} if b.mapping_file is not None else {}) | (
-        {"released": [_dropped_to_dict(d, released=True) for d in b.released]} if b.released else {}) | (
+        {"released": [{"key": encode_value(list(d.key)), "id": d.id} for d in b.released]} if b.released else {}) | (
         {"formerly": list(b.formerly)} if b.formerly is not None else {})
 
 

@@ -78,41 +78,56 @@ def _block(found: Renumbering, block: Any, renames: Sequence[Rename], entries: S
     if getattr(block, "renamed_as", "update") == "successor":
         return  # a new record linked to the old one (its `Replaces` label): nothing moves to a new key
     for rename in chosen:
-        new, old = _exact(rename.new), _exact(rename.old)
-        entry = desired.get(new)
+        entry = desired.get(_exact(rename.new))
         if entry is None:
             continue
-        live_new, live_old = index.get(new), index.get(old)
-        if live_new is not None:
-            if live_old is not None and not _formerly(history, entity, live_new, rename.old):
-                found.note(entry.ref, Finding(
-                    "error", "renumber-both-live",
-                    f"{entity} {show_key(rename.old)} (id {live_old.get('id')}) and {show_key(rename.new)} (id "
-                    f"{live_new.get('id')}) are both live: renumbering would make two records of one; retire one "
-                    "by hand, or clear the row's previous key", rename.cell))
-            continue  # renumbered already (the history says so), or nothing to renumber
-        if live_old is None:
-            found.note(entry.ref, Finding(
-                "warning", "renumber-neither-live",
-                f"neither {show_key(rename.old)} nor {show_key(rename.new)} is a live {entity}: "
-                f"{show_key(rename.new)} is created", rename.cell))
-            continue
-        owner = _other_owner(history, entity, live_old, block)
-        if owner is not None:
-            found.note(entry.ref, Finding(
-                "error", "field-owned-elsewhere",
-                f"{entity} {show_key(rename.old)} is loaded by block {owner.block!r} of {owner.file}: renumber it "
-                f"there, or say `take_over: true` on block {block.block!r}", rename.cell))
-            continue
-        name = (entity, key_fields)
-        found.aliases.setdefault(name, {})[new] = live_old
-        found.renamed_from[entry.ref] = tuple(rename.old)
-        reuse = desired.get(old)
-        if reuse is not None:  # the old key names another record now: created once the renumber is done
-            found.released.setdefault(name, set()).add(old)
-            found.after[reuse.ref] = entry.ref
-        else:  # a reference to the old key still finds the renumbered record
-            found.moved.setdefault(entity, {})[old] = show_key(rename.new)
+        judged = _judged(rename, index, block, history)
+        if isinstance(judged, Finding):
+            found.note(entry.ref, judged)
+        elif judged is not None:
+            _renumbered(found, (entity, key_fields), rename, entry, judged, desired)
+
+
+def _judged(rename: Rename, index: Mapping[Any, LiveRecord], block: Any,
+            history: History | None) -> LiveRecord | Finding | None:
+    """What one rename of `block` comes to against the live records `index`: the live record of its
+    old key to renumber, a finding (both live, neither live, another block's record), or None
+    (renumbered already, as the history says, or nothing to renumber)."""
+    entity = block.entity
+    live_new, live_old = index.get(_exact(rename.new)), index.get(_exact(rename.old))
+    if live_new is not None:
+        if live_old is not None and not _formerly(history, entity, live_new, rename.old):
+            return Finding(
+                "error", "renumber-both-live",
+                f"{entity} {show_key(rename.old)} (id {live_old.get('id')}) and {show_key(rename.new)} (id "
+                f"{live_new.get('id')}) are both live: renumbering would make two records of one; retire one "
+                "by hand, or clear the row's previous key", rename.cell)
+        return None
+    if live_old is None:
+        return Finding("warning", "renumber-neither-live",
+                       f"neither {show_key(rename.old)} nor {show_key(rename.new)} is a live {entity}: "
+                       f"{show_key(rename.new)} is created", rename.cell)
+    owner = _other_owner(history, entity, live_old, block)
+    if owner is not None:
+        return Finding("error", "field-owned-elsewhere",
+                       f"{entity} {show_key(rename.old)} is loaded by block {owner.block!r} of {owner.file}: renumber "
+                       f"it there, or say `take_over: true` on block {block.block!r}", rename.cell)
+    return live_old
+
+
+def _renumbered(found: Renumbering, name: IndexName, rename: Rename, entry: Entry, live_old: LiveRecord,
+                desired: Mapping[Any, Entry]) -> None:
+    """Record the renumber of `live_old` to the row `entry`: the new key matches it, and its old key
+    either names another row of the plan (created after the renumber) or still finds it."""
+    new, old = _exact(rename.new), _exact(rename.old)
+    found.aliases.setdefault(name, {})[new] = live_old
+    found.renamed_from[entry.ref] = tuple(rename.old)
+    reuse = desired.get(old)
+    if reuse is not None:  # the old key names another record now: created once the renumber is done
+        found.released.setdefault(name, set()).add(old)
+        found.after[reuse.ref] = entry.ref
+    else:  # a reference to the old key still finds the renumbered record
+        found.moved.setdefault(name[0], {})[old] = show_key(rename.new)
 
 
 def _one_per_key(found: Renumbering, renames: Sequence[Rename], desired: Mapping[Any, Entry]) -> list[Rename]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loader.findings import Finding
@@ -86,48 +86,65 @@ def retirements(block: BlockPlan, given: Any, dropped: Sequence[DroppedRecord], 
 def _retire(block: BlockPlan, dropped: DroppedRecord, live: Mapping[str, Any], line: HistoryLine,
             values: Mapping[str, Any], history: History,
             entity: EntityProfile) -> tuple[RecordPlan | None, list[Finding]]:
+    """The retire change of one dropped record (None when it has nothing to set), and what is said instead."""
     key = tuple(json.loads(line.key))
     shown = f"{block.entity} {'/'.join(str(k) for k in key)}"
     where = CellRef(block.source_file, block.sheet)
+    sets = _Retirement(shown, where, entity)
     digests = history.digester.record(block.entity, key)
-    payload: dict[str, Any] = {}
-    changes: list[FieldChange] = []
-    path: tuple[str, ...] = ()
-    notes: list[Finding] = []
-    status = entity.status
     for name, value in values.items():
-        current = _live_value(live, name)
+        sets.add(name, value, _live_value(live, name), live, line, digests)
+    if not sets.changes:
+        return None, sets.notes
+    fields = ", ".join(c.field for c in sets.changes)
+    note = Finding("warning", RETIRE, f"{shown}: retire ({fields}): dropped from the source", where)
+    record = RecordPlan(
+        ref=f"{block.name}/{'/'.join(str(k) for k in key)}", block=block.name, entity=block.entity, key=key,
+        action=Action.UPDATE if sets.payload else Action.UNCHANGED, payload=sets.payload, source=where,
+        live_id=dropped.id, live_updated_time=_time(live), changes=tuple(sets.changes), status_path=sets.path,
+        findings=(note,), history_line=line_digest(line), retiring=True)
+    return record, sets.notes
+
+
+@dataclass
+class _Retirement:
+    """What retiring one record (`shown`) sets, field by field: its payload, changes and status path,
+    and what is said of the fields it leaves (a retirement undone by staff, a status it cannot take)."""
+
+    shown: str
+    where: CellRef
+    entity: EntityProfile
+    payload: dict[str, Any] = field(default_factory=dict)
+    changes: list[FieldChange] = field(default_factory=list)
+    path: tuple[str, ...] = ()
+    notes: list[Finding] = field(default_factory=list)
+
+    def add(self, name: str, value: Any, current: Any, live: Mapping[str, Any], line: HistoryLine,
+            digests: RecordDigests) -> None:
+        """Set field `name` to `value` (live holds `current`) where it differs and was not undone."""
+        entity, status = self.entity, self.entity.status
         if same(comparable(name, value, entity), comparable(name, current, entity)):
-            continue
+            return
         if _undone(line, name, value, current, digests, entity):
-            notes.append(Finding("warning", RETIRE, f"{shown}: {name}: kept: set back to {current!r} in the platform "
-                                 "after it was retired", where))
-            continue
+            self._say(f"{name}: kept: set back to {current!r} in the platform after it was retired")
+            return
         if status is not None and name == status.field:
             steps = status.retiring_path(str(current), str(value))
             if steps is None:
                 what = "left unpublished" if str(current) not in status.published else f"cannot move from {current}"
-                notes.append(Finding("warning", RETIRE, f"{shown}: {name}: {what} (dropped from the source; "
-                                     f"on_dropped sets {value!r})", where))
-                continue
-            path = steps
+                self._say(f"{name}: {what} (dropped from the source; on_dropped sets {value!r})")
+                return
+            self.path = steps
         elif name.startswith(LABEL_PREFIX):
-            labels = dict(payload.get(CUSTOM) or live.get(CUSTOM) or {})
+            labels = dict(self.payload.get(CUSTOM) or live.get(CUSTOM) or {})
             labels[name[len(LABEL_PREFIX):]] = value
-            payload[CUSTOM] = labels
+            self.payload[CUSTOM] = labels
         else:
-            payload[name] = value
-        changes.append(FieldChange(name, current, value))
-    if not changes:
-        return None, notes
-    fields = ", ".join(c.field for c in changes)
-    note = Finding("warning", RETIRE, f"{shown}: retire ({fields}): dropped from the source", where)
-    record = RecordPlan(
-        ref=f"{block.name}/{'/'.join(str(k) for k in key)}", block=block.name, entity=block.entity, key=key,
-        action=Action.UPDATE if payload else Action.UNCHANGED, payload=payload, source=where, live_id=dropped.id,
-        live_updated_time=_time(live), changes=tuple(changes), status_path=path, findings=(note,),
-        history_line=line_digest(line), retiring=True)
-    return record, notes
+            self.payload[name] = value
+        self.changes.append(FieldChange(name, current, value))
+
+    def _say(self, text: str) -> None:
+        self.notes.append(Finding("warning", RETIRE, f"{self.shown}: {text}", self.where))
 
 
 def _live_value(live: Mapping[str, Any], name: str) -> Any:
@@ -179,13 +196,7 @@ def restored(block: BlockPlan, given: Any, index: EntityIndex, history: History,
     unmanaged = {name: value for name, value in rule.values if name not in managed}
     wanted: dict[str, list[str]] = {}  # record ref -> the fields to give back
     for record in block.records:
-        line = index.line(index.line_of[record.live_id]) if record.live_id in index.line_of else None
-        live = index.by_id.get(record.live_id) if record.live_id else None
-        if line is None or live is None or record.retiring or record.blocked:
-            continue
-        digests = history.digester.record(block.entity, record.key)
-        names = [name for name, value in unmanaged.items()
-                 if same(_live_value(live, name), value) and _wrote(line, name, value, digests, entity)]
+        names = _retired_fields(record, unmanaged, index, history, entity)
         if names:
             wanted[record.ref] = names
     if not wanted:
@@ -193,6 +204,21 @@ def restored(block: BlockPlan, given: Any, index: EntityIndex, history: History,
     befores = _values_before(history, block.entity, {r.ref: r for r in block.records}, wanted, unmanaged)
     records = tuple(_given_back(r, befores.get(r.ref, {}), index) if r.ref in befores else r for r in block.records)
     return replace(block, records=records)
+
+
+def _retired_fields(record: RecordPlan, unmanaged: Mapping[str, Any], index: EntityIndex, history: History,
+                    entity: EntityProfile) -> list[str]:
+    """The fields of `unmanaged` (those `on_dropped` sets and the sheet does not) that a record back in
+    the source still holds as the loader's retirement wrote them."""
+    if record.retiring or record.blocked or not record.live_id or record.live_id not in index.line_of:
+        return []
+    line = index.line(index.line_of[record.live_id])
+    live = index.by_id.get(record.live_id)
+    if line is None or live is None:
+        return []
+    digests = history.digester.record(record.entity, record.key)
+    return [name for name, value in unmanaged.items()
+            if same(_live_value(live, name), value) and _wrote(line, name, value, digests, entity)]
 
 
 def _wrote(line: HistoryLine, name: str, value: Any, digests: RecordDigests, entity: EntityProfile) -> bool:

@@ -244,14 +244,12 @@ def _existing_tables(block: BlockPlan, named: set[str]) -> list[Table]:
 
 def _dropped_table(block: BlockPlan, name: str) -> Table:
     """The records this block loaded before that its sheet no longer names (those not shown before)."""
-    listed = dropped_rows(block)
     rows = [f"| `{code(d.key)}` | {cell(d.name)} | `{code(d.id)}` | {cell(d.last_loaded)} | {cell(d.outcome)} |\n"
-            for d in listed]
-    before = len(block.dropped) - len(listed)
+            for d in dropped_rows(block)]
+    before = len(block.dropped) - len(rows)
     return Table(
         f"#### Dropped from the source ({len(block.dropped)})\n\n"
-        "Loaded by this block before, no longer in its sheet; the block's `on_dropped:` says what becomes of "
-        "them (the service has no delete: where nothing is written, retire them by hand)."
+        "Loaded by this block before, no longer in its sheet (no delete: where nothing is written, retire by hand)."
         + (f" {before} shown before." if before else "") + "\n\n", f"#### {name}: dropped, continued\n\n",
         "| key | name | id | last loaded | outcome |\n|---|---|---|---|---|\n", rows, _fold(len(rows), "dropped"),
         trim=True, what="dropped records")

@@ -13,6 +13,7 @@ import openpyxl
 import pytest
 from helpers.apply import loader_yaml_for
 from helpers.output_schema import output_document
+from helpers.project import SCHOOLS_MAPPING
 from helpers.sandbox import Caller, fetch_token
 
 from loader.cli import main
@@ -22,18 +23,7 @@ from loader.sandbox.tokens import DEFAULT_CLIENTS, STAFF_PERSON
 
 SECRET = "HISTORY_IDENTITY_SECRET"
 STAFF_ID = next(c.user["id"] for c in DEFAULT_CLIENTS if c.client_id == "staff-client")
-MAPPING = """version: 1
-source: schools.xlsx
-entities:
-  schools:
-    entity: school
-    sheet: Schools
-    key: [code]
-    renamed: {column: Previous Code}
-    fields:
-      code: Code
-      name: Name
-"""
+MAPPING = SCHOOLS_MAPPING.replace("    key: [code]\n", "    key: [code]\n    renamed: {column: Previous Code}\n")
 
 
 def _schools(path: Path, rows: list[tuple[str, str | None, str]]) -> None:

@@ -95,7 +95,7 @@ def _renumbers_reviewed_as_such() -> None:
 
 
 def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
         (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
@@ -133,6 +133,10 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
         history = History.open(tmp_path / "history" / "local")
         line = history.line("subject", ("U1002",))
         assert line is not None and line.former_keys == ('["U002"]',)
+        capsys.readouterr()
+        assert main(["history", "--env", "local", "--entity", "arrangement", "--key", "code=A1"]) == EXIT_OK
+        (awarded,) = [t for t in capsys.readouterr().out.splitlines() if t.startswith("    subjects_awarded: ")]
+        assert "subject U1002" in awarded and "subject U1003" in awarded and "id " not in awarded  # by key
 
         assert main(["revert", "--env", "local", "--out", "revert.json"]) == EXIT_OK
         assert main(["apply", "--plan", "revert.json", "--env", "local", "--yes"]) == EXIT_OK

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,32 @@ def _statuses(sandbox: Any) -> dict[str, str]:
     return {str(a["code"]): str(a["status"]) for a in asyncio.run(go())}
 
 
+def _reports_name_what_becomes_of_each(plan: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    """Every report of the plan lists the dropped records with key, name, id, last loaded and outcome; the
+    review workbook labels the retirement's row."""
+    ids = {tuple(d["key"]): d["id"] for d in plan["blocks"][0]["dropped"]}
+    retired, left = ids[("A1",)], ids[("A2",)]
+    capsys.readouterr()
+    assert main(["show", "plan.json", "--report", "plan.md", "--html", "plan.html", "--review", "review.xlsx"]) == 0
+    terminal = capsys.readouterr().out
+    retiring = "retire: status: ACTIVE → INACTIVE"
+    assert re.search(rf"dropped A1 Live one  id {retired}, last loaded \S+  {retiring}", terminal)
+    assert re.search(rf"dropped A2 Draft one  id {left}, last loaded \S+  nothing written", terminal)
+    markdown = Path("plan.md").read_text(encoding="utf-8")
+    assert "| key | name | id | last loaded | outcome |" in markdown
+    assert re.search(rf"\| `A1` \| Live one \| `{retired}` \| \S+ \| {retiring} \|", markdown)
+    assert re.search(rf"\| `A2` \| Draft one \| `{left}` \| \S+ \| nothing written \|", markdown)
+    html = Path("plan.html").read_text(encoding="utf-8")
+    assert f"Live one, id {retired}, last loaded" in html and retiring in html
+    assert f"Draft one, id {left}, last loaded" in html
+    values = list(openpyxl.load_workbook("review.xlsx")["Review"].iter_rows(values_only=True))
+    (row,) = [dict(zip(values[0], row, strict=True)) for row in values[1:] if "A1" in row]
+    assert (row["change"], row["current value"], row["proposed value"]) == (
+        "retire Live one: dropped from the source", "ACTIVE", "INACTIVE")
+
+
 def test_a_dropped_active_arrangement_retires_and_a_draft_one_is_left_unpublished(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
         (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RETIRE_SECRET"), encoding="utf-8")
@@ -71,6 +96,7 @@ def test_a_dropped_active_arrangement_retires_and_a_draft_one_is_left_unpublishe
         assert retire["key"] == ["A1"] and retire["status_path"] == ["INACTIVE"]
         assert any("A2" in f["message"] and "left unpublished" in f["message"]
                    for b in plan["blocks"] for f in b["findings"])
+        _reports_name_what_becomes_of_each(plan, capsys)
         sandbox.reset_stats()
         assert main(["apply", "arrangements.yaml", "--env", "local", "--yes"]) == EXIT_OK
         assert requests_to(sandbox.stats(), PATCH) == 1  # A1's one step; A2 never PATCHed

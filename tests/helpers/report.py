@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from helpers.plan import Block
@@ -45,6 +45,11 @@ def small_plan() -> Plan:
                     email_address="new.secret@example.com"),
         ), sheet="Applicants"),
     ]
+    return plan_of(blocks, live)
+
+
+def plan_of(blocks: Sequence[Block], live: Mapping[str, Sequence[Mapping[str, Any]]]) -> Plan:
+    """The plan of `blocks` against `live`, made as the report tests' plans are (a fixed header)."""
     return plan_changes(blocks, live, load_profile(), header=PlanHeader(
         "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "ab" * 32},
         created_at="2026-11-22T00:00:00+00:00"))

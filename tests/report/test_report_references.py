@@ -8,12 +8,10 @@ from dataclasses import replace
 from typing import Any
 
 from helpers.plan import Block
-from helpers.report import desired
+from helpers.report import desired, plan_of
 
 from loader.history.digests import Digester
-from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.model import FieldOutcome, PendingId, Plan
-from loader.profile import load_profile
 from loader.report.html import render_html
 from loader.report.markdown import render
 from loader.report.references import ReferenceNames
@@ -23,8 +21,8 @@ from loader.source.records import Ref
 
 
 def _plan() -> Plan:
-    """C1 moves from school ENG to SCI, C2 from a program no block names to SCI, C3 is created under
-    LAW, a school this plan creates."""
+    """C1 moves from school ENG (live, not managed here) to SCI, C2 from a program no block names to SCI,
+    C3 is created under LAW, a school this plan creates."""
     live: dict[str, list[dict[str, Any]]] = {
         "school": [{"id": "s-1", "code": "SCI", "name": "Science", "type": "SCHOOL"},
                    {"id": "s-2", "code": "ENG", "name": "Engineering", "type": "SCHOOL"}],
@@ -34,8 +32,7 @@ def _plan() -> Plan:
     blocks = [
         Block("schools", "school", ("code",), (
             desired("schools", "school", 2, code="SCI", name="Science"),
-            desired("schools", "school", 3, code="ENG", name="Engineering"),
-            desired("schools", "school", 4, code="LAW", name="Law"),
+            desired("schools", "school", 3, code="LAW", name="Law"),  # ENG: live, not managed here
         ), sheet="schools"),
         Block("courses", "course", ("code",), (
             desired("courses", "course", 2, code="C1", name="One", parent=Ref("school", ("SCI",))),
@@ -43,9 +40,7 @@ def _plan() -> Plan:
             desired("courses", "course", 4, code="C3", name="Three", parent=Ref("school", ("LAW",))),
         ), sheet="courses"),
     ]
-    return plan_changes(blocks, live, load_profile(), header=PlanHeader(
-        "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "ab" * 32},
-        created_at="2026-11-22T00:00:00+00:00"))
+    return plan_of(blocks, live)
 
 
 def _with_outcomes() -> Plan:
