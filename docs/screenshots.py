@@ -89,7 +89,8 @@ def _checkout(rev: str) -> Iterator[tuple[Path, dict[str, str]]]:
         tree = Path(temp) / "tree"
         subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(tree), rev], check=True)
         try:
-            (tree / "loader" / "schemas").symlink_to(tree / "schemas", target_is_directory=True)
+            if not (tree / "loader" / "schemas").exists():
+                (tree / "loader" / "schemas").symlink_to(tree / "schemas", target_is_directory=True)
             yield tree, _clean_environment({"PYTHONPATH": str(tree)})
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)

@@ -61,20 +61,22 @@ def plan(
     env: str | None = None,
     config: PathLike | None = None,
     concurrency: int | None = None,
+    select: Sequence[str] = (),
 ) -> Plan:
     """The plan of `mappings` against the environment `env` (default: the configuration's default,
     else the embedded sandbox), as `loader plan` makes it.
 
     `tables` gives sources by the names of the mappings' `sources:`, each a pandas or polars
-    DataFrame, an Arrow table or a list of dicts; a name no block reads is an error. The plan's
-    errors are in the plan (`plan.has_errors`, `show(plan)`), as the command shows them.
+    DataFrame, an Arrow table or a list of dicts; a name no block reads is an error. `select`: the
+    blocks planned, as `loader plan --select` names them (none: every block). The plan's errors are
+    in the plan (`plan.has_errors`, `show(plan)`), as the command shows them.
     """
     settings = _config(config)
     given = {name: table_of(name, data) for name, data in (tables or {}).items()}
     opened: list[History | None] = []
     with open_environment(settings, env) as environment:
         made = _run(plan_project([Path(m) for m in mappings], settings, environment, opened,
-                                 concurrency=concurrency, progress=False, given=given))
+                                 concurrency=concurrency, progress=False, given=given, select=select))
     return made.plan
 
 

@@ -11,6 +11,7 @@ import openpyxl
 import pytest
 from helpers.project import SCHOOLS_MAPPING, SCHOOLS_SEED, schools_project
 
+from loader import library
 from loader.cli import main
 from loader.errors import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from loader.plan.model import Action, Plan
@@ -152,3 +153,8 @@ def test_a_selected_plan_neither_drops_nor_retires_the_records_of_blocks_not_sel
     [medical] = [b for b in _plan()[1].blocks if b.name == "medical_schools"]
     assert [d.key for d in medical.dropped] == [("MED",)]  # planned whole, MED is dropped and retired
     assert any(r.action == Action.UPDATE and r.key == ("MED",) for r in medical.records)
+
+
+def test_the_python_api_plans_the_blocks_selected(project: Path) -> None:
+    plan = library.plan(FILES, env="local", select=["courses"])
+    assert [b.name for b in plan.blocks] == ["courses"]
