@@ -235,7 +235,7 @@ def test_a_query_reading_no_rows_warns_first_then_is_an_error_once_loaded_unless
     assert sorted(d.key for d in allowed.blocks[0].dropped) == [("INFO101",), ("INFO202",)]
 
 
-def test_a_records_path_to_an_empty_list_is_an_empty_source_where_one_naming_nothing_is_an_error(
+def test_a_records_path_to_an_empty_place_is_an_empty_source_where_one_naming_nothing_is_an_error(
         project: Path) -> None:
     _bad_json(project, b'{"items": []}')
     empty = library.plan(["m.yaml"])
@@ -245,6 +245,13 @@ def test_a_records_path_to_an_empty_list_is_an_empty_source_where_one_naming_not
         "courses.json: the records: path '$.items[*]' finds nothing: the document has no 'items' where the path "
         "looks for it (it holds courses) (point records: at where the records are; a list that is there but empty "
         "reads as 0 records)"]
+    _bad_xml(project, '<catalog xmlns="http://xcri.org/profiles/1.2/catalog"/>')
+    assert not library.plan(["m.yaml"]).has_errors
+    _bad_xml(project, '<catalog xmlns="http://xcri.org/profiles/1.2/catalog"><provider><module/></provider></catalog>')
+    assert [f.message for f in _errors(library.plan(["m.yaml"]))] == [
+        "xcri-cap.xml: the records: path '//x:course' finds nothing: the document has no 'x:course' where the path "
+        "looks for it (it holds x:catalog, x:provider, x:module) (point records: at where the records are; a list "
+        "that is there but empty reads as 0 records)"]
 
 
 def test_applying_a_plan_whose_written_record_changed_in_its_source_is_refused_when_checking_sources(

@@ -226,6 +226,22 @@ def test_a_records_path_to_an_empty_list_warns_on_a_first_load_and_is_an_error_o
     assert [d.key for d in read_plan_json(project / "plan.json").blocks[0].dropped] == [("A",)]
 
 
+def test_an_xml_records_path_naming_no_element_is_an_error_and_an_empty_provider_reads_no_records(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "xcri-cap.xml").write_bytes(XCRI_XML.read_bytes())
+    (project / "m.yaml").write_text(XML_MAPPING.replace("//x:course", "//x:courses"), encoding="utf-8")
+    said = _refused(capsys)
+    assert "xcri-cap.xml: the records: path '//x:courses' finds nothing: the document has no 'x:courses' where the " \
+           "path looks for it (it holds x:catalog, x:provider, dc:identifier, dc:title, x:course," in said
+    assert "(did you mean 'x:course'?)" in said
+    (project / "xcri-cap.xml").write_text('<catalog xmlns="http://xcri.org/profiles/1.2/catalog"><provider/></catalog>',
+                                          encoding="utf-8")
+    (project / "m.yaml").write_text(XML_MAPPING.replace("//x:course", "/x:catalog/x:provider/x:course"),
+                                    encoding="utf-8")
+    assert _plan(capsys) == {}
+    assert "its source xcri-cap.xml read 0 records" in "".join(capsys.readouterr())
+
+
 def test_params_that_read_no_rows_are_an_error_once_the_block_loaded_records_unless_allow_empty(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _handbook(project / "handbook.db", UNITS)

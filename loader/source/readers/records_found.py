@@ -25,7 +25,7 @@ from jsonpath.selectors import NameSelector
 
 from loader.errors import SheetError
 from loader.source.readers.xml_path import Step, evaluate
-from loader.suggestions import did_you_mean
+from loader.suggestions import closest
 
 _SHOWN = 12  # the names of what the document holds listed in the message, at most
 
@@ -64,9 +64,17 @@ class RecordsFound:
         missing = self.missing
         held = f" (it holds {', '.join(missing.names)})" if missing.names else ""
         raise SheetError(f"the records: path {path!r} finds nothing: the document has no {missing.step!r} where the "
-                         f"path looks for it{held}" + did_you_mean(missing.step, missing.names), where=where,
+                         f"path looks for it{held}" + _did_you_mean(missing), where=where,
                          hint="point records: at where the records are; a list that is there but empty reads as "
                               "0 records")
+
+
+def _did_you_mean(missing: Missing) -> str:
+    """The name held closest to the one missing, by local name (`x:course` is not close to
+    `x:module` for sharing a prefix)."""
+    by_local = {name.rpartition(":")[2]: name for name in reversed(missing.names)}
+    choice = closest(missing.step.rpartition(":")[2], by_local)
+    return f" (did you mean {by_local[choice]!r}?)" if choice is not None else ""
 
 
 def json_missing(path: jsonpath.JSONPath | jsonpath.CompoundJSONPath, document: Any) -> Missing | None:
