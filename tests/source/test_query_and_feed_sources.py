@@ -14,6 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from helpers import postgres
 from helpers.feeds import TOKEN, URL_MAPPING, serving
 
 from loader.cli import main
@@ -124,6 +125,38 @@ def test_a_sqlite_query_source_is_planned_applied_and_planned_again_to_nothing(
     assert created[("PHYS1001",)].payload["custom_attributes"] == {"Credit Points": "12"}
     assert plan.blocks[0].source_file == "handbook (query)"
     assert "sql:handbook" in plan.fingerprints
+    _converges(capsys)
+
+
+def test_a_postgresql_query_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    postgres.run_sql(postgres_url, "DROP TABLE IF EXISTS units",
+                     "CREATE TABLE units (unit_code text, title text, credit_points numeric(6,2), year int, "
+                     "updated_at timestamp)",
+                     "INSERT INTO units VALUES ('MATH1001', 'Calculus', 6.00, 2027, '2027-01-01 09:00'), "
+                     "('PHYS1001', 'Mechanics', 12.50, 2027, '2027-01-01 09:00'), ('OLD1', 'Old', 1, 2020, NULL)")
+    monkeypatch.setenv("CURRICULUM_DB_URL", postgres_url)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT).replace(
+        "url: sqlite:///handbook.db", "url: {env: CURRICULUM_DB_URL}"), encoding="utf-8")
+    assert _plan(capsys) == {("MATH1001",): Action.CREATE, ("PHYS1001",): Action.CREATE}
+    payloads = {r.key: r.payload for r in read_plan_json(project / "plan.json").records()}
+    assert payloads[("PHYS1001",)]["custom_attributes"] == {"Credit Points": "12.5"}
+    assert payloads[("MATH1001",)]["custom_attributes"] == {"Credit Points": "6"}
+    _converges(capsys)
+
+
+def test_a_json_lines_file_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "exports").mkdir()
+    lines = [{"primaryCode": {"code": code}, "name": [{"value": title}], "studyLoad": {"value": 5}}
+             for code, title in (("INFO101", "Databases"), ("INFO202", "Networks"))]
+    (project / "exports" / "courses.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
+                                                        encoding="utf-8")
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("courses.json", "courses.jsonl").replace(
+        '    records: "{records}"\n', ""), encoding="utf-8")
+    assert _plan(capsys) == {("INFO101",): Action.CREATE, ("INFO202",): Action.CREATE}
+    assert str(read_plan_json(project / "plan.json").blocks[0].records[0].source).startswith(
+        "exports/courses.jsonl › INFO101")
     _converges(capsys)
 
 
