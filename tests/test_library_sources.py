@@ -84,10 +84,12 @@ def _xml(project: Path) -> None:
 
 
 def _plans_applies_and_converges(keys: set[tuple[str, ...]]) -> Plan:
+    """Plan, show (writing plan.json), apply plan.json checking its sources, plan again: nothing to do."""
     plan = library.plan(["m.yaml"])
     assert not plan.has_errors, library.show(plan)
     assert {r.key: r.action for r in plan.records()} == dict.fromkeys(keys, Action.CREATE)
-    results = library.apply(plan)
+    assert f"{len(keys)} to create" in library.show(plan, out="plan.json")
+    results = library.apply("plan.json", check_sources=True)  # the source read again: unchanged
     assert results.ok and len(results.records) == len(keys)
     again = library.plan(["m.yaml"])
     assert not again.has_changes and not again.has_errors, library.show(again)
@@ -233,7 +235,7 @@ def test_a_query_reading_no_rows_warns_first_then_is_an_error_once_loaded_unless
     assert sorted(d.key for d in allowed.blocks[0].dropped) == [("INFO101",), ("INFO202",)]
 
 
-def test_a_records_path_to_an_empty_list_is_an_empty_source_where_one_naming_nothing_is_an_error(
+def test_a_records_path_to_an_empty_place_is_an_empty_source_where_one_naming_nothing_is_an_error(
         project: Path) -> None:
     _bad_json(project, b'{"items": []}')
     empty = library.plan(["m.yaml"])
@@ -243,3 +245,21 @@ def test_a_records_path_to_an_empty_list_is_an_empty_source_where_one_naming_not
         "courses.json: the records: path '$.items[*]' finds nothing: the document has no 'items' where the path "
         "looks for it (it holds courses) (point records: at where the records are; a list that is there but empty "
         "reads as 0 records)"]
+    _bad_xml(project, '<catalog xmlns="http://xcri.org/profiles/1.2/catalog"/>')
+    assert not library.plan(["m.yaml"]).has_errors
+    _bad_xml(project, '<catalog xmlns="http://xcri.org/profiles/1.2/catalog"><provider><module/></provider></catalog>')
+    assert [f.message for f in _errors(library.plan(["m.yaml"]))] == [
+        "xcri-cap.xml: the records: path '//x:course' finds nothing: the document has no 'x:course' where the path "
+        "looks for it (it holds x:catalog, x:provider, x:module) (point records: at where the records are; a list "
+        "that is there but empty reads as 0 records)"]
+
+
+def test_applying_a_plan_whose_written_record_changed_in_its_source_is_refused_when_checking_sources(
+        project: Path) -> None:
+    _json(project)
+    library.show(library.plan(["m.yaml"]), out="plan.json")
+    (project / "courses.json").write_text(json.dumps({"items": [COURSES[0], {**COURSES[1], "title": "Nets"}]}),
+                                          encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"the sources changed since the plan was made: 1 record"):
+        library.apply("plan.json", check_sources=True)
+    assert {r.action for r in library.plan(["m.yaml"]).records()} == {Action.CREATE}  # nothing was written

@@ -14,6 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from helpers import postgres
 from helpers.feeds import TOKEN, URL_MAPPING, serving
 
 from loader.cli import main
@@ -127,6 +128,38 @@ def test_a_sqlite_query_source_is_planned_applied_and_planned_again_to_nothing(
     _converges(capsys)
 
 
+def test_a_postgresql_query_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    postgres.run_sql(postgres_url, "DROP TABLE IF EXISTS units",
+                     "CREATE TABLE units (unit_code text, title text, credit_points numeric(6,2), year int, "
+                     "updated_at timestamp)",
+                     "INSERT INTO units VALUES ('MATH1001', 'Calculus', 6.00, 2027, '2027-01-01 09:00'), "
+                     "('PHYS1001', 'Mechanics', 12.50, 2027, '2027-01-01 09:00'), ('OLD1', 'Old', 1, 2020, NULL)")
+    monkeypatch.setenv("CURRICULUM_DB_URL", postgres_url)
+    (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT).replace(
+        "url: sqlite:///handbook.db", "url: {env: CURRICULUM_DB_URL}"), encoding="utf-8")
+    assert _plan(capsys) == {("MATH1001",): Action.CREATE, ("PHYS1001",): Action.CREATE}
+    payloads = {r.key: r.payload for r in read_plan_json(project / "plan.json").records()}
+    assert payloads[("PHYS1001",)]["custom_attributes"] == {"Credit Points": "12.5"}
+    assert payloads[("MATH1001",)]["custom_attributes"] == {"Credit Points": "6"}
+    _converges(capsys)
+
+
+def test_a_json_lines_file_source_is_planned_applied_and_planned_again_to_nothing(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "exports").mkdir()
+    lines = [{"primaryCode": {"code": code}, "name": [{"value": title}], "studyLoad": {"value": 5}}
+             for code, title in (("INFO101", "Databases"), ("INFO202", "Networks"))]
+    (project / "exports" / "courses.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
+                                                        encoding="utf-8")
+    (project / "m.yaml").write_text(JSON_MAPPING.replace("courses.json", "courses.jsonl").replace(
+        '    records: "{records}"\n', ""), encoding="utf-8")
+    assert _plan(capsys) == {("INFO101",): Action.CREATE, ("INFO202",): Action.CREATE}
+    assert str(read_plan_json(project / "plan.json").blocks[0].records[0].source).startswith(
+        "exports/courses.jsonl › INFO101")
+    _converges(capsys)
+
+
 def test_a_query_changed_only_in_an_unmapped_column_or_row_order_keeps_its_fingerprint(
         project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "m.yaml").write_text(SQL_MAPPING.format(query=SELECT), encoding="utf-8")
@@ -224,6 +257,22 @@ def test_a_records_path_to_an_empty_list_warns_on_a_first_load_and_is_an_error_o
         "    records:", "    allow_empty: true\n    records:"), encoding="utf-8")
     assert _plan(capsys) == {}
     assert [d.key for d in read_plan_json(project / "plan.json").blocks[0].dropped] == [("A",)]
+
+
+def test_an_xml_records_path_naming_no_element_is_an_error_and_an_empty_provider_reads_no_records(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "xcri-cap.xml").write_bytes(XCRI_XML.read_bytes())
+    (project / "m.yaml").write_text(XML_MAPPING.replace("//x:course", "//x:courses"), encoding="utf-8")
+    said = _refused(capsys)
+    assert "xcri-cap.xml: the records: path '//x:courses' finds nothing: the document has no 'x:courses' where the " \
+           "path looks for it (it holds x:catalog, x:provider, dc:identifier, dc:title, x:course," in said
+    assert "(did you mean 'x:course'?)" in said
+    (project / "xcri-cap.xml").write_text('<catalog xmlns="http://xcri.org/profiles/1.2/catalog"><provider/></catalog>',
+                                          encoding="utf-8")
+    (project / "m.yaml").write_text(XML_MAPPING.replace("//x:course", "/x:catalog/x:provider/x:course"),
+                                    encoding="utf-8")
+    assert _plan(capsys) == {}
+    assert "its source xcri-cap.xml read 0 records" in "".join(capsys.readouterr())
 
 
 def test_params_that_read_no_rows_are_an_error_once_the_block_loaded_records_unless_allow_empty(

@@ -157,9 +157,12 @@ class _RowMaker:
                     builder.add_row(location, tuple(values))
                     continue
             self.add(location, record)
-        path = self.records_path
-        if self.count == before and path is not None:
-            self.found.note(lambda: json_missing(path, document))
+        if self.count == before and self.records_path is not None:
+            self._found_none(self.records_path, document)
+
+    def _found_none(self, path: JsonPath, document: Any) -> None:
+        """A document where `records:` found no record: why, noted (a name it lacks, or an empty list)."""
+        self.found.note(lambda: json_missing(path, document))
 
     def add(self, location: str, record: Any) -> None:
         try:

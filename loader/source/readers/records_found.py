@@ -25,9 +25,10 @@ from jsonpath.selectors import NameSelector
 
 from loader.errors import SheetError
 from loader.source.readers.xml_path import Step, evaluate
-from loader.suggestions import did_you_mean
+from loader.suggestions import closest
 
 _SHOWN = 12  # the names of what the document holds listed in the message, at most
+_KEPT = 1000  # and looked through for the closest
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,20 @@ class RecordsFound:
         if records or self.present or self.missing is None:
             return
         missing = self.missing
-        held = f" (it holds {', '.join(missing.names)})" if missing.names else ""
+        more = ", ..." if len(missing.names) > _SHOWN else ""
+        held = f" (it holds {', '.join(missing.names[:_SHOWN])}{more})" if missing.names else ""
         raise SheetError(f"the records: path {path!r} finds nothing: the document has no {missing.step!r} where the "
-                         f"path looks for it{held}" + did_you_mean(missing.step, missing.names), where=where,
+                         f"path looks for it{held}" + _did_you_mean(missing), where=where,
                          hint="point records: at where the records are; a list that is there but empty reads as "
                               "0 records")
+
+
+def _did_you_mean(missing: Missing) -> str:
+    """The name held closest to the one missing, by local name (`x:course` is not close to
+    `x:module` for sharing a prefix)."""
+    by_local = {name.rpartition(":")[2]: name for name in reversed(missing.names)}
+    choice = closest(missing.step.rpartition(":")[2], by_local)
+    return f" (did you mean {by_local[choice]!r}?)" if choice is not None else ""
 
 
 def json_missing(path: jsonpath.JSONPath | jsonpath.CompoundJSONPath, document: Any) -> Missing | None:
@@ -86,7 +96,7 @@ def json_missing(path: jsonpath.JSONPath | jsonpath.CompoundJSONPath, document: 
         if len(names) != len(segment.selectors) or all(not value for value in held):
             return None
         keys = (key for value in held if isinstance(value, dict) for key in value)
-        return Missing(names[0], tuple(dict.fromkeys(keys))[:_SHOWN])
+        return Missing(names[0], tuple(dict.fromkeys(keys))[:_KEPT])
     return None
 
 
@@ -108,7 +118,7 @@ def xml_missing(steps: Sequence[Step], root: Element, bound: Mapping[str, str],
             return None
         pool = (e for h in held for e in (h if step.axis == "child" else h.iter()) if e is not h)
         names = dict.fromkeys(short(e.tag) for e in pool if isinstance(e.tag, str))
-        return Missing(short(step.name or ""), tuple(names)[:_SHOWN])
+        return Missing(short(step.name or ""), tuple(names)[:_KEPT])
     return None
 
 

@@ -175,6 +175,13 @@ def test_a_records_path_naming_what_the_document_lacks_is_an_error_saying_what_i
         read(JsonSource("c", "nested.json", tmp_path, records="$..course"), FIELDS)
 
 
+def test_the_names_a_document_holds_are_cut_short_in_the_message_but_all_looked_through(tmp_path: Path) -> None:
+    keys: dict[str, object] = {f"key{n:02d}": n for n in range(20)} | {"courses": []}
+    (tmp_path / "wide.json").write_text(json.dumps(keys))
+    with pytest.raises(SheetError, match=r"\(it holds key00, .*key11, \.\.\.\) \(did you mean 'courses'\?\)"):
+        read(JsonSource("c", "wide.json", tmp_path, records="$.course[*]"), FIELDS)
+
+
 @pytest.mark.parametrize(("document", "records"), [
     ('{"items": []}', "$.items[*]"), ("{}", "$.items[*]"), ("[]", "$[*]"),
     ('{"items": [{"code": "A", "kind": "x"}]}', "$.items[?@.kind == 'y']"),

@@ -1,4 +1,4 @@
-"""Fixtures of the readers' tests: a real PostgreSQL server for the SQL reader."""
+"""Fixtures of the sources' tests: a real PostgreSQL server for the SQL kind."""
 
 from __future__ import annotations
 
