@@ -110,7 +110,7 @@ def totals(plan: Plan) -> BlockCounts:
 
 COUNT_NAMES = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "kept edits", "conflicts",
                "blocked", "warnings", "errors")
-HELD_COLUMNS = frozenset({6, 7})  # kept edits and conflicts: fields held back, not records
+HELD_COLUMNS = frozenset(map(COUNT_NAMES.index, ("kept edits", "conflicts")))  # fields held back, not records
 
 
 def count_values(c: BlockCounts) -> tuple[int, ...]:
