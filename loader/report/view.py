@@ -376,7 +376,7 @@ def findings_of(plan: Plan, severity: str) -> list[tuple[str, str, int]]:
 def findings_count(found: list[tuple[str, str, int]]) -> str:
     """How many findings and causes a section of findings shows: `3`, `16,264 in 2 causes`."""
     total = sum(n for _, _, n in found)
-    return f"{total:,}" if total == len(found) else f"{total:,} in {len(found):,} cause{'s' * (len(found) != 1)}"
+    return f"{total:,}" if total == len(found) else f"{total:,} in {plural(len(found), 'cause')}"
 
 
 def shown_place(finding: ShownFinding) -> str:
