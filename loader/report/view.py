@@ -150,8 +150,9 @@ def updates(block: BlockPlan) -> list[RecordPlan]:
 
 
 def updates_words(listed: Sequence[RecordPlan]) -> str:
-    """What a table of `updates` lists, counted: `4 records, 7 fields`, and which records change no
-    field (`1 renumber, 2 with kept platform edits or conflicts only`), so the heading counts its rows."""
+    """What a table of `updates` lists, counted: `4 records, 7 fields`, and which of those records are
+    no plain update (`1 renumber, 2 with kept platform edits or conflicts only`), so the heading
+    counts the rows it heads."""
     words = f"{plural(len(listed), 'record')}, {plural(sum(len(r.changes) for r in listed), 'field')}"
     renumbers = sum(r.renamed_from is not None for r in listed)
     moves = sum(not r.changes and bool(r.status_path) for r in listed)
