@@ -25,6 +25,7 @@ from loader.profile import Profile
 from loader.record_fields import CUSTOM
 from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import read_sources
+from loader.words import plural
 
 SHOWN = 10  # differing records named in the refusal
 
@@ -46,7 +47,7 @@ def check_sources(plan: Plan, profile: Profile, base: Path | None = None) -> Non
     if changed:
         more = f"\n  ... and {len(changed) - SHOWN} more" if len(changed) > SHOWN else ""
         raise PlanError(
-            f"the sources changed since the plan was made: {len(changed)} record(s) it writes would now be "
+            f"the sources changed since the plan was made: {plural(len(changed), 'record')} it writes would now be "
             "different; nothing was applied:\n  " + "\n  ".join(changed[:SHOWN]) + more,
             hint="run `loader plan` again and review the new plan",
         )

@@ -18,6 +18,7 @@ from loader.history.errors import HistoryError
 from loader.history.files import open_regular, regular_files, repair_hint
 from loader.history.head import Head
 from loader.history.snapshot import SUFFIX, Snapshot
+from loader.words import plural
 
 
 def refuse_damaged_files(folder: Path, head_path: Path, head: Head | None, snapshot_folder: Path,
@@ -49,7 +50,8 @@ def refuse_lost_lines(folder: Path, head_path: Path, head: Head | None, snapshot
         if found != recorded:
             where = next((p for p in _shards(snapshot_folder) if p.name.startswith(f"{entity}.")),
                          snapshot_folder / f"{entity}{SUFFIX}")
-            raise HistoryError(f"the snapshot holds {found} {entity} line(s), {head_path.name} counted {recorded}: "
+            lines = plural(found, f"{entity} line")
+            raise HistoryError(f"the snapshot holds {lines}, {head_path.name} counted {recorded}: "
                                "lines were lost or added by hand (a bad merge?)", where=str(where),
                                hint=repair_hint(folder))
 

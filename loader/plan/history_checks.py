@@ -23,6 +23,7 @@ from loader.live_records import updated_time, updated_user
 from loader.plan.history_index import EntityIndex
 from loader.plan.model import BlockPlan, RecordPlan
 from loader.plan.three_way import history_is_behind, is_another_database
+from loader.words import plural
 
 
 def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
@@ -48,7 +49,8 @@ def refuse_wrong_history(history: History, indexed: Mapping[str, EntityIndex],
                 hint="wait for it to finish and plan again: its writes are in the history when it ends")
         if behind:
             raise HistoryBehindError(
-                f"the history is behind: {behind} {entity} record(s) hold writes of the loader that the history "
+                f"the history is behind: {plural(behind, f'{entity} record')} "
+                f"{'holds' if behind == 1 else 'hold'} writes of the loader that the history "
                 f"does not know", where=str(history.folder),
                 hint="fetch the latest history (git pull) and plan again; an apply's history must be committed")
 

@@ -55,6 +55,7 @@ from loader.source.mapping import LoadedMapping
 from loader.source.named_sources import with_given
 from loader.source.readers import Source
 from loader.source.sources import SourceSet, load_mappings
+from loader.words import plural
 
 
 @dataclass(frozen=True, repr=False)
@@ -317,7 +318,7 @@ def entities_from_mappings(mappings: Sequence[LoadedMapping], profile: Profile) 
 
 async def _read(mappings: Sequence[LoadedMapping], profile: Profile, bars: Bars, in_child: bool | None) -> SourceSet:
     # Off the event loop's back (a child process for large sources), so pages keep coming meanwhile.
-    bar = bars.add(f"reading {len(mappings)} mapping file(s) and their sheets", total=len(mappings))
+    bar = bars.add(f"reading {plural(len(mappings), 'mapping file')} and their sheets", total=len(mappings))
     sources = await read_off_loop(mappings, profile, in_child=in_child)
     bar.done()
     return sources

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from loader.findings import Finding
 from loader.places import CellRef, Place
+from loader.words import plural
 
 if TYPE_CHECKING:
     from loader.source.sources import SourceSet
@@ -53,7 +54,7 @@ class ShownFinding:
         if self.count == 1:
             return self.message
         if self.code == DUPLICATE_KEY and self.keys:
-            many = f"{self.keys:,} key{'s' * (self.keys != 1)} on {self.rows:,} rows"
+            many = f"{plural(self.keys, 'key')} on {plural(self.rows, 'row')}"
         else:
             many = f"{self.count:,} {self.noun}"
         of = f" of {self.sheet}" if self.sheet else ""

@@ -111,7 +111,7 @@ def totals(plan: Plan) -> BlockCounts:
 
 COUNT_NAMES = ("renumber", "create", "update", "unchanged", "dropped", "not managed here", "kept edits", "conflicts",
                "blocked", "warnings", "errors")
-HELD_COLUMNS = frozenset({6, 7})  # kept edits and conflicts: fields held back, not records
+HELD_COLUMNS = frozenset(map(COUNT_NAMES.index, ("kept edits", "conflicts")))  # fields held back, not records
 
 
 def count_values(c: BlockCounts) -> tuple[int, ...]:
@@ -151,8 +151,9 @@ def updates(block: BlockPlan) -> list[RecordPlan]:
 
 
 def updates_words(listed: Sequence[RecordPlan]) -> str:
-    """What a table of `updates` lists, counted: `4 records, 7 fields`, and which records change no
-    field (`1 renumber, 2 with kept platform edits or conflicts only`), so the heading counts its rows."""
+    """What a table of `updates` lists, counted: `4 records, 7 fields`, and which of those records are
+    no plain update (`1 renumber, 2 with kept platform edits or conflicts only`), so the heading
+    counts the rows it heads."""
     words = f"{plural(len(listed), 'record')}, {plural(sum(len(r.changes) for r in listed), 'field')}"
     renumbers = sum(r.renamed_from is not None for r in listed)
     moves = sum(not r.changes and bool(r.status_path) for r in listed)
@@ -420,7 +421,7 @@ def findings_of(plan: Plan, severity: str) -> list[tuple[str, str, int]]:
 def findings_count(found: list[tuple[str, str, int]]) -> str:
     """How many findings and causes a section of findings shows: `3`, `16,264 in 2 causes`."""
     total = sum(n for _, _, n in found)
-    return f"{total:,}" if total == len(found) else f"{total:,} in {len(found):,} cause{'s' * (len(found) != 1)}"
+    return f"{total:,}" if total == len(found) else f"{total:,} in {plural(len(found), 'cause')}"
 
 
 def shown_place(finding: ShownFinding) -> str:

@@ -21,6 +21,7 @@ from loader.source.block_rows import LeftOut
 from loader.source.check_rules import Check
 from loader.source.patterns import PatternTimeout, full_match
 from loader.source.records import DesiredRecord, Ref, display_value, quoted
+from loader.words import plural
 
 EXAMPLES = 5  # records a set-level finding names
 _UNSET = object()
@@ -117,7 +118,7 @@ def _set_finding(check: Check, read: BlockRecords) -> Finding | None:
         count = len(records)
         if (check.minimum is None or count >= check.minimum) and (check.maximum is None or count <= check.maximum):
             return None
-        return _block_finding(check, read, f"{count} record(s) built", [])
+        return _block_finding(check, read, f"{plural(count, 'record')} built", [])
     if check.kind == "unique":
         seen: dict[tuple[str, ...], int] = {}
         for record in records:
@@ -125,13 +126,13 @@ def _set_finding(check: Check, read: BlockRecords) -> Finding | None:
             seen[values] = seen.get(values, 0) + 1
         shared = [r for r in records
                   if seen[tuple("/".join(texts(field_value(r, f))) for f in check.fields)] > 1]
-        return _block_finding(check, read, f"{len(shared)} record(s) share their values with another", shared) \
+        return _block_finding(check, read, f"{plural(len(shared), 'record')} share their values with another", shared) \
             if shared else None
     empty = [r for r in records if is_empty(field_value(r, check.fields[0]))]
     share = len(empty) / len(records) if records else 0.0
     if check.max_share is None or share <= check.max_share:
         return None
-    return _block_finding(check, read, f"{len(empty)} of {len(records)} record(s) empty ({share:.0%}, at most "
+    return _block_finding(check, read, f"{len(empty)} of {plural(len(records), 'record')} empty ({share:.0%}, at most "
                           f"{check.max_share:.0%} allowed)", empty)
 
 

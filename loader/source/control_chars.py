@@ -19,6 +19,7 @@ from typing import Any
 from loader.findings import Finding
 from loader.source.mapping import Block
 from loader.source.records import DesiredRecord
+from loader.words import plural
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|^\t|\t$")
 _CUSTOM = "custom_attributes."
@@ -35,7 +36,8 @@ def control_character_findings(block: Block, records: Sequence[DesiredRecord]) -
             record, name = held[0]
             findings.append(Finding(
                 "warning", "control-characters",
-                f"{len(held)} value(s) of column {column!r} hold control characters (a carriage return, a tab "
+                f"{plural(len(held), 'value')} of column {column!r} {'holds' if len(held) == 1 else 'hold'} "
+                "control characters (a carriage return, a tab "
                 "at either end, ...) after the field's steps, and reach the service as they are; if they are "
                 "not wanted, clean them with `transform: [strip, collapse_spaces]`",
                 record.place(name),

@@ -31,6 +31,7 @@ from loader.source.draft_words import (
     SYNONYMS,
 )
 from loader.source.entity_schemas import schema_of
+from loader.words import plural
 
 MATCH_THRESHOLD = 85.0  # rapidfuzz ratio (0-100) of normalised names; below it a column stays unmatched
 
@@ -314,7 +315,8 @@ def _stand_in_key(fields: list[DraftField], key: tuple[str, ...]) -> tuple[tuple
     if not missing:
         return key, None
     present = tuple(k for k in key if k in mapped)
-    note = f"no column matched key field(s) {', '.join(missing)}; the key below is a stand-in: check it"
+    note = (f"no column matched {plural(len(missing), 'key field')} ({', '.join(missing)}); the key below is a "
+            "stand-in: check it")
     return present or ((fields[0].name,) if fields else key), note
 
 

@@ -20,6 +20,7 @@ from loader.files.package_data import schema as package_schema
 from loader.profile import EntityProfile
 from loader.record_fields import CUSTOM
 from loader.source.records import Ref, quoted
+from loader.words import plural
 
 PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -256,8 +257,8 @@ def _message(error: jsonschema_rs.ValidationError, expected: Any, hide: bool) ->
         "enum": lambda: f"expected one of {', '.join(map(str, expected))}, got {shown}",
         "type": lambda: f"expected {expected}, got {shown}",
         "pattern": lambda: f"expected text matching {expected!r}, got {shown}",
-        "minLength": lambda: f"expected at least {expected} character(s), got {shown}",
-        "maxLength": lambda: f"expected at most {expected} character(s), got {shown}",
+        "minLength": lambda: f"expected at least {plural(expected, 'character')}, got {shown}",
+        "maxLength": lambda: f"expected at most {plural(expected, 'character')}, got {shown}",
     }
     maker = describe.get(keyword)
     if maker:

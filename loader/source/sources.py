@@ -28,6 +28,7 @@ from loader.source.readers.record_rows import FetchFeed, FieldPaths
 from loader.source.renames import crosswalk_renames, with_successors
 from loader.source.source_digests import ValuesRead
 from loader.suggestions import did_you_mean
+from loader.words import plural
 
 __all__ = ["BlockRecords", "SourceSet", "files_read", "joined", "load_mappings", "read_sources", "readable_in_child",
            "sources_size"]
@@ -202,7 +203,8 @@ def _left_unread(blocks: list[Block]) -> list[Finding]:
     if not blocks:
         return []
     shown = ", ".join(dict.fromkeys(block.source_display for block in blocks))
-    return [Finding("warning", "source-online", f"{len(blocks)} block(s) read a source that needs a network or "
+    blocks_read = f"{plural(len(blocks), 'block')} {'reads' if len(blocks) == 1 else 'read'}"
+    return [Finding("warning", "source-online", f"{blocks_read} a source that needs a network or "
                     f"credentials ({shown}): read by `loader plan`, or here with `--read-sources`",
                     blocks[0].source_place)]
 

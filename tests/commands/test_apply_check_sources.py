@@ -52,7 +52,7 @@ def test_a_plan_whose_written_record_changed_in_its_source_is_refused_writing_no
     capsys.readouterr()
     assert main(["apply", "--plan", "plan.json", "--check-sources"]) == 1
     err = capsys.readouterr().err
-    assert "the sources changed since the plan was made: 1 record(s)" in err
+    assert "the sources changed since the plan was made: 1 record it writes" in err
     assert "subjects INFO202 (courses.json › INFO202): name" in err and "INFO101" not in err
     _write(project, ITEMS)
     assert main(["plan", "m.yaml", "--detailed-exitcode"]) == 2  # nothing was written

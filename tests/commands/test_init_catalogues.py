@@ -177,7 +177,7 @@ def test_control_characters_are_warned_per_column_after_its_steps_whichever_bloc
     main(["validate", "m.yaml"])
     out = capsys.readouterr().out
     assert out.count("control characters") == 1, out
-    assert "40 value(s) of column 'Description'" in out  # not the title: its own steps clean it
+    assert "40 values of column 'Description'" in out  # not the title: its own steps clean it
 
 
 def test_one_duplicated_code_keeps_the_natural_key_and_names_the_duplicate_as_an_error(

@@ -54,7 +54,7 @@ def test_a_snapshot_that_lost_a_line_in_a_bad_merge_is_refused(tmp_path: Path) -
     lines = snapshot.read_text(encoding="utf-8").splitlines(keepends=True)
     snapshot.write_text("".join(line for line in lines if not line.startswith('["K1"]')), encoding="utf-8")
     error = _refused(tmp_path)
-    assert error.where == str(snapshot) and "2 school line(s), head.json counted 3" in str(error)
+    assert error.where == str(snapshot) and "2 school lines, head.json counted 3" in str(error)
 
 
 def test_a_snapshot_with_a_line_added_by_hand_is_refused(tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_snapshot_with_a_line_added_by_hand_is_refused(tmp_path: Path) -> None
     text = snapshot.read_text(encoding="utf-8")
     last = text.splitlines()[-1]
     snapshot.write_text(text + last.replace('["K2"]', '["K9"]') + "\n", encoding="utf-8")
-    assert "4 school line(s), head.json counted 3" in str(_refused(tmp_path))
+    assert "4 school lines, head.json counted 3" in str(_refused(tmp_path))
 
 
 @pytest.mark.parametrize("keep", [1, 5, -3])

@@ -76,11 +76,11 @@ def test_a_record_level_check_warns_or_blocks_only_the_records_it_fails(
 
 @pytest.mark.parametrize(("check", "says"), [
     ("{expect: unique, fields: [name]}",
-     "units: check unique (name) fails: 2 record(s) share their values with another (first: MATH1001, MATH1002)"),
-    ("{expect: rows, min: 10}", "units: check rows (at least 10) fails: 4 record(s) built"),
-    ("{expect: rows, max: 3}", "units: check rows (at most 3) fails: 4 record(s) built"),
+     "units: check unique (name) fails: 2 records share their values with another (first: MATH1001, MATH1002)"),
+    ("{expect: rows, min: 10}", "units: check rows (at least 10) fails: 4 records built"),
+    ("{expect: rows, max: 3}", "units: check rows (at most 3) fails: 4 records built"),
     ("{expect: not_empty, field: parent, max_share: 10%}",
-     "units: check not_empty parent fails: 1 of 4 record(s) empty (25%, at most 10% allowed) (first: X)"),
+     "units: check not_empty parent fails: 1 of 4 records empty (25%, at most 10% allowed) (first: X)"),
 ])
 @pytest.mark.parametrize("severity", ["warn", "error"])
 def test_a_set_level_check_is_one_finding_at_its_line_and_an_error_blocks_the_whole_block(

@@ -317,7 +317,7 @@ def test_a_paged_json_url_is_read_by_plan_with_its_token_and_left_unread_by_vali
     (project / "m.yaml").write_text(URL_MAPPING.format(port=ooapi), encoding="utf-8")
     assert main(["validate", "m.yaml"]) == 0
     said = capsys.readouterr().out
-    assert "1 block(s) read a source that needs a network or credentials (catalogue (json, http://127.0.0.1:" in said
+    assert "1 block reads a source that needs a network or credentials (catalogue (json, http://127.0.0.1:" in said
     planned = _plan(capsys)
     assert len(planned) == 3 and set(planned.values()) == {Action.CREATE}
     assert ("INFOMQNM",) in planned

@@ -151,7 +151,7 @@ def test_validate_leaves_a_source_that_needs_a_network_unread_unless_asked(
     (project / "m.yaml").write_text(SUBJECTS.format(source="counted: 2"), encoding="utf-8")
     assert main(["validate", "m.yaml"]) == 0
     out = capsys.readouterr().out
-    assert ("1 block(s) read a source that needs a network or credentials (units (counted)): read by "
+    assert ("1 block reads a source that needs a network or credentials (units (counted)): read by "
             "`loader plan`, or here with `--read-sources`") in out
     assert "records built" not in out
     assert main(["validate", "m.yaml", "--read-sources"]) == 0
