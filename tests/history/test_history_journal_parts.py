@@ -14,7 +14,7 @@ from loader.history.journal import FieldWrite
 from loader.history.journal_parts import part_path
 from loader.history.journal_reading import part_paths, read_journal
 from loader.history.lines import Owner
-from loader.history.listing import record_loads
+from loader.history.listing import applies, record_loads
 from loader.history.store import History, finished_journals
 from loader.plan.revert_writes import pick_journal, records_written
 
@@ -75,6 +75,8 @@ def test_revert_and_history_entity_read_every_part(tmp_path: Path) -> None:
     assert [writes.key for writes in records_written(journal)] == [f'["C{n:03d}"]' for n in range(RECORDS)]
     loads = record_loads(history, "courses", (f"C{RECORDS - 1:03d}",))  # in the last part
     assert [load.kind for load in loads.loads] == ["create"]
+    (row,) = applies(history)  # the counts, from the end line in the last part
+    assert row.finished and row.counts == {"create": RECORDS}
     assert {field.field: field.changed for field in loads.loads[0].fields} == dict.fromkeys(
         ["code", "custom_attributes.Level", "name"], True)
 
