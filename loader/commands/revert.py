@@ -86,6 +86,7 @@ async def make_revert(request: RevertRequest, config: Config, env: Environment) 
     from loader.api.client import ApiClient
     from loader.errors import ConfigError
     from loader.files.fingerprints import fingerprint_inputs
+    from loader.history.journal_reading import part_paths
     from loader.history.opening import open_history
     from loader.history.store import DONE_SUFFIX, JOURNALS
     from loader.plan.diff import PlanHeader
@@ -98,8 +99,8 @@ async def make_revert(request: RevertRequest, config: Config, env: Environment) 
                           "so there is nothing to revert", hint="turn the history on before the applies to undo")
     folder = history.folder / JOURNALS
     journal = pick_journal(history.journals(), request.apply_id, str(folder), last=history.head.last_apply)
-    path = folder / f"{journal.info.apply_id}{DONE_SUFFIX}"
-    fingerprints = fingerprint_inputs([path])
+    parts = part_paths(folder / f"{journal.info.apply_id}{DONE_SUFFIX}")
+    fingerprints = fingerprint_inputs(parts)
     touched = {writes.entity for writes in records_written(journal)}
     if journal.counts is None:  # interrupted: its unjournaled writes are looked for in what the history knows
         touched |= set(history.snapshot.entities())

@@ -24,7 +24,8 @@ from typing import Any
 from loader.history.files import MAX_HEAD_BYTES, damaged, read_bounded
 from loader.history.lines import Owner
 
-FORMAT = 2  # 2: snapshot lines with former keys and first platform changes, journals with values after
+FORMAT = 3  # 2: snapshot lines with former keys and first platform changes, journals with values after;
+# 3: journals split into parts, their lines naming a block once
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from typing import Any, NamedTuple
 
 from loader.history.digests import Digester, Key, Written
 from loader.history.files import create_new
+from loader.history.journal_parts import MAX_PART_BYTES, apply_id_of, continued_line, part_header, part_path
 from loader.history.journal_text import NO_VALUE, EntryText, Mark, json_text
 from loader.history.lines import Edited, Owner
 from loader.history.locking import lock_journal, release
 from loader.history.overlay import Overlay
 from loader.history.snapshot import Snapshot
 
-FORMAT = 2
+FORMAT = 3
 KINDS = ("create", "update", "adopt", "lost", "confirm", "edited", "release")
 """create: the loader made the record. update: it changed fields. adopt: a create whose answer was
 lost, found live and taken as the loader's. lost: sent, the answer lost (the snapshot is not moved:
@@ -115,18 +116,22 @@ class JournalWriter:
     """Appends one apply's entries to its journal file as the apply goes, and keeps what folding
     them into the snapshot `base` makes of each record (`overlay`), so finishing reads nothing back."""
 
-    def __init__(self, path: Path, info: ApplyInfo, digester: Digester, *, base: Snapshot | None = None) -> None:
-        self.path = path
+    def __init__(self, path: Path, info: ApplyInfo, digester: Digester, *, base: Snapshot | None = None,
+                 max_part_bytes: int = MAX_PART_BYTES) -> None:
+        self.path = path  # the first part (`loader.history.journal_parts`)
         self.info = info
         self._digester = digester
         self._counts: Counter[str] = Counter()
         self._service_users: set[str] = set()
         self._text = EntryText()
         self.overlay = Overlay(base if base is not None else Snapshot())
-        self._fd: int | None = create_new(path)  # never a file already there, never through a symbolic link
-        lock_journal(self._fd)  # a running apply's: no other command folds it (loader.history.locking)
+        self._max_part_bytes = max_part_bytes
+        self._first: int | None = create_new(path)  # never a file already there, never through a symbolic link
+        lock_journal(self._first)  # a running apply's: no other command folds it (loader.history.locking)
+        self._fd: int | None = self._first  # the part written now
+        self._part, self._part_bytes, self._part_entries = 1, 0, 0
         self.held_folder: int | None = None  # the history folder's lock, when `History.begin_apply` took it
-        self._append(json_text({"journal": FORMAT, **_info_json(info)}) + "\n")
+        self._write(json_text({"journal": FORMAT, **_info_json(info)}) + "\n")
 
     @property
     def service_users(self) -> frozenset[str]:
@@ -204,19 +209,51 @@ class JournalWriter:
 
     def close(self) -> None:
         """Close the journal and let go of its lock and of the history folder's."""
-        if self._fd is not None:
+        if self._fd is not None and self._fd != self._first:
             os.close(self._fd)
-            self._fd = None
+        if self._first is not None:
+            os.close(self._first)
+        self._fd = self._first = None
         release(self.held_folder)
         self.held_folder = None
 
     def _append(self, line: str) -> None:
+        """An entry (or the end line) into the part written now, or into a new part when this one
+        would grow past the part size with it (a part holds at least one entry)."""
+        size = len(line.encode())
+        if self._part_entries and (self._part_bytes + size + len(continued_line(self._part + 1))
+                                   > self._max_part_bytes):
+            self._next_part()
+        self._write(line)
+        self._part_entries += 1
+
+    def _next_part(self) -> None:
+        """Start the next part: made with its header first, then named at the end of this one, so a
+        kill between the two leaves a journal that reads whole."""
         if self._fd is None:
             raise ValueError("the journal is closed")
-        data = line.encode()
-        written = os.write(self._fd, data)
-        while written < len(data):  # a short write (full disk, signal): the rest goes on
-            written += os.write(self._fd, data[written:])
+        number = self._part + 1
+        fd = create_new(part_path(self.path, number))
+        header_bytes = _write_all(fd, part_header(apply_id_of(self.path), FORMAT, number))
+        _write_all(self._fd, continued_line(number))
+        os.fsync(self._fd)
+        if self._fd != self._first:
+            os.close(self._fd)
+        self._fd, self._part, self._part_bytes, self._part_entries = fd, number, header_bytes, 0
+
+    def _write(self, line: str) -> None:
+        if self._fd is None:
+            raise ValueError("the journal is closed")
+        self._part_bytes += _write_all(self._fd, line)
+
+
+def _write_all(fd: int, line: str) -> int:
+    """Append `line` to the file `fd` with one write (the rest after a short one); its size in bytes."""
+    data = line.encode()
+    written = os.write(fd, data)
+    while written < len(data):  # a short write (full disk, signal): the rest goes on
+        written += os.write(fd, data[written:])
+    return len(data)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """A journal read back: whole (`read_journal`), replayed over the snapshot as it is read (`replay`,
 what folding a leftover journal needs), or by its header and counts alone (`read_journal_summary`).
 
-A journal of any format this release reads (1, 2) is read; a torn last line (an apply killed as it
-wrote) is skipped, and any other line that cannot be an entry is a `HistoryError` naming the file,
+A journal of any format this release reads (1, 2, 3) is read, all its parts in order
+(`loader.history.journal_parts`); a torn last line (an apply killed as it wrote) is skipped, and
+any other line that cannot be an entry, or a part missing, is a `HistoryError` naming the file,
 the line and the repair.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from loader.history.digests import Written
 from loader.history.errors import HistoryError
 from loader.history.files import MAX_LINE_BYTES, damaged, open_regular, read_lines
 from loader.history.journal import KINDS, WRITES, ApplyInfo, Folding, Journal, JournalEntry, JournalField
+from loader.history.journal_parts import PART, apply_id_of, continued_to, part_path
 from loader.history.journal_text import NO_VALUE
 from loader.history.lines import Edited, Owner
 from loader.history.overlay import Overlay
@@ -33,18 +35,63 @@ _BAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowErr
 
 
 def journal_items(path: Path) -> Iterator[dict[str, Any]]:
-    """The parsed lines of the journal in `path`, in order. A torn last line (a killed apply's: it
-    has no line break) is skipped; any other line that is not a JSON object is a `HistoryError`
-    naming the file and the line, as is a file that is not a regular file (`loader.history.files`)."""
-    for number, row in enumerate(read_lines(path), 1):
+    """The parsed lines of the journal whose first part is `path`, every part in order (its parts'
+    own header and continuation lines left out). A torn last line (a killed apply's: it has no line
+    break) is skipped; any other line that is not a JSON object is a `HistoryError` naming the file
+    and the line, as is a file that is not a regular file (`loader.history.files`) and a part that
+    the part before says follows and is missing."""
+    number: int | None = 1
+    while number is not None:
+        part = part_path(path, number)
+        if number > 1 and not part.exists():
+            raise _missing_part(path, number)
+        number = yield from _part_items(part, number)
+
+
+def _part_items(part: Path, number: int) -> Generator[dict[str, Any], None, int | None]:
+    """The items of one part of a journal; returns the number of the part that follows (None: none)."""
+    following = None
+    for at, row in enumerate(read_lines(part), 1):
         try:
             item = json.loads(row)
         except ValueError:
             item = None
-        if isinstance(item, dict):
+        if not isinstance(item, dict):
+            if row.endswith(b"\n") or item is not None:
+                raise damaged(f"line {at} is not a journal line (edited by hand?)", part)
+        elif at == 1 and number > 1:
+            if item.get(PART) != number or item.get("apply") != apply_id_of(part):
+                raise damaged(f"its first line is not the header of part {number} of the apply "
+                              f"{apply_id_of(part)}'s journal (edited by hand?)", part)
+        elif (next_part := continued_to(item)) is not None:
+            if next_part != number + 1:
+                raise damaged(f"line {at} names a part that does not follow part {number} (edited by hand?)", part)
+            following = next_part
+        else:
             yield item
-        elif row.endswith(b"\n") or item is not None:
-            raise damaged(f"line {number} is not a journal line (edited by hand?)", path)
+    return following
+
+
+def _missing_part(first: Path, number: int) -> HistoryError:
+    return damaged(f"is missing: part {number} of the journal {first.name}, which its part {number - 1} says "
+                   "follows (deleted, or left out of a commit?)", part_path(first, number))
+
+
+def part_paths(path: Path) -> list[Path]:
+    """Every part of the journal whose first part is `path`, in order (only each part's last line read)."""
+    paths = [path]
+    while (number := continued_to(_loaded(_first_and_last(paths[-1])[1]))) is not None:
+        paths.append(part_path(path, number))
+        if not paths[-1].exists():
+            raise _missing_part(path, number)
+    return paths
+
+
+def _loaded(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def read_journal(path: Path) -> Journal:
@@ -96,7 +143,8 @@ def replay(path: Path, base: Snapshot) -> Folding:
             if stamp is not None and stamp[1] and kind in WRITES:
                 users.add(stamp[1])
             if kind != "lost":
-                marks = {name: (Owner(*f["owner"]), _written_from(f["w"]), None, NO_VALUE)
+                block = item.get("block")
+                marks = {name: (Owner(*f.get("owner", block)), _written_from(f["w"]), None, NO_VALUE)
                          for name, f in item.get("fields", {}).items()}
                 overlay.add(_text(item["entity"]), _text(item["key"]), item.get("id"), stamp, marks,
                             formerly=item.get("formerly"), edited=_edited_from(item.get("edited")),
@@ -130,10 +178,11 @@ def info_from(header: Mapping[str, Any]) -> ApplyInfo:
 
 
 def entry_from(item: Mapping[str, Any]) -> JournalEntry:
-    """One journal line's entry, from its parsed JSON (of format 1 or 2)."""
+    """One journal line's entry, from its parsed JSON (of format 1, 2 or 3)."""
     updated = item.get("updated")
-    fields = {name: JournalField(Owner(*f["owner"]), _written_from(f["w"]), f.get("before"), f.get("after"),
-                                 "after" in f)
+    block = item.get("block")
+    fields = {name: JournalField(Owner(*f.get("owner", block)), _written_from(f["w"]), f.get("before"),
+                                 f.get("after"), "after" in f)
               for name, f in item.get("fields", {}).items()}
     return JournalEntry(_kind(item), _text(item["entity"]), _text(item["key"]), item.get("id"),
                         (int(updated[0]), updated[1]) if updated else None, fields, item.get("formerly"),
@@ -156,7 +205,19 @@ TAIL_BYTES = 65536
 
 
 def first_and_last_line(path: Path) -> tuple[bytes, bytes]:
-    """A journal's header line and its last line (its end line when it has one), read alone."""
+    """A journal's header line and its last line (its end line when it has one: in its last part),
+    read alone."""
+    first, last = _first_and_last(path)
+    while (number := continued_to(_loaded(last))) is not None:
+        part = part_path(path, number)
+        if not part.exists():
+            raise _missing_part(path, number)
+        last = _first_and_last(part)[1]
+    return first, last
+
+
+def _first_and_last(path: Path) -> tuple[bytes, bytes]:
+    """One file's first line and last line."""
     fd = open_regular(path)
     if fd is None:
         raise damaged("is missing", path)

@@ -52,11 +52,16 @@ def written_text(written: Written) -> str:
 
 class EntryText:
     """Makes one writer's journal lines (one object per writer: it remembers the texts of the field
-    names and owners it has seen)."""
+    names and owners it has seen).
+
+    The fields' owner is named once, as the entry's `block` (the owner of its first field by name),
+    and only a field another block owns names its `owner`; a value before that is none (a create's)
+    is left out. Readers take a field without `owner` as the block's and without `before` as none.
+    """
 
     def __init__(self) -> None:
-        # per field: its owner, the text that opens its object and the text between "before" and W
-        self._texts: dict[str, tuple[Owner, str, str]] = {}
+        self._names: dict[str, str] = {}  # per field, the text that opens its object
+        self._owners: dict[Owner, str] = {}  # per owner, its JSON
         self._orders: dict[tuple[str, ...], tuple[str, ...]] = {}  # the field names of entries, sorted
 
     def line(self, kind: str, entity: str, key: str, live_id: str | None,
@@ -68,20 +73,11 @@ class EntryText:
         order = self._orders.get(names)
         if order is None:  # entries of one block name the same fields, in the same order
             order = self._orders[names] = tuple(sorted(names))
-        texts_of = self._texts
-        parts = ['{"entity":', encode_basestring(entity), ',"fields":{']  # joined once, at the end
+        block = marks[order[0]][0] if order else None
+        parts = ['{"block":', self._owner(block), ","] if block is not None else ["{"]  # joined once, at the end
+        parts += ('"entity":', encode_basestring(entity), ',"fields":{')
         for name in order:
-            owner, written, before, after = marks[name]
-            texts = texts_of.get(name)
-            if texts is None or (texts[0] is not owner and texts[0] != owner):
-                texts = texts_of[name] = (owner, f'{encode_basestring(name)}:{{',
-                                          f',"owner":{json_text([owner.file, owner.block])},"w":')
-            parts.append(texts[1])
-            if after is not NO_VALUE and not personal:
-                parts += ('"after":', "null" if after is None else json_text(after), ",")
-            before_text = written_text(before) if personal else "null" if before is None else json_text(before)
-            parts += ('"before":', before_text, texts[2],
-                      encode_basestring(written) if type(written) is str else written_text(written), "},")
+            self._field(parts, name, marks[name], block, personal)
         if order:
             parts[-1] = "}"  # no comma after the last field
         parts.append("}")
@@ -94,3 +90,26 @@ class EntryText:
             parts += (',"updated":[', str(time) if type(time) is int else json_text(time), ",", json_text(user), "]")
         parts.append("}\n")
         return "".join(parts)
+
+    def _field(self, parts: list[str], name: str, mark: Mark, block: Owner | None, personal: bool) -> None:
+        """One field's object, appended to `parts` with a comma after it."""
+        owner, written, before, after = mark
+        opening = self._names.get(name)
+        if opening is None:
+            opening = self._names[name] = f"{encode_basestring(name)}:{{"
+        parts.append(opening)
+        if after is not NO_VALUE and not personal:
+            parts += ('"after":', "null" if after is None else json_text(after), ",")
+        if personal:
+            parts += ('"before":', written_text(before), ",")
+        elif before is not None:
+            parts += ('"before":', json_text(before), ",")
+        if owner is not block and owner != block:
+            parts += ('"owner":', self._owner(owner), ",")
+        parts += ('"w":', encode_basestring(written) if type(written) is str else written_text(written), "},")
+
+    def _owner(self, owner: Owner) -> str:
+        text = self._owners.get(owner)
+        if text is None:
+            text = self._owners[owner] = json_text([owner.file, owner.block])
+        return text

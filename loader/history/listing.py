@@ -20,7 +20,7 @@ from typing import Any
 from loader.history.digests import Digester, Key, Written, expand_id
 from loader.history.files import MAX_FILE_BYTES, damaged, read_bounded
 from loader.history.journal import Journal, JournalEntry
-from loader.history.journal_reading import entry_from, read_journal_summary
+from loader.history.journal_reading import entry_from, part_paths, read_journal_summary
 from loader.history.lines import CUSTOM
 from loader.history.store import History, finished_journals
 
@@ -172,7 +172,7 @@ def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journ
     """The entries of the journal in `path` for the record `token` of `entity`, each with the journal
     (its header and counts; no entries)."""
     needle = b'"key":' + json.dumps(token, ensure_ascii=False).encode()
-    data = read_bounded(path, MAX_FILE_BYTES) or b""
+    data = b"".join(read_bounded(part, MAX_FILE_BYTES) or b"" for part in part_paths(path))
     if needle not in data:
         return
     journal = read_journal_summary(path)

@@ -13,6 +13,7 @@ from pathlib import Path
 from loader.history.errors import HistoryError
 from loader.history.files import MAX_FILE_BYTES, read_bounded
 from loader.history.head import read_head
+from loader.history.journal_parts import is_later_part
 from loader.history.snapshot import SUFFIX
 from loader.history.snapshot_files import read_snapshot
 from loader.history.store import DONE_SUFFIX, HEAD, JOURNALS, SNAPSHOT, remove_files
@@ -43,7 +44,8 @@ def history_files(folder: Path) -> HistoryFiles:
     except HistoryError:
         lineage, serial, last = "unreadable", 0, None
     journals = folder / JOURNALS
-    count = len(list(journals.glob(f"*{DONE_SUFFIX}"))) if journals.is_dir() and not journals.is_symlink() else 0
+    count = len([p for p in journals.glob(f"*{DONE_SUFFIX}") if not is_later_part(p)]) \
+        if journals.is_dir() and not journals.is_symlink() else 0
     return HistoryFiles(folder, _records(folder / SNAPSHOT), count, lineage, serial, last)
 
 

@@ -2,7 +2,8 @@
 
     <folder>/head.json              lineage, serial, last apply, service users, key fingerprint
     <folder>/snapshot/<entity>.tsv  the snapshot (snapshot.py)
-    <folder>/journal/<id>.jsonl     one journal per apply; `<id>.open.jsonl` while it is written
+    <folder>/journal/<id>.jsonl     one journal per apply; `<id>.open.jsonl` while it is written;
+                                    `<id>.002.jsonl`... its further parts (journal_parts.py)
 
 Nothing is written until an apply records something: a history starts with its first write.
 """
@@ -29,6 +30,7 @@ from loader.history.journal import (
     Journal,
     JournalWriter,
 )
+from loader.history.journal_parts import MAX_PART_BYTES, is_later_part
 from loader.history.journal_reading import read_journal, replay
 from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
@@ -141,7 +143,7 @@ class History:
         held = hold_folder(self.folder)  # HistoryError while another apply writes this history
         try:
             writer = JournalWriter(self.folder / JOURNALS / f"{apply_id}{OPEN_SUFFIX}", info, self.digester,
-                                   base=self.snapshot)
+                                   base=self.snapshot, max_part_bytes=self._max_file_bytes or MAX_PART_BYTES)
         except BaseException:
             release(held)
             raise
@@ -216,8 +218,9 @@ class History:
 
 def finished_journals(folder: Path) -> list[Path]:
     """The journals of the history in `folder` whose applies ended (or were folded after a kill),
-    oldest first; a `HistoryError` for one that is not a regular file."""
-    return [p for p in regular_files(folder / JOURNALS, f"*{DONE_SUFFIX}") if not p.name.endswith(OPEN_SUFFIX)]
+    oldest first, each by its first part; a `HistoryError` for a file that is not a regular file."""
+    return [p for p in regular_files(folder / JOURNALS, f"*{DONE_SUFFIX}")
+            if not p.name.endswith(OPEN_SUFFIX) and not is_later_part(p)]
 
 
 def remove_files(folder: Path) -> None:

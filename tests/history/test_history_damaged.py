@@ -141,7 +141,7 @@ def _kinds(outside: Path) -> dict[str, Callable[[Path], None]]:
 
 
 EDITS: list[tuple[str, str, bytes, bytes]] = [
-    ("head", "a later format", b'"format": 2', b'"format": 3'),
+    ("head", "a later format", b'"format": 3', b'"format": 4'),
     ("head", "key missing", b'"lineage"', b'"lineages"'),
     ("head", "a serial not a number", b'"serial": 1', b'"serial": Infinity'),
     ("snapshot", "a line with no columns", b'["K1"]\t', b'["K1"] '),

@@ -110,7 +110,7 @@ CASES: list[tuple[str, str, Damage]] = [
     ("snapshot", "edited: a table row", _edit(b'#owner\t["', b'#owner\t{"')),
     ("snapshot", "key missing: the magic line", _edit(b"#loader-history-snapshot 2", b"#snapshot")),
     ("journal", "key missing: kind", _edit(b'"kind":"update",', b"")),
-    ("journal", "edited: a line that is not JSON", _edit(b'{"entity"', b'{"entity"=')),
+    ("journal", "edited: a line that is not JSON", _edit(b'"entity"', b'"entity"=')),
     ("journal", "edited: fields a list", _edit(b'"fields":{', b'"fields":[{')),
     ("journal", "edited: an unknown kind", _edit(b'"kind":"update"', b'"kind":"delete"')),
     ("journal", "outsized line", _edit(b'"fields":{', b'"fields":{' + b" " * (MAX_LINE_BYTES + 1))),
@@ -139,7 +139,7 @@ def test_a_damaged_history_file_is_refused_naming_it_and_the_repair(tmp_path: Pa
 @pytest.mark.timeout(60)
 def test_a_head_of_a_later_format_is_refused_as_written_by_a_newer_loader(tmp_path: Path) -> None:
     _history(tmp_path)
-    _edit(b'"format": 2', b'"format": 3')(tmp_path / "head.json", tmp_path)
+    _edit(b'"format": 3', b'"format": 4')(tmp_path / "head.json", tmp_path)
     with pytest.raises(HistoryError) as raised:
         History.open(tmp_path)
     assert "written by a newer loader" in str(raised.value) and "upgrade the loader" in (raised.value.hint or "")

@@ -178,12 +178,18 @@ def test_a_journal_line_is_the_json_of_its_entry(
     if personal:
         marks = {name: (owner, written, written, NO_VALUE) for name, (owner, written, _, _) in marks.items()}
     fields: dict[str, dict[str, object]] = {}
+    block = marks[min(marks)][0] if marks else None  # the first field's owner: the entry's block
     for name, (owner, w, b, after) in marks.items():
-        fields[name] = {"owner": [owner.file, owner.block], "w": w if isinstance(w, str) else sorted(w),  # type: ignore[call-overload]
-                        "before": (b if isinstance(b, str) else sorted(b)) if personal else b}  # type: ignore[call-overload]
+        fields[name] = {"w": w if isinstance(w, str) else sorted(w)}  # type: ignore[call-overload]
+        if personal or b is not None:
+            fields[name]["before"] = (b if isinstance(b, str) else sorted(b)) if personal else b  # type: ignore[call-overload]
+        if owner != block:
+            fields[name]["owner"] = [owner.file, owner.block]
         if after is not NO_VALUE:
             fields[name]["after"] = after
     entry: dict[str, object] = {"kind": kind, "entity": entity, "key": key, "id": live_id, "fields": fields}
+    if block is not None:
+        entry["block"] = [block.file, block.block]
     if updated is not None:
         entry["updated"] = [updated[0], updated[1]]
     if formerly is not None:

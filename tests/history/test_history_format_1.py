@@ -1,5 +1,5 @@
 """A history the previous release wrote (format 1) reads unchanged: a plan compares three-way
-against it, `loader revert` restores from its journal, and the next apply writes format 2.
+against it, `loader revert` restores from its journal, and the next apply writes the current format (3).
 
 tests/fixtures/history-format-1/local was made by the previous release's `loader apply` of the
 schools project (SCI renamed "School of Science") against a sandbox seeded as `SEED` below, with
@@ -48,7 +48,7 @@ def test_a_format_1_history_is_read_as_it_was_written() -> None:
     assert (field.before, field.has_after) == ("Science", False)
 
 
-def test_a_plan_compares_three_way_against_a_format_1_history_and_the_next_apply_writes_format_2(
+def test_a_plan_compares_three_way_against_a_format_1_history_and_the_next_apply_writes_format_3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with serve_in_thread(SandboxOptions(seed=SEED)) as sandbox:
@@ -62,7 +62,7 @@ def test_a_plan_compares_three_way_against_a_format_1_history_and_the_next_apply
         assert "changed since" in json.dumps(revert)  # the journal's value before, kept as live moved on
         assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK  # notes the platform edit
         head = json.loads((folder / "head.json").read_text(encoding="utf-8"))
-        assert head["format"] == 2 and head["serial"] == 1  # nothing written: the head did not move
+        assert head["format"] == 3 and head["serial"] == 1  # nothing written: the head did not move
         snapshot = (folder / "snapshot" / "school.tsv").read_text(encoding="utf-8")
         assert snapshot.startswith("#loader-history-snapshot 2\tschool\n")
         line = History.open(folder).line("school", ("SCI",))

@@ -75,7 +75,7 @@ def test_a_write_keeps_the_value_after_for_plain_entities_only(tmp_path: Path) -
     writer.record("confirm", "programs", ("P2",), "id-3", [FieldWrite("name", OWNER, written="W" * 12)])
     writer.finish()
     text = (tmp_path / "j.open.jsonl").read_text(encoding="utf-8")
-    assert "n@x" not in text and '"journal":2' in text
+    assert "n@x" not in text and '"journal":3' in text
     personal, plain, confirmed = read_journal(tmp_path / "j.open.jsonl").entries
     assert not personal.fields["email"].has_after
     assert (plain.fields["name"].after, plain.fields["name"].has_after) == ("New", True)
