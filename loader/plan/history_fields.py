@@ -43,18 +43,21 @@ TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; it
 
 def three_way_record(
     plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine | None,
-    digests: RecordDigests, entity: EntityProfile, context: RecordContext,
+    digests: RecordDigests, entity: EntityProfile, context: RecordContext, fingerprint: str | None = None,
 ) -> RecordPlan:
-    """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
+    """The record's plan with its history line compared (`line` None: two-way, only confirmations).
+    `fingerprint`: the line's `line_digest`, when the caller has it already (else made of `line`)."""
+    if line is not None and fingerprint is None:
+        fingerprint = line_digest(line)
     if line is not None and _live_is_written(plan, live, desired, line, digests, entity):
         # `_compared` would find nothing to write, keep, hold or confirm: its result, made directly
-        return replace(plan, history_line=line_digest(line), kept=(), conflicts=(), confirmed=(), written_after=())
-    return _compared(plan, live, desired, line, digests, entity, context)
+        return _with_line(plan, fingerprint)
+    return _compared(plan, live, desired, line, digests, entity, context, fingerprint)
 
 
 def _compared(
     plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine | None,
-    digests: RecordDigests, entity: EntityProfile, context: RecordContext,
+    digests: RecordDigests, entity: EntityProfile, context: RecordContext, fingerprint: str | None,
 ) -> RecordPlan:
     """`three_way_record`, field by field."""
     work = RecordWork(plan)
@@ -88,14 +91,9 @@ def _compared(
         if set_like:
             _set_field(work, name, sheet_value, live_value, mark, policy, digests, who, pii, entity)
         else:
-            verdict = compare_value(sheet_value, live_value, one_written(mark.written), policy,
-                                    lambda v, name=name: digests.value(name, v))  # type: ignore[misc]
-            outcome = verdict.outcome
-            if outcome is Outcome.CONFLICT and not pii \
-                    and context.decided_for_sheet(plan, name, digests.value(name, sheet), work.findings):
-                outcome = Outcome.UPDATE
-            _settle(work, name, outcome, sheet, live.get(name), mark, digests, sheet_value, who, pii)
-    return _result(plan, work, line, digests, entity)
+            _value_field(work, plan, name, (sheet, sheet_value), (live.get(name), live_value), mark, policy, digests,
+                         context, who, pii)
+    return _result(plan, work, fingerprint, digests, entity)
 
 
 def _managed(desired: DesiredRecord | None, plan: RecordPlan, entity: EntityProfile) -> list[str]:
@@ -217,14 +215,25 @@ def _send_like(values: list[Any], sent: Any, name: str, entity: EntityProfile) -
     return values
 
 
-def _settle(work: RecordWork, name: str, outcome: Outcome, sheet: Any, live: Any, mark: FieldMark,
-            digests: RecordDigests, sheet_value: Any, who: Who, pii: bool) -> None:
+def _value_field(work: RecordWork, plan: RecordPlan, name: str, sheet: tuple[Any, Any], live: tuple[Any, Any],
+                 mark: FieldMark, policy: Policy, digests: RecordDigests, context: RecordContext, who: Who,
+                 pii: bool) -> None:
+    """A field of one value, three-way (`sheet` and `live`: each value as given and in the form W
+    digests it): an update goes ahead; else the field is held, as a kept edit or a conflict."""
+    (sheet_given, sheet_value), (live_given, live_value) = sheet, live
+    verdict = compare_value(sheet_value, live_value, one_written(mark.written), policy,
+                            lambda v: digests.value(name, v))
+    outcome = verdict.outcome
+    if outcome is Outcome.CONFLICT and not pii \
+            and context.decided_for_sheet(plan, name, digests.value(name, sheet_given), work.findings):
+        outcome = Outcome.UPDATE
+    elif outcome is Outcome.UPDATE and verdict.written_after is not None:
+        work.written_after[name] = verdict.written_after  # W of the sheet's value: `_result`'s, made once
     if outcome is Outcome.UPDATE:
         return
     work.hold(name)
-    if outcome is Outcome.UNCHANGED:
-        return
-    work.found(outcome, field_outcome(name, sheet, live, mark, digests, sheet_value, who, pii))
+    if outcome is not Outcome.UNCHANGED:
+        work.found(outcome, field_outcome(name, sheet_given, live_given, mark, digests, sheet_value, who, pii))
 
 
 def _refused_by_owner(work: RecordWork, name: str, sheet: Any, mark: FieldMark, digests: RecordDigests, set_like: bool,
@@ -253,7 +262,7 @@ def _refused_by_owner(work: RecordWork, name: str, sheet: Any, mark: FieldMark, 
     return True
 
 
-def _result(plan: RecordPlan, work: RecordWork, line: HistoryLine | None, digests: RecordDigests,
+def _result(plan: RecordPlan, work: RecordWork, fingerprint: str | None, digests: RecordDigests,
             entity: EntityProfile) -> RecordPlan:
     for name, value in work.payload.items():  # W of what is written, in the form W digests it
         if name != CUSTOM and name not in work.written_after and not pending(value):
@@ -272,6 +281,17 @@ def _result(plan: RecordPlan, work: RecordWork, line: HistoryLine | None, digest
         blocked = blocked and any(f.severity == "error" for f in findings)
     return replace(plan, action=action, payload=work.payload, changes=changes, status_path=work.status_path,
                    blocked=blocked,
-                   findings=(*findings, *work.findings), history_line=None if line is None else line_digest(line),
+                   findings=(*findings, *work.findings), history_line=fingerprint,
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after, confirmed_values=tuple(sorted(work.confirmed_values.items())))
+
+
+def _with_line(plan: RecordPlan, fingerprint: str | None) -> RecordPlan:
+    """`replace(plan, history_line=fingerprint, kept=(), conflicts=(), confirmed=(), written_after=())`,
+    the record most plans with a history hold most of: made by the constructor with the fields in
+    their order (`replace` walks the fields by name first; a test holds the two equal)."""
+    return RecordPlan(
+        plan.ref, plan.block, plan.entity, plan.key, plan.action, plan.payload, plan.source, plan.live_id,
+        plan.live_updated_time, plan.changes, plan.status_path, plan.depends_on, plan.findings, plan.blocked,
+        plan.row, plan.refers_to, plan.also_rows, fingerprint, (), (), (), (), plan.confirmed_values,
+        plan.renamed_from, plan.retiring, plan.duplicate)

@@ -449,6 +449,11 @@ def _print_three_way(f: dict[str, Any]) -> None:
           f"platform edits, {f['conflicts']} conflicts; digest {f['digest']}")
 
 
+def _over(seconds: float, floor: float) -> str:
+    """`seconds` as a multiple of the fetch floor (none without latency: `--latency-ms 0`)."""
+    return f"{seconds / floor:>10.2f}" if floor else f"{'-':>10}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="plan benchmark")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -500,7 +505,7 @@ def main() -> int:
             print(f"{f['label']:>9} {f['desired']:>8} {f['reading_s']:>7.2f} {f['fetching_s']:>8.2f} "
                   f"{f['diffing_s']:>7.2f} {f['digesting_s']:>8.2f} {f['plan_s'] - f['fetching_s']:>13.2f} "
                   f"{f['plan_s']:>7.2f} {floor:>7.2f} "
-                  f"{f['plan_s'] / floor:>10.2f} {f['bare_s']:>6.2f} {f['bare_s'] / floor:>10.2f} "
+                  f"{_over(f['plan_s'], floor)} {f['bare_s']:>6.2f} {_over(f['bare_s'], floor)} "
                   f"{f['plan_s'] / f['bare_s']:>9.2f} "
                   f"{f['cpu_s']:>6.1f} {f['reader_child_cpu_s']:>12.1f} {gets:>6} {sum(pages.values()):>8} "
                   f"{token:>5} {f['peak_rss_mb']:>6.0f} {f['reader_child_rss_mb']:>13.0f} "
