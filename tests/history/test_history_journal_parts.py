@@ -144,7 +144,7 @@ def test_a_plan_over_a_journal_missing_a_part_exits_1_naming_the_part(
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
         (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "PARTS_SECRET"), encoding="utf-8")
-        monkeypatch.setenv("PARTS_SECRET", sandbox.client_secret)  # type: ignore[attr-defined]
+        monkeypatch.setenv("PARTS_SECRET", sandbox.client_secret)
         monkeypatch.chdir(tmp_path)
         (tmp_path / "schools.yaml").write_text(SCHOOLS_MAPPING, encoding="utf-8")
         write_schools(tmp_path / "schools.xlsx", [("SCI", "Science")])
