@@ -13,8 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.apply import loader_yaml_for
-from helpers.project import SCHOOLS_MAPPING, write_schools
+from helpers.project import schools_project
 
 from loader.cli import main
 from loader.errors import EXIT_ERROR
@@ -143,11 +142,7 @@ def test_a_plan_over_a_journal_missing_a_part_exits_1_naming_the_part(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
-        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "PARTS_SECRET"), encoding="utf-8")
-        monkeypatch.setenv("PARTS_SECRET", sandbox.client_secret)
-        monkeypatch.chdir(tmp_path)
-        (tmp_path / "schools.yaml").write_text(SCHOOLS_MAPPING, encoding="utf-8")
-        write_schools(tmp_path / "schools.xlsx", [("SCI", "Science")])
+        schools_project(tmp_path, sandbox, monkeypatch)
         folder = tmp_path / "history" / "local"
         _load(folder)
         missing = part_paths(_first_part(folder))[1]

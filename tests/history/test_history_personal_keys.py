@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from helpers.apply import loader_yaml_for
 from openpyxl import Workbook
 
@@ -17,19 +18,9 @@ from loader.history.lines import Owner
 from loader.history.store import History
 from loader.sandbox.server import SandboxOptions, serve_in_thread
 
-MAPPING = """version: 1
-source: applicants.xlsx
-entities:
-  applicants:
-    entity: applicant
-    sheet: Applicants
-    key: [external_id]
-    fields:
-      external_id: ID
-      first_name: First
-      last_name: Last
-      email_address: Email
-"""
+FIELDS = {"external_id": "ID", "first_name": "First", "last_name": "Last", "email_address": "Email"}
+MAPPING = yaml.safe_dump({"version": 1, "source": "applicants.xlsx", "entities": {"applicants": {
+    "entity": "applicant", "sheet": "Applicants", "key": ["external_id"], "fields": FIELDS}}})  # no `pii: true`
 PERSON = ("A-4711", "Augusta", "Lovelace", "augusta@example.com")
 
 
@@ -44,7 +35,7 @@ def _project(root: Path, sandbox: object, monkeypatch: pytest.MonkeyPatch) -> Pa
     sheet = book.active
     assert sheet is not None
     sheet.title = "Applicants"
-    sheet.append(["ID", "First", "Last", "Email"])
+    sheet.append(list(FIELDS.values()))
     sheet.append(list(PERSON))
     book.save(root / "applicants.xlsx")
     return root / "history" / "local"
