@@ -102,6 +102,7 @@ class EntityProfile:
     set_fields: frozenset[str] = frozenset()
     unique: frozenset[str] = frozenset()  # fields the service refuses duplicates of (409)
     renamable: frozenset[str] = frozenset()  # key fields an update may change (a renumbered code)
+    personal: frozenset[str] = frozenset()  # personal data: the history keys the entity, whatever a mapping says
     only_when: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     fields_by_type: FieldsByType | None = None
     references: Mapping[str, Reference] = field(default_factory=dict)
@@ -280,6 +281,7 @@ def _entity(name: str, spec: Mapping[str, Any]) -> EntityProfile:
         set_fields=frozenset(spec.get("set_fields", ())),
         unique=frozenset(spec.get("unique", ())),
         renamable=frozenset(spec.get("renamable", ())),
+        personal=frozenset(spec.get("personal", ())),
         only_when={f: (rule["field"], rule["equals"]) for f, rule in spec.get("only_when", {}).items()},
         fields_by_type=FieldsByType(
             spec["fields_by_type"]["field"],

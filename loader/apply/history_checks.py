@@ -31,7 +31,7 @@ def personal_entities_of_plan(plan: Plan, profile: Profile) -> frozenset[str]:
             except (OSError, UnicodeDecodeError):
                 continue
     marked = {r.entity for r in plan.records() if any(c.pii for c in r.changes)}
-    return personal_entities(mappings) | marked
+    return personal_entities(mappings, profile) | marked
 
 
 def applied_by(given: str | None, environ: Mapping[str, str], folder: Path) -> str | None:

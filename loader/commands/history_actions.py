@@ -243,7 +243,7 @@ def baseline(request: HistoryRequest, config: Config) -> int:
     from loader.source.drift import shapes_of
     from loader.source.sources import load_mappings
 
-    personal = personal_entities(load_mappings(request.mappings, config.profile))
+    personal = personal_entities(load_mappings(request.mappings, config.profile), config.profile)
     history = _open(request, config, sorted(personal))  # a missing or wrong key: refused before planning
     with open_environment(config, request.env) as env:
         planned, live = event_loop.run(_plan_and_fetch(request, config, env))

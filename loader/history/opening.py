@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from loader.config import Config
+from loader.history.errors import HistoryError
 from loader.history.location import history_folder, history_key
 from loader.history.store import HEAD, History
 from loader.redaction import register_secret
@@ -65,11 +66,27 @@ def open_history(config: Config, env_name: str | None, personal: Iterable[str]) 
         return None
     history = History.open(folder, history_key=key, key_variable=variable, personal=personal)
     keyed = keyed_entities(history)
+    refuse_plain_personal(history, personal - keyed, env_name or config.default_environment)
     if not keyed <= history.digester.personal:
         # Once keyed, always keyed: an entity the history keeps under keyed digests is looked up
         # and written so, whichever mapping files this command was given.
         history.digester = replace(history.digester, personal=history.digester.personal | keyed)
     return history
+
+
+def refuse_plain_personal(history: History, personal: frozenset[str], env_name: str) -> None:
+    """Refuse a history that keeps records of a personal entity under plain keys (written by a
+    release that kept an entity in plain text when no mapping marked a field `pii`): read with
+    keyed digests its lines would be missed, and the plan compared two-way; its files hold personal
+    values in plain text, which only a reset removes."""
+    plain = sorted(entity for entity in personal if history.snapshot.count(entity))
+    if plain:
+        entity = plain[0]
+        raise HistoryError(
+            f"the history keeps {entity} records with plain keys and values, but {entity} has personal fields: "
+            "it is kept only as keyed digests now", where=str(history.snapshot.source(entity)),
+            hint=f"run `loader history reset --env {env_name}`, then `loader history baseline MAPPING... --env "
+                 f"{env_name}` (live becomes what the loader last wrote), and commit the history")
 
 
 def keyed_entities(history: History) -> frozenset[str]:

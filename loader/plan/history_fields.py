@@ -43,15 +43,13 @@ TAKEN_OVER = "field-taken-over"  # the warning of a field a block takes over; it
 
 def three_way_record(
     plan: RecordPlan, live: Mapping[str, Any], desired: DesiredRecord | None, line: HistoryLine | None,
-    digests: RecordDigests, entity: EntityProfile, context: RecordContext, fingerprint: str | None = None,
+    digests: RecordDigests, entity: EntityProfile, context: RecordContext,
 ) -> RecordPlan:
-    """The record's plan with its history line compared (`line` None: two-way, only confirmations).
-    `fingerprint`: the line's `line_digest`, when the caller has it already (else made of `line`)."""
-    if line is not None and fingerprint is None:
-        fingerprint = line_digest(line)
+    """The record's plan with its history line compared (`line` None: two-way, only confirmations)."""
+    fingerprint = None if line is None else line_digest(line)
     if line is not None and _live_is_written(plan, live, desired, line, digests, entity):
         # `_compared` would find nothing to write, keep, hold or confirm: its result, made directly
-        return _with_line(plan, fingerprint)
+        return replace(plan, history_line=fingerprint, kept=(), conflicts=(), confirmed=(), written_after=())
     return _compared(plan, live, desired, line, digests, entity, context, fingerprint)
 
 
@@ -284,14 +282,3 @@ def _result(plan: RecordPlan, work: RecordWork, fingerprint: str | None, digests
                    findings=(*findings, *work.findings), history_line=fingerprint,
                    kept=tuple(work.kept), conflicts=tuple(work.conflicts), confirmed=tuple(sorted(work.confirmed)),
                    written_after=written_after, confirmed_values=tuple(sorted(work.confirmed_values.items())))
-
-
-def _with_line(plan: RecordPlan, fingerprint: str | None) -> RecordPlan:
-    """`replace(plan, history_line=fingerprint, kept=(), conflicts=(), confirmed=(), written_after=())`,
-    the record most plans with a history hold most of: made by the constructor with the fields in
-    their order (`replace` walks the fields by name first; a test holds the two equal)."""
-    return RecordPlan(
-        plan.ref, plan.block, plan.entity, plan.key, plan.action, plan.payload, plan.source, plan.live_id,
-        plan.live_updated_time, plan.changes, plan.status_path, plan.depends_on, plan.findings, plan.blocked,
-        plan.row, plan.refers_to, plan.also_rows, fingerprint, (), (), (), (), plan.confirmed_values,
-        plan.renamed_from, plan.retiring, plan.duplicate)

@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from loader.history.line_text import LineTexts
-from loader.history.lines import HistoryLine, line_digest
+from loader.history.lines import HistoryLine
 from loader.history.store import History
 
 
 class EntityIndex:
     """`by_id`: live records by id; `line(token)`: the history's line of a key token (parsed once);
-    `line_digest(token)`: its fingerprint (read off the line's text when the snapshot has it as read);
     `line_keys`: every key token with a line; `line_of`: the key token of the line of each live id
     that has one; `by_key`: the live record each line names (by the line's key token)."""
 
@@ -26,8 +24,6 @@ class EntityIndex:
         self.entity = entity
         self._snapshot = history.snapshot
         self._parsed: dict[str, HistoryLine | None] = {}
-        tables, self._raw = self._snapshot.raw_items(entity)
-        self._texts = LineTexts(tables) if tables is not None else None
         self.by_id = {str(rec.get("id")): rec for rec in records}
         self.line_keys = self._snapshot.key_tokens(entity)
         self.line_of: dict[str, str] = {}
@@ -51,13 +47,6 @@ class EntityIndex:
         if parsed is None:
             parsed = self._parsed[key] = self._snapshot.get(self.entity, key)
         return parsed
-
-    def line_digest(self, key: str) -> str:
-        """`line_digest(self.line(key))` of a key token with a line."""
-        raw = self._raw.get(key)
-        if type(raw) is str and self._texts is not None:
-            return self._texts.digest(raw)
-        return line_digest(self.line(key))
 
 
 def indexes(history: History, live: Mapping[str, Sequence[Mapping[str, Any]]],

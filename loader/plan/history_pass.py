@@ -166,9 +166,7 @@ def _block(block: BlockPlan, merged: Merged, positions: Sequence[int], entity: E
         if line is not None and plan.renamed_from is None and (plan.entity, token) in compare.moved_away:
             line = None  # a key renumbered away in this plan, reused: its line is the renumbered record's
         by_line = entity.by_key.get(token) if line is not None else None
-        fingerprint = entity.line_digest(token) if line is not None else None
-        rec = _three_way(plan, line, fingerprint, merged.first_record(position), live, by_line, digests, compare,
-                         found)
+        rec = _three_way(plan, line, merged.first_record(position), live, by_line, digests, compare, found)
         if line is not None:
             named.add(token)
             with_line += 1
@@ -212,11 +210,11 @@ def without_history(plan: Plan, live: Mapping[str, Sequence[Mapping[str, Any]]],
     return replace(plan, blocks=tuple(blocks))
 
 
-def _three_way(plan: RecordPlan, line: HistoryLine | None, fingerprint: str | None, desired: DesiredRecord | None,
+def _three_way(plan: RecordPlan, line: HistoryLine | None, desired: DesiredRecord | None,
                live: Mapping[str, Any] | None, by_line: Mapping[str, Any] | None, digests: RecordDigests,
                compare: HistoryCompare, block: _Block) -> RecordPlan:
-    """One record compared: `fingerprint` its line's digest, `live` its match, `by_line` the live record
-    with its line's id, `digests` the record's (`Digester.record`)."""
+    """One record compared: `live` its match, `by_line` the live record with its line's id,
+    `digests` the record's (`Digester.record`)."""
     if (plan.blocked or plan.errors) and not compared_despite_errors(plan):
         return plan
     profile, own, adopt_from = block.profile, compare.own, compare.adopt_from
@@ -232,7 +230,7 @@ def _three_way(plan: RecordPlan, line: HistoryLine | None, fingerprint: str | No
     # A record an interrupted apply wrote without journaling it is compared three-way all the same:
     # the fields that apply wrote hold the sheet's values (live = sheet: W moves to live), and a
     # platform edit of another field it left alone stays one (kept, or a held conflict).
-    rec = three_way_record(plan, live, desired, line, digests, profile, block.context, fingerprint)
+    rec = three_way_record(plan, live, desired, line, digests, profile, block.context)
     if plan.renamed_from is not None:  # W under the new key (loader.plan.renumber_history)
         rec = rekeyed(rec, line, live, digests, compare.history.digester.record(plan.entity, plan.key), profile)
     return mark_seen(rec, line)

@@ -120,7 +120,7 @@ async def run_plan(
         collections = LiveCollections(client, bars)
         collections.fetch(entities_from_mappings(mappings, profile))
         reading = asyncio.create_task(_timed_read(mappings, profile, bars, read_in_child))
-        opening = asyncio.create_task(_opened(history, history_opener, mappings))
+        opening = asyncio.create_task(_opened(history, history_opener, mappings, profile))
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
                              _Deciding(decisions, today), keep_sources, unselected)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
@@ -229,11 +229,11 @@ class _Deciding(NamedTuple):
 
 
 async def _opened(history: History | None, opener: Callable[[frozenset[str]], History | None] | None,
-                  mappings: Sequence[LoadedMapping]) -> History | None:
+                  mappings: Sequence[LoadedMapping], profile: Profile) -> History | None:
     """The history to compare against: the one given, or the one `opener` opens, in a worker thread
     while the first pages come in (`_diffed` awaits it first: a wrong key is refused at once)."""
     if opener is not None:
-        history = await asyncio.to_thread(opener, personal_entities(mappings))
+        history = await asyncio.to_thread(opener, personal_entities(mappings, profile))
     return history
 
 

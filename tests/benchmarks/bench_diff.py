@@ -97,8 +97,9 @@ def _history(root: Path) -> Any:
     from loader.source.sources import load_mappings
 
     os.chdir(root)
-    mappings = load_mappings([Path(m) for m in bench_plan.MAPPINGS], load_config(None).profile)
-    return bench_plan._opener(root)(personal_entities(mappings))
+    profile = load_config(None).profile
+    mappings = load_mappings([Path(m) for m in bench_plan.MAPPINGS], profile)
+    return bench_plan._opener(root)(personal_entities(mappings, profile))
 
 
 def child(root: Path, profile_to: str | None, history: bool = False) -> None:

@@ -1,6 +1,11 @@
 """A journal larger than the part size is written as parts, none over it, and read whole in order:
 reading, folding (finished or left by a kill), the revert's records and `history --entity`; a part
-deleted or edited is a clear error naming it. A history of the previous format (2) reads unchanged."""
+deleted or edited is a clear error naming it. A history of the previous format (2) reads unchanged.
+
+tests/fixtures/history-format-2/local was made by the format 2 release's `loader apply` of the
+schools project (SCI renamed "School of Science", LAW created) against a sandbox seeded with SCI
+"Science" and ENG "Engineering".
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.project import schools_project
 
+from loader.cli import main
+from loader.errors import EXIT_ERROR
 from loader.history.errors import HistoryError
 from loader.history.journal import FieldWrite
 from loader.history.journal_parts import part_path
@@ -17,6 +25,7 @@ from loader.history.lines import Owner
 from loader.history.listing import applies, record_loads
 from loader.history.store import History, finished_journals
 from loader.plan.revert_writes import pick_journal, records_written
+from loader.sandbox.server import SandboxOptions, serve_in_thread
 
 OWNER = Owner("courses.yaml", "courses")
 OTHER = Owner("extra.yaml", "labels")
@@ -127,3 +136,18 @@ def test_a_history_of_format_2_reads_unchanged_and_takes_a_format_3_apply(tmp_pa
     assert [len(j.entries) for j in reopened.journals()] == [2, 1]
     assert [load.kind for load in record_loads(reopened, "school", ("LAW",)).loads] == ["create", "update"]
     assert '"format": 3' in (folder / "head.json").read_text(encoding="utf-8")
+
+
+def test_a_plan_over_a_journal_missing_a_part_exits_1_naming_the_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        schools_project(tmp_path, sandbox, monkeypatch)
+        folder = tmp_path / "history" / "local"
+        _load(folder)
+        missing = part_paths(_first_part(folder))[1]
+        missing.unlink()
+        capsys.readouterr()
+        assert main(["plan", "schools.yaml", "--env", "local"]) == EXIT_ERROR
+        err = capsys.readouterr().err
+        assert missing.name in err and "part 2" in err and "git checkout" in err

@@ -117,14 +117,3 @@ def test_a_record_the_sheet_leaves_as_it_is_confirms_exactly_the_fields_whose_w_
     assert got.confirmed == tuple(stale) and [n for n, _ in got.written_after] == stale
     assert got.action is Action.UNCHANGED and not got.payload and not got.kept and not got.conflicts
     assert got.history_line == line_digest(line)
-
-
-def test_a_record_untouched_since_its_line_is_its_plan_with_the_line_field_for_field() -> None:
-    from dataclasses import fields, replace
-
-    from loader.plan import history_fields
-
-    values: dict[str, Any] = {f.name: object() for f in fields(RecordPlan)}  # a value of its own per field
-    plan = RecordPlan(**values)
-    made = history_fields._with_line(plan, "fingerprint")
-    assert made == replace(plan, history_line="fingerprint", kept=(), conflicts=(), confirmed=(), written_after=())
