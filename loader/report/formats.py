@@ -39,7 +39,7 @@ def print_plan_output(output: str, plan: Plan, exit_code: int) -> None:
         print(machine.dumps(machine.plan_document(plan, exit_code)))
     elif output == "github":
         from loader.report.markdown import render as render_markdown
-        from loader.report.view import shown_findings
+        from loader.report.shown_findings import shown_findings
 
         github.print_annotations(shown_findings(plan))
         github.print_conflict_annotations(plan)

@@ -32,6 +32,7 @@ from loader.plan.model import BlockPlan, Plan, RecordPlan
 from loader.report.html_assets import CSS, JS
 from loader.report.references import named_references
 from loader.report.rules import RuleGroup, rule_groups
+from loader.report.shown_findings import findings_count, findings_of
 from loader.report.view import (
     COUNT_NAMES,
     BlockCounts,
@@ -42,8 +43,6 @@ from loader.report.view import (
     count_values,
     counts,
     dropped_rows,
-    findings_count,
-    findings_of,
     is_blocked,
     key_label,
     label,

@@ -21,7 +21,8 @@ from loader.plan.model import Plan
 from loader.report.finding_groups import ShownFinding, source_findings
 from loader.report.results_json import results_to_dict
 from loader.report.rules import RuleGroup, rule_groups
-from loader.report.view import changed_records, counts, shown_findings, totals
+from loader.report.shown_findings import shown_findings
+from loader.report.view import changed_records, counts, totals
 from loader.source.sources import SourceSet
 
 OUTPUT_FORMAT_VERSION = 2

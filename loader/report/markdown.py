@@ -39,6 +39,7 @@ from loader.report.markdown_parts import Table, fixed_size, layout, trimmable_si
 from loader.report.markdown_text import MESSAGE_LIMIT, cell, code, diff_value
 from loader.report.references import named_references
 from loader.report.rules import RuleGroup, rule_groups
+from loader.report.shown_findings import findings_count, findings_of
 from loader.report.view import (
     COUNT_NAMES,
     block_source,
@@ -50,8 +51,6 @@ from loader.report.view import (
     counts,
     cut,
     dropped_rows,
-    findings_count,
-    findings_of,
     key_label,
     label,
     notes,

@@ -31,6 +31,7 @@ from loader.plan.masking import masked_plan
 from loader.plan.model import Plan
 from loader.report.held import held_words
 from loader.report.references import named_references
+from loader.report.shown_findings import findings_count, findings_of
 from loader.report.terminal_rows import Line, block_lines
 from loader.report.view import (
     COUNT_NAMES,
@@ -41,8 +42,6 @@ from loader.report.view import (
     conflicts_of,
     count_values,
     counts,
-    findings_count,
-    findings_of,
     shown_columns,
     totals,
 )

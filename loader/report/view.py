@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
@@ -23,11 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from loader.console import clean as clean
-from loader.findings import Finding
 from loader.places import PLACE_SEPARATOR, CellRef, Place
 from loader.plan.masking import HIDDEN
 from loader.plan.model import Action, BlockedRow, BlockPlan, FieldChange, FieldOutcome, Plan, RecordPlan
-from loader.report.finding_groups import ShownFinding, group_findings
 from loader.report.references import target_text
 from loader.words import plural
 
@@ -386,45 +384,3 @@ def record_place(record: RecordPlan, block: BlockPlan) -> str:
 def row_cell(record: RecordPlan, block: BlockPlan) -> str:
     """`record_place` for a column headed "row": `7`, `7 (D7)`."""
     return record_place(record, block).removeprefix("row ")
-
-
-def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
-    """(context, finding) for every finding, plan-level first, then by block and record."""
-    for f in plan.findings:
-        yield "", f
-    for b in plan.blocks:
-        for f in b.findings:
-            yield b.name, f
-        for r in b.records:
-            for f in r.findings:
-                yield r.ref, f
-
-
-def shown_findings(plan: Plan) -> list[ShownFinding]:
-    """The plan's findings one per cause (`loader.report.finding_groups`), plan-level first, then by block; a
-    finding about a record names its key. Each record stays blocked by its own findings."""
-    items: list[tuple[str, str, Finding]] = [("", "", f) for f in plan.findings]
-    for b in plan.blocks:
-        items += [(b.name, b.name, f) for f in b.findings]
-        for r in b.records:
-            for f in r.findings:
-                items.append((r.ref, b.name, f if f.key else replace(f, key=label(r))))
-    return group_findings(items)
-
-
-def findings_of(plan: Plan, severity: str) -> list[tuple[str, str, int]]:
-    """(place, message, count) of each cause of one severity (the message with its count and first
-    cells where it is found on several rows), made safe to print; a record's key beside its cell."""
-    return [(shown_place(f), clean(f.text), f.count) for f in shown_findings(plan) if f.severity == severity]
-
-
-def findings_count(found: list[tuple[str, str, int]]) -> str:
-    """How many findings and causes a section of findings shows: `3`, `16,264 in 2 causes`."""
-    total = sum(n for _, _, n in found)
-    return f"{total:,}" if total == len(found) else f"{total:,} in {plural(len(found), 'cause')}"
-
-
-def shown_place(finding: ShownFinding) -> str:
-    """The place of a shown finding, relative to the working directory, with the record's key beside it."""
-    where = place(finding.where)
-    return f"{where} ({clean(finding.key)})" if finding.key and where else where

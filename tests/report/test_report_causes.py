@@ -20,8 +20,8 @@ from loader.report.html import render_html
 from loader.report.machine import plan_document
 from loader.report.markdown import render
 from loader.report.results_workbook import write_results_workbook
+from loader.report.shown_findings import shown_findings
 from loader.report.terminal import render_text
-from loader.report.view import shown_findings
 from loader.source.sources import read_sources
 
 ROWS = 40
