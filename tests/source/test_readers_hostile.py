@@ -129,7 +129,8 @@ def test_an_old_binary_workbook_says_to_save_it_as_xlsx(tmp_path: Path, name: st
     path.write_bytes(_OLE + "Workbook".encode("utf-16-le"))
     error = _refusal(path)
     assert "old binary Excel workbook (.xls, Excel 97-2003 format)" in error.message
-    assert error.hint == "open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)"
+    assert error.hint == ("open it in Excel or LibreOffice and save as .xlsx: File › Save As… with the file type "
+                          "Excel Workbook (.xlsx)")
 
 
 def test_a_file_that_is_not_a_zip_says_so(tmp_path: Path) -> None:

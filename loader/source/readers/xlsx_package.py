@@ -30,7 +30,7 @@ import defusedxml
 from defusedxml import ElementTree
 
 from loader.errors import SheetError
-from loader.source.readers import limits
+from loader.source.readers import limits, old_excel
 
 MAIN_NAMESPACES = frozenset({
     "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
@@ -103,10 +103,7 @@ def check_container(path: Path, display: str) -> None:
                     where=display,
                     hint="in Excel: File › Info › Protect Workbook › Encrypt with Password, clear the password, save",
                 )
-            raise SheetError(
-                "this is an old binary Excel workbook (.xls, Excel 97-2003 format), not an .xlsx",
-                where=display, hint="open it in Excel or LibreOffice and save it as .xlsx (Excel Workbook)",
-            )
+            raise SheetError(old_excel.MESSAGE, where=display, hint=old_excel.HINT)
         if not head.startswith(_ZIP_MAGIC):
             raise SheetError("the file is not an Excel workbook (.xlsx is a zip package; this is not one)",
                              where=display, hint="open it in Excel or LibreOffice and save it as .xlsx")
