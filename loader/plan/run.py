@@ -47,6 +47,7 @@ from loader.plan.incremental.parts import PlanPart, joined_plan, plan_parts, wit
 from loader.plan.incremental.reading import read_off_loop
 from loader.plan.last_loaded import with_last_loaded
 from loader.plan.model import Plan
+from loader.plan.owners_gone import owners_gone
 from loader.profile import Profile
 from loader.source.block_records import BlockRecords
 from loader.source.block_selection import selected_blocks
@@ -124,6 +125,8 @@ async def run_plan(
         done = await _diffed(reading, opening, collections, config, env, client, service_user_ids,
                              _Deciding(decisions, today), keep_sources, unselected)
     plan = _joined(done, profile, client.environment or env.name, client.api_version, service_user_ids)
+    if done.history is not None and done.history.started:  # records of a mapping file gone: said once
+        plan = replace(plan, findings=(*plan.findings, *owners_gone(plan, done.history, _mapping_file_exists)))
     plan = await _described(plan, done.history, config, client)
     plan, digest_started = _decided_and_digested(plan, done, profile, decisions, today)
     return _measured(plan, done, collections, client, started, before, digest_started)
@@ -226,6 +229,10 @@ class _Deciding(NamedTuple):
         if self.today is None:
             raise ValueError("decisions need today's date")
         return SheetWins(self.decisions, history.digester, env_name, self.today)
+
+
+def _mapping_file_exists(file: str) -> bool:
+    return Path(file).exists()
 
 
 async def _opened(history: History | None, opener: Callable[[frozenset[str]], History | None] | None,

@@ -61,3 +61,39 @@ def test_ownership_follows_formerly_through_a_chain_of_renames(tmp_path: Path) -
         code, err = project.run("apply", "schools-2028.yaml", "--yes")
         assert code == 0, err
         assert project.live()["K1"]["name"] == "School 1, renamed"
+
+
+def test_records_of_a_file_gone_that_no_block_names_are_listed_with_the_formerly_line(tmp_path: Path) -> None:
+    """A file renamed without `formerly` whose sheet also dropped a record: the dropped record does
+    not vanish, one warning names it and the `formerly:` line to add; with the line it is dropped."""
+    with fault_project(tmp_path) as project:
+        project.sheet({"K0": ("School 0", "Arts"), "K2": ("School 2", "Arts")})
+        assert project.apply()[0] == 0
+        k2 = project.live()["K2"]["id"]
+        (tmp_path / "schools.yaml").rename(tmp_path / "schools-2027.yaml")
+        project.sheet({"K0": ("School 0", "Arts")})
+        code, err = project.run("plan", "schools-2027.yaml", "--out", "plan.json")
+        assert code == 0, err
+        plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+        [gone] = [f for f in plan["findings"] if f["code"] == "owner-gone"]
+        assert gone["severity"] == "warning" and "1 school record (K2) loaded by block 'schools'" in gone["message"]
+        assert "add `formerly: {file: schools.yaml, block: schools}`" in gone["message"]
+        (tmp_path / "schools.yaml").touch()  # so `_renamed` has a file to take the place of
+        _renamed(tmp_path, "schools.yaml", "schools-2027.yaml")
+        code, err = project.run("plan", "schools-2027.yaml", "--out", "plan.json")
+        assert code == 0, err
+        plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+        assert not [f for f in plan["findings"] if f["code"] == "owner-gone"]
+        assert [d["id"] for d in plan["blocks"][0]["dropped"]] == [k2]
+
+
+def test_a_mapping_file_left_out_of_a_plan_but_still_there_is_not_gone(tmp_path: Path) -> None:
+    """Planning some of a project's files is no rename: records of a file still on disk are not named."""
+    with fault_project(tmp_path) as project:
+        project.sheet({"K0": ("School 0", "Arts")})
+        assert project.apply()[0] == 0
+        (tmp_path / "other.yaml").write_text(MAPPING.replace("  schools:\n", "  others:\n"),
+                                             encoding="utf-8")
+        _code, err = project.run("plan", "other.yaml", "--out", "plan.json")
+        plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+        assert not [f for f in plan["findings"] if f["code"] == "owner-gone"], err
