@@ -241,7 +241,7 @@ def child_history(root: Path, base_url: str) -> None:
     config = load_config(None)
     env = _environment(base_url)
     paths = [Path(m) for m in MAPPINGS]
-    history = _opener(root)(personal_entities(load_mappings(paths, config.profile)))
+    history = _opener(root)(personal_entities(load_mappings(paths, config.profile), config.profile))
 
     async def plan_and_fetch() -> Any:
         async with ApiClient(env, config.profile) as client:
