@@ -3,7 +3,7 @@ for the tutorial (docs/tutorial.md). The docs build runs this (docs/hooks.py) wh
 missing or older than the code.
 
     python docs/screenshots.py OUT_DIR                 the code of this checkout
-    python docs/screenshots.py OUT_DIR --rev 7aad8e2   the code and sample project of a revision
+    python docs/screenshots.py OUT_DIR --rev REV       the code and sample project of a revision
                                                        (checked out with `git worktree add`)
 
 Plans the sample project (`loader plan mappings/curriculum.yaml mappings/applicants.yaml

@@ -104,7 +104,7 @@ def check_error_count(errors: int, partial: bool) -> None:
     if not errors or partial:
         return
     raise PlanError(
-        f"the plan has {errors} error(s); nothing was applied",
+        f"the plan has {plural(errors, 'error')}; nothing was applied",
         hint="fix the errors, or pass --partial to apply everything they do not touch",
     )
 

@@ -100,7 +100,7 @@ def show_record(request: HistoryRequest, config: Config) -> int:
     note = " (personal fields: only whether they changed is kept)" if loads.personal else ""
     # Keys, values, owners and who applied come from sheets and journals anyone can edit: every
     # control character is shown escaped, never sent to the terminal (`loader.report.view.clean`).
-    print(f"{clean(request.entity)} {given}: {len(loads.loads)} loads{note}")
+    print(f"{clean(request.entity)} {given}: {plural(len(loads.loads), 'load')}{note}")
     keys = ReferenceKeys(history, config.profile.entity(request.entity))
     if identity.former_keys:
         print(clean(f"  former keys: {', '.join(identity.former_keys)}"))

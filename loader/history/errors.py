@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from loader.errors import LoaderError
+from loader.words import plural
 
 
 class HistoryError(LoaderError):
@@ -61,8 +62,8 @@ def another_database(missing: int, recorded: int, entity: str, where: str) -> An
 def history_behind(count: int, entity: str, where: str) -> HistoryBehindError:
     """The error for live records last written by the loader after their history lines."""
     return HistoryBehindError(
-        f"the history is behind: {count} {entity} records were written by the loader after the history "
-        "last saw them (an apply whose history was not committed?)",
+        f"the history is behind: {plural(count, f'{entity} record')} {'was' if count == 1 else 'were'} written by "
+        "the loader after the history last saw them (an apply whose history was not committed?)",
         where=where,
         hint="fetch the latest history (git pull) and plan again",
     )

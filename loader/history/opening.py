@@ -47,11 +47,11 @@ def history_place(config: Config, env_name: str | None) -> tuple[Path, bytes | N
 
 def open_history(config: Config, env_name: str | None, personal: Iterable[str]) -> History | None:
     """The history of the environment `env_name`, opened (a leftover journal folded in), or None
-    when loader.yaml says `history: false`. `personal` names the entities with a `pii: true` field
-    (their keys, ids and values are kept only as keyed digests). Without a key named in loader.yaml
-    and no history started yet, mappings with personal fields keep none (a note says so). Raises the
-    history package's errors for a missing or wrong key, and ConfigError for a key variable that is
-    not set."""
+    when loader.yaml says `history: false`. `personal` names the entities with personal fields (the
+    profile's `personal:`, or a `pii: true` field): their keys, ids and values are kept only as keyed
+    digests. Without a key named in loader.yaml and no history started yet, mappings with personal
+    fields keep none (a note says so). Raises the history package's errors for a missing or wrong
+    key, and ConfigError for a key variable that is not set."""
     place = history_place(config, env_name)
     if place is None:
         return None

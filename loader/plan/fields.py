@@ -93,13 +93,9 @@ def _plain_field(
     record: DesiredRecord, name: str, desired: Any, live: LiveRecord | None, rules: FieldRules, resolver: Resolver,
     out: FieldPlan,
 ) -> None:
-    """A plain field (`plan_fields` compares one of a live record itself)."""
+    """A plain field of a record to create (`plan_fields` compares a live record's plain fields itself)."""
     entity = rules.entity
-    if live is not None:
-        live_value = live.get(name)
-        if not same_as_live(desired, live_value, name, entity):
-            _changed(record, name, desired, desired, live_value, None, entity, resolver, out)
-    elif type(desired) is str and name not in entity.read_only:  # the common case: a text to send
+    if type(desired) is str and name not in entity.read_only:  # the common case: a text to send
         out.payload[name] = desired
         out.changes.append(FieldChange(name, None, desired, name in record.pii))
     else:

@@ -86,6 +86,6 @@ def _warning(entity: str, owner: Owner, names: Iterable[str], personal: bool) ->
     return Finding(
         "warning", "owner-gone",
         f"{plural(len(listed), f'{entity} record')}{shown} loaded by block {owner.block!r} of {owner.file}, a "
-        f"mapping file this project no longer has, are named by no block here: if a block here is that block "
-        f"renamed or moved, add `formerly: {{file: {owner.file}, block: {owner.block}}}` to it (it then lists "
-        f"them as dropped)", None)
+        f"mapping file this project no longer has, {'is' if len(listed) == 1 else 'are'} named by no block here: "
+        f"if a block here is that block renamed or moved, add `formerly: {{file: {owner.file}, block: "
+        f"{owner.block}}}` to it (it then lists {'it' if len(listed) == 1 else 'them'} as dropped)", None)

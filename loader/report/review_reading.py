@@ -29,6 +29,7 @@ from loader.source.readers.rows import unneutralised
 from loader.source.readers.xlsx import sheet_names
 from loader.source.readers.xlsx_parts import read_sheet_meta
 from loader.suggestions import did_you_mean
+from loader.words import plural
 
 NEEDED = ("decision", "reason", "until", "row id", "change digest")
 NO_DECISION = ("", "apply")
@@ -234,7 +235,7 @@ class _Checker:
             sheet_row, text = self.problems[0].split(": ", 1)
             return SheetError(f"{text}; nothing was recorded", where=f"{self.path}{PLACE_SEPARATOR}{sheet_row}")
         listed = "\n  ".join(self.problems)
-        return SheetError(f"{len(self.problems)} rows cannot be recorded; nothing was recorded:\n  {listed}",
+        return SheetError(f"{plural(len(self.problems), 'row')} cannot be recorded; nothing was recorded:\n  {listed}",
                           where=str(self.path))
 
 

@@ -3,7 +3,6 @@ order of the plan (plan-level first, then by block and record)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 from loader.findings import Finding
@@ -11,18 +10,6 @@ from loader.plan.model import Plan
 from loader.report.finding_groups import ShownFinding, group_findings
 from loader.report.view import clean, label, place
 from loader.words import plural
-
-
-def all_findings(plan: Plan) -> Iterator[tuple[str, Finding]]:
-    """(context, finding) for every finding, plan-level first, then by block and record."""
-    for f in plan.findings:
-        yield "", f
-    for b in plan.blocks:
-        for f in b.findings:
-            yield b.name, f
-        for r in b.records:
-            for f in r.findings:
-                yield r.ref, f
 
 
 def shown_findings(plan: Plan) -> list[ShownFinding]:

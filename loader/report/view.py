@@ -218,7 +218,7 @@ class DroppedRow:
     outcome: str
 
 
-KEPT_DROPPED = "nothing written"  # `on_dropped: keep`, or nothing to set (reports say how to retire by hand)
+KEPT_DROPPED = "nothing written"  # `on_dropped: keep`, a record left unpublished, or nothing to set
 
 
 def dropped_rows(block: BlockPlan, *, every: bool = False) -> list[DroppedRow]:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from loader.source.draft_sample import Sample
+from loader.words import plural
 
 # A key column keeps the natural key unless most of its values repeat (a catalogue of one row per
 # offering): then a few repeats are mistakes in the data, not a sign of another key.
@@ -43,7 +44,8 @@ def key_choice(sample: Sample, column: str, field: str) -> KeyChoice | None:
     repeats = f"the column {column!r} of key field {field} repeats"
     if texts is None:
         return _unique_column(sample, repeats) or _unresolved(column, repeats)
-    repeats += f" most of its values ({len(set(texts))} values on {len(texts)} rows, one row per offering?)"
+    counted = f"{plural(len(set(texts)), 'value')} on {plural(len(texts), 'row')}"
+    repeats += f" most of its values ({counted}, one row per offering?)"
     return _unique_column(sample, repeats) or _unique_pair(sample, column, texts, repeats) \
         or _unresolved(column, repeats)
 

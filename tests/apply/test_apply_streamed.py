@@ -197,7 +197,7 @@ def test_a_sealed_plan_with_an_error_in_its_last_record_writes_nothing(project: 
     write_plan_json(_plan(project, sandbox, course_error=True), project / "plan.json")
     assert isinstance(open_saved_plan(project / "plan.json"), SealedPlan)
     sandbox.reset_stats()
-    with pytest.raises(PlanError, match=r"the plan has 2 error\(s\); nothing was applied"):
+    with pytest.raises(PlanError, match=r"the plan has 2 errors; nothing was applied"):
         _run("--plan", "plan.json", "--env", "local")
     assert _writes(sandbox) == 0
     assert len(_live(sandbox)["school"]) == 3
