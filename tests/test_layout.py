@@ -19,6 +19,7 @@ on it all the same), while the cycle check leaves them out (they never run).
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,3 +160,10 @@ def test_every_package_is_in_the_built_distribution() -> None:
     listed = set(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     found = {".".join(init.parent.relative_to(root).parts) for init in (root / "loader").rglob("__init__.py")}
     assert found - listed == set()
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """PEP 561: `loader/py.typed` ships, so users' type checkers read the Python API's hints."""
+    pyproject = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert (PACKAGE / "py.typed").is_file()
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["loader"]
