@@ -3,12 +3,14 @@
 A line is a `Line`: a prefix kept whole (`  ~ `, `      `) and the text after it, which a narrow
 terminal wraps under itself (a hanging indent). The rule lines come first: one per mapping line
 for the changes to existing records, and one line for all the block's creates (the fields they
-set, the mapping lines that set them). Then the rows, kind by kind (`RowKind`: changes to existing
-records, records dropped from the source, blocked records and rows, creates): every kind is one
-`RowKind` of the same shape, so a new kind of row is one more entry in `row_kinds`, laid out
-like the others. The rows shown share one budget, dealt to the kinds in turn, so no kind with rows
-is ever hidden behind another; what is left out is counted per kind ("… and 7 more: 1 dropped, 6 to
-create"). Every text from the plan is made safe (`view.clean`) and markup-escaped.
+set, the mapping lines that set them). Then the rows (`RowKind`: each kind of change to existing
+records (renumber, retire, update, status move, kept platform edit), records dropped from the
+source (retired, released, kept), blocked records and rows, creates): every kind is one `RowKind`
+of the same shape, so a new kind of row is one more entry in `row_kinds`, laid out like the
+others. The rows shown share one budget, dealt to the kinds in turn, so no kind with rows is ever
+hidden behind another, and are listed in the block's order (existing records first); what is
+left out is counted per kind ("… and 7 more: 1 dropped, kept, 6 to create"). Every text from the
+plan is made safe (`view.clean`) and markup-escaped.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import count
 from typing import NamedTuple
 
 from rich.markup import escape
@@ -23,6 +26,7 @@ from rich.markup import escape
 from loader.plan.model import BlockedRow, BlockPlan, RecordPlan
 from loader.report.rules import RuleGroup, rule_groups
 from loader.report.view import (
+    KEPT_DROPPED,
     DroppedRow,
     blocked_reason,
     blocked_records,
@@ -52,25 +56,34 @@ class Line(NamedTuple):
 FIELD = "      "  # the indent of a record's fields and notes
 
 
+Row = tuple[int, Callable[[], list[Line]]]  # a row's place in the block's reading order, and its lines
+
+
 @dataclass(frozen=True)
 class RowKind:
     """One kind of row a block lists: its words for what was left out ("6 to create") and its rows,
-    each a function giving that row's lines (called only for the rows shown)."""
+    each its place in the block's order and a function giving that row's lines (called only for the
+    rows shown)."""
 
     words: str
-    rows: Sequence[Callable[[], list[Line]]]
+    rows: Sequence[Row]
 
 
 def row_kinds(block: BlockPlan) -> list[RowKind]:
     """The block's kinds of rows in the order a reviewer reads them: existing records first, creates last."""
-    blocked: list[Callable[[], list[Line]]] = [partial(_blocked_lines, r, block) for r in blocked_records(block)]
-    blocked += [partial(_blocked_row_lines, row, block) for row in block.blocked_rows]
-    return [
-        RowKind("to update", [partial(_record_lines, "~", r, block) for r in updates(block)]),
-        RowKind("dropped", [partial(_dropped_lines, d) for d in dropped_rows(block)]),
-        RowKind("blocked", blocked),
-        RowKind("to create", [partial(_record_lines, "+", r, block) for r in creates(block)]),
-    ]
+    place = count()
+    changed: dict[str, list[Row]] = {words: [] for words in _CHANGE_WORDS.values()}
+    for record in updates(block):
+        changed[_CHANGE_WORDS[_change_word(record)]].append((next(place), partial(_record_lines, "~", record, block)))
+    dropped: dict[str, list[Row]] = {words: [] for words in _DROPPED_WORDS.values()}
+    for row in dropped_rows(block):
+        dropped[_DROPPED_WORDS.get(row.outcome.split(":", 1)[0], "dropped, kept")].append(
+            (next(place), partial(_dropped_lines, row)))
+    blocked: list[Row] = [(next(place), partial(_blocked_lines, r, block)) for r in blocked_records(block)]
+    blocked += [(next(place), partial(_blocked_row_lines, row, block)) for row in block.blocked_rows]
+    created: list[Row] = [(next(place), partial(_record_lines, "+", r, block)) for r in creates(block)]
+    return [*(RowKind(words, rows) for words, rows in (*changed.items(), *dropped.items())),
+            RowKind("blocked", blocked), RowKind("to create", created)]
 
 
 def quotas(sizes: Sequence[int], limit: int) -> list[int]:
@@ -96,9 +109,10 @@ def block_lines(block: BlockPlan, limit: int) -> list[Line]:
     lines = rule_lines(block)
     kinds = row_kinds(block)
     shown = quotas([len(k.rows) for k in kinds], limit)
-    for kind, n in zip(kinds, shown, strict=True):
-        for row in kind.rows[:n]:
-            lines += row()
+    chosen = sorted((row for kind, n in zip(kinds, shown, strict=True) for row in kind.rows[:n]),
+                    key=lambda row: row[0])  # each kind's share, in the block's order
+    for _, row in chosen:
+        lines += row()
     left = [(len(k.rows) - n, k.words) for k, n in zip(kinds, shown, strict=True) if len(k.rows) > n]
     if left:
         words = ", ".join(f"{n:,} {what}" for n, what in left)
@@ -164,13 +178,27 @@ def _blocked_row_lines(row: BlockedRow, block: BlockPlan) -> list[Line]:
                                    f"{escape(row_reason(row))}")]
 
 
+# the kinds of change to an existing record, each its own kind of row (its words for what was left out)
+_CHANGE_WORDS = {"renumber": "to renumber", "retire": "to retire", "update": "to update",
+                 "status move": "status moves", "kept platform edit": "kept platform edits"}
+# what the plan does with a record dropped from the source (its outcome's first word), each its own kind of row
+_DROPPED_WORDS = {"retire": "dropped, retired", "released": "dropped, released", KEPT_DROPPED: "dropped, kept"}
+
+
+def _change_word(record: RecordPlan) -> str:
+    """What a change to an existing record does, as its row names it (a key of `_CHANGE_WORDS`)."""
+    if record.renamed_from is not None:
+        return "renumber"
+    return "retire" if record.retiring else "update" if record.changes \
+        else "status move" if record.status_path else "kept platform edit"
+
+
 def _record_lines(sign: str, record: RecordPlan, block: BlockPlan) -> list[Line]:
     style = "green" if sign == "+" else "yellow"
-    word = "create" if sign == "+" else "retire" if record.retiring else "update" if record.changes \
-        else "status move" if record.status_path else "kept platform edit"
+    word = "create" if sign == "+" else _change_word(record)
     shown = label(record)
-    if record.renamed_from is not None and sign != "+":  # a renumber: the key it leaves, and the one it takes
-        word, shown = "renumber", f"{'/'.join(str(k) for k in record.renamed_from)} → {shown}"
+    if word == "renumber":  # the key it leaves, and the one it takes
+        shown = f"{'/'.join(str(k) for k in record.renamed_from or ())} → {shown}"
     where = escape(record_place(record, block))
     lines = [Line(f"  [{style}]{sign} [/{style}]",
                   f"[{style}]{word} {escape(shown)}[/{style}]  [dim]{where}[/dim]")]

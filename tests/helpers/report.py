@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from helpers.plan import Block
 from loader.findings import Finding
 from loader.places import CellRef
+from loader.plan.decisions_pass import DECIDED
 from loader.plan.diff import PlanHeader, plan_changes
-from loader.plan.model import Plan
+from loader.plan.duplicates_pass import held_message
+from loader.plan.model import HELD, Action, DroppedRecord, DuplicateHold, FieldChange, FieldOutcome, Plan
 from loader.profile import load_profile
 from loader.source.block_rows import LeftOut
 from loader.source.records import DesiredRecord, Ref
@@ -100,3 +103,39 @@ def review_plan() -> Plan:
     return plan_changes(blocks, live, load_profile(), header=PlanHeader(
         "sandbox", "5.1.0", "http://127.0.0.1:1", fingerprints={"intake.xlsx": "sha256:" + "cd" * 32},
         created_at="2026-11-22T00:00:00+00:00"))
+
+
+LONG = "Interdisciplinary-Environmental-Engineering"  # a long word that still fits at 80 columns
+
+
+def every_row_plan() -> Plan:
+    """Every kind of row the terminal view can show, with long keys, names and values: a conflict,
+    a kept platform edit, a renumber, a retirement, a released and a kept dropped record (long
+    names), a probable duplicate held, a row skipped by decision, a check error, a blocked row, creates and updates."""
+    base = review_plan()
+    schools = base.blocks[0]
+    by_key = {r.key: r for r in schools.records}
+    sci, eng, law = by_key[("SCI",)], by_key[("ENG",)], by_key[("LAW",)]
+    hold = DuplicateHold("live school " + LONG, ("name", "code"), 0.97)
+    outcome = FieldOutcome("name", sheet=LONG + " (sheet)", live=LONG + " (live)", last_loaded=LONG,
+                           changed_by="u-1", changed_at=1_700_000_000_000, editor="Alexandria Montgomery-Whitfield")
+    records = [
+        replace(sci, action=Action.UPDATE, kept=(outcome,)),
+        replace(eng, conflicts=(outcome,)),
+        replace(eng, key=("ENG-" + LONG,), live_id="s-9", renamed_from=("ENG-OLD-" + LONG,)),
+        replace(eng, live_id="s-3", key=("OLD",), retiring=True,
+                changes=(FieldChange("status", "ACTIVE", "INACTIVE"),)),
+        replace(law, key=("DUP-" + LONG,), action=Action.UNCHANGED, payload={}, changes=(), duplicate=hold,
+                findings=(Finding("warning", HELD, held_message(hold), law.source),)),
+        replace(law, key=("SKIP-" + LONG,), action=Action.UNCHANGED, payload={}, changes=(), findings=(Finding(
+            "warning", DECIDED, f"new record: skipped by decision ({LONG} closes, Alexandria, 2026-11-20)",
+            law.source),)),
+        replace(law, key=("CHK-" + LONG,), findings=(Finding(
+            "error", "check", "check failed: the name " + LONG + " is longer than the service allows", law.source),)),
+        *[r for r in schools.records if r.key not in {("SCI",), ("ENG",)}],
+    ]
+    dropped = (DroppedRecord(("OLD",), "s-3", "2026-11-20T10:00:00+00:00", name=LONG),
+               DroppedRecord(("REL-" + LONG,), "s-7", "2026-11-20T10:00:00+00:00", name=LONG + " Released"),
+               DroppedRecord(("KEEP-" + LONG,), "s-8", None, name=LONG + " Kept"))
+    block = replace(schools, records=tuple(records), dropped=dropped, released=(dropped[1],))
+    return replace(base, blocks=(block, *base.blocks[1:]))

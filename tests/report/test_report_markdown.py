@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from helpers.plan import REPO, SAMPLE_MAPPINGS, SAMPLE_SEED, plan_against
-from helpers.report import HOSTILE, Block, desired, review_plan
+from helpers.report import HOSTILE, Block, desired, every_row_plan, review_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -114,6 +114,18 @@ def _tables_keep_their_columns(tokens: list[Token]) -> int:
         elif token.type == "table_close":
             columns = 0
     return rows
+
+
+def test_every_kind_of_row_keeps_its_tables_columns_in_the_markdown() -> None:
+    """Each line of a table has as many unescaped cell separators as its header (the raw text: a
+    GFM renderer would pad or drop cells), with conflicts, renumbers, retirements and held rows."""
+    text = render(every_row_plan())
+    assert _tables_keep_their_columns(_gfm(text)[1]) > 0
+    header = 0
+    for line in text.splitlines():
+        pipes = len(re.findall(r"(?<!\\)\|", line)) if line.startswith("|") else 0
+        header = pipes if not header or not pipes else header
+        assert pipes in (0, header), line
 
 
 def _big_plan(n: int) -> Plan:

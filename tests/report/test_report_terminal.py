@@ -8,13 +8,14 @@ from dataclasses import replace
 
 import pytest
 from helpers.large_plans import cycle, no_op
-from helpers.report import Block, desired, review_plan, small_plan
+from helpers.report import Block, desired, every_row_plan, review_plan, small_plan
 from rich.console import Console
 
 from loader.console import console, progress_bars
+from loader.plan.decisions_pass import DECIDED
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import shown_digest
-from loader.plan.model import Plan
+from loader.plan.model import HELD, Plan
 from loader.profile import load_profile
 from loader.report.terminal import render, render_text
 from loader.report.view import blocked_records, creates, updates
@@ -138,7 +139,8 @@ def _on_terminal(plan: Plan, width: int, limit: int = 50, *, wrap: bool | None =
 
 
 @pytest.mark.parametrize("width", [80, 120])
-@pytest.mark.parametrize("make", [review_plan, small_plan, lambda: cycle(70)], ids=["review", "small", "cycle"])
+@pytest.mark.parametrize("make", [review_plan, small_plan, lambda: cycle(70), every_row_plan],
+                         ids=["review", "small", "cycle", "every-row"])
 def test_at_80_and_120_columns_no_line_is_wider_no_word_is_cut_and_no_kind_of_row_is_hidden(
     width: int, make: Callable[[], Plan]
 ) -> None:
@@ -154,6 +156,18 @@ def test_at_80_and_120_columns_no_line_is_wider_no_word_is_cut_and_no_kind_of_ro
                               ("✗ blocked", blocked_records(block) or block.blocked_rows),
                               ("- dropped", [d for d in block.dropped if not d.seen])):
             assert (sign in part) == bool(present), (block.name, sign)
+        changed, dropped = updates(block), [d for d in block.dropped if not d.seen]
+        released = {d.id for d in block.released}
+        for sign, present in (("~ renumber ", [r for r in changed if r.renamed_from is not None]),
+                              ("~ retire ", [r for r in changed if r.retiring]),
+                              ("~ kept platform edit ", [r for r in changed if not (r.changes or r.status_path)]),
+                              ("released: no longer managed here", [d for d in dropped if d.id in released])):
+            assert (sign in part) == bool(present), (block.name, sign)
+        flat = " ".join(text.split())
+        for record in block.records:  # held duplicates, rows skipped by decision, conflicts: listed above the blocks
+            held = [f.message for f in record.findings if f.code in {HELD, DECIDED}]
+            assert all(" ".join(message.split()) in flat for message in held), record.key
+            assert not record.conflicts or f"≠ {block.name} › {'/'.join(map(str, record.key))}: conflict" in flat
 
 
 def test_counts_are_a_line_per_block_below_100_columns_and_a_table_of_non_zero_columns_above() -> None:
