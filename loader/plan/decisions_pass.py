@@ -308,6 +308,16 @@ def hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str], why: str) -
 # ---- decisions about what is no longer there -------------------------------------------------
 
 
+def _named(block: BlockPlan, digester: Digester, formers: Formers) -> set[str]:
+    """The key tokens a decision may name a record of `block` by: its key, a key it had before, the key
+    the plan renumbers it from, and the key of each blocked row."""
+    named = {digester.key_token(block.entity, r.key) for r in block.records}
+    named.update(former for token in list(named) for former in formers(block.entity, token))
+    named.update(digester.key_token(block.entity, r.renamed_from) for r in block.records if r.renamed_from)
+    named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
+    return named
+
+
 def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester, formers: Formers) -> list[Finding]:
     """One warning per decision about an entity this plan loads whose record (or field) it no longer has."""
     tokens: dict[str, set[str]] = {}
@@ -316,11 +326,7 @@ def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester, former
     for block in plan.blocks:
         if block.entity not in wanted or (digester.is_personal(block.entity) and digester.data_key is None):
             continue  # no decision about it, or its records cannot be named: nothing to tell
-        named = tokens.setdefault(block.entity, set())
-        named.update(digester.key_token(block.entity, r.key) for r in block.records)
-        named.update(f for r in block.records for f in formers(block.entity, digester.key_token(block.entity, r.key)))
-        named.update(digester.key_token(block.entity, r.renamed_from) for r in block.records if r.renamed_from)
-        named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
+        tokens.setdefault(block.entity, set()).update(_named(block, digester, formers))
         managed = fields.setdefault(block.entity, set())
         managed.update(rule.field for rule in block.field_rules)
         managed.update(c.field for r in block.records for c in r.changes)
