@@ -83,6 +83,15 @@ def _live_codes(sandbox: Any) -> dict[str, str]:
     return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
 
 
+def _project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two mapping files and loader.yaml for `sandbox`, in `tmp_path` made the working directory."""
+    (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
+    monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
+    (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
+
+
 def _renumbers_reviewed_as_such() -> None:
     """The review workbook labels each renumber's row `renumber U001 → U1001`, in the layout of every row."""
     assert main(["plan", "subjects.yaml", "arrangements.yaml", "--env", "local", "--review", "review.xlsx"]) == 0
@@ -101,20 +110,15 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
-        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
-        monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
-        monkeypatch.chdir(tmp_path)
-        (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
-        (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
-        header = ["Code", "Previous Code", "Name"]
-        _sheet(tmp_path / "subjects.xlsx", "Subjects", header, [[code, None, f"Unit {code}"] for code in OLD])
+        _project(tmp_path, sandbox, monkeypatch)
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [[code, None, f"Unit {code}"] for code in OLD])
         _sheet(tmp_path / "arrangements.xlsx", "Arrangements", ["Code", "Title", "Subjects Awarded"],
                [["A1", "Articulation", "U002;U003"]])
         assert main(["apply", "subjects.yaml", "arrangements.yaml", "--env", "local", "--yes"]) == EXIT_OK
         first = _live_codes(sandbox)
 
         # the next cycle: every code renumbered, U001 reused by a new unit, the arrangements unchanged
-        _sheet(tmp_path / "subjects.xlsx", "Subjects", header,
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER,
                [[new, old, f"Unit {old}"] for old, new in zip(OLD, NEW, strict=True)] + [["U001", None, "New unit"]])
         plan = _plan("plan.json")
         _renumbers_reviewed_as_such()
@@ -177,11 +181,7 @@ def test_a_skip_decided_under_the_old_code_follows_the_renumber_and_its_revert(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
-        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
-        monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
-        monkeypatch.chdir(tmp_path)
-        (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
-        (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
+        _project(tmp_path, sandbox, monkeypatch)
         _sheet(tmp_path / "arrangements.xlsx", "Arrangements", ["Code", "Title", "Subjects Awarded"], [])
         _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [["U001", None, "Unit 1"], ["U002", None, "Unit 2"]])
         assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
