@@ -19,8 +19,9 @@ Changes are named as the review workbook names them (`loader.plan.change_identit
 
 from __future__ import annotations
 
+import json
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from typing import Any
@@ -36,6 +37,34 @@ DECIDED = "skipped-by-decision"  # the finding's code (the digest leaves its mes
 WRITTEN = "written-by-decision"  # a conflict decided for the sheet (the same: its message holds the reason)
 STALE = "stale-decision"
 STATUS = "status"
+
+Formers = Callable[[str, str], tuple[str, ...]]  # (entity, key token) -> the key tokens the record had before
+
+
+def no_formers(entity: str, token: str) -> tuple[str, ...]:
+    """No record had another key before (a plan without a history)."""
+    return ()
+
+
+def match_moved(decisions: Decisions, change: ProposedChange, value: Any, digester: Digester, formers: Formers,
+                today: date) -> Decision | None:
+    """The decision holding `change` (of the value `value`) under the record's key or, when none does,
+    under a key the record had before (renumbered, or renumbered back by a revert), so a decision
+    follows the record; one so matched says so in its reason ("decided for U002, now U1002"). An
+    entity with personal fields has key digests that cannot be digested again: its own key only."""
+    decision = match_decisions(decisions, change, today)
+    if decision is not None or digester.is_personal(change.entity):
+        return decision
+    for former in formers(change.entity, change.key):
+        key = tuple(json.loads(former))  # the token of a key without personal fields is its text
+        digest = digester.record(change.entity, key).value(change.field, value)
+        moved = ProposedChange(change.environment, change.entity, former, change.field, digest)
+        decision = match_decisions(decisions, moved, today)
+        if decision is not None:
+            reason = decision.reason or "no reason given"
+            now = ", ".join(str(part) for part in json.loads(change.key))
+            return replace(decision, reason=f"{reason}; decided for {', '.join(map(str, key))}, now {now}")
+    return None
 
 
 class SheetWins:
@@ -67,9 +96,11 @@ def sheet_won_message(decision: Decision, field: str) -> str:
 
 
 def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: date,
-                   sheet_won: Mapping[tuple[str, str, str, str], Decision] | None = None) -> Plan:
+                   sheet_won: Mapping[tuple[str, str, str, str], Decision] | None = None,
+                   formers: Formers = no_formers) -> Plan:
     """`plan` with the changes `decisions` hold taken out (see the module docstring); `sheet_won`:
-    the conflicts decided for the sheet that the three-way pass wrote (`SheetWins.matched`)."""
+    the conflicts decided for the sheet that the three-way pass wrote (`SheetWins.matched`); `formers`:
+    the keys a record had before, under which a decision still holds (`match_moved`)."""
     ours = [d for d in decisions.entries if d.environment == plan.env_name]
     mine = [d for d in ours if d.decision is not Kind.SHEET]
     matched: dict[tuple[str, str, str, str], Decision] = dict(sheet_won or {})
@@ -77,10 +108,10 @@ def with_decisions(plan: Plan, decisions: Decisions, digester: Digester, today: 
         return plan
     skipped: list[str] = []  # refs of the creates skipped
     entities = {d.entity for d in mine}
-    blocks = [_block(block, decisions, digester, today, plan.env_name, matched, skipped)
+    blocks = [_block(block, decisions, (digester, formers), today, plan.env_name, matched, skipped)
               if block.entity in entities else block for block in plan.blocks]
     blocks = hold_dependents(blocks, skipped, "skipped by decision")
-    stale = _stale(ours, plan, digester)
+    stale = _stale(ours, plan, digester, formers)
     if not matched and not stale:
         return plan
     found = tuple(sorted(d.digest_part for d in matched.values())) if matched else plan.decisions
@@ -97,12 +128,12 @@ def skipped_message(decision: Decision, what: str) -> str:
 # ---- one block, one record -------------------------------------------------------------------
 
 
-def _block(block: BlockPlan, decisions: Decisions, digester: Digester, today: date, env: str,
+def _block(block: BlockPlan, decisions: Decisions, naming: tuple[Digester, Formers], today: date, env: str,
            matched: dict[tuple[str, str, str, str], Decision], skipped: list[str]) -> BlockPlan:
     records = []
     changed = False
     for record in block.records:
-        held = _record(record, decisions, digester, today, env, matched)
+        held = _record(record, decisions, naming, today, env, matched)
         if held is not record and record.action is Action.CREATE and held.action is Action.UNCHANGED:
             skipped.append(record.ref)
         changed |= held is not record
@@ -114,17 +145,18 @@ def _fields(block: BlockPlan) -> dict[str, Any]:
     return {name: getattr(block, name) for name in BlockPlan.__dataclass_fields__}
 
 
-def _record(record: RecordPlan, decisions: Decisions, digester: Digester, today: date, env: str,
+def _record(record: RecordPlan, decisions: Decisions, naming: tuple[Digester, Formers], today: date, env: str,
             matched: dict[tuple[str, str, str, str], Decision]) -> RecordPlan:
     if record.blocked or record.errors or not (record.has_changes or record.conflicts):
         return record
+    digester, formers = naming
     token, digests = record_identity(digester, record)
     if digests is None:
         return record
 
     def held(field: str, value: Any) -> Decision | None:
         change = ProposedChange(env, record.entity, token, field, digests.value(field, value))
-        decision = match_decisions(decisions, change, today)
+        decision = match_moved(decisions, change, value, digester, formers, today)
         if decision is None or decision.decision is Kind.SHEET:
             return None  # a conflict decided for the sheet is the three-way pass's (`SheetWins`)
         matched[decision.identity] = decision
@@ -276,7 +308,17 @@ def hold_dependents(blocks: list[BlockPlan], skipped: Sequence[str], why: str) -
 # ---- decisions about what is no longer there -------------------------------------------------
 
 
-def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester) -> list[Finding]:
+def _named(block: BlockPlan, digester: Digester, formers: Formers) -> set[str]:
+    """The key tokens a decision may name a record of `block` by: its key, a key it had before, the key
+    the plan renumbers it from, and the key of each blocked row."""
+    named = {digester.key_token(block.entity, r.key) for r in block.records}
+    named.update(former for token in list(named) for former in formers(block.entity, token))
+    named.update(digester.key_token(block.entity, r.renamed_from) for r in block.records if r.renamed_from)
+    named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
+    return named
+
+
+def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester, formers: Formers) -> list[Finding]:
     """One warning per decision about an entity this plan loads whose record (or field) it no longer has."""
     tokens: dict[str, set[str]] = {}
     fields: dict[str, set[str]] = {}
@@ -284,10 +326,7 @@ def _stale(decisions: Sequence[Decision], plan: Plan, digester: Digester) -> lis
     for block in plan.blocks:
         if block.entity not in wanted or (digester.is_personal(block.entity) and digester.data_key is None):
             continue  # no decision about it, or its records cannot be named: nothing to tell
-        named = tokens.setdefault(block.entity, set())
-        named.update(digester.key_token(block.entity, r.key) for r in block.records)
-        named.update(digester.key_token(block.entity, r.renamed_from) for r in block.records if r.renamed_from)
-        named.update(digester.key_token(block.entity, b.key) for b in block.blocked_rows if b.key is not None)
+        tokens.setdefault(block.entity, set()).update(_named(block, digester, formers))
         managed = fields.setdefault(block.entity, set())
         managed.update(rule.field for rule in block.field_rules)
         managed.update(c.field for r in block.records for c in r.changes)

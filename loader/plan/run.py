@@ -35,7 +35,7 @@ from loader.history.personal import personal_entities
 from loader.history.shape_store import read_shapes, shapes_path
 from loader.history.store import History
 from loader.plan.change_identity import personal_entities_of
-from loader.plan.decisions_pass import SheetWins, with_decisions
+from loader.plan.decisions_pass import Formers, SheetWins, no_formers, with_decisions
 from loader.plan.diff import PlanHeader, plan_changes
 from loader.plan.digest import plan_digest
 from loader.plan.duplicates_pass import with_duplicates
@@ -192,7 +192,8 @@ def _decided_and_digested(plan: Plan, done: _Diffed, profile: Profile, decisions
         if today is None:
             raise ValueError("decisions need today's date")
         won = done.sheet_wins.matched if done.sheet_wins is not None else None
-        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today, won)
+        plan = with_decisions(plan, decisions, digester or Digester(personal_entities_of(plan)), today, won,
+                              _formers(history))
     rules = {b.block: rule for b in done.sources.blocks if (rule := getattr(b, "duplicates", None)) is not None}
     if rules:
         plan = with_duplicates(plan, rules, done.diffing.people, profile,
@@ -201,6 +202,18 @@ def _decided_and_digested(plan: Plan, done: _Diffed, profile: Profile, decisions
     unchanged = plan is compared and len(diffing.digests) == len(plan.blocks)
     block_digests = [diffing.digests[i] for i in range(len(plan.blocks))] if unchanged else None
     return replace(plan, digest=plan_digest(plan, block_digests)), digest_started
+
+
+def _formers(history: History | None) -> Formers:
+    """The key tokens a record had before, as its history line keeps them (none without a history)."""
+    if history is None:
+        return no_formers
+    snapshot = history.snapshot
+
+    def formers(entity: str, token: str) -> tuple[str, ...]:
+        line = snapshot.get(entity, token)
+        return () if line is None else line.former_keys
+    return formers
 
 
 class _Diffed(NamedTuple):

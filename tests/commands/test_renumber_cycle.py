@@ -1,6 +1,7 @@
 """A catalogue renumbered between two cycles, through the CLI against the sandbox: 30 subject codes
 renumbered (`renamed:`), one old code reused by a new unit, an arrangements file still naming two old
-codes. Plan, apply, re-plan, revert, and the plan after the revert."""
+codes. Plan, apply, re-plan, revert, and the plan after the revert. And a reviewer's skip decided under
+an old code, which follows the record renumbered and back."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import openpyxl
 import pytest
 from helpers.apply import loader_yaml_for
+from helpers.review import decide_row
 
 from loader.cli import main
 from loader.errors import EXIT_OK
@@ -41,6 +43,7 @@ entities:
       name: Title
       subjects_awarded: {ref: subject, column: Subjects Awarded, split: ";"}
 """
+HEADER = ["Code", "Previous Code", "Name"]
 OLD = [f"U{n:03d}" for n in range(1, 31)]
 NEW = [f"U{n + 1000:04d}" for n in range(1, 31)]
 
@@ -80,6 +83,15 @@ def _live_codes(sandbox: Any) -> dict[str, str]:
     return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
 
 
+def _project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two mapping files and loader.yaml for `sandbox`, in `tmp_path` made the working directory."""
+    (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
+    monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
+    (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
+
+
 def _renumbers_reviewed_as_such() -> None:
     """The review workbook labels each renumber's row `renumber U001 → U1001`, in the layout of every row."""
     assert main(["plan", "subjects.yaml", "arrangements.yaml", "--env", "local", "--review", "review.xlsx"]) == 0
@@ -98,20 +110,15 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     with serve_in_thread(SandboxOptions()) as sandbox:
-        (tmp_path / "loader.yaml").write_text(loader_yaml_for(sandbox, "RENUMBER_SECRET"), encoding="utf-8")
-        monkeypatch.setenv("RENUMBER_SECRET", sandbox.client_secret)
-        monkeypatch.chdir(tmp_path)
-        (tmp_path / "subjects.yaml").write_text(SUBJECTS, encoding="utf-8")
-        (tmp_path / "arrangements.yaml").write_text(ARRANGEMENTS, encoding="utf-8")
-        header = ["Code", "Previous Code", "Name"]
-        _sheet(tmp_path / "subjects.xlsx", "Subjects", header, [[code, None, f"Unit {code}"] for code in OLD])
+        _project(tmp_path, sandbox, monkeypatch)
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [[code, None, f"Unit {code}"] for code in OLD])
         _sheet(tmp_path / "arrangements.xlsx", "Arrangements", ["Code", "Title", "Subjects Awarded"],
                [["A1", "Articulation", "U002;U003"]])
         assert main(["apply", "subjects.yaml", "arrangements.yaml", "--env", "local", "--yes"]) == EXIT_OK
         first = _live_codes(sandbox)
 
         # the next cycle: every code renumbered, U001 reused by a new unit, the arrangements unchanged
-        _sheet(tmp_path / "subjects.xlsx", "Subjects", header,
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER,
                [[new, old, f"Unit {old}"] for old, new in zip(OLD, NEW, strict=True)] + [["U001", None, "New unit"]])
         plan = _plan("plan.json")
         _renumbers_reviewed_as_such()
@@ -155,3 +162,55 @@ def test_a_renumbered_catalogue_plans_applies_replans_empty_and_reverts(
         # U001, as the revert said once), which is what its row asks for: nothing to do, nothing held.
         (kept,) = [r for r in subjects if r["key"] == ["U1001"]]
         assert kept["findings"] == [] and kept.get("renamed_from") is None and back[kept["live_id"]] == "U1001"
+
+
+def _one(plan: dict[str, Any], code: str) -> dict[str, Any]:
+    (record,) = [r for b in plan["blocks"] for r in b["records"] if r["key"] == [code]]
+    return dict(record)
+
+
+def _messages(plan: dict[str, Any], code: str) -> list[str]:
+    return [str(f["message"]) for f in _one(plan, code)["findings"] if f["code"] == "skipped-by-decision"]
+
+
+def _stale(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in plan["findings"] if f["code"] == "stale-decision"]
+
+
+def test_a_skip_decided_under_the_old_code_follows_the_renumber_and_its_revert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with serve_in_thread(SandboxOptions()) as sandbox:
+        _project(tmp_path, sandbox, monkeypatch)
+        _sheet(tmp_path / "arrangements.xlsx", "Arrangements", ["Code", "Title", "Subjects Awarded"], [])
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [["U001", None, "Unit 1"], ["U002", None, "Unit 2"]])
+        assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
+
+        # a name change of U002 refused before the renumber
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [["U001", None, "Unit 1"], ["U002", None, "Unit Two"]])
+        assert main(["plan", "subjects.yaml", "--env", "local", "--review", "review.xlsx"]) == EXIT_OK
+        decide_row(tmp_path / "review.xlsx", "U002", "name", "skip", "not this term")
+        assert main(["decide", "review.xlsx", "--by", "Ana Reviewer"]) == EXIT_OK
+
+        # U002 renumbered U1002, the refused name still asked for
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER,
+               [["U001", None, "Unit 1"], ["U1002", "U002", "Unit Two"]])
+        renumbering = _plan("renumbering.json")
+        assert _one(renumbering, "U1002")["renamed_from"] == ["U002"]
+        assert main(["apply", "subjects.yaml", "--env", "local", "--yes"]) == EXIT_OK
+
+        after = _plan("after.json")  # the record is U1002 now: the skip decided for U002 holds, said once
+        renumbered = _one(after, "U1002")
+        assert renumbered["action"] == "unchanged" and renumbered.get("renamed_from") is None
+        (message,) = _messages(after, "U1002")
+        assert message.startswith("name") and "by decision (not this term; decided for U002, now U1002, Ana" in message
+        assert _stale(after) == []
+
+        assert main(["revert", "--env", "local", "--out", "revert.json"]) == EXIT_OK
+        assert main(["apply", "--plan", "revert.json", "--env", "local", "--yes"]) == EXIT_OK
+        _sheet(tmp_path / "subjects.xlsx", "Subjects", HEADER, [["U001", None, "Unit 1"], ["U002", None, "Unit Two"]])
+        back = _plan("back.json")  # U002 again: the skip holds under its own key
+        assert _one(back, "U002")["action"] == "unchanged"
+        (message,) = _messages(back, "U002")
+        assert message.startswith("name") and "by decision (not this term, Ana Reviewer" in message
+        assert _stale(back) == []
