@@ -63,15 +63,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "loader.yaml": ("loader.yaml", ("plan", "mappings/schools.yaml"), ("loader: error:",)),
     "test file": ("mappings/tests/bad.test.yaml", ("test",), ("ERROR ",)),
 }
-MAPPING = """version: 1
-source: schools.csv
-entities:
-  schools:
-    entity: school
-    key: [code]
-    fields:
-      code: {column: Code}
-"""
+MAPPING = "version: 1\nsource: schools.csv\nentities: {s: {entity: school, key: [c], fields: {c: {column: Code}}}}\n"
 
 
 def _limit_memory() -> None:
