@@ -51,7 +51,7 @@ def find_config(start: Path | None = None) -> Path | None:
         return path
     for folder in _upward((start or Path.cwd()).absolute()):
         candidate = folder / CONFIG_FILE_NAME
-        if candidate.is_file():
+        if os.path.lexists(candidate):  # whatever it is: a FIFO or a device is refused, not passed over
             return candidate
     return None
 

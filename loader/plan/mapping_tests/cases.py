@@ -69,7 +69,7 @@ def test_file_schema() -> dict[str, Any]:
 
 def read_test_file(path: Path) -> TestFile:
     """The test file at `path`. Raises MappingError naming the place of every problem in it."""
-    display = display_path(path)
+    display = (Path(display_path(path.parent)) / path.name).as_posix()  # a symlink by its own name
     try:
         doc = load_marked(decode_yaml_text(read_regular_file(path), display), display)
     except YamlSyntaxError as exc:
