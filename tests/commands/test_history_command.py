@@ -297,7 +297,7 @@ def test_control_characters_from_a_key_or_a_journal_reach_the_terminal_escaped(
         assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", out), repr(out)
     assert main(["history", "--entity", "course", "--key", f"code={code}"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert "code=C-\\e]0;owned\\u0007\\u009b2J: 1 loads" in out and "by eve\\e[2J" in out
+    assert "code=C-\\e]0;owned\\u0007\\u009b2J: 1 load\n" in out and "by eve\\e[2J" in out
 
 
 def test_reset_and_baseline_while_an_apply_writes_are_refused(checkout: Path,
