@@ -4,14 +4,13 @@ old ones; the plan renumbers the same live ids, and the plan after the apply has
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
-from helpers.apply import client_for, loader_yaml_for
+from helpers.apply import live_records, loader_yaml_for
+from helpers.mapping import write_workbook
 
 from loader.cli import main
 from loader.errors import EXIT_OK
@@ -32,20 +31,11 @@ entities:
 
 
 def _sheet(path: Path, rows: list[list[Any]]) -> None:
-    book = openpyxl.Workbook()
-    book.active.title = "Subjects"
-    book.active.append(["Code", "Name"])
-    for row in rows:
-        book.active.append(row)
-    book.save(path)
+    write_workbook(path, {"Subjects": [["Code", "Name"], *rows]})
 
 
 def _live_codes(sandbox: Any) -> dict[str, str]:
-    async def go() -> list[dict[str, Any]]:
-        async with client_for(sandbox) as client:
-            return await client.fetch_collection("subject")
-
-    return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
+    return {str(s["id"]): str(s["code"]) for s in live_records(sandbox, "subject")}
 
 
 def _plan(name: str) -> list[dict[str, Any]]:
@@ -124,8 +114,5 @@ def test_as_successor_creates_the_new_code_linked_and_retires_the_old(
 
 
 def _live_labels(sandbox: Any) -> dict[str, tuple[str, dict[str, Any]]]:
-    async def go() -> list[dict[str, Any]]:
-        async with client_for(sandbox) as client:
-            return await client.fetch_collection("subject")
-
-    return {str(s["id"]): (str(s["code"]), dict(s.get("custom_attributes") or {})) for s in asyncio.run(go())}
+    return {str(s["id"]): (str(s["code"]), dict(s.get("custom_attributes") or {}))
+            for s in live_records(sandbox, "subject")}

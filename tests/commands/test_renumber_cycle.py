@@ -11,7 +11,8 @@ from typing import Any
 
 import openpyxl
 import pytest
-from helpers.apply import loader_yaml_for
+from helpers.apply import live_records, loader_yaml_for
+from helpers.mapping import write_workbook
 from helpers.review import decide_row
 
 from loader.cli import main
@@ -49,12 +50,7 @@ NEW = [f"U{n + 1000:04d}" for n in range(1, 31)]
 
 
 def _sheet(path: Path, title: str, header: list[str], rows: list[list[Any]]) -> None:
-    book = openpyxl.Workbook()
-    book.active.title = title
-    book.active.append(header)
-    for row in rows:
-        book.active.append(row)
-    book.save(path)
+    write_workbook(path, {title: [header, *rows]})
 
 
 def _plan(name: str) -> dict[str, Any]:
@@ -72,15 +68,7 @@ def _codes(findings: list[dict[str, Any]], code: str) -> int:
 
 
 def _live_codes(sandbox: Any) -> dict[str, str]:
-    import asyncio
-
-    from helpers.apply import client_for
-
-    async def go() -> list[dict[str, Any]]:
-        async with client_for(sandbox) as client:
-            return await client.fetch_collection("subject")
-
-    return {str(s["id"]): str(s["code"]) for s in asyncio.run(go())}
+    return {str(s["id"]): str(s["code"]) for s in live_records(sandbox, "subject")}
 
 
 def _project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,7 +4,6 @@ sandbox's request counters show it), and the revert says it cannot move back, se
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -13,7 +12,8 @@ from typing import Any
 import openpyxl
 import pytest
 from helpers.api import requests_to
-from helpers.apply import client_for, loader_yaml_for
+from helpers.apply import live_records, loader_yaml_for
+from helpers.mapping import write_workbook
 
 from loader.cli import main
 from loader.errors import EXIT_OK
@@ -36,20 +36,11 @@ PATCH = "PATCH /institution/articulation-arrangements/{id}"
 
 
 def _sheet(path: Path, rows: list[list[str]]) -> None:
-    book = openpyxl.Workbook()
-    book.active.title = "Arrangements"
-    book.active.append(["Code", "Title", "Status"])
-    for row in rows:
-        book.active.append(row)
-    book.save(path)
+    write_workbook(path, {"Arrangements": [["Code", "Title", "Status"], *rows]})
 
 
 def _statuses(sandbox: Any) -> dict[str, str]:
-    async def go() -> list[dict[str, Any]]:
-        async with client_for(sandbox) as client:
-            return await client.fetch_collection("arrangement")
-
-    return {str(a["code"]): str(a["status"]) for a in asyncio.run(go())}
+    return {str(a["code"]): str(a["status"]) for a in live_records(sandbox, "arrangement")}
 
 
 def _reports_name_what_becomes_of_each(plan: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,11 +154,7 @@ LABELLING = RELEASING.replace("on_dropped: release", "on_dropped: {set: {custom_
 
 
 def _labels(sandbox: Any) -> dict[str, dict[str, str]]:
-    async def go() -> list[dict[str, Any]]:
-        async with client_for(sandbox) as client:
-            return await client.fetch_collection("school")
-
-    return {str(s["code"]): dict(s.get("custom_attributes") or {}) for s in asyncio.run(go())}
+    return {str(s["code"]): dict(s.get("custom_attributes") or {}) for s in live_records(sandbox, "school")}
 
 
 def test_a_retired_record_back_in_the_source_gets_what_on_dropped_set_given_back(

@@ -3,6 +3,7 @@ reading the end state back through the API."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -24,6 +25,15 @@ def environment_for(sandbox: Any, *, name: str = "sandbox", retry: RetrySettings
 
 def client_for(sandbox: Any, *, concurrency: int = 8, retry: RetrySettings = FAST_RETRY) -> ApiClient:
     return ApiClient(environment_for(sandbox, retry=retry), PROFILE, concurrency=concurrency, retry=retry)
+
+
+def live_records(sandbox: Any, entity: str) -> list[dict[str, Any]]:
+    """Every live record of `entity` in the sandbox, as the loader's client fetches them."""
+    async def fetch() -> list[dict[str, Any]]:
+        async with client_for(sandbox) as client:
+            return list(await client.fetch_collection(entity))
+
+    return asyncio.run(fetch())
 
 
 def record(
