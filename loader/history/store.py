@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import secrets
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from loader.history import keys
 from loader.history.digests import Digester, Key
@@ -32,6 +33,7 @@ from loader.history.journal import (
 )
 from loader.history.journal_parts import MAX_PART_BYTES, is_later_part
 from loader.history.journal_reading import read_journal, replay
+from loader.history.last_values import newest_values
 from loader.history.lines import HistoryLine, Owner
 from loader.history.locking import being_written, hold_folder, release
 from loader.history.merging import folded, write_entities
@@ -178,6 +180,11 @@ class History:
     def journals(self) -> list[Journal]:
         """The journals of finished applies, oldest first."""
         return [read_journal(path) for path in finished_journals(self.folder)]
+
+    def last_values(self, wanted: Set[tuple[str, str, str]]) -> dict[tuple[str, str, str], Any]:
+        """Per (entity, key token, field) of `wanted`, the value the loader last left in it, as the
+        newest journal that kept one says (absent where none did: see `loader.history.last_values`)."""
+        return newest_values(finished_journals(self.folder), wanted)
 
     def reset(self) -> History:
         """Forget everything (the history described another database); the next write starts a new

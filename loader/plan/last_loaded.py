@@ -26,7 +26,7 @@ def with_last_loaded(plan: Plan, history: History) -> Plan:
               if o.last_loaded is None and not o.pii}
     if not wanted:
         return plan
-    found = _newest_values(history, wanted)
+    found = history.last_values(wanted)
     if not found:
         return plan
     blocks = []
@@ -34,19 +34,6 @@ def with_last_loaded(plan: Plan, history: History) -> Plan:
         records = tuple(_known(r, token(r.entity, r.key), found) if r.conflicts else r for r in block.records)
         blocks.append(replace(block, records=records))
     return replace(plan, blocks=tuple(blocks))
-
-
-def _newest_values(history: History, wanted: set[_Wanted]) -> dict[_Wanted, Any]:
-    found: dict[_Wanted, Any] = {}
-    for journal in reversed(history.journals()):
-        for entry in reversed(journal.entries):
-            for name, field in entry.fields.items():
-                at = (entry.entity, entry.key, name)
-                if field.has_after and at in wanted and at not in found:
-                    found[at] = field.after
-        if len(found) == len(wanted):
-            break
-    return found
 
 
 def _known(record: RecordPlan, token: str, found: Mapping[_Wanted, Any]) -> RecordPlan:
