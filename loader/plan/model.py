@@ -89,9 +89,11 @@ class SourceReading:
     delimiter: str | None = None  # CSV only; None: sniffed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RecordPlan:
-    """One desired record and what will be done to it.
+    """One desired record and what will be done to it. Treat it as read-only: passes make a new one
+    (`dataclasses.replace`). Not frozen, as a plan makes one or two per record and a frozen class
+    sets each of its fields through `object.__setattr__`.
 
     `ref` is stable within the plan ("<block>/<key values joined by '/'>").
     `payload` is the body of the create or update (PendingId where an id is not known yet);
