@@ -23,10 +23,11 @@ import multiprocessing
 import os
 import pickle
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import partial
 from itertools import pairwise
 from multiprocessing.connection import Connection
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -153,19 +154,27 @@ def _sent(block: BlockRecords, sending: Connection) -> BlockRecords:
 
 
 def _pickled(records: Sequence[DesiredRecord]) -> bytes:
-    """The records pickled, each Ref as the call that makes it (what `_SharingRefs` reads)."""
+    """The records pickled, each record, place and Ref as the call that makes it (what `_SharingRefs` reads)."""
     out = io.BytesIO()
-    _RefsAsCalls(out, pickle.HIGHEST_PROTOCOL).dump(records)
+    _RecordsAsCalls(out, pickle.HIGHEST_PROTOCOL).dump(records)
     return out.getvalue()
 
 
-class _RefsAsCalls(pickle.Pickler):
-    """A pickler writing each Ref as `Ref(entity, values, by, cell)`, for this pickler alone."""
+# The values a chunk of records is made of, each with its fields' values in order (its constructor's arguments).
+_AS_CALLS = {kind: attrgetter(*(f.name for f in fields(kind))) for kind in (DesiredRecord, CellRef, Ref)}
+
+
+class _RecordsAsCalls(pickle.Pickler):
+    """A pickler writing each record, place and Ref as the call that makes it (`Ref(entity, values,
+    by, cell)`, ...), for this pickler alone: unpickling calls the constructor, where a dataclass's
+    own pickling would look up its fields and set them one by one for every record and cell."""
 
     def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Ref:
-            return Ref, (obj.entity, obj.values, obj.by, obj.cell)
-        return NotImplemented
+        kind = type(obj)
+        values = _AS_CALLS.get(kind)
+        if values is None:
+            return NotImplemented
+        return kind, values(obj)
 
 
 def _unpickled(receiving: Connection) -> SourceSet | None:

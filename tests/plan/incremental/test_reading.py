@@ -14,16 +14,19 @@ from helpers.plan import SAMPLE_MAPPINGS, copy_samples
 
 from loader.config import load_config
 from loader.errors import MappingError
+from loader.places import CellRef
 from loader.plan.incremental.reading import (
     _FAILED,
     _child,
+    _pickled,
     _sent,
+    _SharingRefs,
     _unpickled,
     read_off_loop,
     source_bytes,
     split_for_children,
 )
-from loader.source.records import Ref
+from loader.source.records import DesiredRecord, Ref
 from loader.source.sources import BlockRecords, load_mappings, read_sources
 
 
@@ -100,6 +103,22 @@ def test_each_block_is_handed_on_as_soon_as_it_is_read_and_what_comes_back_is_ke
     assert [b.records for b in shells.blocks] == [()] * len(whole.blocks)
     assert [replace(b, records=()) for b in whole.blocks] == list(shells.blocks)
     assert (shells.findings, shells.fingerprints) == (whole.findings, whole.fingerprints)
+
+
+def test_records_sent_by_a_reading_child_come_back_equal_every_field_in_its_place(samples: list[Path]) -> None:
+    """The child writes records, places and Refs as their constructors' calls: each value must come
+    back in the field it left (every field here holds a value of its own, none its default)."""
+    place = CellRef("handbook.json", "Units", "credit_points", 7, "n=2", "MATH1001")
+    cell = CellRef("a.xlsx", "Subjects", "C3", 3)
+    ref = Ref("course", ("C1", "2027"), ("code", "year"), cell)
+    record = DesiredRecord("subjects", "subject", (ref, "S1"), {"course": ref, "tags": (Ref("tag", ("t",)),), "n": 2},
+                           place, {"course": cell, "n": place}, frozenset({"n"}), (("more", cell),))
+    read = [r for block in read_sources(samples, load_config(None).profile).blocks for r in block.records]
+    sent = [record, *read]
+    received = _SharingRefs(b"r" + _pickled(sent), {}).load()
+    assert received == sent
+    assert received[0].fields["course"].cell == cell  # a Ref's cell is not compared: checked here
+    assert [(r.row, dict(r.cells)) for r in received] == [(r.row, dict(r.cells)) for r in sent]
 
 
 def test_a_child_that_fails_after_sending_some_blocks_gives_nothing_and_the_sources_are_read_here(
