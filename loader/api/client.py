@@ -52,7 +52,7 @@ from loader.api.shapes import record_problem
 from loader.api.throttle import Pacer
 from loader.api.translate import translate_transport_error
 from loader.api.transport import AiohttpTransport, environment_names_a_proxy
-from loader.api.urls import RequestUrls, fill_path, query_value
+from loader.api.urls import fill_path, query_value
 from loader.config import DEFAULT_CONCURRENCY, Environment, RetrySettings, is_loopback_host
 from loader.errors import ConfigError, ProfileError
 from loader.profile import EntityProfile, Profile
@@ -96,7 +96,10 @@ class ApiClient:
         self._checked = env.expect_environment is None
         self._mismatch: EnvironmentMismatch | None = None
         self._http: httpx.AsyncClient | None = None
-        self._urls = RequestUrls(env.base_url, profile)
+        self._base = env.base_url.rstrip("/") + "/"
+        # The URLs of the paths the profile names whole (lists, creates), parsed once: httpx parses a
+        # URL given as text on every request, and twice when it joins a path to its base URL.
+        self._urls = {path: httpx.URL(self._base + path.lstrip("/")) for path in _fixed_paths(profile)}
         self.environment: str | None = None
         self.api_version: str | None = None
 
@@ -383,7 +386,7 @@ class ApiClient:
         if self._http is None:
             raise RuntimeError("ApiClient used outside `async with`")
         async with self._slots:
-            request = self._http.build_request(method, self._urls.url(path), params=params, json=json,
+            request = self._http.build_request(method, self._url(path), params=params, json=json,
                                                extensions={ATTEMPT: attempt})
             try:
                 response = await self._http.send(request)
@@ -391,6 +394,14 @@ class ApiClient:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
         return self._decode(response, method, path)
+
+    def _url(self, path: str) -> httpx.URL | str:
+        """`path` under the base URL, as httpx would join them; a path that is an address stays as it
+        is (for httpx to send, and the token's origin check to refuse)."""
+        url = self._urls.get(path)
+        if url is not None:
+            return url
+        return path if "//" in path else httpx.URL(self._base + path.lstrip("/"))
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
@@ -440,6 +451,12 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
+
+
+def _fixed_paths(profile: Profile) -> set[str]:
+    """The paths of the profile that name no record: its collections and where records are created."""
+    paths = {e.path for e in profile.entities.values()} | {e.create.path for e in profile.entities.values() if e.create}
+    return {path for path in paths if "{" not in path and "//" not in path}
 
 
 def _matched_fields(profile: EntityProfile) -> tuple[str, ...]:
