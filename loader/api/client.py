@@ -96,10 +96,6 @@ class ApiClient:
         self._checked = env.expect_environment is None
         self._mismatch: EnvironmentMismatch | None = None
         self._http: httpx.AsyncClient | None = None
-        self._base = env.base_url.rstrip("/") + "/"
-        # The URLs of the paths the profile names whole (lists, creates), parsed once: httpx parses a
-        # URL given as text on every request, and twice when it joins a path to its base URL.
-        self._urls = {path: httpx.URL(self._base + path.lstrip("/")) for path in _fixed_paths(profile)}
         self.environment: str | None = None
         self.api_version: str | None = None
 
@@ -386,22 +382,13 @@ class ApiClient:
         if self._http is None:
             raise RuntimeError("ApiClient used outside `async with`")
         async with self._slots:
-            request = self._http.build_request(method, self._url(path), params=params, json=json,
-                                               extensions={ATTEMPT: attempt})
+            request = self._http.build_request(method, path, params=params, json=json, extensions={ATTEMPT: attempt})
             try:
                 response = await self._http.send(request)
             except httpx.TransportError as error:
                 self._observer.on_failure(error)
                 raise translate_transport_error(error, method, path, self._env) from None
         return self._decode(response, method, path)
-
-    def _url(self, path: str) -> httpx.URL | str:
-        """`path` under the base URL, as httpx would join them; a path that is an address stays as it
-        is (for httpx to send, and the token's origin check to refuse)."""
-        url = self._urls.get(path)
-        if url is not None:
-            return url
-        return path if "//" in path else httpx.URL(self._base + path.lstrip("/"))
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> dict[str, Any]:
         body = answer_body(response)
@@ -451,12 +438,6 @@ class ApiClient:
             )
             raise self._mismatch
         self._checked = True
-
-
-def _fixed_paths(profile: Profile) -> set[str]:
-    """The paths of the profile that name no record: its collections and where records are created."""
-    paths = {e.path for e in profile.entities.values()} | {e.create.path for e in profile.entities.values() if e.create}
-    return {path for path in paths if "{" not in path and "//" not in path}
 
 
 def _matched_fields(profile: EntityProfile) -> tuple[str, ...]:
