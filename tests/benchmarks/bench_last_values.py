@@ -11,17 +11,20 @@ fields each (a value after each, as apply journals them), under a fresh folder i
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, as pytest's pythonpath
+
+from helpers.journals import newest_values_read_whole
 
 from loader.history.journal import FieldWrite
 from loader.history.lines import Owner
 from loader.history.store import History
 
 OWNER = Owner("curriculum.yaml", "subjects")
-Wanted = tuple[str, str, str]
 
 
 def _journal(folder: Path, entries: int) -> History:
@@ -36,16 +39,6 @@ def _journal(folder: Path, entries: int) -> History:
     history.finish_apply(writer)
     return History.open(folder)
 
-
-def _whole(history: History, wanted: set[Wanted]) -> dict[Wanted, Any]:
-    found: dict[Wanted, Any] = {}
-    for journal in reversed(history.journals()):
-        for entry in reversed(journal.entries):
-            for name, field in entry.fields.items():
-                at = (entry.entity, entry.key, name)
-                if field.has_after and at in wanted and at not in found:
-                    found[at] = field.after
-    return found
 
 
 def main() -> None:
@@ -66,7 +59,7 @@ def main() -> None:
         tested = history.last_values(wanted)
         tested_s = time.process_time() - started
         started = time.process_time()
-        whole = _whole(history, wanted)
+        whole = newest_values_read_whole(history, wanted)
         whole_s = time.process_time() - started
         print(f"run {run}: lines tested as text {tested_s:.2f} s CPU, journals read whole {whole_s:.2f} s CPU; "
               f"the same values: {tested == whole} ({len(tested)} found)")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+
+from helpers.journals import newest_values_read_whole
 
 from loader.history.journal import FieldWrite
 from loader.history.journal_reading import part_paths
@@ -18,7 +19,6 @@ from loader.history.store import History, finished_journals
 OWNER = Owner("courses.yaml", "courses")
 PART_BYTES = 2048
 FORMAT_1 = Path(__file__).parent.parent / "fixtures" / "history-format-1" / "local"
-Wanted = tuple[str, str, str]
 
 
 def _uuid(n: int) -> str:
@@ -31,17 +31,6 @@ def _apply(history: History, writes: list[tuple[str, list[FieldWrite]]]) -> None
         writer.record("update", "courses", (code,), _uuid(n), fields, updated=(1_700_000_000_000 + n, "svc"))
     history.finish_apply(writer)
 
-
-def _whole(history: History, wanted: set[Wanted]) -> dict[Wanted, Any]:
-    """The reference: every journal read whole, newest entry first."""
-    found: dict[Wanted, Any] = {}
-    for journal in reversed(history.journals()):
-        for entry in reversed(journal.entries):
-            for name, field in entry.fields.items():
-                at = (entry.entity, entry.key, name)
-                if field.has_after and at in wanted and at not in found:
-                    found[at] = field.after
-    return found
 
 
 def _token(history: History, code: str) -> str:
@@ -69,11 +58,11 @@ def test_the_newest_value_of_each_field_across_journals_and_parts(tmp_path: Path
         ("C001", "parent"): {"key": "C002", "note": '"key":"C003"'}, ("C002", "name"): "second",
         ("C003", "parent"): None, ("C099", "name"): None,
     }
-    assert found == _whole(history, wanted)
+    assert found == newest_values_read_whole(history, wanted)
 
 
 def test_a_format_1_journal_kept_no_values(tmp_path: Path) -> None:
     shutil.copytree(FORMAT_1, tmp_path / "local")
     history = History.open(tmp_path / "local")
     wanted = {(e.entity, e.key, name) for j in history.journals() for e in j.entries for name in e.fields}
-    assert wanted and history.last_values(wanted) == {} == _whole(history, wanted)
+    assert wanted and history.last_values(wanted) == {} == newest_values_read_whole(history, wanted)
