@@ -99,7 +99,11 @@ def _history(root: Path) -> Any:
     os.chdir(root)
     profile = load_config(None).profile
     mappings = load_mappings([Path(m) for m in bench_plan.MAPPINGS], profile)
-    return bench_plan._opener(root)(personal_entities(mappings, profile))
+    try:
+        personal = personal_entities(mappings, profile)
+    except TypeError:  # a tree before the profile named personal fields: by the mappings alone
+        personal = personal_entities(mappings)  # type: ignore[call-arg]
+    return bench_plan._opener(root)(personal)
 
 
 def child(root: Path, profile_to: str | None, history: bool = False) -> None:
