@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
+from helpers.mapping import write_workbook
 from helpers.project import SCHOOLS_MAPPING, SCHOOLS_SEED, schools_project
 
 from loader import library
@@ -35,13 +35,6 @@ MEDICINE = (SCHOOLS_MAPPING.replace("schools.xlsx", "medicine.xlsx").replace("  
 FILES = ["schools.yaml", "courses.yaml", "medicine.yaml"]
 
 
-def _write_sheet(path: Path, title: str, rows: list[tuple[str, ...]]) -> None:
-    book = openpyxl.Workbook()
-    book.active.title = title
-    for row in rows:
-        book.active.append(list(row))
-    book.save(path)
-
 
 @pytest.fixture
 def sandbox() -> Iterator[Any]:
@@ -56,9 +49,9 @@ def project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> Pa
     root = schools_project(tmp_path, sandbox, monkeypatch)
     (root / "courses.yaml").write_text(COURSES, encoding="utf-8")
     (root / "medicine.yaml").write_text(MEDICINE, encoding="utf-8")
-    _write_sheet(root / "courses.xlsx", "Courses", [("Code", "Name", "School"), ("BSC", "Bachelor of Science", "SCI"),
-                                                    ("BMED", "Bachelor of Medicine", "MED")])
-    _write_sheet(root / "medicine.xlsx", "Schools", [("Code", "Name"), ("MED", "School of Medicine")])
+    write_workbook(root / "courses.xlsx", {"Courses": [
+        ("Code", "Name", "School"), ("BSC", "Bachelor of Science", "SCI"), ("BMED", "Bachelor of Medicine", "MED")]})
+    write_workbook(root / "medicine.xlsx", {"Schools": [("Code", "Name"), ("MED", "School of Medicine")]})
     return root
 
 
@@ -93,7 +86,7 @@ def test_live_records_of_blocks_not_selected_are_not_called_not_managed_here(pro
 def test_a_reference_to_a_create_of_a_block_not_selected_says_which_block_to_select(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _write_sheet(project / "courses.xlsx", "Courses", [("Code", "Name", "School"), ("LLB", "Laws", "LAW")])
+    write_workbook(project / "courses.xlsx", {"Courses": [("Code", "Name", "School"), ("LLB", "Laws", "LAW")]})
     # LAW is created by the schools block
     assert _plan()[0] == EXIT_OK  # planned together, the course waits for its school
     code, plan = _plan("--select", "courses")
@@ -144,7 +137,7 @@ def test_apply_expect_digest_applies_the_narrowed_plan_reviewed(project: Path, s
 
 def test_a_selected_plan_neither_drops_nor_retires_the_records_of_blocks_not_selected(project: Path) -> None:
     assert main(["apply", *FILES, "--env", "local", "--yes"]) == EXIT_OK
-    _write_sheet(project / "medicine.xlsx", "Schools", [("Code", "Name"), ("DEN", "Dentistry")])  # MED dropped
+    write_workbook(project / "medicine.xlsx", {"Schools": [("Code", "Name"), ("DEN", "Dentistry")]})  # MED dropped
     code, plan = _plan("--select", "schools", "--select", "courses")
     assert code == EXIT_OK
     assert [b.name for b in plan.blocks] == ["schools", "courses"]
