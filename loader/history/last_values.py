@@ -77,10 +77,7 @@ def _key(row: bytes) -> str | None:
 def _values(row: bytes, wanted: Set[Field]) -> dict[Field, Any]:
     """The values after, of fields in `wanted`, of one journal line (none of a line that is not an entry)."""
     try:
-        item = json.loads(row)
-        if not isinstance(item, dict) or "journal" in item or "end" in item:
-            return {}
-        entry = entry_from(item)
+        entry = entry_from(json.loads(row))
     except _BAD:
         return {}  # a torn or damaged line: the commands that fold and revert report it
     return {(entry.entity, entry.key, name): field.after for name, field in entry.fields.items()
