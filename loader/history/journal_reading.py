@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Generator, Iterator, Mapping
+import re
+from collections.abc import Generator, Iterator, Mapping, Set
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ def _written_from(value: Any) -> Written:
 
 
 # What a line of JSON that is not an entry the loader wrote raises as it is read.
-_BAD = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
 
 
 def journal_items(path: Path) -> Iterator[dict[str, Any]]:
@@ -77,6 +78,34 @@ def _missing_part(first: Path, number: int) -> HistoryError:
                    "follows (deleted, or left out of a commit?)", part_path(first, number))
 
 
+def rows_naming(path: Path, keys: Set[str]) -> Iterator[bytes]:
+    """The lines of the journal whose first part is `path` (every part, in order, each read a line at
+    a time) whose entry names one of the record key tokens `keys`, told from the line's text: the
+    other lines are never parsed."""
+    for part in part_paths(path):
+        for row in read_lines(part):
+            if line_key(row) in keys:
+                yield row
+
+
+_KEY = b'"key":'
+_STRING = re.compile(rb'\s*("(?:[^"\\]|\\.)*")')  # a JSON string, after spaces any JSON writer may put
+
+
+def line_key(row: bytes) -> str | None:
+    """The record key token a journal line names, read from its text: an entry's own "key" is its
+    last (nested values come before it, and a quote inside a string is escaped)."""
+    at = row.rfind(_KEY)
+    match = None if at < 0 else _STRING.match(row, at + len(_KEY))
+    if match is None:
+        return None
+    try:
+        key = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return key if isinstance(key, str) else None
+
+
 def part_paths(path: Path) -> list[Path]:
     """Every part of the journal whose first part is `path`, in order (only each part's last line read)."""
     paths = [path]
@@ -107,7 +136,7 @@ def read_journal(path: Path) -> Journal:
                 counts = item["end"]
             else:
                 entries.append(entry_from(item))
-        except _BAD as error:
+        except UNREADABLE as error:
             raise _unreadable(path, item, error) from None
     if info is None:
         info = ApplyInfo(path.name.split(".")[0], "", "", None, None)
@@ -149,7 +178,7 @@ def replay(path: Path, base: Snapshot) -> Folding:
                 overlay.add(_text(item["entity"]), _text(item["key"]), item.get("id"), stamp, marks,
                             formerly=item.get("formerly"), edited=_edited_from(item.get("edited")),
                             released=_owner_from(item.get("owner")))
-        except _BAD as error:
+        except UNREADABLE as error:
             raise _unreadable(path, item, error) from None
     return Folding(info, overlay, entries, bool(kinds & WRITES), frozenset(users))
 
@@ -241,5 +270,5 @@ def read_journal_summary(path: Path) -> Journal:
         return read_journal(path)
     try:
         return Journal(info_from(header), (), end["end"])
-    except _BAD as error:
+    except UNREADABLE as error:
         raise damaged(f"its first line is not a journal's header ({error})", path) from None

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from loader.history.digests import Digester, Key, Written, expand_id
-from loader.history.files import MAX_FILE_BYTES, damaged, read_bounded
+from loader.history.files import damaged
 from loader.history.journal import Journal, JournalEntry
-from loader.history.journal_reading import entry_from, part_paths, read_journal_summary
+from loader.history.journal_reading import UNREADABLE, entry_from, read_journal_summary, rows_naming
 from loader.history.lines import CUSTOM
 from loader.history.store import History, finished_journals
 
@@ -171,24 +171,20 @@ def record_loads(history: History, entity: str, key: Key) -> RecordLoads:
 def _entries_naming(path: Path, entity: str, token: str) -> Iterator[tuple[Journal, JournalEntry]]:
     """The entries of the journal in `path` for the record `token` of `entity`, each with the journal
     (its header and counts; no entries)."""
-    needle = b'"key":' + json.dumps(token, ensure_ascii=False).encode()
-    data = b"".join(read_bounded(part, MAX_FILE_BYTES) or b"" for part in part_paths(path))
-    if needle not in data:
-        return
-    journal = read_journal_summary(path)
-    for row in data.split(b"\n"):
-        if needle in row:
+    journal = None
+    for row in rows_naming(path, {token}):
+        try:
+            item = json.loads(row)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("entity") == entity and item.get("key") == token:
             try:
-                item = json.loads(row)
-            except ValueError:
-                continue
-            if isinstance(item, dict) and item.get("entity") == entity and item.get("key") == token:
-                try:
-                    entry = entry_from(item)
-                except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as error:
-                    raise damaged(f"an entry of the record cannot be read ({type(error).__name__}: {error}; "
-                                  "edited by hand?)", path) from None
-                yield journal, entry
+                entry = entry_from(item)
+            except UNREADABLE as error:
+                raise damaged(f"an entry of the record cannot be read ({type(error).__name__}: {error}; "
+                              "edited by hand?)", path) from None
+            journal = journal or read_journal_summary(path)
+            yield journal, entry
 
 
 def _digesters(history: History, entity: str) -> Iterator[Digester]:
