@@ -29,8 +29,9 @@ class User:
 
     @property
     def name(self) -> str:
-        """First and last name; the e-mail address, else the id, when the service gives no name."""
-        return f"{self.first_name} {self.last_name}".strip() or self.email_address or self.id
+        """First and last name; the id when the service gives no name (never the e-mail address:
+        names are printed, and an address is shown only where `editors: email` asks for it)."""
+        return f"{self.first_name} {self.last_name}".strip() or self.id
 
 
 async def fetch_users(client: ApiClient, ids: Iterable[str]) -> dict[str, User]:

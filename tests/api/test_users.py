@@ -28,6 +28,7 @@ def test_users_are_read_by_id_each_once_and_unknown_ids_left_out() -> None:
     assert counts.get("GET") == 2  # one request per id, the repeated one not again
 
 
-def test_a_user_without_names_is_named_by_e_mail_else_id() -> None:
-    assert User("u1", "", "", "a@x.invalid").name == "a@x.invalid"
+def test_a_user_without_names_is_named_by_id_never_by_e_mail() -> None:
+    assert User("u1", "", "", "a@x.invalid").name == "u1"  # names are printed: an address never is
     assert User("u1", "", "", "").name == "u1"
+    assert User("u1", "Ana", "", "a@x.invalid").name == "Ana"
