@@ -67,6 +67,7 @@ class RowKind:
 
     words: str
     rows: Sequence[Row]
+    one: str | None = None  # the words for one row, where they differ ("1 status move")
 
 
 def row_kinds(block: BlockPlan) -> list[RowKind]:
@@ -82,7 +83,7 @@ def row_kinds(block: BlockPlan) -> list[RowKind]:
     blocked: list[Row] = [(next(place), partial(_blocked_lines, r, block)) for r in blocked_records(block)]
     blocked += [(next(place), partial(_blocked_row_lines, row, block)) for row in block.blocked_rows]
     created: list[Row] = [(next(place), partial(_record_lines, "+", r, block)) for r in creates(block)]
-    return [*(RowKind(words, rows) for words, rows in (*changed.items(), *dropped.items())),
+    return [*(RowKind(words, rows, _ONE.get(words)) for words, rows in (*changed.items(), *dropped.items())),
             RowKind("blocked", blocked), RowKind("to create", created)]
 
 
@@ -113,9 +114,9 @@ def block_lines(block: BlockPlan, limit: int) -> list[Line]:
                     key=lambda row: row[0])  # each kind's share, in the block's order
     for _, row in chosen:
         lines += row()
-    left = [(len(k.rows) - n, k.words) for k, n in zip(kinds, shown, strict=True) if len(k.rows) > n]
+    left = [(len(k.rows) - n, k) for k, n in zip(kinds, shown, strict=True) if len(k.rows) > n]
     if left:
-        words = ", ".join(f"{n:,} {what}" for n, what in left)
+        words = ", ".join(plural(n, kind.one or kind.words, kind.words) for n, kind in left)
         lines.append(Line("  … ", f"and {sum(n for n, _ in left):,} more: {words}; write them all with "
                                   "--report plan.md or --html plan.html"))
     seen = sum(d.seen for d in block.dropped)
@@ -181,6 +182,7 @@ def _blocked_row_lines(row: BlockedRow, block: BlockPlan) -> list[Line]:
 # the kinds of change to an existing record, each its own kind of row (its words for what was left out)
 _CHANGE_WORDS = {"renumber": "to renumber", "retire": "to retire", "update": "to update",
                  "status move": "status moves", "kept platform edit": "kept platform edits"}
+_ONE = {"status moves": "status move", "kept platform edits": "kept platform edit"}
 # what the plan does with a record dropped from the source (its outcome's first word), each its own kind of row
 _DROPPED_WORDS = {"retire": "dropped, retired", "released": "dropped, released", KEPT_DROPPED: "dropped, kept"}
 
