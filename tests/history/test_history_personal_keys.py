@@ -4,6 +4,7 @@ for it is refused, naming the file and the repair, never read as no history."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,9 @@ def test_an_applicant_mapping_without_pii_keeps_no_personal_value_in_the_history
         assert main(["plan", "applicants.yaml", "--env", "local", "--detailed-exitcode"]) == EXIT_OK
     files = [path for path in folder.rglob("*") if path.is_file()]
     assert any(path.parent.name == "journal" for path in files)
+    assert json.loads((folder / "head.json").read_text(encoding="utf-8"))["lines"] == {"applicant": 1}
+    lines = (folder / "snapshot" / "applicant.tsv").read_text(encoding="utf-8").splitlines()
+    assert len([line for line in lines if not line.startswith("#")]) == 1  # the record's line, its header aside
     for path in files:
         data = path.read_text(encoding="utf-8")
         assert not [value for value in PERSON if value in data], path

@@ -94,6 +94,7 @@ def test_a_mapping_file_left_out_of_a_plan_but_still_there_is_not_gone(tmp_path:
         assert project.apply()[0] == 0
         (tmp_path / "other.yaml").write_text(MAPPING.replace("  schools:\n", "  others:\n"),
                                              encoding="utf-8")
-        _code, err = project.run("plan", "other.yaml", "--out", "plan.json")
+        code, err = project.run("plan", "other.yaml", "--out", "plan.json")
+        assert code == 0, err
         plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
         assert not [f for f in plan["findings"] if f["code"] == "owner-gone"], err

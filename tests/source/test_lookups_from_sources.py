@@ -61,10 +61,14 @@ def test_a_lookup_reads_a_named_source_of_any_kind(kind: str, tmp_path: Path, mo
                                         encoding="utf-8")
     _levels(kind, tmp_path)
     assert main(["plan", "m.yaml", "--out", "plan.json"]) == 0, capsys.readouterr()
+    capsys.readouterr()  # the first plan's output: the second plan's is read alone below
     created = {r.key: r.payload for r in read_plan_json(tmp_path / "plan.json").records()}
     assert created[("LKP1001",)]["custom_attributes"] == {"Level": "Undergraduate"}
     assert created[("LKP5001",)]["custom_attributes"] == {"Level": "Postgraduate"}
 
     (tmp_path / "units.csv").write_text("Code,Name,Level\nLKP1001,Lookups One,UX\n", encoding="utf-8")
     assert main(["plan", "m.yaml", "--out", "plan.json"]) == 1
-    assert "UX" in capsys.readouterr().out  # a value the source does not list: an error at the cell
+    out = capsys.readouterr().out  # a value the source does not list: an error at the cell
+    shown = " ".join(out.split())  # the terminal's line breaks as spaces
+    assert "✗ units.csv › C2 (LKP1001): custom_attributes.Level: expected a " in shown
+    assert "listed in levels" in shown and "got 'UX'" in shown
