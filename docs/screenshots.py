@@ -132,7 +132,7 @@ def _terminal(plan_json: Path, out: Path) -> None:
     plan = read_plan_json(plan_json)
     for width in (80, 120):
         screen = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
-        render(plan, screen)
+        render(plan, screen, apply_command=["loader", "apply", *MAPPINGS])  # as `loader plan` prints it
         (out / f"terminal-{width}.txt").write_text(screen.export_text(clear=False), encoding="utf-8")
         screen.save_svg(str(out / f"terminal-{width}.svg"), title=f"loader plan ({width} columns)")
 

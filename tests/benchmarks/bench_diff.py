@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import inspect
 import json
 import os
 import pickle
@@ -99,11 +100,9 @@ def _history(root: Path) -> Any:
     os.chdir(root)
     profile = load_config(None).profile
     mappings = load_mappings([Path(m) for m in bench_plan.MAPPINGS], profile)
-    try:
-        personal = personal_entities(mappings, profile)
-    except TypeError:  # a tree before the profile named personal fields: by the mappings alone
-        personal = personal_entities(mappings)  # type: ignore[call-arg]
-    return bench_plan._opener(root)(personal)
+    if len(inspect.signature(personal_entities).parameters) == 1:  # a tree before the profile named them
+        return bench_plan._opener(root)(personal_entities(mappings))  # type: ignore[call-arg]
+    return bench_plan._opener(root)(personal_entities(mappings, profile))
 
 
 def child(root: Path, profile_to: str | None, history: bool = False) -> None:
