@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -78,9 +79,8 @@ def run(request: DecideRequest, today: date | None = None) -> int:
 
 def decided_words(new: Sequence[Decision]) -> str:
     """`3 decisions (skip: 1, sheet: 2)`: how many, and how many of each kind, by the kind's name."""
-    counts = {kind: sum(1 for d in new if d.decision.value == kind)
-              for kind in ("skip", "defer", "sheet", "create", "same")}
-    return f"{plural(len(new), 'decision')} ({', '.join(f'{kind}: {n:,}' for kind, n in counts.items() if n)})"
+    counts = Counter(d.decision for d in new)
+    return f"{plural(len(new), 'decision')} ({', '.join(f'{k.value}: {counts[k]:,}' for k in Kind if counts[k])})"
 
 
 _KINDS = {"skip": Kind.SKIP, "defer": Kind.DEFER, "platform": Kind.SKIP, "sheet": Kind.SHEET,
