@@ -19,6 +19,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+from helpers.api import writes_answered
 from helpers.apply import client_for, loader_yaml_for, make_plan, record
 
 from loader.commands import apply as apply_command
@@ -148,11 +149,6 @@ def _journaled(folder: Path, kind: str = "update") -> None:
     history.finish_apply(writer)
 
 
-def _writes(sandbox: Any) -> int:
-    """Writes the sandbox counted (requests for a token left out)."""
-    requests = sandbox.stats()["requests"].items()
-    return sum(n for name, n in requests if name.split(" ")[0] in ("POST", "PATCH", "PUT") and "/realms/" not in name)
-
 
 def _outcomes(project: Path) -> list[tuple[str, str, str, bool]]:
     """Each record's outcome, message (the times a stale one names left out) and whether errors blocked it."""
@@ -199,7 +195,7 @@ def test_a_sealed_plan_with_an_error_in_its_last_record_writes_nothing(project: 
     sandbox.reset_stats()
     with pytest.raises(PlanError, match=r"the plan has 2 errors; nothing was applied"):
         _run("--plan", "plan.json", "--env", "local")
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
     assert len(_live(sandbox)["school"]) == 3
 
 
@@ -208,7 +204,7 @@ def test_a_sealed_plan_over_max_changes_writes_nothing(project: Path, sandbox: A
     sandbox.reset_stats()
     with pytest.raises(PlanError, match=r"more than --max-changes 50% allows"):
         _run("--plan", "plan.json", "--env", "local", "--partial", "--max-changes", "50%")
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
 
 
 def _edited(path: Path) -> bytes:
@@ -226,7 +222,7 @@ def test_a_sealed_plan_edited_in_its_last_block_is_refused_by_its_seal_before_an
     sandbox.reset_stats()
     with pytest.raises(PlanError, match=r"changed after `loader plan` wrote it: its seal does not match"):
         _run("--plan", "plan.json", "--env", "local", "--partial")
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
     assert len(_live(sandbox)["school"]) == 3
 
 
@@ -252,7 +248,7 @@ def test_a_plan_edited_then_sealed_again_stops_at_the_first_batch_the_schema_ref
     with pytest.raises(PlanError, match=r"not a valid plan:\n  blocks/1/records/2002/action: 'remake' is not one of"):
         _run("--plan", "plan.json", "--env", "local", "--partial")
     assert not any(r["code"] == "CS1" for r in _live(sandbox)["course"])
-    assert (_writes(sandbox) == 0) is history  # without a history, the records before it were being written
+    assert (writes_answered(sandbox) == 0) is history  # without a history, the records before it were being written
 
 
 def test_a_sealed_plan_is_read_as_it_is_applied_while_the_history_it_was_compared_against_has_not_moved(

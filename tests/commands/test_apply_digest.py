@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.api import writes_answered
 from helpers.project import SCHOOLS_SEED, schools_project, write_schools
 
 from loader.cli import main
@@ -33,16 +34,12 @@ def _reviewed_digest(project: Path) -> str:
     return found[1]
 
 
-def _writes(sandbox: Any) -> int:
-    return sum(n for route, n in sandbox.stats()["requests"].items() if route.split()[0] in ("POST", "PATCH", "PUT")
-               and "/realms/" not in route)
-
 
 def test_apply_with_the_reviewed_digest_applies_that_plan(project: Path, sandbox: Any) -> None:
     digest = _reviewed_digest(project)
     sandbox.reset_stats()
     assert main(["apply", "schools.yaml", "--env", "local", "--yes", "--expect-digest", digest]) == EXIT_OK
-    assert _writes(sandbox) == 2  # one create, one update
+    assert writes_answered(sandbox) == 2  # one create, one update
 
 
 def test_a_stale_digest_writes_nothing_when_the_source_changed_after_review(
@@ -53,7 +50,7 @@ def test_a_stale_digest_writes_nothing_when_the_source_changed_after_review(
     sandbox.reset_stats()
     code = main(["apply", "schools.yaml", "--env", "local", "--yes", "--expect-digest", digest])
     assert code == EXIT_ERROR
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
     assert sandbox.stats()["total"] > 0  # it did plan afresh (token, list requests)
     err = capsys.readouterr().err
     assert f"not the expected {digest}" in err and "nothing was applied" in err
@@ -64,7 +61,7 @@ def test_a_stale_digest_writes_nothing_when_the_service_changed_after_review(pro
     assert main(["apply", "schools.yaml", "--env", "local", "--yes"]) == EXIT_OK  # someone applied meanwhile
     sandbox.reset_stats()
     assert main(["apply", "schools.yaml", "--env", "local", "--yes", "--expect-digest", digest]) == EXIT_ERROR
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
 
 
 def test_a_malformed_digest_or_one_with_a_saved_plan_is_a_usage_error(project: Path, sandbox: Any) -> None:

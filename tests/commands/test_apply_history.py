@@ -17,6 +17,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+from helpers.api import writes_answered
 from helpers.apply import client_for, loader_yaml_for
 
 from loader.apply.results import ANSWER_LOST_ADOPTED
@@ -207,12 +208,6 @@ def test_the_history_holds_no_personal_value(calm_project: Path) -> None:
             assert found is None, f"{value!r} is in {path.relative_to(project)}"
 
 
-def _writes(sandbox: Any) -> int:
-    """Writes the sandbox has answered since its counters were reset (the token requests left out)."""
-    requests = sandbox.stats()["requests"]
-    return sum(n for route, n in requests.items() if route.split()[0] in ("POST", "PUT", "PATCH")
-               and "/institution" in route)
-
 
 def _rename_schools(project: Path, suffix: str) -> None:
     path = project / "samples" / "intake-2027" / "curriculum.xlsx"
@@ -242,10 +237,10 @@ def test_a_saved_plan_is_refused_once_another_apply_touched_its_records(
     assert main(["apply", "--plan", "reviewed.json", "--env", "local"]) == 1
     err = capsys.readouterr().err
     assert "another apply touched" in err and "plan again" in err
-    assert _writes(calm_sandbox) == 0
+    assert writes_answered(calm_sandbox) == 0
 
     # The control: a plan applied with no apply in between goes ahead.
     _rename_schools(calm_project, "(again)")
     assert _plan_out("fresh.json") == 0
     assert main(["apply", "--plan", "fresh.json", "--env", "local"]) == 0
-    assert _writes(calm_sandbox) > 0
+    assert writes_answered(calm_sandbox) > 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.api import writes_answered
 from helpers.mapping import write_workbook
 from helpers.project import SCHOOLS_MAPPING, SCHOOLS_SEED, schools_project
 
@@ -59,10 +60,6 @@ def _plan(*words: str) -> tuple[int, Plan]:
     code = main(["plan", *FILES, "--env", "local", "--out", "plan.json", *words])
     return code, read_plan_json(Path("plan.json"))
 
-
-def _writes(sandbox: Any) -> int:
-    return sum(n for route, n in sandbox.stats()["requests"].items() if route.split()[0] in ("POST", "PATCH", "PUT")
-               and "/realms/" not in route)
 
 
 def test_a_selected_plan_plans_the_named_blocks_alone(project: Path) -> None:
@@ -130,9 +127,9 @@ def test_apply_expect_digest_applies_the_narrowed_plan_reviewed(project: Path, s
     sandbox.reset_stats()
     whole = ["apply", *FILES, "--env", "local", "--yes", "--expect-digest", found[1]]
     assert main(whole) == EXIT_ERROR  # every block planned: not the plan reviewed
-    assert _writes(sandbox) == 0
+    assert writes_answered(sandbox) == 0
     assert main([*whole, "--select", "schools"]) == EXIT_OK
-    assert _writes(sandbox) == 2  # SCI updated, LAW created; no course
+    assert writes_answered(sandbox) == 2  # SCI updated, LAW created; no course
 
 
 def test_a_selected_plan_neither_drops_nor_retires_the_records_of_blocks_not_selected(project: Path) -> None:

@@ -26,3 +26,10 @@ def environment_for(sb: RunningSandbox, **changes: Any) -> Environment:
 
 def requests_to(stats: dict[str, Any], route: str) -> int:
     return int(stats["requests"].get(route, 0))
+
+
+def writes_answered(sandbox: Any) -> int:
+    """The writes (POST, PATCH, PUT) the sandbox has answered since its counters were reset, the
+    requests for a token left out."""
+    return sum(n for route, n in sandbox.stats()["requests"].items()
+               if route.split()[0] in ("POST", "PATCH", "PUT") and "/realms/" not in route)
