@@ -9,11 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
 from helpers.apply import live_records, loader_yaml_for
 from helpers.mapping import write_workbook
-from helpers.review import decide_row
+from helpers.review import decide_row, sheet_rows
 
 from loader.cli import main
 from loader.errors import EXIT_OK
@@ -83,9 +82,7 @@ def _project(tmp_path: Path, sandbox: Any, monkeypatch: pytest.MonkeyPatch) -> N
 def _renumbers_reviewed_as_such() -> None:
     """The review workbook labels each renumber's row `renumber U001 → U1001`, in the layout of every row."""
     assert main(["plan", "subjects.yaml", "arrangements.yaml", "--env", "local", "--review", "review.xlsx"]) == 0
-    sheet = openpyxl.load_workbook("review.xlsx")["Review"]
-    values = list(sheet.iter_rows(values_only=True))
-    rows = [dict(zip(values[0], row, strict=True)) for row in values[1:]]
+    rows = sheet_rows(Path("review.xlsx"))
     renumbers = [r for r in rows if str(r["change"]).startswith("renumber ")]
     assert len(renumbers) == 30
     first = next(r for r in renumbers if r["record"] == "U1001")

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import pytest
 from helpers.api import requests_to
 from helpers.apply import live_records, loader_yaml_for
 from helpers.mapping import write_workbook
+from helpers.review import sheet_rows
 
 from loader.cli import main
 from loader.errors import EXIT_OK
@@ -61,8 +61,7 @@ def _reports_name_what_becomes_of_each(plan: dict[str, Any], capsys: pytest.Capt
     html = Path("plan.html").read_text(encoding="utf-8")
     assert f"Live one, id {retired}, last loaded" in html and retiring in html
     assert f"Draft one, id {left}, last loaded" in html
-    values = list(openpyxl.load_workbook("review.xlsx")["Review"].iter_rows(values_only=True))
-    (row,) = [dict(zip(values[0], row, strict=True)) for row in values[1:] if "A1" in row]
+    (row,) = [row for row in sheet_rows(Path("review.xlsx")) if "A1" in row.values()]
     assert (row["change"], row["current value"], row["proposed value"]) == (
         "retire Live one: dropped from the source", "ACTIVE", "INACTIVE")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 
@@ -41,3 +42,9 @@ def decide_row(path: Path, record: str, field: str, decision: str, reason: str) 
             found += 1
     assert found, f"no row of {record} {field} in {path}"
     book.save(path)
+
+
+def sheet_rows(path: Path) -> list[dict[str, Any]]:
+    """The review workbook's rows, each by its header's column names."""
+    values = list(openpyxl.load_workbook(path)["Review"].iter_rows(values_only=True))
+    return [dict(zip(values[0], row, strict=True)) for row in values[1:]]

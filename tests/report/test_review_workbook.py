@@ -8,13 +8,12 @@ import stat
 import zipfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import openpyxl
 import pytest
 from helpers.plan import Block
 from helpers.report import desired, review_plan
-from helpers.review import plan_with_conflict
+from helpers.review import plan_with_conflict, sheet_rows
 from openpyxl.utils import get_column_letter
 
 from loader.history.decisions import CREATE
@@ -31,11 +30,6 @@ from loader.report.review_workbook import write_review_workbook
 
 DATA_KEY = b"k" * 32
 
-
-def rows_of(path: Path) -> list[dict[str, Any]]:
-    sheet = openpyxl.load_workbook(path)["Review"]
-    values = list(sheet.iter_rows(values_only=True))
-    return [dict(zip(values[0], row, strict=True)) for row in values[1:]]
 
 
 def test_one_row_per_changed_field_per_status_step_and_per_created_record_existing_records_first() -> None:
@@ -127,7 +121,7 @@ def test_a_create_is_one_row_and_one_decision_whatever_the_kind_of_row_the_colum
     tmp_path: Path,
 ) -> None:
     write_review_workbook(plan_with_conflict(), tmp_path / "review.xlsx")
-    rows = rows_of(tmp_path / "review.xlsx")
+    rows = sheet_rows(tmp_path / "review.xlsx")
     law = [r for r in rows if r["record"] == "LAW"]
     assert len(law) == 1 and law[0]["change"] == "new record" and law[0]["field"] == "(all fields)"
     assert law[0]["proposed value"] == "code: LAW\nname: Law" and law[0]["current value"] is None
@@ -140,7 +134,7 @@ def test_every_cell_is_neutralised_against_formulas(tmp_path: Path) -> None:
         desired("schools", "school", 2, code="=1+1", name="@SUM(A1)"),
     ), sheet="Schools")], {"school": []}, load_profile(), header=PlanHeader("sandbox", "5.1.0", "http://x"))
     write_review_workbook(plan, tmp_path / "review.xlsx")
-    rows = rows_of(tmp_path / "review.xlsx")
+    rows = sheet_rows(tmp_path / "review.xlsx")
     assert rows[0]["record"] == "'=1+1" and rows[0]["proposed value"] == "code: =1+1\nname: @SUM(A1)"
     sheet = openpyxl.load_workbook(tmp_path / "review.xlsx")["Review"]
     assert all(cell.data_type != "f" for row in sheet.iter_rows() for cell in row)
